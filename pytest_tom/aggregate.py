@@ -1,0 +1,40 @@
+"""Aggregation on the controller: item records -> per-suite metrics and tables, and totals.
+
+Runs identically with and without xdist because it only reads the records that
+travel on the reports, never `session.items`.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from pytest_tom import families
+from pytest_tom.families.base import FamilyResult, Settings
+from pytest_tom.metrics.accuracy import Record, accuracy_block, core_metrics
+
+
+def aggregate(records: list[Record], settings: Settings) -> dict[str, Any]:
+    """`{"suites": {name: {...}}, "totals": {...}}` for the records of one run."""
+    by_suite: dict[str, list[Record]] = defaultdict(list)
+    for rec in sorted(records, key=lambda r: (r["item"]["suite"], r["item"]["id"])):
+        by_suite[rec["item"]["suite"]].append(rec)
+    suites: dict[str, Any] = {}
+    for name, recs in by_suite.items():
+        family_name = recs[0]["item"]["family"]
+        try:
+            result = families.get(family_name).aggregate(recs, settings)
+        except KeyError:
+            result = FamilyResult()
+        metrics = core_metrics(recs)
+        metrics.update(result.metrics)
+        suites[name] = {
+            "family": family_name,
+            "path": recs[0]["item"]["source"].get("file", ""),
+            "metrics": metrics,
+            "tables": [t.to_dict() for t in result.tables],
+            "info": result.info,
+        }
+    all_records = [r for recs in by_suite.values() for r in recs]
+    totals = accuracy_block(all_records, key=lambda r: (r["item"]["suite"], r["item"].get("group")))
+    return {"suites": suites, "totals": totals}

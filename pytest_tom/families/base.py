@@ -1,0 +1,128 @@
+"""What a family is: the shape of its scenarios, their expansion into items,
+prompts per method, the scoring rule, and its aggregate metrics.
+
+A family knows the data model and the scoring primitives; it knows nothing of
+pytest, backends or reporting. Third parties register families through the
+entry-point group ``pytest_tom.families`` (name -> Family subclass).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_tom.outcome import Outcome
+from pytest_tom.suite.model import ItemSpec, Suite
+from pytest_tom.suite.schema import Checker, Obj
+
+Message = dict[str, str]  # {"role": ..., "content": ...}
+
+METHOD_HELP = {
+    "vanilla": "the question alone (zero-shot)",
+    "cot": "chain of thought: reason first, then a second call gives the answer",
+    "simtom": "SimToM: first the events the character knows, then the question",
+    "1shot": "one worked example before the question",
+    "1shot-cot": "one worked example with reasoning, then chain of thought",
+}
+
+
+@dataclass
+class Settings:
+    """Run settings that shape items and prompts (not backend connection details)."""
+
+    method: str = "vanilla"
+    seed: int = 0
+    options: dict[str, Any] = field(default_factory=dict)  # family options, e.g. fantom_context
+
+    def rng(self, *key: object) -> random.Random:
+        """A random source fixed by the seed and the key (stable across processes)."""
+        return random.Random(":".join([str(self.seed), *map(str, key)]))
+
+
+@dataclass
+class MetricTable:
+    """A table for the terminal summary (and kept in the JSON report)."""
+
+    title: str
+    headers: list[str]
+    rows: list[list[Any]]
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"title": self.title, "headers": self.headers, "rows": self.rows, "note": self.note}
+
+
+@dataclass
+class FamilyResult:
+    """Aggregate metrics of one suite: flat named numbers (for gates) and tables."""
+
+    metrics: dict[str, float | int | None] = field(default_factory=dict)
+    tables: list[MetricTable] = field(default_factory=list)
+    info: dict[str, Any] = field(default_factory=dict)  # e.g. the embedder used
+
+
+class ScoringContext:
+    """Services a scoring rule may need, created lazily (an embedding model, say)."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self._services: dict[str, Any] = {}
+
+    def service(self, name: str, factory: Callable[[], Any]) -> Any:
+        if name not in self._services:
+            self._services[name] = factory()
+        return self._services[name]
+
+
+class Family:
+    """Base class of a benchmark family. Subclasses set the class attributes and override."""
+
+    name: str = ""
+    methods: tuple[str, ...] = ("vanilla", "cot")
+    scenario_schema: Obj = Obj()
+    defaults_schema: Obj = Obj(what="defaults mapping")
+    description: str = ""
+
+    def check(self, data: dict[str, Any], ck: Checker) -> None:
+        """Semantic checks of the whole (schema-valid) document; report problems on `ck`."""
+
+    def expand(self, suite: Suite, data: dict[str, Any], settings: Settings,
+               line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
+        """Turn the scenarios of a validated document into items."""
+        raise NotImplementedError
+
+    def conversation(self, item: ItemSpec, method: str, responses: list[str]) -> list[Message] | None:
+        """The messages of the next model call, given the responses so far; None when done.
+
+        Single-call methods return messages for `responses == []` and None after.
+        The last response is the one that is scored.
+        """
+        raise NotImplementedError
+
+    def score(self, item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
+        raise NotImplementedError
+
+    def aggregate(self, records: list[dict[str, Any]], settings: Settings) -> FamilyResult:
+        """Family metrics over the records of one suite (see `pytest_tom.metrics`)."""
+        return FamilyResult()
+
+    def unavailable(self, item: ItemSpec, settings: Settings) -> str | None:
+        """A reason to skip the item (e.g. an optional dependency missing), or None."""
+        return None
+
+
+def single_call(messages: list[Message], responses: list[str]) -> list[Message] | None:
+    """Helper for one-call methods."""
+    return messages if not responses else None
+
+
+def two_calls(first: list[Message], follow_up: str, responses: list[str]) -> list[Message] | None:
+    """Helper for chain of thought: reason, then ask for the answer given the reasoning."""
+    if not responses:
+        return first
+    if len(responses) == 1:
+        return [*first, {"role": "assistant", "content": responses[0]},
+                {"role": "user", "content": follow_up}]
+    return None

@@ -1,0 +1,42 @@
+"""The outcome of one item: what the scoring rule decided, as plain data."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+# error kinds
+UNPARSEABLE = "unparseable"  # the answer could not be read: counts as wrong
+REQUEST_FAILED = "request_failed"  # the model call failed: an error outcome
+MISSING_RESPONSE = "missing_response"  # replay file has no response for the item
+UNAVAILABLE = "unavailable"  # scoring needs something not installed: item skipped
+
+
+@dataclass
+class Outcome:
+    """What one item scored.
+
+    `correct` is None for items that are measured rather than judged (a token
+    F1 against a free answer); such items pass and are left out of accuracies.
+    `error` names what went wrong, if anything: an unparseable answer is wrong
+    *and* carries `error="unparseable"`; a failed request carries
+    `error="request_failed"` and counts as wrong in every denominator.
+    """
+
+    correct: bool | None
+    parsed: Any = None
+    value: float | None = None
+    error: str | None = None
+    detail: str = ""  # a short human explanation (shown in the failure text)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Outcome:
+        return cls(**d)
+
+    @classmethod
+    def failed(cls, error: str, detail: str) -> Outcome:
+        return cls(correct=False, error=error, detail=detail)

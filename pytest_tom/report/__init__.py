@@ -1,0 +1,1 @@
+"""Reporting: the terminal `tom scores` section and the JSON report."""

@@ -1,0 +1,63 @@
+"""The `tom scores` section of the terminal summary: a table per suite, then totals."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tabulate import tabulate
+
+
+def pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def fmt(value: Any) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+def suite_table(metrics: dict[str, Any]) -> str:
+    headers = ["", "items", "right", "wrong", "errors", "unparseable", "turn acc", "goal acc"]
+    rows = [["all", metrics["items"], metrics["correct"], metrics["wrong"], metrics["errors"],
+             metrics["unparseable"], pct(metrics["turn"]),
+             f"{pct(metrics['goal'])} ({metrics['groups_correct']}/{metrics['groups']})"]]
+    tags = sorted({k.split(".")[1] for k in metrics if k.startswith("tag.")})
+    for tag in tags:
+        rows.append([f"tag {tag}", metrics[f"tag.{tag}.items"], "", "", "", "",
+                     pct(metrics[f"tag.{tag}.turn"]), pct(metrics[f"tag.{tag}.goal"])])
+    return tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)
+
+
+def render_table(table: dict[str, Any]) -> str:
+    rows = [[fmt(c) for c in row] for row in table["rows"]]
+    return tabulate(rows, headers=table["headers"], tablefmt="simple", disable_numparse=True)
+
+
+def write_summary(tr: Any, results: dict[str, Any], model: str, report_path: str | None) -> None:
+    tr.write_sep("=", "tom scores")
+    for name, suite in results["suites"].items():
+        m = suite["metrics"]
+        tr.write_line("")
+        tr.write_line(f"{name}  (family {suite['family']}, {m['items']} items)", bold=True)
+        tr.write_line(suite_table(m))
+        for key, value in suite.get("info", {}).items():
+            tr.write_line(f"{key}: {value}")
+        for table in suite["tables"]:
+            tr.write_line("")
+            tr.write_line(table["title"], bold=True)
+            tr.write_line(render_table(table))
+            if table.get("note"):
+                tr.write_line(table["note"])
+    t = results["totals"]
+    tr.write_line("")
+    parts = [f"{t['items']} items", f"turn {pct(t['turn'])}",
+             f"goal {pct(t['goal'])} ({t['groups_correct']}/{t['groups']})",
+             f"{t['errors']} errors", f"{t['unparseable']} unparseable"]
+    if t.get("skipped"):
+        parts.append(f"{t['skipped']} skipped")
+    tr.write_line(f"tom totals: {' · '.join(parts)} · model {model}", bold=True)
+    if report_path:
+        tr.write_line(f"tom report: {report_path}")

@@ -1,0 +1,1 @@
+"""Scoring primitives on plain strings: no knowledge of families, items or pytest."""

@@ -1,0 +1,86 @@
+"""The per-process state of a run, kept in `config.stash`: settings, the backend,
+the runner, the scoring context, and (on the controller) the item records."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_tom.families.base import ScoringContext, Settings
+
+if TYPE_CHECKING:
+    from pytest_tom.backends.base import Backend, SamplingParams
+    from pytest_tom.runner import Runner
+
+STASH_KEY = pytest.StashKey["TomSession"]()
+
+
+class TomSession:
+    def __init__(self, config: pytest.Config, options: dict[str, Any]):
+        from pytest_tom.backends import BackendSpecError, create_backend
+        from pytest_tom.backends.base import SamplingParams
+
+        self.config = config
+        self.options = options
+        self.is_worker = hasattr(config, "workerinput")
+        self.settings = Settings(method=options["method"], seed=options["seed"], options=options)
+        self.params: SamplingParams = SamplingParams(
+            temperature=options["temperature"], max_tokens=options["max_tokens"],
+            seed=options["seed"],
+        )
+        backend_options = {"base_url": options["base_url"], "rootdir": str(config.rootpath),
+                           "timeout": options["timeout"], **options}
+        try:
+            self.backend: Backend = create_backend(options["model"], backend_options)
+        except BackendSpecError as exc:
+            raise pytest.UsageError(str(exc)) from None
+        self.scoring = ScoringContext(self.settings)
+        self._runner: Runner | None = None
+        self.records: list[dict[str, Any]] = []
+        self.sink = RecordSink(self.records)
+        self.results: dict[str, Any] | None = None
+        self.started = time.time()
+        self.file_patterns = str(options["files"]).split()
+
+    @property
+    def runner(self) -> Runner:
+        if self._runner is None:
+            from pytest_tom.runner import Runner
+
+            self._runner = Runner(self.backend, concurrency=self.options["concurrency"],
+                                  retries=self.options["retries"])
+        return self._runner
+
+    def close(self) -> None:
+        if self._runner is not None:
+            self._runner.close()
+
+    def describe_settings(self) -> dict[str, Any]:
+        """Settings fit for reports and headers: no secrets (keys are never options)."""
+        return {
+            "model": self.backend.describe(),
+            "backend": self.backend.identity(),
+            "method": self.settings.method,
+            "seed": self.settings.seed,
+            "temperature": self.params.temperature,
+            "max_tokens": self.params.max_tokens,
+            "concurrency": self.options["concurrency"],
+        }
+
+
+class RecordSink:
+    """Receives the item records from the reports (from xdist workers too) on the controller."""
+
+    def __init__(self, records: list[dict[str, Any]]):
+        self.records = records
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        data = getattr(report, "tom", None)
+        if data:
+            self.records.append(data)
+
+
+def get_session(config: pytest.Config) -> TomSession | None:
+    return config.stash.get(STASH_KEY, None)

@@ -1,0 +1,68 @@
+"""The data model shared by every layer: a loaded suite and its items.
+
+Everything here is plain data (strings, numbers, lists, dicts) so that an item
+can be handed to a user's Python backend, written to a report, or sent across
+xdist workers without custom serialisation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+@dataclass
+class ItemSpec:
+    """One benchmark item: one pytest test, one scored answer.
+
+    `meta` is the small, plain-JSON part that aggregation needs (it travels on
+    the pytest report and into the JSON report); `data` holds what the family
+    needs to render the prompt and score the answer (it stays in the process).
+    """
+
+    id: str  # "<scenario>::<question>" (unique within the suite)
+    suite: str
+    family: str
+    scenario: str
+    kind: str
+    question: str
+    gold: Any
+    group: str = ""  # goal accuracy groups items by this (default: the scenario)
+    choices: list[str] = field(default_factory=list)  # as shown, in shown order
+    tags: list[str] = field(default_factory=list)
+    markers: list[str] = field(default_factory=list)  # extra markers beyond tags
+    source: dict[str, Any] = field(default_factory=dict)  # file, line, upstream id ...
+    meta: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict, repr=False)
+    line: int = 0
+
+    def __post_init__(self) -> None:
+        if not self.group:
+            self.group = self.scenario
+
+    @property
+    def choices_shown(self) -> list[str]:
+        """The choices with their letters, as the model sees them: `a) text`."""
+        return [f"{LETTERS[i]}) {c}" for i, c in enumerate(self.choices)]
+
+    def summary(self) -> dict[str, Any]:
+        """The plain-data view that travels on reports (everything but `data`)."""
+        d = asdict(self)
+        d.pop("data")
+        return d
+
+
+@dataclass
+class Suite:
+    """A validated suite file and the items it expands into."""
+
+    name: str
+    family: str
+    version: str
+    path: str
+    description: str = ""
+    defaults: dict[str, Any] = field(default_factory=dict)
+    items: list[ItemSpec] = field(default_factory=list)
+    scenario_count: int = 0
