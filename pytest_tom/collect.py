@@ -19,6 +19,14 @@ from pytest_tom.backends.base import ItemView, ModelRequest
 from pytest_tom.loading import load_suite
 from pytest_tom.outcome import UNAVAILABLE, Outcome
 from pytest_tom.runner import Completion
+from pytest_tom.sampling import (
+    call_fields,
+    fetch_samples,
+    sample_params,
+    samples_text,
+    score_samples,
+    submit_samples,
+)
 from pytest_tom.session import TomSession, get_session
 from pytest_tom.suite import ItemSpec, SuiteError
 
@@ -75,26 +83,24 @@ class TomFailure(Exception):
     """A wrong answer: shown as a short text, not a traceback."""
 
 
-class TomRequestError(Exception):
-    """The model call failed: the item errors (and stays in every denominator)."""
-
-
 class TomItem(pytest.Item):
     def __init__(self, *, spec: ItemSpec, **kw: Any):
         super().__init__(**kw)
         self.spec = spec
         self.outcome: Outcome | None = None
         self.completion: Completion | None = None
+        self.completions: list[Completion] = []  # one per sample (--tom-samples)
+        self.sample_outcomes: list[Outcome] | None = None
         for name in item_markers(spec):
             _register_marker(self.config, name)
             self.add_marker(name)
 
     # -- the model side -------------------------------------------------------------
-    def conversation(self) -> Any:
+    def conversation(self, sample: int = 0) -> Any:
         tom = _tom(self.config)
         family = families.get(self.spec.family)
         view = item_view(self.spec)
-        spec, method, params = self.spec, tom.settings.method, tom.params
+        spec, method, params = self.spec, tom.settings.method, sample_params(tom.params, sample)
 
         def next_request(responses: list[str]) -> ModelRequest | None:
             messages = family.conversation(spec, method, responses)
@@ -104,8 +110,15 @@ class TomItem(pytest.Item):
 
         return next_request
 
-    def request_key(self) -> str:
-        return f"{self.spec.suite}::{self.spec.id}"
+    def request_key(self, sample: int = 0) -> str:
+        key = f"{self.spec.suite}::{self.spec.id}"
+        return f"{key}#{sample}" if sample else key
+
+    def prefetch(self) -> None:
+        """Start this item's requests now (unless it will be skipped as unavailable)."""
+        tom = _tom(self.config)
+        if not families.get(self.spec.family).unavailable(self.spec, tom.settings):
+            submit_samples(self)
 
     def setup(self) -> None:
         tom = _tom(self.config)
@@ -113,24 +126,36 @@ class TomItem(pytest.Item):
         if reason:
             self.outcome = Outcome(correct=None, error=UNAVAILABLE, detail=reason)
             pytest.skip(reason)
-        self.completion = tom.runner.result(self.request_key(), self.conversation())
+        self.completions = fetch_samples(self)
+        self.completion = self.completions[0]
         if self.completion.error:
             self.outcome = Outcome.failed(self.completion.error_kind or "request_failed",
                                           self.completion.error)
-            raise TomRequestError(self.completion.error)
+            if len(self.completions) > 1:
+                self.sample_outcomes = score_samples(self, self.outcome)
+            # an error of the item (not a wrong answer): shown without a traceback
+            pytest.fail(failure_text(self.spec, self.outcome, self.completion), pytrace=False)
 
     def runtest(self) -> None:
         tom = _tom(self.config)
         assert self.completion is not None
         family = families.get(self.spec.family)
         self.outcome = family.score(self.spec, self.completion.final, tom.scoring)
-        if self.outcome.correct is False:
+        if len(self.completions) > 1:  # --tom-samples: fails when any sample is wrong
+            self.sample_outcomes = score_samples(self, self.outcome)
+        if self.outcome.correct is False or any(
+                o.correct is False for o in self.sample_outcomes or ()):
+            if tom.options.get("items") == "report":  # gates decide: a wrong answer is an xfail
+                from pytest_tom.report.item_outcome import xfail_reason
+
+                pytest.xfail(xfail_reason(self.spec, self.outcome))
             raise TomFailure()
 
     # -- reporting ------------------------------------------------------------------
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        if isinstance(excinfo.value, TomFailure | TomRequestError):
-            return failure_text(self.spec, self.outcome, self.completion)
+        if isinstance(excinfo.value, TomFailure):
+            text = failure_text(self.spec, self.outcome, self.completion)
+            return "\n".join(filter(None, [text, samples_text(self.sample_outcomes)]))
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[Path, int, str]:
@@ -145,10 +170,8 @@ class TomItem(pytest.Item):
             "item": self.spec.summary(),
             "outcome": self.outcome.to_dict(),
             "responses": list(comp.responses) if comp else [],
-            "usage": dict(comp.usage) if comp else {},
-            "requests": comp.requests if comp else 0,
-            "retries": comp.retries if comp else 0,
             "seconds": round(comp.seconds, 4) if comp else 0.0,
+            **call_fields(self.completions, self.sample_outcomes),
         }
 
 

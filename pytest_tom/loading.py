@@ -82,8 +82,14 @@ def load_suite(path: str | Path, settings: Settings | None = None) -> Suite:
             ck.error(("family",), f"family: unknown family {fam_name!r}{did_you_mean(fam_name, names)}; "
                      f"installed families: {', '.join(names)}")
     ok = _top_schema(names, family).check(data, (), ck)
-    if family is not None and ok and not ck.problems:
-        family.check(data, ck)
+    if family is not None and isinstance(data.get("scenarios"), list):
+        schema_problems = len(ck.problems)
+        try:
+            family.check(data, ck)
+        except (TypeError, KeyError, AttributeError, ValueError):
+            # the semantic checks met data the schema already reported as malformed
+            if not schema_problems and ok:
+                raise
     if family is not None and settings.method not in family.methods:
         ck.error(("family",), f"family {family.name!r} has no method {settings.method!r} "
                  f"(--tom-method); its methods: {', '.join(family.methods)}")

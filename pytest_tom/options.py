@@ -63,12 +63,52 @@ OPTIONS: list[Opt] = [
         metavar="N"),
     Opt("retries", "retries of a failed request: 429, 5xx, timeouts (default 5)", default=5,
         convert=int, metavar="N"),
+    Opt("deadline", "seconds one model call may take in all, retries and waits included "
+        "(default 600)", default=600.0, convert=float, metavar="S"),
+    Opt("backoff", "first retry delay in seconds, doubled each retry, with jitter; a "
+        "Retry-After header wins (default 0.5)", default=0.5, convert=float, metavar="S"),
+    Opt("cache", "response cache: on (read and write), read (never write), write (never read: "
+        "refresh), off (default on)", default="on", choices=("on", "read", "write", "off"),
+        metavar="MODE"),
+    Opt("cache_dir", "folder of the response cache, relative to the rootdir (default .tom_cache)",
+        default=".tom_cache", metavar="DIR"),
+    Opt("cache_clear", "empty the response cache before the run", default=False, flag=True),
+    Opt("samples", "answers per item (each its own cache key; use with --tom-temperature > 0): "
+        "metrics report the mean and the spread over samples (default 1)", default=1,
+        convert=int, metavar="K"),
+    Opt("prices", "USD per million tokens for the cost in the usage summary: IN/OUT for every "
+        "model, or MODEL=IN/OUT,MODEL=IN/OUT", metavar="PRICES"),
     # -- fantom ----------------------------------------------------------------------
     # -- opentom ---------------------------------------------------------------------
+    Opt("opentom_protocol", "OpenToM macro-F1 over the whole pool, or also the paper's protocol: "
+        "mean ± std over disjoint seeded samples of narratives (default pool)", default="pool",
+        choices=("pool", "samples"), metavar="pool|samples"),
+    Opt("opentom_samples", "OpenToM samples protocol: number of disjoint samples (default 5)",
+        default=5, convert=int, metavar="N"),
+    Opt("opentom_sample_size", "OpenToM samples protocol: narratives per sample (default 50)",
+        default=50, convert=int, metavar="N"),
+    Opt("opentom_long", "OpenToM-L: prompt with the long narratives (scenarios without one are "
+        "skipped)", default=False, flag=True),
     # -- bigtom ----------------------------------------------------------------------
     # -- robustness ------------------------------------------------------------------
     # -- local model -----------------------------------------------------------------
     # -- gating ----------------------------------------------------------------------
+    Opt("fail_under", "thresholds on metrics of the JSON report, comma-separated: "
+        "turn=0.7 (totals), <suite>:goal=0.5, *:turn=0.6 (every suite), fantom.all_star=0.05 "
+        "(every suite of a family), errors<=0 (a ceiling); see docs/gating.md", metavar="SPECS"),
+    Opt("baseline", "compare with a previous JSON report (--tom-report / --tom-save-baseline): "
+        "fail on significant drops of turn and goal accuracy", metavar="REPORT.json"),
+    Opt("max_drop", "allowed drop against the baseline: a default and/or per-metric values, "
+        "e.g. 0.02,goal=0.05,fantom.all_star=0.1 (default 0)", metavar="SPECS"),
+    Opt("alpha", "significance level of the exact McNemar test on the shared items "
+        "(default 0.05; 1 turns the test off)", default=0.05, convert=float, metavar="P"),
+    Opt("save_baseline", "write this run's JSON report to PATH (the next run's --tom-baseline)",
+        metavar="PATH"),
+    Opt("items", "report: a wrong answer is an expected failure (xfail) and only the gates set "
+        "the exit status; fail: a wrong answer fails its test (default: report when a gate is "
+        "configured, else fail)", choices=("report", "fail"), metavar="MODE"),
+    Opt("markdown", "write a Markdown summary (gates, scores, changed items) to PATH, "
+        "e.g. for $GITHUB_STEP_SUMMARY", metavar="PATH"),
 ]
 
 

@@ -28,8 +28,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
     tom = TomSession(config, options)
     config.stash[STASH_KEY] = tom
-    if not tom.is_worker:
-        config.pluginmanager.register(tom.sink, "tom-record-sink")
+    from pytest_tom.calls import configure as configure_calls
+
+    configure_calls(tom)  # runner options checked; --tom-cache-clear (controller only)
+    from pytest_tom.gate import configure_gates
+
+    configure_gates(tom)  # gate options: usage errors now, not after the run; --tom-items
+    config.pluginmanager.register(tom.sink, "tom-record-sink")
 
 
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
@@ -55,25 +60,50 @@ def pytest_collect_file(file_path: Any, parent: pytest.Collector) -> pytest.Coll
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtestloop(session: pytest.Session) -> Any:
+    """Broken suites do not stop the others: their collection errors are set aside while the
+    items run (pytest would otherwise interrupt the run) and counted again afterwards."""
     tom = get_session(session.config)
-    if tom is not None and not tom.is_worker and not session.config.option.collectonly:
-        from pytest_tom.collect import TomItem
+    if tom is None:
+        return (yield)
+    held = min(len(tom.broken_suites), session.testsfailed)
+    if not session.config.option.maxfail:
+        session.testsfailed -= held
+    else:
+        held = 0
+    if not tom.is_worker and not session.config.option.collectonly:
+        from pytest_tom.calls import request_phase
 
-        for item in session.items:
-            if isinstance(item, TomItem):
-                tom.runner.submit(item.request_key(), item.conversation())
-    return (yield)
+        request_phase(session, tom.runner)  # every selected item, concurrently, live progress
+    try:
+        return (yield)
+    finally:
+        session.testsfailed += held
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    tom = get_session(item.config)
+    if tom is not None and tom.is_worker:  # xdist: request what this worker was sent, ahead
+        from pytest_tom.calls import worker_lookahead
+
+        worker_lookahead(item.session).scan(item, nextitem)
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Any:
     report = yield
+    if get_session(item.config) is None:
+        return report
     from pytest_tom.collect import TomItem
 
     if isinstance(item, TomItem) and item.outcome is not None and not getattr(item, "_tom_sent", False):
         if call.when == "call" or report.outcome in ("failed", "skipped"):
             report.tom = item.record()
             item._tom_sent = True
+            if report.tom:  # per-item properties of the JUnit XML (carried by the teardown report)
+                from pytest_tom.report.item_outcome import junit_properties
+
+                item.user_properties.extend(junit_properties(report.tom))
     return report
 
 
@@ -99,15 +129,28 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         from pytest_tom.report.json_report import write_replay
 
         write_replay(tom.options["record"], tom.records)
+    from pytest_tom.gate import finish_gates
+
+    finish_gates(session, tom)  # thresholds and baseline -> session.exitstatus; baseline, Markdown
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     tom = get_session(config)
-    if tom is None or tom.is_worker or tom.results is None or not tom.records:
+    if tom is None or tom.is_worker:
         return
-    from pytest_tom.report.terminal import write_summary
+    if tom.results is not None and tom.records:
+        from pytest_tom.report.terminal import write_summary
 
-    write_summary(terminalreporter, tom.results, tom.backend.describe(), tom.options["report"])
+        write_summary(terminalreporter, tom.results, tom.backend.describe(), tom.options["report"])
+        from pytest_tom.calls import write_summary as write_requests
+
+        write_requests(terminalreporter, tom)  # requests, cache hits, tokens, cost, failures
+    from pytest_tom.gate import gate_state
+    from pytest_tom.report.gates import write_gates
+
+    state = gate_state(config)
+    if state is not None:
+        write_gates(terminalreporter, state)
 
 
 @pytest.fixture(scope="session")

@@ -39,7 +39,8 @@ class TomSession:
         self.scoring = ScoringContext(self.settings)
         self._runner: Runner | None = None
         self.records: list[dict[str, Any]] = []
-        self.sink = RecordSink(self.records)
+        self.broken_suites: list[str] = []  # node ids of suite files that failed to load
+        self.sink = RecordSink(self)
         self.results: dict[str, Any] | None = None
         self.started = time.time()
         self.file_patterns = str(options["files"]).split()
@@ -49,8 +50,7 @@ class TomSession:
         if self._runner is None:
             from pytest_tom.runner import Runner
 
-            self._runner = Runner(self.backend, concurrency=self.options["concurrency"],
-                                  retries=self.options["retries"])
+            self._runner = Runner.from_options(self.backend, self.options, self.config.rootpath)
         return self._runner
 
     def close(self) -> None:
@@ -71,15 +71,25 @@ class TomSession:
 
 
 class RecordSink:
-    """Receives the item records from the reports (from xdist workers too) on the controller."""
+    """Report hooks bound to the session: item records (from xdist workers too, kept on the
+    controller only) and the node ids of suite files that failed to load."""
 
-    def __init__(self, records: list[dict[str, Any]]):
-        self.records = records
+    def __init__(self, session: TomSession):
+        self.session = session
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         data = getattr(report, "tom", None)
-        if data:
-            self.records.append(data)
+        if data and not self.session.is_worker:
+            self.session.records.append(data)
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed and report.nodeid:
+            from pathlib import Path
+
+            from pytest_tom.collect import matches
+
+            if matches(Path(report.nodeid.split("::")[0]), self.session.file_patterns):
+                self.session.broken_suites.append(report.nodeid)
 
 
 def get_session(config: pytest.Config) -> TomSession | None:

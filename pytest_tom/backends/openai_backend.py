@@ -25,6 +25,7 @@ class OpenAIBackend(Backend):
         self.model = model
         self.base_url = base_url
         self._openai = openai
+        self._secrets = [s for s in _url_secrets(base_url) + [api_key] if s and len(s) > 3]
         self.client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0,
                                          timeout=timeout)
 
@@ -43,6 +44,19 @@ class OpenAIBackend(Backend):
             kwargs["max_tokens"] = request.params.max_tokens
         if request.params.seed is not None:
             kwargs["seed"] = request.params.seed
+        try:
+            return await self._complete(kwargs)
+        except BackendError as exc:
+            message = str(exc)
+            for secret in self._secrets:
+                message = message.replace(secret, "***")
+            if message == str(exc):
+                raise
+            raise BackendError(message, kind=exc.kind, retryable=exc.retryable, status=exc.status,
+                               retry_after=exc.retry_after) from None
+
+    async def _complete(self, kwargs: dict[str, Any]) -> ModelReply:
+        oa = self._openai
         try:
             resp = await self.client.chat.completions.create(**kwargs)
         except oa.APIStatusError as exc:
@@ -70,6 +84,18 @@ class OpenAIBackend(Backend):
 
     async def aclose(self) -> None:
         await self.client.close()
+
+
+def _url_secrets(url: str | None) -> list[str]:
+    """Parts of a base URL that may be credentials (password, user, query values)."""
+    if not url:
+        return []
+    from urllib.parse import parse_qsl, urlsplit
+
+    parts = urlsplit(url)
+    found = [parts.password or "", parts.username or ""]
+    found += [v for _, v in parse_qsl(parts.query)]
+    return found
 
 
 def _short(exc: Exception) -> str:

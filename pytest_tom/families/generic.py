@@ -135,7 +135,8 @@ class GenericFamily(Family):
             if "answer" not in q:
                 ck.error(qpath, f"{describe(qpath)}: missing answer: a question with choices needs "
                          f"'answer:' set to one of them")
-            elif str(q["answer"]).strip().lower() not in [str(c).strip().lower() for c in q["choices"]]:
+            elif isinstance(q["choices"], list) and str(q["answer"]).strip().lower() not in [
+                    str(c).strip().lower() for c in q["choices"]]:
                 ck.error((*qpath, "answer"), f"{describe((*qpath, 'answer'))}: {q['answer']!r} is not "
                          f"among the choices {q['choices']!r}; the answer must be one of them")
         elif "answer" in q:
@@ -149,13 +150,13 @@ class GenericFamily(Family):
                      f"'contains'", key=True)
         if rule == "names":
             chars = sc.get("characters")
-            if not chars:
+            if not isinstance(chars, list) or not chars:
                 ck.error(qpath, f"{describe(qpath)}: a 'names' question needs the scenario's "
                          f"'characters:' list (every character who could be named), so that naming "
                          f"a wrong one can be detected; add it to {describe(base)}")
             else:
                 known = {str(c).lower() for c in chars}
-                for i, n in enumerate(q["names"]):
+                for i, n in enumerate(q["names"] if isinstance(q["names"], list) else []):
                     if str(n).lower() not in known:
                         ck.error((*qpath, "names", i), f"{describe((*qpath, 'names', i))}: {n!r} is not "
                                  f"in the scenario's characters {chars!r}")

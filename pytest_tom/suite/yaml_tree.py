@@ -51,6 +51,9 @@ class YamlSyntaxError(Exception):
         self.column = column
 
 
+_PLAIN_TAGS = {"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"}
+
+
 def _mark(node: yaml.Node) -> tuple[int, int]:
     return node.start_mark.line + 1, node.start_mark.column + 1
 
@@ -75,6 +78,11 @@ def load_located(text: str) -> Located:
 
     def build(node: yaml.Node, path: Path_) -> Any:
         out.value_pos[path] = _mark(node)
+        if isinstance(node, yaml.MappingNode | yaml.SequenceNode) and node.tag not in _PLAIN_TAGS:
+            raise YamlSyntaxError(
+                f"unsupported YAML tag {node.tag!r}: suites are data, only plain YAML types are allowed",
+                *_mark(node),
+            )
         if isinstance(node, yaml.MappingNode):
             result: dict[Any, Any] = {}
             for key_node, value_node in node.value:

@@ -1,0 +1,114 @@
+"""Paired comparison of two runs on the items they share, and the exact McNemar test.
+
+Two runs answer the same items; each shared item is either unchanged, or it
+got worse (right -> wrong: a *newly wrong* item, the count `b`) or better
+(wrong -> right: *newly right*, the count `c`). Under the hypothesis that
+the two runs are equally good, each of the `n = b + c` discordant items is
+equally likely to have gone either way, so `b` follows Binomial(n, 1/2). The
+exact (two-sided) McNemar test is that binomial test:
+
+    p = min(1, 2 * P(X <= min(b, c)))   with X ~ Binomial(n, 1/2)
+
+Computed with exact integers (`math.comb`), no approximation and no scipy.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+Record = dict[str, Any]
+Key = tuple[str, str]  # (suite, item id)
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """Two-sided exact McNemar p-value for `b` and `c` discordant pairs (1.0 when none)."""
+    if b < 0 or c < 0:
+        raise ValueError("counts of discordant pairs cannot be negative")
+    n = b + c
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(min(b, c) + 1))  # exact integers
+    return min(1.0, 2 * tail / (1 << n))
+
+
+def key_of(rec: Record) -> Key:
+    return (rec["item"]["suite"], rec["item"]["id"])
+
+
+def score_of(rec: Record, measured: bool = False) -> float | None:
+    """1/0 for an item judged right/wrong; with `measured`, the value of a measured item.
+
+    None for what cannot be compared: skipped items, and measured items unless asked.
+    """
+    out = rec.get("outcome") or {}
+    if out.get("error") == "unavailable":
+        return None
+    if out.get("correct") is not None:
+        return 1.0 if out["correct"] else 0.0
+    if measured and isinstance(out.get("value"), int | float):
+        return float(out["value"])
+    return None
+
+
+@dataclass
+class Pair:
+    key: Key
+    before: Record
+    after: Record
+
+
+@dataclass
+class Pairing:
+    """The items of two runs matched by (suite, item id)."""
+
+    pairs: list[Pair] = field(default_factory=list)
+    new: list[Key] = field(default_factory=list)  # only in the current run
+    removed: list[Key] = field(default_factory=list)  # only in the baseline
+
+    def changes(self, keep: Callable[[Record], bool] = lambda r: True,
+                measured: bool = False) -> Comparison:
+        """Newly wrong / newly right items among the pairs whose current record passes `keep`."""
+        cmp = Comparison()
+        for p in self.pairs:
+            if not keep(p.after):
+                continue
+            a, b = score_of(p.before, measured), score_of(p.after, measured)
+            if a is None or b is None:
+                if a is not None or b is not None:
+                    cmp.incomparable.append(p.key)
+                continue
+            cmp.paired += 1
+            if b < a:
+                cmp.worse.append(p.key)
+            elif b > a:
+                cmp.better.append(p.key)
+        return cmp
+
+
+@dataclass
+class Comparison:
+    paired: int = 0  # items judged (or measured) in both runs
+    worse: list[Key] = field(default_factory=list)  # newly wrong (or lower value)
+    better: list[Key] = field(default_factory=list)  # newly right (or higher value)
+    incomparable: list[Key] = field(default_factory=list)  # judged in one run only
+
+    @property
+    def p_value(self) -> float:
+        return mcnemar_exact(len(self.worse), len(self.better))
+
+
+def pair_records(baseline: Iterable[Record], current: Iterable[Record]) -> Pairing:
+    before = {key_of(r): r for r in baseline}
+    after = {key_of(r): r for r in current}
+    pairing = Pairing()
+    for key in sorted(after):
+        if key in before:
+            pairing.pairs.append(Pair(key, before[key], after[key]))
+        else:
+            pairing.new.append(key)
+    pairing.removed = sorted(k for k in before if k not in after)
+    return pairing
+

@@ -1,0 +1,87 @@
+"""The `tom gates` section of the terminal summary: one line per gate (red when it
+failed), the items that changed since the baseline, and the files written."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_tom.gate import GateReport, GateResult, GateState, ItemDiff
+
+SHOWN = 10  # item ids listed per kind of change in the terminal
+
+
+def num(value: Any) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return f"{value:.3f}"
+
+
+def signed(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:+.3f}"
+
+
+def p_text(p: float | None) -> str:
+    return "n/a" if p is None else f"{p:.4g}"
+
+
+def gate_line(r: GateResult, alpha: float) -> str:
+    """`FAILED totals:goal  baseline 0.950  current 0.850  delta -0.100 ...  p 0.002 ...`"""
+    head = "passed" if r.passed else "FAILED"
+    if r.kind == "threshold":
+        text = (f"{head} {r.label}  required {r.op} {r.threshold:g}  current {num(r.current)}  "
+                f"delta {signed(r.delta)}  p n/a (threshold)")
+        if r.spec:
+            text += f"  [from {r.spec}]"
+    else:
+        test = "test off (alpha 1)" if alpha >= 1 else f"alpha {alpha:g}"
+        text = (f"{head} {r.label}  baseline {num(r.baseline)}  current {num(r.current)}  "
+                f"delta {signed(r.delta)} (allowed drop {num(r.allowed)})  "
+                f"p {p_text(r.p_value)} (McNemar, {r.newly_wrong} newly wrong / "
+                f"{r.newly_right} newly right of {r.paired} paired, {test})")
+    if r.reason:
+        text += f"  -- {r.reason}"
+    return text
+
+
+def diff_lines(diff: ItemDiff, shown: int = SHOWN) -> list[str]:
+    lines = [f"items since the baseline: {diff.paired} paired, {len(diff.newly_wrong)} newly wrong, "
+             f"{len(diff.newly_right)} newly right, {len(diff.new)} new, {len(diff.removed)} removed"
+             + (f", {len(diff.incomparable)} judged in one run only" if diff.incomparable else "")]
+    for title, keys in (("newly wrong", diff.newly_wrong), ("newly right", diff.newly_right),
+                        ("new", diff.new), ("removed", diff.removed),
+                        ("judged in one run only", diff.incomparable)):
+        for suite, item in keys[:shown]:
+            lines.append(f"  {title}: {suite}::{item}")
+        if len(keys) > shown:
+            lines.append(f"  ... and {len(keys) - shown} more {title} (all of them: --tom-markdown)")
+    return lines
+
+
+def write_gates(tr: Any, state: GateState) -> None:
+    report: GateReport | None = state.report
+    if report is None and not state.not_evaluated and not state.written:
+        return
+    if report is not None or state.not_evaluated:
+        tr.write_sep("=", "tom gates")
+    if state.not_evaluated:
+        tr.write_line(f"tom gates: {state.not_evaluated}", yellow=True)
+    if report is not None:
+        for note in report.notes:
+            tr.write_line(f"note: {note}")
+        if report.error:
+            tr.write_line(f"tom gates: usage error: {report.error}", red=True, bold=True)
+        else:
+            if report.diff is not None:
+                for line in diff_lines(report.diff):
+                    tr.write_line(line)
+            for r in sorted(report.results, key=lambda r: not r.passed):
+                tr.write_line(gate_line(r, report.alpha), red=not r.passed, green=r.passed)
+            failed, total = len(report.failed), len(report.results)
+            if failed:
+                tr.write_line(f"tom gates: {failed} of {total} failed", red=True, bold=True)
+            else:
+                tr.write_line(f"tom gates: all {total} passed", green=True, bold=True)
+    for line in state.written:
+        tr.write_line(line)

@@ -1,0 +1,53 @@
+"""What one item's outcome shows outside the summary: JUnit XML properties and the
+xfail reason of a wrong answer under `--tom-items report`.
+
+Only the parsed answer is shown, shortened; never the full response, the
+prompt, or anything of the backend's configuration.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pytest_tom.outcome import UNPARSEABLE, Outcome
+from pytest_tom.suite import ItemSpec
+
+LIMIT = 200
+
+
+def short(value: Any, limit: int = LIMIT) -> str:
+    """A one-line text of at most `limit` characters for a parsed answer."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def junit_properties(record: dict[str, Any]) -> list[tuple[str, str]]:
+    """`tom_kind`, `tom_correct` (true/false/none), `tom_parsed`, and `tom_error`/`tom_value`
+    when set: the per-item properties of the JUnit XML report."""
+    out = record["outcome"]
+    correct = out.get("correct")
+    props = [("tom_suite", str(record["item"]["suite"])),
+             ("tom_kind", str(record["item"]["kind"])),
+             ("tom_correct", "none" if correct is None else str(bool(correct)).lower())]
+    if out.get("parsed") is not None:
+        props.append(("tom_parsed", short(out["parsed"])))
+    if out.get("error"):
+        props.append(("tom_error", str(out["error"])))
+    if isinstance(out.get("value"), int | float) and not isinstance(out["value"], bool):
+        props.append(("tom_value", f"{out['value']:.4g}"))
+    return props
+
+
+def xfail_reason(spec: ItemSpec, outcome: Outcome) -> str:
+    """`wrong answer: 'a) the freezer' (expected 'b) the pantry')`, one line."""
+    expected: Any = spec.gold
+    if "gold_letter" in spec.meta:
+        expected = f"{spec.meta['gold_letter']}) {spec.gold}"
+    if outcome.error == UNPARSEABLE:
+        head = f"unparseable answer ({outcome.detail})" if outcome.detail else "unparseable answer"
+        return f"{head}; expected {short(expected, 80)}"
+    parsed = "nothing" if outcome.parsed is None else short(outcome.parsed, 120)
+    detail = f" [{short(outcome.detail, 80)}]" if outcome.detail else ""
+    return f"wrong answer: {parsed}{detail}; expected {short(expected, 80)}"

@@ -1,0 +1,172 @@
+"""`--tom-markdown PATH`: a Markdown summary of the run, fit for a CI job summary
+(GitHub's `$GITHUB_STEP_SUMMARY`, a merge-request comment ...).
+
+Gates first (what decided the exit status), then scores per suite, then the
+items that changed since the baseline. Written once, atomically.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from pytest_tom.gate import GateReport, ItemDiff
+
+LISTED = 200  # item ids listed per kind of change
+
+
+def cell(value: Any) -> str:
+    """A table cell: one line, pipes escaped."""
+    text = "" if value is None else str(value)
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def table(headers: list[str], rows: list[list[Any]]) -> list[str]:
+    out = ["| " + " | ".join(cell(h) for h in headers) + " |",
+           "|" + "|".join("---" for _ in headers) + "|"]
+    out += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    return out
+
+
+def num(value: Any) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+def pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def code(text: str) -> str:
+    return "`" + text.replace("`", "'") + "`"
+
+
+def gate_rows(report: GateReport) -> list[list[Any]]:
+    rows = []
+    for r in sorted(report.results, key=lambda r: r.passed):
+        if r.kind == "threshold":
+            ref = f"{r.op} {num(r.threshold)}"
+            allowed, p = "", "n/a"
+        else:
+            ref = num(r.baseline)
+            allowed = num(r.allowed)
+            p = "n/a" if r.p_value is None else f"{r.p_value:.4g}"
+            p += f" ({r.newly_wrong} worse / {r.newly_right} better of {r.paired})"
+        delta = "n/a" if r.delta is None else f"{r.delta:+.3f}"
+        note = r.reason + (f" [from {r.spec}]" if r.spec else "")
+        rows.append(["❌ fail" if not r.passed else "✅ pass", code(r.label), r.kind, ref,
+                     num(r.current), delta, allowed, p, note])
+    return rows
+
+
+def gates_section(report: GateReport) -> list[str]:
+    lines = ["### Gates", ""]
+    for note in report.notes:
+        lines.append(f"- note: {note}")
+    if report.notes:
+        lines.append("")
+    if report.error:
+        return [*lines, f"**Usage error:** {cell(report.error)}", ""]
+    lines += table(["", "metric", "gate", "baseline / required", "current", "delta",
+                    "allowed drop", "p-value (McNemar)", "note"], gate_rows(report))
+    if report.results and any(r.kind == "baseline" for r in report.results):
+        test = "off (alpha 1)" if report.alpha >= 1 else f"alpha {report.alpha:g}"
+        lines += ["", f"A baseline gate fails when the drop exceeds the allowed drop and the "
+                  f"exact McNemar test on the shared items is significant ({test})."]
+    return [*lines, ""]
+
+
+def suites_section(results: dict[str, Any]) -> list[str]:
+    rows = []
+    for name, s in results["suites"].items():
+        m = s["metrics"]
+        rows.append([code(name), s["family"], m.get("items"), pct(m.get("turn")),
+                     f"{pct(m.get('goal'))} ({m.get('groups_correct')}/{m.get('groups')})",
+                     m.get("errors"), m.get("unparseable"), pct(m.get("parse_failure_rate"))])
+    lines = ["### Suites", ""]
+    lines += table(["suite", "family", "items", "turn acc", "goal acc", "errors", "unparseable",
+                    "parse failures"], rows)
+    lines.append("")
+    for name, s in results["suites"].items():
+        lines += [f"<details><summary>{cell(name)}: every metric</summary>", ""]
+        lines += table(["metric", "value"], [[code(k), num(v)] for k, v in s["metrics"].items()])
+        for t in s.get("tables", []):
+            lines += ["", f"**{cell(t['title'])}**", ""]
+            lines += table(t["headers"], [[num(c) for c in row] for row in t["rows"]])
+            if t.get("note"):
+                lines += ["", cell(t["note"])]
+        lines += ["", "</details>", ""]
+    return lines
+
+
+def diff_section(diff: ItemDiff, listed: int = LISTED) -> list[str]:
+    lines = ["### Items changed since the baseline", "",
+             f"{diff.paired} paired · {len(diff.newly_wrong)} newly wrong · "
+             f"{len(diff.newly_right)} newly right · {len(diff.new)} new · "
+             f"{len(diff.removed)} removed"
+             + (f" · {len(diff.incomparable)} judged in one run only" if diff.incomparable else ""),
+             ""]
+    for title, keys in (("newly wrong", diff.newly_wrong), ("newly right", diff.newly_right),
+                        ("new", diff.new), ("removed", diff.removed),
+                        ("judged in one run only", diff.incomparable)):
+        if not keys:
+            continue
+        lines += [f"<details><summary>{title} ({len(keys)})</summary>", ""]
+        lines += [f"- {code(f'{suite}::{item}')}" for suite, item in keys[:listed]]
+        if len(keys) > listed:
+            lines.append(f"- ... and {len(keys) - listed} more (see the JSON report)")
+        lines += ["", "</details>", ""]
+    return lines
+
+
+def render(results: dict[str, Any], report: GateReport | None, settings: dict[str, Any],
+           exitstatus: int | None = None) -> str:
+    t = results["totals"]
+    lines = [f"## pytest-tom: {cell(settings.get('model', ''))}", ""]
+    if report is None:
+        verdict = "no gates configured"
+    elif report.error:
+        verdict = "❌ **gate usage error**"
+    elif report.failed:
+        verdict = f"❌ **{len(report.failed)} of {len(report.results)} gates failed**"
+    else:
+        verdict = f"✅ all {len(report.results)} gates passed"
+    if exitstatus is not None:
+        verdict += f" · exit status {exitstatus}"
+    lines += [verdict, "",
+              f"method {code(str(settings.get('method')))} · seed {settings.get('seed')} · "
+              f"temperature {settings.get('temperature')} · {t['items']} items · "
+              f"turn {pct(t['turn'])} · goal {pct(t['goal'])} ({t['groups_correct']}/{t['groups']}) · "
+              f"{t['errors']} errors · {t['unparseable']} unparseable"
+              + (f" · {t['skipped']} skipped" if t.get("skipped") else ""), ""]
+    if report is not None:
+        lines += gates_section(report)
+    lines += suites_section(results)
+    if report is not None and report.diff is not None and not report.error:
+        lines += diff_section(report.diff)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def write_markdown(path: str | Path, results: dict[str, Any], report: GateReport | None,
+                   settings: dict[str, Any], exitstatus: int | None = None) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = render(results, report, settings, exitstatus)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+

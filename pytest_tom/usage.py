@@ -1,0 +1,163 @@
+"""Requests, token usage and cost of a run, from the item records (so xdist runs count too).
+
+Token counts are what the server reports (`usage` of each completion). Calls
+answered by the response cache cost nothing in this run: their tokens are shown
+apart. Prices come from `--tom-prices`: `IN/OUT` (USD per million prompt /
+completion tokens) for every model, or `MODEL=IN/OUT,MODEL=IN/OUT`, where a
+model matches the name the server reports or the start of it
+(`gpt-4o-mini=0.15/0.6` prices `gpt-4o-mini-2024-07-18`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+PRICE_HELP = ("--tom-prices: expected IN/OUT (USD per million prompt/completion tokens, e.g. "
+              "0.15/0.6) or MODEL=IN/OUT,MODEL=IN/OUT (e.g. gpt-4o-mini=0.15/0.6,gpt-4o=2.5/10)")
+
+
+class PriceError(ValueError):
+    pass
+
+
+def parse_prices(text: str | None) -> dict[str, tuple[float, float]]:
+    """`{model or "*": (usd per M prompt tokens, usd per M completion tokens)}`."""
+    prices: dict[str, tuple[float, float]] = {}
+    if not text or not str(text).strip():
+        return prices
+    for part in str(text).split(","):
+        part = part.strip()
+        if not part:
+            continue
+        model, sep, pair = part.rpartition("=")
+        model = model.strip() if sep else "*"
+        if sep and not model:
+            raise PriceError(f"{PRICE_HELP}; {part!r} names no model")
+        a, slash, b = pair.partition("/")
+        try:
+            p_in = float(a)
+            p_out = float(b) if slash else p_in
+        except ValueError:
+            raise PriceError(f"{PRICE_HELP}; {part!r} is not a price") from None
+        if p_in < 0 or p_out < 0:
+            raise PriceError(f"{PRICE_HELP}; {part!r} is negative")
+        prices[model] = (p_in, p_out)
+    return prices
+
+
+def price_of(model: str, prices: dict[str, tuple[float, float]]) -> tuple[float, float] | None:
+    if model in prices:
+        return prices[model]
+    prefixes = [m for m in prices if m != "*" and model.startswith(m)]
+    if prefixes:
+        return prices[max(prefixes, key=len)]
+    return prices.get("*")
+
+
+@dataclass
+class ModelUsage:
+    model: str
+    items: int = 0
+    requests: int = 0
+    retries: int = 0
+    cached: int = 0
+    errors: int = 0
+    tokens: dict[str, int] = field(default_factory=dict)
+    cached_tokens: dict[str, int] = field(default_factory=dict)
+
+    def cost(self, prices: dict[str, tuple[float, float]]) -> float | None:
+        price = price_of(self.model, prices)
+        if price is None or not self.tokens:
+            return None
+        return (self.tokens.get("prompt_tokens", 0) * price[0]
+                + self.tokens.get("completion_tokens", 0) * price[1]) / 1e6
+
+
+def _add(into: dict[str, int], usage: dict[str, Any] | None) -> None:
+    for k, v in (usage or {}).items():
+        if isinstance(v, int | float):
+            into[k] = into.get(k, 0) + int(v)
+
+
+def usage_by_model(records: Iterable[dict[str, Any]], default_model: str) -> list[ModelUsage]:
+    out: dict[str, ModelUsage] = {}
+    for rec in records:
+        name = rec.get("model") or default_model
+        mu = out.setdefault(name, ModelUsage(name))
+        mu.items += 1
+        mu.requests += int(rec.get("requests") or 0)
+        mu.retries += int(rec.get("retries") or 0)
+        mu.cached += int(rec.get("cached") or 0)
+        err = rec.get("outcome", {}).get("error")
+        if err not in (None, "unparseable", "unavailable"):
+            mu.errors += 1
+        _add(mu.tokens, rec.get("usage"))
+        _add(mu.cached_tokens, rec.get("cached_usage"))
+    return sorted(out.values(), key=lambda m: m.model)
+
+
+def failed_requests(records: Iterable[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(item, error) of every item whose model call finally failed."""
+    out = []
+    for rec in records:
+        o = rec.get("outcome", {})
+        if o.get("error") not in (None, "unparseable", "unavailable"):
+            out.append((f"{rec['item']['suite']}::{rec['item']['id']}", str(o.get("detail") or "")))
+    return sorted(out)
+
+
+def usage_summary(records: list[dict[str, Any]], default_model: str,
+                  prices: dict[str, tuple[float, float]]) -> dict[str, Any]:
+    """Plain data for the JSON report and the terminal."""
+    models = usage_by_model(records, default_model)
+    rows = []
+    for m in models:
+        rows.append({"model": m.model, "items": m.items, "requests": m.requests,
+                     "retries": m.retries, "cached_calls": m.cached, "errors": m.errors,
+                     "tokens": dict(m.tokens), "cached_tokens": dict(m.cached_tokens),
+                     "cost_usd": m.cost(prices)})
+    return {"models": rows, "failed": [{"item": i, "error": e} for i, e in failed_requests(records)]}
+
+
+def _n(v: int) -> str:
+    return f"{v:,}"
+
+
+def write_usage(tr: Any, records: list[dict[str, Any]], default_model: str,
+                prices: dict[str, tuple[float, float]], max_failed: int = 10) -> None:
+    """The `tom requests` section of the terminal summary."""
+    from tabulate import tabulate
+
+    if not records:
+        return
+    models = usage_by_model(records, default_model)
+    tr.write_sep("-", "tom requests")
+    any_tokens = any(m.tokens or m.cached_tokens for m in models)
+    headers = ["model", "items", "requests", "retries", "from cache", "errors"]
+    if any_tokens:
+        headers += ["prompt tok", "completion tok", "cached tok"]
+    if prices:
+        headers.append("cost")
+    rows = []
+    for m in models:
+        row = [m.model, m.items, m.requests, m.retries, m.cached, m.errors]
+        if any_tokens:
+            row += [_n(m.tokens.get("prompt_tokens", 0)), _n(m.tokens.get("completion_tokens", 0)),
+                    _n(m.cached_tokens.get("total_tokens", 0))]
+        if prices:
+            cost = m.cost(prices)
+            row.append("n/a (no price)" if cost is None and price_of(m.model, prices) is None
+                       else "n/a (no usage)" if cost is None else f"${cost:.4f}")
+        rows.append(row)
+    tr.write_line(tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True))
+    if not any_tokens:
+        tr.write_line("(the backend reported no token usage)")
+    failed = failed_requests(records)
+    if failed:
+        tr.write_line(f"{len(failed)} item(s) without an answer (error outcomes, counted as wrong):")
+        for item, err in failed[:max_failed]:
+            tr.write_line(f"  {item}: {err}")
+        if len(failed) > max_failed:
+            tr.write_line(f"  ... and {len(failed) - max_failed} more (see the JSON report)")

@@ -1,0 +1,182 @@
+"""A real chat-completions HTTP server on 127.0.0.1, written for the tests and benchmarks.
+
+It speaks the part of the OpenAI protocol that pytest-tom uses
+(`POST /v1/chat/completions`), answers with a function of the request, and can
+be told to be slow or to fail: a fixed latency, a seeded share of failures
+(HTTP 500 or 429 with Retry-After), or scripted failures and empty completions
+for prompts that contain given text. It counts every request, per prompt too.
+
+    with ChatServer(responder=lambda body: "a)") as server:
+        server.base_url  # http://127.0.0.1:PORT/v1
+
+Run alone: `python tests/chat_server.py --port 8099 --latency 0.1` (prints its URL).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Responder = Callable[[dict[str, Any]], str]
+
+
+def last_user_text(body: dict[str, Any]) -> str:
+    for m in reversed(body.get("messages", [])):
+        if m.get("role") == "user":
+            return str(m.get("content", ""))
+    return ""
+
+
+def prompt_key(body: dict[str, Any]) -> str:
+    """A stable key of the conversation sent (to count repeats of one request)."""
+    raw = json.dumps(body.get("messages", []), sort_keys=True)
+    return hashlib.sha256(raw.encode()).hexdigest()[:16]
+
+
+class ChatServer:
+    def __init__(self, responder: Responder | None = None, *, latency: float = 0.0,
+                 failure_rate: float = 0.0, failure_statuses: tuple[int, ...] = (500, 429),
+                 fail_when: dict[str, int] | None = None, empty_when: tuple[str, ...] = (),
+                 retry_after: float = 0.05, seed: int = 0, host: str = "127.0.0.1",
+                 port: int = 0):
+        self.responder = responder or (lambda body: "a)")
+        self.latency = latency
+        self.failure_rate = failure_rate
+        self.failure_statuses = failure_statuses
+        self.fail_when = dict(fail_when or {})  # prompt substring -> HTTP status, always
+        self.empty_when = tuple(empty_when)  # prompt substrings answered with ""
+        self.retry_after = retry_after
+        self._rng = random.Random(seed)
+        self._lock = threading.Lock()
+        self.requests = 0
+        self.failures = 0
+        self.per_prompt: Counter[str] = Counter()
+        self.bodies: list[dict[str, Any]] = []
+        self.auth_headers: list[str] = []
+        self._httpd = ThreadingHTTPServer((host, port), self._handler())
+        self._httpd.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        return self._httpd.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self) -> ChatServer:
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self) -> ChatServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- decisions, under the lock ---------------------------------------------------
+    def _decide(self, body: dict[str, Any]) -> tuple[int, str | None]:
+        text = last_user_text(body)
+        with self._lock:
+            self.requests += 1
+            self.per_prompt[prompt_key(body)] += 1
+            self.bodies.append(body)
+            for needle, status in self.fail_when.items():
+                if needle in text:
+                    self.failures += 1
+                    return status, None
+            if self.failure_rate and self._rng.random() < self.failure_rate:
+                self.failures += 1
+                return self._rng.choice(self.failure_statuses), None
+        if any(needle in text for needle in self.empty_when):
+            return 200, ""
+        return 200, self.responder(body)
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:  # quiet
+                pass
+
+            def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+                length = int(self.headers.get("Content-Length") or 0)
+                try:
+                    body = json.loads(self.rfile.read(length) or b"{}")
+                except ValueError:
+                    self._send(400, {"error": {"message": "invalid JSON", "type": "invalid_request_error"}})
+                    return
+                with server._lock:
+                    server.auth_headers.append(self.headers.get("Authorization", ""))
+                if not self.path.rstrip("/").endswith("/chat/completions"):
+                    self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+                    return
+                if server.latency:
+                    time.sleep(server.latency)
+                status, text = server._decide(body)
+                if status != 200:
+                    headers = {"Retry-After": str(server.retry_after)} if status == 429 else {}
+                    self._send(status, {"error": {"message": f"test server says {status}",
+                                                  "type": "server_error"}}, headers)
+                    return
+                prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
+                completion_tokens = len((text or "").split())
+                self._send(200, {
+                    "id": f"chatcmpl-{server.requests}",
+                    "object": "chat.completion",
+                    "created": int(time.time()),
+                    "model": body.get("model", "test-model"),
+                    "choices": [{"index": 0, "finish_reason": "stop",
+                                 "message": {"role": "assistant", "content": text}}],
+                    "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                              "total_tokens": prompt_tokens + completion_tokens},
+                })
+
+        return Handler
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--latency", type=float, default=0.0)
+    ap.add_argument("--failure-rate", type=float, default=0.0)
+    ap.add_argument("--answer", default="a)", help="the text every request is answered with")
+    args = ap.parse_args()
+    server = ChatServer(lambda body: args.answer, latency=args.latency,
+                        failure_rate=args.failure_rate, port=args.port).start()
+    print(server.base_url, flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()

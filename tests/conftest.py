@@ -1,0 +1,39 @@
+"""Shared test fixtures: paths, the loopback chat server, and a pytester runner for tom runs."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+REPO = TESTS.parent
+SUITES = REPO / "suites"
+SHARED_DATA = REPO.parent / "shared" / "data"
+
+sys.path.insert(0, str(TESTS))
+
+from chat_server import ChatServer  # noqa: E402
+
+
+def shared_data(*parts: str) -> Path:
+    """A file of the upstream benchmark data beside the repo; skips the test when absent."""
+    path = SHARED_DATA.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"upstream data not available: {path} (only in the project's workspace)")
+    return path
+
+
+@pytest.fixture
+def chat_server() -> Iterator[ChatServer]:
+    """A chat-completions server on 127.0.0.1 answering "a)" (tests set `.responder`)."""
+    with ChatServer() as server:
+        yield server
+
+
+def load_report(path: Path) -> dict[str, Any]:
+    return json.loads(Path(path).read_text(encoding="utf-8"))
