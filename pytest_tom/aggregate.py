@@ -15,7 +15,15 @@ from pytest_tom.metrics.accuracy import Record, accuracy_block, core_metrics
 
 
 def aggregate(records: list[Record], settings: Settings) -> dict[str, Any]:
-    """`{"suites": {name: {...}}, "totals": {...}}` for the records of one run."""
+    """`{"suites": {name: {...}}, "totals": {...}}` for the records of one run; with
+    `--tom-samples k` every number is the mean over samples and `spread` holds the standard
+    deviations (see `pytest_tom.metrics.samples`)."""
+    from pytest_tom.metrics.samples import aggregate_samples
+
+    return aggregate_samples(records, lambda recs: _aggregate_once(recs, settings))
+
+
+def _aggregate_once(records: list[Record], settings: Settings) -> dict[str, Any]:
     by_suite: dict[str, list[Record]] = defaultdict(list)
     for rec in sorted(records, key=lambda r: (r["item"]["suite"], r["item"]["id"])):
         by_suite[rec["item"]["suite"]].append(rec)

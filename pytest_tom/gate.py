@@ -390,7 +390,7 @@ def evaluate(cfg: GateConfig, results: dict[str, Any], records: list[dict[str, A
     if cfg.baseline is not None:
         drop_targets = _compared_metrics(cfg, results, report, errors)
     if errors:
-        report.error = "; ".join(dict.fromkeys(errors))
+        report.error = "\n".join(dict.fromkeys(errors))  # one line per problem
         return report
     for th, targets in resolved:
         for suite in targets:

@@ -52,7 +52,7 @@ def status_line(stats: RunnerStats, limit: int | None = None, maximum: int | Non
     if stats.waiting:
         parts.append(f"{stats.waiting} asked by another process")
     if final:
-        parts.append(f"done in {clock(elapsed)}")
+        parts.append(f"done in {elapsed:.1f}s" if elapsed < 60 else f"done in {clock(elapsed)}")
     else:
         parts.append(f"{clock(eta(stats))} left")
     return "tom requests: " + " · ".join(parts)

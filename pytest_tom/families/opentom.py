@@ -27,6 +27,7 @@ from pytest_tom.families.opentom_labels import (
     ROLES,
     gold_label,
     parse_label,
+    which_place,
 )
 from pytest_tom.outcome import UNPARSEABLE, Outcome
 from pytest_tom.scoring.labels import last_line
@@ -169,6 +170,8 @@ class OpenTomFamily(Family):
             seen.setdefault(qid, qi)
             if q["genre"] in ("loc_coarse", "loc_fine") and q["perspective"] != "narrator":
                 label = gold_label(q["genre"], q["answer"], places)
+                if q["genre"] == "loc_fine":
+                    label = which_place(label, places)
                 golds[(q["genre"], q["order"], q["perspective"])] = (str(label), qpath)
         for (genre, order, who), (label, qpath) in golds.items():
             if genre != "loc_fine" or ("loc_coarse", order, who) not in golds:
@@ -255,6 +258,8 @@ class OpenTomFamily(Family):
             "observed": bool(sc["observed"]), "places": [g[0] for g in places],
             "narrative": "long" if long else "short",
         }
+        if genre == "loc_fine":
+            meta["gold_place"] = which_place(label, places)
         if "container" in q:
             meta["container"] = q["container"]
         return ItemSpec(
@@ -285,11 +290,12 @@ class OpenTomFamily(Family):
             what = "the last line" if ctx.settings.method == "cot" else "the answer"
             return Outcome(correct=False, error=UNPARSEABLE,
                            detail=f"{what} gives no single {item.kind} label")
-        detail = ""
+        correct = label == item.meta["gold_label"]
         if item.kind == "loc_fine":
-            place = item.data["places"][0 if label == "initial" else 1][0]
-            detail = f"names the {'original' if label == 'initial' else 'new'} place, {place!r}"
-        return Outcome(correct=label == item.meta["gold_label"], parsed=label, detail=detail)
+            which = which_place(label, item.data["places"])
+            detail = f"names the {'original' if which == 'initial' else 'new'} place"
+            return Outcome(correct=correct, parsed=label, detail=detail, extra={"place": which})
+        return Outcome(correct=correct, parsed=label)
 
     def aggregate(self, records: list[dict[str, Any]], settings: Settings) -> FamilyResult:
         return opentom_metrics.aggregate(records, settings)

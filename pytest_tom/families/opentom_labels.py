@@ -5,6 +5,12 @@ priority order for the multi-hop phrases, two attitude keywords are
 unparseable), with the defects fixed that `docs/differences.md` lists:
 "yes"/"no" are whole words, and a fine location must name exactly one of the
 two places, compared as whole words after normalisation.
+
+The label of a fine-location answer is the place it names, normalised
+(lower-case, no punctuation, no articles): the label space of Loc_fine is the
+set of places of the pool, as the paper's naive baselines imply (a majority
+answer scores 0.003, a random one 0.000). `which_place` tells whether a label
+is a narrative's original or new place.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from pytest_tom.scoring.labels import (
     sole_keyword,
     yes_no_word,
 )
+from pytest_tom.scoring.text import normalise
 
 GENRES = ("loc_coarse", "loc_fine", "mhop_fullness", "mhop_accessibility", "attitude")
 ORDERS = ("first", "second")
@@ -27,7 +34,7 @@ ROLES = ("mover", "observer", "narrator")
 CONTAINERS = ("original", "new")
 
 COARSE_LABELS = ("Yes", "No")
-FINE_LABELS = ("initial", "new")  # the original place, the new place
+PLACE_ROLES = ("initial", "new")  # the original place, the new place
 
 FULLNESS: KeywordTable = (
     ("less full", ("less full", "emptier", "more empty")),
@@ -44,7 +51,7 @@ ATTITUDE: KeywordTable = tuple((a, (a,)) for a in ATTITUDES)
 
 LABELS: dict[str, tuple[str, ...]] = {
     "loc_coarse": COARSE_LABELS,
-    "loc_fine": FINE_LABELS,
+    "loc_fine": (),  # the places of the narrative (see place_label)
     "mhop_fullness": tuple(label for label, _ in FULLNESS),
     "mhop_accessibility": tuple(label for label, _ in ACCESSIBILITY),
     "attitude": ATTITUDES,
@@ -60,7 +67,7 @@ def parse_label(genre: str, text: str, places: Places = ()) -> str | None:
         return None if yn is None else yn.capitalize()
     if genre == "loc_fine":
         index = named_place(text, places)
-        return None if index is None else FINE_LABELS[index]
+        return None if index is None else place_label(places[index][0])
     if genre == "mhop_fullness":
         return first_keyword(text, FULLNESS)
     if genre == "mhop_accessibility":
@@ -90,6 +97,19 @@ def gold_label(genre: str, answer: Any, places: Places = ()) -> str | None:
         return {"yes": "Yes", "no": "No"}.get(text.lower())
     if genre == "loc_fine":
         index = named_place(text, places)
-        return None if index is None else FINE_LABELS[index]
+        return None if index is None else place_label(places[index][0])
     low = text.lower()
     return low if low in LABELS[genre] else None
+
+
+def place_label(place: str) -> str:
+    """The label of a place: its normalised name ("The Trash-can." -> "trash can")."""
+    return normalise(place)
+
+
+def which_place(label: str | None, places: Places) -> str | None:
+    """'initial' or 'new' for the label of a narrative's original or new place, else None."""
+    for role, group in zip(PLACE_ROLES, places, strict=False):
+        if label is not None and label == place_label(group[0]):
+            return role
+    return None

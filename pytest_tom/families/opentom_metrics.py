@@ -92,7 +92,10 @@ def unfaithfulness(records: list[Record]) -> dict[str, dict[str, int]]:
         meta = rec["item"]["meta"]
         if meta["genre"] in ("loc_coarse", "loc_fine") and meta.get("role") in ROLE_NAMES:
             key = (rec["item"]["scenario"], meta["order"], meta["role"])
-            pairs[key][meta["genre"]] = predicted(rec)
+            label = predicted(rec)
+            if meta["genre"] == "loc_fine" and label is not None:
+                label = (rec["outcome"].get("extra") or {}).get("place")
+            pairs[key][meta["genre"]] = label
     out = {order: {"pairs": 0, "parsed": 0, "unfaithful": 0} for order in ("first", "second")}
     for (_scenario, order, _role), answers in pairs.items():
         if set(answers) != {"loc_coarse", "loc_fine"}:

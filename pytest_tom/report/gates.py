@@ -71,7 +71,8 @@ def write_gates(tr: Any, state: GateState) -> None:
         for note in report.notes:
             tr.write_line(f"note: {note}")
         if report.error:
-            tr.write_line(f"tom gates: usage error: {report.error}", red=True, bold=True)
+            for line in report.error.splitlines():
+                tr.write_line(f"tom gates: usage error: {line}", red=True, bold=True)
         else:
             if report.diff is not None:
                 for line in diff_lines(report.diff):

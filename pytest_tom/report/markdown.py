@@ -75,7 +75,8 @@ def gates_section(report: GateReport) -> list[str]:
     if report.notes:
         lines.append("")
     if report.error:
-        return [*lines, f"**Usage error:** {cell(report.error)}", ""]
+        return [*lines, "**Usage error:**", "",
+                *(f"- {cell(line)}" for line in report.error.splitlines()), ""]
     lines += table(["", "metric", "gate", "baseline / required", "current", "delta",
                     "allowed drop", "p-value (McNemar)", "note"], gate_rows(report))
     if report.results and any(r.kind == "baseline" for r in report.results):

@@ -43,6 +43,10 @@ def write_summary(tr: Any, results: dict[str, Any], model: str, report_path: str
         tr.write_line("")
         tr.write_line(f"{name}  (family {suite['family']}, {m['items']} items)", bold=True)
         tr.write_line(suite_table(m))
+        if suite.get("samples"):  # --tom-samples: the numbers above are means over samples
+            from pytest_tom.metrics.samples import spread_line
+
+            tr.write_line(spread_line(suite))
         for key, value in suite.get("info", {}).items():
             tr.write_line(f"{key}: {value}")
         for table in suite["tables"]:

@@ -1,0 +1,231 @@
+"""Gates through pytest itself: thresholds, baseline + McNemar, exit status, --tom-items,
+Markdown, JUnit properties; a generated 500-item suite answered by python backends."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from gate_support import SUITE, run, setup_project
+
+XDIST = ["", "-n 2"]
+
+
+def _args(extra: str) -> list[str]:
+    return extra.split() if extra else []
+
+
+@pytest.fixture
+def baseline(pytester: pytest.Pytester) -> Path:
+    """The JSON report of the always-right answerer, saved with --tom-save-baseline."""
+    setup_project(pytester)
+    path = pytester.path / "baseline.json"
+    result = run(pytester, "right", f"--tom-save-baseline={path}")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines([f"tom baseline saved: {path}"])
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["totals"]["turn"] == 1.0 and len(data["items"]) == 500
+    return path
+
+
+def test_same_answers_as_baseline_pass(pytester: pytest.Pytester, baseline: Path) -> None:
+    result = run(pytester, "right", f"--tom-baseline={baseline}")
+    assert result.ret == 0
+    result.assert_outcomes(passed=500)
+    result.stdout.fnmatch_lines([
+        "*tom gates*",
+        "items since the baseline: 500 paired, 0 newly wrong, 0 newly right, 0 new, 0 removed",
+        "passed totals:turn  baseline 1.000  current 1.000  delta +0.000*p 1 (McNemar*",
+        "tom gates: all 4 passed",
+    ])
+
+
+@pytest.mark.parametrize("xdist", XDIST)
+def test_ten_points_worse_on_goal_fails_naming_the_metric(
+        pytester: pytest.Pytester, baseline: Path, xdist: str) -> None:
+    # goal drops by 0.10 (10 of 100 scenarios), turn by 0.02: only goal exceeds 0.05
+    result = run(pytester, "goal10", f"--tom-baseline={baseline}", "--tom-max-drop=0.05",
+                 *_args(xdist))
+    assert result.ret == 1
+    result.assert_outcomes(passed=490, xfailed=10)  # wrong answers are expected outcomes
+    out = result.stdout.str()
+    result.stdout.fnmatch_lines([
+        "items since the baseline: 500 paired, 10 newly wrong, 0 newly right, 0 new, 0 removed",
+        "FAILED totals:goal  baseline 1.000  current 0.900  delta -0.100 (allowed drop 0.050)  "
+        "p 0.001953 (McNemar, 10 newly wrong / 0 newly right of 500 paired, alpha 0.05)*",
+        f"FAILED {SUITE}:goal  baseline 1.000  current 0.900*",
+        "tom gates: 2 of 4 failed",
+    ])
+    assert "passed totals:turn  baseline 1.000  current 0.980  delta -0.020" in out
+    assert "newly wrong: gate-demo::s000::q1" in out
+
+
+@pytest.mark.parametrize("xdist", XDIST)
+def test_one_flipped_item_passes_unless_the_test_is_off(
+        pytester: pytest.Pytester, baseline: Path, xdist: str) -> None:
+    result = run(pytester, "flip1", f"--tom-baseline={baseline}", *_args(xdist))
+    assert result.ret == 0
+    result.stdout.fnmatch_lines([
+        "passed totals:turn  baseline 1.000  current 0.998  delta -0.002 (allowed drop 0.000)  "
+        "p 1 (McNemar, 1 newly wrong / 0 newly right of 500 paired, alpha 0.05)  "
+        "-- worse by 0.002, but not significant (p 1 > alpha 0.05)",
+        "  newly wrong: gate-demo::s042::q3",
+        "tom gates: all 4 passed",
+    ])
+    result = run(pytester, "flip1", f"--tom-baseline={baseline}", "--tom-alpha=1", *_args(xdist))
+    assert result.ret == 1
+    result.stdout.fnmatch_lines([
+        "FAILED totals:turn  baseline 1.000  current 0.998  delta -0.002*test off (alpha 1)*",
+        "tom gates: 4 of 4 failed",
+    ])
+
+
+def test_drop_within_allowance_passes_even_when_significant(
+        pytester: pytest.Pytester, baseline: Path) -> None:
+    result = run(pytester, "goal10", f"--tom-baseline={baseline}", "--tom-max-drop=0.2")
+    assert result.ret == 0
+    result = run(pytester, "goal10", f"--tom-baseline={baseline}",
+                 "--tom-max-drop=0.2,gate-demo:goal=0.05")  # a per-suite override
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["FAILED gate-demo:goal*allowed drop 0.050*",
+                                 "tom gates: 1 of 4 failed"])
+
+
+def test_changes_that_cancel_out_are_not_a_significant_drop(pytester: pytest.Pytester) -> None:
+    setup_project(pytester)
+    base = pytester.path / "b.json"
+    assert run(pytester, "baseline_two_wrong", f"--tom-save-baseline={base}").ret == 0
+    result = run(pytester, "improved1_flip1", f"--tom-baseline={base}", "--tom-alpha=1")
+    # same turn accuracy: one newly wrong, one newly right -> no drop at all
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["*1 newly wrong, 1 newly right*",
+                                 "  newly wrong: gate-demo::s042::q3",
+                                 "  newly right: gate-demo::s002::q2"])
+
+
+def test_new_and_removed_items_are_listed(pytester: pytest.Pytester, baseline: Path) -> None:
+    result = run(pytester, "right", f"--tom-baseline={baseline}", "-k", "not s007",
+                 f"--tom-markdown={pytester.path / 'summary.md'}")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["*495 paired, 0 newly wrong, 0 newly right, 0 new, 5 removed",
+                                 "  removed: gate-demo::s007::q1"])
+    md = (pytester.path / "summary.md").read_text(encoding="utf-8")
+    assert "<summary>removed (5)</summary>" in md and "`gate-demo::s007::q5`" in md
+
+
+@pytest.mark.parametrize("xdist", ["", "-n 2"])
+def test_thresholds_on_totals_suites_and_families(pytester: pytest.Pytester, xdist: str) -> None:
+    setup_project(pytester)
+    result = run(pytester, "goal10", "--tom-fail-under",
+                 "turn=0.95,*:goal=0.95,generic.tag.even.turn>=0.99,errors=0", *_args(xdist))
+    assert result.ret == 1
+    result.assert_outcomes(passed=490, xfailed=10)
+    out = result.stdout.str()
+    result.stdout.fnmatch_lines([
+        "FAILED gate-demo:goal  required >= 0.95  current 0.900  delta -0.050  p n/a (threshold)"
+        "  [from *:goal=0.95]  -- below the required 0.95",
+        "FAILED gate-demo:tag.even.turn  required >= 0.99  current 0.980*",
+        "tom gates: 2 of 4 failed",
+    ])
+    assert "passed totals:turn  required >= 0.95  current 0.980" in out
+    assert "passed totals:errors  required <= 0  current 0" in out
+
+
+def test_unknown_metric_after_the_run_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    setup_project(pytester, scenarios=4)
+    result = run(pytester, "right", "--tom-fail-under=generic.al_star=0.5,gate-demo:tag.evn.turn=1")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stdout.fnmatch_lines([
+        "tom gates: usage error: unknown metric 'generic.al_star'; valid names for suites of "
+        "family generic: correct, errors, goal, *",
+        "tom gates: usage error: unknown metric 'gate-demo:tag.evn.turn' (did you mean "
+        "'tag.even.turn'?)*",
+    ])
+
+
+def test_unknown_totals_metric_is_refused_before_the_run(pytester: pytest.Pytester) -> None:
+    setup_project(pytester, scenarios=4)
+    result = run(pytester, "right", "--tom-fail-under=trun=0.5")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*unknown metric 'trun' for the totals (did you mean 'turn'?)*"])
+    result = run(pytester, "right", "--tom-fail-under=nosuch-suite:turn=0.5")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stdout.fnmatch_lines(["*no suite named 'nosuch-suite' ran*suites: gate-demo"])
+    result = run(pytester, "right", "--tom-baseline=missing.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--tom-baseline missing.json: no such file*"])
+
+
+def test_items_mode(pytester: pytest.Pytester) -> None:
+    setup_project(pytester, scenarios=4)
+    # no gate: a wrong answer fails its test, as without gating
+    result = run(pytester, "goal10")
+    assert result.ret == 1
+    result.assert_outcomes(passed=16, failed=4)
+    # a gate: wrong answers are expected outcomes with the parsed answer as the reason
+    result = run(pytester, "goal10", "--tom-fail-under=turn=0.5", "-rx")
+    assert result.ret == 0
+    result.assert_outcomes(passed=16, xfailed=4)
+    result.stdout.fnmatch_lines(["XFAIL *gate-demo.tom.yaml::s000::q1 - wrong answer: no; "
+                                 "expected yes"])
+    # both at once
+    result = run(pytester, "goal10", "--tom-fail-under=turn=0.5", "--tom-items=fail")
+    assert result.ret == 1
+    result.assert_outcomes(passed=16, failed=4)
+    # report mode without a gate
+    result = run(pytester, "goal10", "--tom-items=report")
+    assert result.ret == 0
+    result.assert_outcomes(passed=16, xfailed=4)
+
+
+def test_request_errors_still_show_in_report_mode(pytester: pytest.Pytester) -> None:
+    setup_project(pytester, scenarios=4)
+    result = run(pytester, "boom_one", "--tom-fail-under=turn=0.5")
+    result.assert_outcomes(passed=19, errors=1)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*the backend broke*"])
+
+
+def test_junit_properties_and_no_raw_response(pytester: pytest.Pytester) -> None:
+    setup_project(pytester, scenarios=4)
+    xml = pytester.path / "junit.xml"
+    result = run(pytester, "secret", "--tom-fail-under=turn=0", f"--junitxml={xml}", "-n", "2")
+    assert result.ret == 0
+    text = xml.read_text(encoding="utf-8")
+    assert "sk-test-SECRET123" not in text
+    cases = {c.get("classname", "").split(".")[-1] + "::" + c.get("name", ""): c
+             for c in ET.fromstring(text).iter("testcase")}
+    assert len(cases) == 20
+    props = {p.get("name"): p.get("value") for p in cases["s000::q1"].iter("property")}
+    # s000::q1: gold yes (0 + 1 odd), answered "No, ..." -> wrong, parsed "no"
+    assert props == {"tom_suite": "gate-demo", "tom_kind": "yes_no", "tom_correct": "false",
+                     "tom_parsed": "no"}
+    assert cases["s000::q1"].find("skipped").get("type") == "pytest.xfail"
+    props = {p.get("name"): p.get("value") for p in cases["s000::q2"].iter("property")}
+    assert props["tom_correct"] == "true" and props["tom_parsed"] == "no"
+
+
+def test_markdown_summary(pytester: pytest.Pytester, baseline: Path) -> None:
+    md_path = pytester.path / "out" / "summary.md"
+    result = run(pytester, "goal10", f"--tom-baseline={baseline}", "--tom-max-drop=0.05",
+                 "--tom-fail-under=turn=0.9", f"--tom-markdown={md_path}")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines([f"tom markdown summary: {md_path}"])
+    md = md_path.read_text(encoding="utf-8")
+    assert md.startswith("## pytest-tom: python:answers.py:goal10\n")
+    assert "❌ **2 of 5 gates failed** · exit status 1" in md
+    assert ("| ❌ fail | `totals:goal` | baseline | 1.000 | 0.900 | -0.100 | 0.050 | "
+            "0.001953 (10 worse / 0 better of 500) |") in md
+    assert "| ✅ pass | `totals:turn` | threshold | >= 0.900 | 0.980 | +0.080 |" in md
+    assert "| `gate-demo` | generic | 500 | 98.0% | 90.0% (90/100) | 0 | 0 | 0.0% |" in md
+    assert "<summary>newly wrong (10)</summary>" in md and "- `gate-demo::s009::q1`" in md
+
+
+def test_markdown_without_gates(pytester: pytest.Pytester) -> None:
+    setup_project(pytester, scenarios=4)
+    result = run(pytester, "right", "--tom-markdown=s.md")
+    assert result.ret == 0
+    md = (pytester.path / "s.md").read_text(encoding="utf-8")
+    assert "no gates configured" in md and "### Gates" not in md and "### Suites" in md
