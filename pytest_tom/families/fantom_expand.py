@@ -90,8 +90,7 @@ class Expander:
             raise ValueError(f"fantom_context must be one of {CONTEXTS}, got {self.mode!r}")
         self.defaults = data.get("defaults") or {}
         # every free-response answer text of the suite, embedded in one batch at first use
-        self.dist_texts: list[str] = []
-        self.prime_key = f"{suite.path}:{suite.name}:{self.mode}"
+        self.dist_texts = SharedTexts(f"{suite.path}:{suite.name}:{self.mode}")
 
     def items(self) -> list[ItemSpec]:
         out: list[ItemSpec] = []
@@ -143,10 +142,10 @@ class Expander:
         choice = self._item(ctx, "belief_choice", bid, str(b["question"]), answer, access,
                             {**meta, "gold_letter": gold_letter}, {"options": options}, bpath,
                             markers, source, choices=options)
-        self.dist_texts.extend([answer, wrong])
+        self.dist_texts.texts.extend([answer, wrong])
         dist = self._item(ctx, "belief_dist", bid, str(b["question"]), answer, access,
                           {**meta, "wrong_answer": wrong},
-                          {"wrong": wrong, "prime": (self.prime_key, self.dist_texts)}, bpath,
+                          {"wrong": wrong, "prime": self.dist_texts}, bpath,
                           markers, source)
         return [choice, dist]
 
@@ -203,6 +202,17 @@ class Expander:
             meta={"kind": kind, "accessibility": access, **ctx.meta, **meta},
             data={**ctx.shared, "question": question, **data}, line=line,
         )
+
+
+class SharedTexts:
+    """Texts shared by every item of a suite; never copied (items are copied into reports)."""
+
+    def __init__(self, key: str):
+        self.key = key
+        self.texts: list[str] = []
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> SharedTexts:
+        return self
 
 
 class _SetContext:

@@ -20,7 +20,9 @@ _NEGATED_KNOW = re.compile(
     r"|\bno\s+idea\b|\bnot\s+aware\b",
     re.IGNORECASE,
 )
-_CLAUSE = re.compile(r"[.;!?\n]+|,\s*(?:but|while|whereas)\b|\bbut\b", re.IGNORECASE)
+_TITLES = "".join(f"(?<!\\b{t})" for t in ("Mr", "Mrs", "Ms", "Dr", "St", "Prof", "Capt"))
+_CLAUSE = re.compile(rf"{_TITLES}[.;!?\n]+|[;!?\n]+|,\s*(?:but|while|whereas)\b|\bbut\b",
+                     re.IGNORECASE)
 
 
 def mentioned_names(response: str, names: list[str]) -> set[str]:
