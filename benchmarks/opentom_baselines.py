@@ -52,11 +52,11 @@ def answerers(items, seed: int):
     }
 
 
-def records_for(items, family, answer, ctx):
+def records_for(items, summaries, family, answer, ctx):
     out = []
-    for it in items:
+    for it, summary in zip(items, summaries, strict=True):
         text = answer(it)
-        out.append({"item": it.summary(), "outcome": family.score(it, text, ctx).to_dict(),
+        out.append({"item": summary, "outcome": family.score(it, text, ctx).to_dict(),
                     "responses": [text]})
     return out
 
@@ -86,10 +86,13 @@ def main(argv: list[str] | None = None) -> int:
     ctx = ScoringContext(settings)
     print(f"converted {conv.narratives} narratives, {conv.questions} questions "
           f"(convert {t1 - t0:.2f} s, write {t2 - t1:.2f} s, load {t3 - t2:.2f} s)")
+    t = time.perf_counter()
+    summaries = [it.summary() for it in suite.items]
+    print(f"item summaries (what travels on reports): {time.perf_counter() - t:.2f} s")
     results = {}
     for name, answer in answerers(suite.items, args.seed).items():
         t = time.perf_counter()
-        recs = records_for(suite.items, family, answer, ctx)
+        recs = records_for(suite.items, summaries, family, answer, ctx)
         results[name] = family.aggregate(recs, settings).metrics
         print(f"{name}: scored and aggregated {len(recs)} answers in {time.perf_counter() - t:.2f} s")
     print()

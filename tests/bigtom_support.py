@@ -14,6 +14,7 @@ import functools
 import hashlib
 import os
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import yaml
@@ -42,7 +43,10 @@ def _yaml_templates(path: str) -> dict[str, Any]:
 
 
 def answers(item: Any) -> tuple[str, str]:
-    """(new-state answer, initial-state answer) of the item's question, from the raw source."""
+    """(new-state answer, initial-state answer) of the item's question, from the raw source.
+
+    `item` is anything with `id`, `scenario` and `source` (an ItemView, or `as_item(record)`).
+    """
     condition = item.id.split("::")[1]
     action = condition.startswith("forward_action")
     if os.environ.get(CSV_ENV):
@@ -57,6 +61,11 @@ def right_text(item: Any) -> str:
     """The paper's rule: only the true-belief conditions have the new-state answer right."""
     new, initial = answers(item)
     return new if ".true_belief." in item.id else initial
+
+
+def as_item(record: dict[str, Any]) -> Any:
+    """The item of a JSON-report record, as an object like the answerers' ItemView."""
+    return SimpleNamespace(**record["item"])
 
 
 def letter_of(item: Any, text: str) -> str:
@@ -133,3 +142,42 @@ def expected_mixed(template_ids: list[str]) -> dict[str, float | None]:
                 both = sum(ok[t, f"{i}.{a}.{v}"] and ok[t, f"{i}.{d}.{v}"] for t in template_ids)
                 out[f"{i}.{name}.{v}"] = both / len(template_ids)
     return out
+
+
+# -- the same path as a pytest run, in process (for the 5,000 converted items) ---------------
+def run_in_process(path: Path, answerer: Any, method: str = "vanilla",
+                   seed: int = 0) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Load the suite, ask `answerer`, score and aggregate: the plugin's steps without pytest.
+
+    Returns the suite's aggregate (metrics, tables) and the records.
+    """
+    from pytest_tom import families
+    from pytest_tom.aggregate import aggregate
+    from pytest_tom.backends.base import ModelRequest, SamplingParams
+    from pytest_tom.collect import item_view
+    from pytest_tom.families.base import ScoringContext, Settings
+    from pytest_tom.loading import load_suite
+    from pytest_tom.outcome import Outcome
+
+    settings = Settings(method=method, seed=seed)
+    suite = load_suite(path, settings)
+    family = families.get(suite.family)
+    ctx = ScoringContext(settings)
+    records: list[dict[str, Any]] = []
+    for spec in suite.items:
+        view = item_view(spec)
+        responses: list[str] = []
+        outcome = None
+        while (messages := family.conversation(spec, method, responses)) is not None:
+            request = ModelRequest(messages=messages, params=SamplingParams(), item=view,
+                                   step=len(responses))
+            try:
+                responses.append(answerer(request))
+            except Exception as exc:  # an error outcome, as the runner records it
+                outcome = Outcome.failed("request_failed", str(exc))
+                break
+        if outcome is None:
+            outcome = family.score(spec, responses[-1], ctx)
+        records.append({"item": spec.summary(), "outcome": outcome.to_dict(),
+                        "responses": responses})
+    return aggregate(records, settings)["suites"][suite.name], records

@@ -6,6 +6,12 @@ be told to be slow or to fail: a fixed latency, a seeded share of failures
 (HTTP 500 or 429 with Retry-After), or scripted failures and empty completions
 for prompts that contain given text. It counts every request, per prompt too.
 
+For the runner's tests it can also throttle (`max_in_flight`: a 429 when more
+requests than that are in flight at once; `peak_in_flight` records the most
+seen) and stall (`stall_after`: requests after the first N hang uncounted until
+`unstall()`, which drops them unanswered: a run killed meanwhile has exactly N
+answers).
+
     with ChatServer(responder=lambda body: "a)") as server:
         server.base_url  # http://127.0.0.1:PORT/v1
 
@@ -46,7 +52,8 @@ class ChatServer:
                  failure_rate: float = 0.0, failure_statuses: tuple[int, ...] = (500, 429),
                  fail_when: dict[str, int] | None = None, empty_when: tuple[str, ...] = (),
                  retry_after: float = 0.05, seed: int = 0, host: str = "127.0.0.1",
-                 port: int = 0):
+                 port: int = 0, max_in_flight: int | None = None,
+                 stall_after: int | None = None):
         self.responder = responder or (lambda body: "a)")
         self.latency = latency
         self.failure_rate = failure_rate
@@ -61,6 +68,14 @@ class ChatServer:
         self.per_prompt: Counter[str] = Counter()
         self.bodies: list[dict[str, Any]] = []
         self.auth_headers: list[str] = []
+        self.max_in_flight = max_in_flight
+        self.in_flight = 0
+        self.peak_in_flight = 0
+        self.throttled = 0  # 429s sent because of max_in_flight
+        self.stall_after = stall_after
+        self.stalled = 0  # requests held (and never counted) by stall_after
+        self._unstalled = threading.Event()
+        self._admitted = 0
         self._httpd = ThreadingHTTPServer((host, port), self._handler())
         self._httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
@@ -88,13 +103,31 @@ class ChatServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    def unstall(self) -> None:
+        """Drop every stalled request unanswered (and stall no more)."""
+        self._unstalled.set()
+
+    def _stall(self) -> bool:
+        """True when this request must be held and dropped (beyond `stall_after`)."""
+        with self._lock:
+            if self.stall_after is None or self._unstalled.is_set() or self._admitted < self.stall_after:
+                self._admitted += 1
+                return False
+            self.stalled += 1
+        self._unstalled.wait()
+        return True
+
     # -- decisions, under the lock ---------------------------------------------------
-    def _decide(self, body: dict[str, Any]) -> tuple[int, str | None]:
+    def _decide(self, body: dict[str, Any], crowded: bool = False) -> tuple[int, str | None]:
         text = last_user_text(body)
         with self._lock:
             self.requests += 1
             self.per_prompt[prompt_key(body)] += 1
             self.bodies.append(body)
+            if crowded:
+                self.failures += 1
+                self.throttled += 1
+                return 429, None
             for needle, status in self.fail_when.items():
                 if needle in text:
                     self.failures += 1
@@ -137,9 +170,20 @@ class ChatServer:
                 if not self.path.rstrip("/").endswith("/chat/completions"):
                     self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
                     return
-                if server.latency:
-                    time.sleep(server.latency)
-                status, text = server._decide(body)
+                if server._stall():
+                    self.close_connection = True  # dropped: no answer, not counted
+                    return
+                with server._lock:
+                    server.in_flight += 1
+                    server.peak_in_flight = max(server.peak_in_flight, server.in_flight)
+                    crowded = server.max_in_flight is not None and server.in_flight > server.max_in_flight
+                try:
+                    if server.latency:
+                        time.sleep(server.latency)
+                    status, text = server._decide(body, crowded)
+                finally:
+                    with server._lock:
+                        server.in_flight -= 1
                 if status != 200:
                     headers = {"Retry-After": str(server.retry_after)} if status == 429 else {}
                     self._send(status, {"error": {"message": f"test server says {status}",

@@ -4,6 +4,8 @@ pytester directory)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -51,7 +53,7 @@ ANSWERS = textwrap.dedent('''
 
     def improved1_flip1(req):
         # one item newly wrong and one newly right compared with `baseline_two_wrong`
-        return _answer(req, {"s001::q1", "s042::q3"})
+        return _answer(req, {"s001::q1", "s003::q3"})
 
     def baseline_two_wrong(req):
         return _answer(req, {"s001::q1", "s002::q2"})
@@ -78,3 +80,19 @@ def setup_project(pytester: pytest.Pytester, scenarios: int = SCENARIOS) -> Path
 def run(pytester: pytest.Pytester, answerer: str, *args: str) -> pytest.RunResult:
     return pytester.runpytest(f"--tom-model=python:answers.py:{answerer}", "-p", "no:cacheprovider",
                               *args)
+
+
+def save_baseline_in(directory: Path, answerer: str = "right") -> Path:
+    """Run the suite in a fresh directory (a real pytest process) and save its baseline."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    (directory / "gate-demo.tom.yaml").write_text(suite_yaml(), encoding="utf-8")
+    (directory / "answers.py").write_text(ANSWERS, encoding="utf-8")
+    path = directory / "baseline.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", f"--tom-model=python:answers.py:{answerer}",
+         f"--tom-save-baseline={path}", "-p", "no:cacheprovider", "-q"],
+        cwd=directory, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"tom baseline saved: {path}" in proc.stdout
+    return path

@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from gate_support import SUITE, run, setup_project
+from gate_support import SUITE, run, save_baseline_in, setup_project
 
 XDIST = ["", "-n 2"]
 
@@ -17,17 +17,19 @@ def _args(extra: str) -> list[str]:
     return extra.split() if extra else []
 
 
-@pytest.fixture
-def baseline(pytester: pytest.Pytester) -> Path:
-    """The JSON report of the always-right answerer, saved with --tom-save-baseline."""
-    setup_project(pytester)
-    path = pytester.path / "baseline.json"
-    result = run(pytester, "right", f"--tom-save-baseline={path}")
-    assert result.ret == 0
-    result.stdout.fnmatch_lines([f"tom baseline saved: {path}"])
+@pytest.fixture(scope="module")
+def baseline_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The JSON report of the always-right answerer, saved with --tom-save-baseline (once)."""
+    path = save_baseline_in(tmp_path_factory.mktemp("baseline"))
     data = json.loads(path.read_text(encoding="utf-8"))
     assert data["totals"]["turn"] == 1.0 and len(data["items"]) == 500
     return path
+
+
+@pytest.fixture
+def baseline(pytester: pytest.Pytester, baseline_file: Path) -> Path:
+    setup_project(pytester)
+    return baseline_file
 
 
 def test_same_answers_as_baseline_pass(pytester: pytest.Pytester, baseline: Path) -> None:
@@ -68,10 +70,10 @@ def test_one_flipped_item_passes_unless_the_test_is_off(
     result = run(pytester, "flip1", f"--tom-baseline={baseline}", *_args(xdist))
     assert result.ret == 0
     result.stdout.fnmatch_lines([
+        "  newly wrong: gate-demo::s042::q3",
         "passed totals:turn  baseline 1.000  current 0.998  delta -0.002 (allowed drop 0.000)  "
         "p 1 (McNemar, 1 newly wrong / 0 newly right of 500 paired, alpha 0.05)  "
         "-- worse by 0.002, but not significant (p 1 > alpha 0.05)",
-        "  newly wrong: gate-demo::s042::q3",
         "tom gates: all 4 passed",
     ])
     result = run(pytester, "flip1", f"--tom-baseline={baseline}", "--tom-alpha=1", *_args(xdist))
@@ -82,54 +84,66 @@ def test_one_flipped_item_passes_unless_the_test_is_off(
     ])
 
 
+@pytest.fixture
+def small(pytester: pytest.Pytester) -> Path:
+    """A 100-item version of the suite (20 scenarios) and a baseline of the right answerer."""
+    setup_project(pytester, scenarios=20)
+    path = pytester.path / "small-baseline.json"
+    assert run(pytester, "right", f"--tom-save-baseline={path}").ret == 0
+    return path
+
+
 def test_drop_within_allowance_passes_even_when_significant(
-        pytester: pytest.Pytester, baseline: Path) -> None:
-    result = run(pytester, "goal10", f"--tom-baseline={baseline}", "--tom-max-drop=0.2")
+        pytester: pytest.Pytester, small: Path) -> None:
+    # goal10 on 20 scenarios: turn 0.90 (-0.10), goal 0.50 (-0.50), p = 2 / 2**10
+    result = run(pytester, "goal10", f"--tom-baseline={small}", "--tom-max-drop=0.6")
     assert result.ret == 0
-    result = run(pytester, "goal10", f"--tom-baseline={baseline}",
-                 "--tom-max-drop=0.2,gate-demo:goal=0.05")  # a per-suite override
+    result.stdout.fnmatch_lines(["passed totals:goal  baseline 1.000  current 0.500*p 0.001953*"])
+    result = run(pytester, "goal10", f"--tom-baseline={small}",
+                 "--tom-max-drop=0.6,gate-demo:goal=0.4,turn=0.05")  # per-metric overrides
     assert result.ret == 1
-    result.stdout.fnmatch_lines(["FAILED gate-demo:goal*allowed drop 0.050*",
-                                 "tom gates: 1 of 4 failed"])
+    result.stdout.fnmatch_lines(["FAILED totals:turn*allowed drop 0.050*",
+                                 "FAILED gate-demo:goal*allowed drop 0.400*",
+                                 "tom gates: 2 of 4 failed"])
 
 
-def test_changes_that_cancel_out_are_not_a_significant_drop(pytester: pytest.Pytester) -> None:
-    setup_project(pytester)
+def test_changes_that_cancel_out_are_not_a_drop(pytester: pytest.Pytester) -> None:
+    setup_project(pytester, scenarios=4)
     base = pytester.path / "b.json"
-    assert run(pytester, "baseline_two_wrong", f"--tom-save-baseline={base}").ret == 0
+    saved = run(pytester, "baseline_two_wrong", f"--tom-save-baseline={base}", "--tom-items=report")
+    assert saved.ret == 0
     result = run(pytester, "improved1_flip1", f"--tom-baseline={base}", "--tom-alpha=1")
-    # same turn accuracy: one newly wrong, one newly right -> no drop at all
+    # the same turn accuracy: one newly wrong, one newly right
     assert result.ret == 0
     result.stdout.fnmatch_lines(["*1 newly wrong, 1 newly right*",
-                                 "  newly wrong: gate-demo::s042::q3",
+                                 "  newly wrong: gate-demo::s003::q3",
                                  "  newly right: gate-demo::s002::q2"])
 
 
-def test_new_and_removed_items_are_listed(pytester: pytest.Pytester, baseline: Path) -> None:
-    result = run(pytester, "right", f"--tom-baseline={baseline}", "-k", "not s007",
+def test_new_and_removed_items_are_listed(pytester: pytest.Pytester, small: Path) -> None:
+    result = run(pytester, "right", f"--tom-baseline={small}", "-k", "not s007",
                  f"--tom-markdown={pytester.path / 'summary.md'}")
     assert result.ret == 0
-    result.stdout.fnmatch_lines(["*495 paired, 0 newly wrong, 0 newly right, 0 new, 5 removed",
+    result.stdout.fnmatch_lines(["*95 paired, 0 newly wrong, 0 newly right, 0 new, 5 removed",
                                  "  removed: gate-demo::s007::q1"])
     md = (pytester.path / "summary.md").read_text(encoding="utf-8")
     assert "<summary>removed (5)</summary>" in md and "`gate-demo::s007::q5`" in md
 
 
-@pytest.mark.parametrize("xdist", ["", "-n 2"])
-def test_thresholds_on_totals_suites_and_families(pytester: pytest.Pytester, xdist: str) -> None:
-    setup_project(pytester)
+def test_thresholds_on_totals_suites_and_families(pytester: pytest.Pytester) -> None:
+    setup_project(pytester, scenarios=20)
     result = run(pytester, "goal10", "--tom-fail-under",
-                 "turn=0.95,*:goal=0.95,generic.tag.even.turn>=0.99,errors=0", *_args(xdist))
+                 "turn=0.9,*:goal=0.6,generic.tag.even.turn>=0.95,errors=0")
     assert result.ret == 1
-    result.assert_outcomes(passed=490, xfailed=10)
+    result.assert_outcomes(passed=90, xfailed=10)
     out = result.stdout.str()
     result.stdout.fnmatch_lines([
-        "FAILED gate-demo:goal  required >= 0.95  current 0.900  delta -0.050  p n/a (threshold)"
-        "  [from *:goal=0.95]  -- below the required 0.95",
-        "FAILED gate-demo:tag.even.turn  required >= 0.99  current 0.980*",
+        "FAILED gate-demo:goal  required >= 0.6  current 0.500  delta -0.100  p n/a (threshold)"
+        "  [from *:goal=0.6]  -- below the required 0.6",
+        "FAILED gate-demo:tag.even.turn  required >= 0.95  current 0.900*",
         "tom gates: 2 of 4 failed",
     ])
-    assert "passed totals:turn  required >= 0.95  current 0.980" in out
+    assert "passed totals:turn  required >= 0.9  current 0.900" in out
     assert "passed totals:errors  required <= 0  current 0" in out
 
 
@@ -143,19 +157,24 @@ def test_unknown_metric_after_the_run_is_a_usage_error(pytester: pytest.Pytester
         "tom gates: usage error: unknown metric 'gate-demo:tag.evn.turn' (did you mean "
         "'tag.even.turn'?)*",
     ])
-
-
-def test_unknown_totals_metric_is_refused_before_the_run(pytester: pytest.Pytester) -> None:
-    setup_project(pytester, scenarios=4)
-    result = run(pytester, "right", "--tom-fail-under=trun=0.5")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*unknown metric 'trun' for the totals (did you mean 'turn'?)*"])
     result = run(pytester, "right", "--tom-fail-under=nosuch-suite:turn=0.5")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stdout.fnmatch_lines(["*no suite named 'nosuch-suite' ran*suites: gate-demo"])
-    result = run(pytester, "right", "--tom-baseline=missing.json")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--tom-baseline missing.json: no such file*"])
+
+
+def test_bad_gate_options_are_refused_before_the_run(pytester: pytest.Pytester) -> None:
+    setup_project(pytester, scenarios=4)
+    for args, message in [
+        (["--tom-fail-under=trun=0.5"], "*unknown metric 'trun' for the totals (did you mean 'turn'?)*"),
+        (["--tom-fail-under=turn=70"], "*turn is a fraction between 0 and 1; write 0.7 or 70%*"),
+        (["--tom-baseline=missing.json"], "*--tom-baseline missing.json: no such file*"),
+        (["--tom-max-drop=0.1"], "*--tom-max-drop needs --tom-baseline*"),
+        (["--tom-alpha=0"], "*--tom-alpha 0: the significance level must be above 0*"),
+    ]:
+        result = run(pytester, "right", *args)
+        assert result.ret == pytest.ExitCode.USAGE_ERROR, args
+        result.stderr.fnmatch_lines([message])
+        assert "passed" not in result.stdout.str()
 
 
 def test_items_mode(pytester: pytest.Pytester) -> None:
@@ -199,7 +218,7 @@ def test_junit_properties_and_no_raw_response(pytester: pytest.Pytester) -> None
              for c in ET.fromstring(text).iter("testcase")}
     assert len(cases) == 20
     props = {p.get("name"): p.get("value") for p in cases["s000::q1"].iter("property")}
-    # s000::q1: gold yes (0 + 1 odd), answered "No, ..." -> wrong, parsed "no"
+    # s000::q1: gold yes (0 + 1 is odd), answered "No, ..." -> wrong, parsed "no"
     assert props == {"tom_suite": "gate-demo", "tom_kind": "yes_no", "tom_correct": "false",
                      "tom_parsed": "no"}
     assert cases["s000::q1"].find("skipped").get("type") == "pytest.xfail"
@@ -207,19 +226,19 @@ def test_junit_properties_and_no_raw_response(pytester: pytest.Pytester) -> None
     assert props["tom_correct"] == "true" and props["tom_parsed"] == "no"
 
 
-def test_markdown_summary(pytester: pytest.Pytester, baseline: Path) -> None:
+def test_markdown_summary(pytester: pytest.Pytester, small: Path) -> None:
     md_path = pytester.path / "out" / "summary.md"
-    result = run(pytester, "goal10", f"--tom-baseline={baseline}", "--tom-max-drop=0.05",
+    result = run(pytester, "goal10", f"--tom-baseline={small}", "--tom-max-drop=0.05",
                  "--tom-fail-under=turn=0.9", f"--tom-markdown={md_path}")
     assert result.ret == 1
     result.stdout.fnmatch_lines([f"tom markdown summary: {md_path}"])
     md = md_path.read_text(encoding="utf-8")
     assert md.startswith("## pytest-tom: python:answers.py:goal10\n")
-    assert "❌ **2 of 5 gates failed** · exit status 1" in md
-    assert ("| ❌ fail | `totals:goal` | baseline | 1.000 | 0.900 | -0.100 | 0.050 | "
-            "0.001953 (10 worse / 0 better of 500) |") in md
-    assert "| ✅ pass | `totals:turn` | threshold | >= 0.900 | 0.980 | +0.080 |" in md
-    assert "| `gate-demo` | generic | 500 | 98.0% | 90.0% (90/100) | 0 | 0 | 0.0% |" in md
+    assert "❌ **4 of 5 gates failed** · exit status 1" in md
+    assert ("| ❌ fail | `totals:goal` | baseline | 1.000 | 0.500 | -0.500 | 0.050 | "
+            "0.001953 (10 worse / 0 better of 100) |") in md
+    assert "| ✅ pass | `totals:turn` | threshold | >= 0.900 | 0.900 | +0.000 |" in md
+    assert "| `gate-demo` | generic | 100 | 90.0% | 50.0% (10/20) | 0 | 0 | 0.0% |" in md
     assert "<summary>newly wrong (10)</summary>" in md and "- `gate-demo::s009::q1`" in md
 
 

@@ -243,10 +243,10 @@ def _question(split: str, index: int, entry: Any, shape: tuple[str, str | None, 
         _check_container(where, text, extra, sc, conv, problems)
     places = [[sc["original_place"], *aliases.get("original", [])],
               [sc["new_place"], *aliases.get("new", [])]]
-    if gold_label(genre, answer, places) is None:
-        if genre != "loc_fine" or not _alias(where, str(answer), sc, aliases, conv):
-            problems.append(f"{where}: answer {answer!r} is not an answer of a {genre} question")
-            return None
+    known = gold_label(genre, answer, places) is not None
+    if not known and (genre != "loc_fine" or not _alias(where, str(answer), sc, aliases, conv)):
+        problems.append(f"{where}: answer {answer!r} is not an answer of a {genre} question")
+        return None
     q["ask"] = text
     q["answer"] = answer
     q["source"] = {"split": split, "index": index}

@@ -50,12 +50,12 @@ def _sentence(doc: str) -> Field:
     return Field(Str(), required=True, doc=doc)
 
 
-EVENT = Obj(what="event block (event, aware, not_aware)", fields={
+EVENT = Obj(what="block of an event (event, aware, not_aware)", fields={
     "event": _sentence("the event, one sentence"),
     "aware": _sentence("the agent perceives the event, one sentence"),
     "not_aware": _sentence("the agent does not perceive the event, one sentence"),
 })
-ACTION = Obj(what="action block (new_state, initial_state)", fields={
+ACTION = Obj(what="block of actions (new_state, initial_state)", fields={
     "new_state": _sentence("what the agent does when it knows the new state, one sentence"),
     "initial_state": _sentence("what the agent does while it believes the initial state"),
 })
@@ -94,12 +94,17 @@ class BigTomFamily(Family):
         templates = data.get("scenarios") or []
         check_unique_ids(templates, ("scenarios",), ck, "template")
         for ti, t in enumerate(templates):
+            if not isinstance(t, dict):
+                continue  # the schema has reported it
             base = ("scenarios", ti)
             for block, what in (("belief_question", "answers"), ("action_question", "answers"),
                                 ("causal_event", "percepts"), ("random_event", "percepts"),
                                 ("action", "actions")):
                 a, b = ("new_state", "initial_state") if block == "action" else (AWARE, NOT_AWARE)
-                if normalise(t[block][a]) == normalise(t[block][b]):
+                pair = t.get(block)
+                if not isinstance(pair, dict) or not all(isinstance(pair.get(k), str) for k in (a, b)):
+                    continue  # missing or malformed: the schema has reported it
+                if normalise(pair[a]) == normalise(pair[b]):
                     path = (*base, block, b)
                     ck.error(path, f"{describe(path)}: the {a} and {b} {what} of "
                              f"{describe((*base, block))} are the same; the two must differ "

@@ -2,7 +2,11 @@
 
 Answer rules: `choices` + `answer` (lettered options, shuffled per item with the
 seed unless `shuffle: false`), `yes_no`, `names` (the exact set of characters,
-from the scenario's `characters`), and `contains` / `excludes` (whole words).
+from the scenario's `characters`), `contains` / `excludes` (whole words), and
+`json_final` / `wrong` (a JSON answer with a top-level `final` object, judged per
+object as in the robustness family; see `pytest_tom.scoring.json_final`).
+A question's `meta:` mapping travels with its item to the aggregation: items
+converted from ToMi carry `meta.tomi` and get a question type x story type table.
 """
 
 from __future__ import annotations
@@ -12,13 +16,16 @@ from typing import Any
 
 from pytest_tom.families.base import (
     Family,
+    FamilyResult,
     Message,
     ScoringContext,
     Settings,
     single_call,
     two_calls,
 )
+from pytest_tom.families.generic_tomi import tomi_result
 from pytest_tom.outcome import UNPARSEABLE, Outcome
+from pytest_tom.scoring import json_final
 from pytest_tom.scoring.choice import LETTERS, parse_choice
 from pytest_tom.scoring.names import mentioned_names
 from pytest_tom.scoring.text import after_last, has_words
@@ -40,7 +47,7 @@ from pytest_tom.suite.schema import (
     describe,
 )
 
-RULES = ("choices", "yes_no", "names", "contains")
+RULES = ("choices", "yes_no", "names", "contains", "json_final")
 TAG = Str(pattern=IDENT, pattern_hint="a tag is an identifier: a letter, then letters, digits or _")
 
 QUESTION = Obj(
@@ -55,6 +62,9 @@ QUESTION = Obj(
         "names": Field(ListOf(Str(), unique=True)),
         "contains": Field(ListOf(Str(), min_len=1)),
         "excludes": Field(ListOf(Str(), min_len=1)),
+        "json_final": Field(Any_(), doc="object -> right answer (or a list of accepted ones)"),
+        "wrong": Field(Any_(), doc="object -> answer(s) that must not appear (with json_final)"),
+        "meta": Field(Any_(), doc="plain data carried to the aggregation"),
         "tags": Field(ListOf(TAG)),
     },
 )
@@ -79,6 +89,7 @@ INSTRUCTIONS = {
     "yes_no": "Answer yes or no.",
     "names": "Answer with the names of the characters only.",
     "contains": "Answer in a few words.",
+    "json_final": "",  # built from the asked objects: json_final.instruction(keys)
 }
 
 
@@ -124,7 +135,7 @@ class GenericFamily(Family):
         rules = rule_of(q)
         if not rules:
             ck.error(qpath, f"{describe(qpath)}: missing answer: give one answer rule "
-                     f"(choices + answer, yes_no, names, or contains)")
+                     f"(choices + answer, yes_no, names, contains, or json_final)")
             return
         if len(rules) > 1:
             ck.error(qpath, f"{describe(qpath)}: more than one answer rule ({', '.join(rules)}); "
@@ -148,6 +159,13 @@ class GenericFamily(Family):
         if "excludes" in q and rule != "contains":
             ck.error((*qpath, "excludes"), f"{describe((*qpath, 'excludes'))}: 'excludes' goes with "
                      f"'contains'", key=True)
+        if "wrong" in q and rule != "json_final":
+            ck.error((*qpath, "wrong"), f"{describe((*qpath, 'wrong'))}: 'wrong' goes with "
+                     f"'json_final'", key=True)
+        if "meta" in q and not isinstance(q["meta"], dict):
+            ck.error((*qpath, "meta"), f"{describe((*qpath, 'meta'))}: expected a mapping of plain data")
+        if rule == "json_final":
+            _check_answer_map(q, qpath, ck)
         if rule == "names":
             chars = sc.get("characters")
             if not isinstance(chars, list) or not chars:
@@ -192,9 +210,13 @@ class GenericFamily(Family):
             gold = ("yes" if v else "no") if isinstance(v, bool) else v
         elif rule == "names":
             gold = [str(n) for n in q["names"]]
+        elif rule == "json_final":
+            gold = {str(k): _texts(v) for k, v in q["json_final"].items()}
+            meta["wrong"] = {str(k): _texts(v) for k, v in (q.get("wrong") or {}).items()}
         else:
             gold = {"contains": [str(w) for w in q["contains"]],
                     "excludes": [str(w) for w in q.get("excludes", [])]}
+        meta = {**(q.get("meta") or {}), **meta}
         data = {"context": sc["context"], "characters": [str(c) for c in sc.get("characters", [])]}
         return ItemSpec(
             id=item_id, suite=suite.name, family=self.name, scenario=str(sc["id"]), kind=kind,
@@ -209,7 +231,7 @@ class GenericFamily(Family):
         return "\n".join(parts)
 
     def conversation(self, item: ItemSpec, method: str, responses: list[str]) -> list[Message] | None:
-        instruction = INSTRUCTIONS[item.kind]
+        instruction = INSTRUCTIONS[item.kind] or json_final.instruction(list(item.gold))
         if method == "cot":
             first = [{"role": "user", "content": f"{self.prompt(item)}\n\nLet's think step by step."}]
             return two_calls(first, f"Therefore, the answer is: ({instruction})", responses)
@@ -217,6 +239,10 @@ class GenericFamily(Family):
         return single_call([{"role": "user", "content": msg}], responses)
 
     def score(self, item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
+        if item.kind == "json_final":
+            verdict = json_final.score_final(response, item.gold, item.meta.get("wrong"))
+            return Outcome(correct=verdict.correct, parsed=verdict.parsed or None,
+                           error=UNPARSEABLE if verdict.unparseable else None, detail=verdict.detail)
         text = after_last(response, ("Answer:", "the answer is:")).strip()
         if not text:
             return Outcome(correct=False, error=UNPARSEABLE, detail="empty answer")
@@ -244,3 +270,31 @@ class GenericFamily(Family):
         present = [w for w in gold["excludes"] if has_words(text, w)]
         detail = "; ".join(filter(None, [missing and f"missing {missing}", present and f"has {present}"]))
         return Outcome(correct=not missing and not present, parsed=text, detail=detail)
+
+    def aggregate(self, records: list[dict[str, Any]], settings: Settings) -> FamilyResult:
+        return tomi_result(records)
+
+
+def _check_answer_map(q: dict[str, Any], qpath: tuple[Any, ...], ck: Checker) -> None:
+    """`json_final:` / `wrong:` map object names to an answer or a list of answers."""
+    for name in ("json_final", "wrong"):
+        value = q.get(name)
+        if value is None:
+            continue
+        path = (*qpath, name)
+        good = isinstance(value, dict) and value and all(
+            isinstance(v, str | int | float) and not isinstance(v, bool) or (
+                isinstance(v, list) and v and all(isinstance(x, str | int | float) for x in v))
+            for v in value.values())
+        if not good:
+            ck.error(path, f"{describe(path)}: expected a mapping of objects to an answer or a list "
+                     f"of answers, e.g. {{box: marbles}}")
+        elif name == "wrong":
+            extra = [k for k in value if k not in (q.get("json_final") or {})]
+            if extra:
+                ck.error(path, f"{describe(path)}: {extra!r} not asked in json_final; wrong "
+                         f"answers belong to asked objects")
+
+
+def _texts(value: Any) -> str | list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else str(value)

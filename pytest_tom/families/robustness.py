@@ -95,7 +95,7 @@ class RobustnessFamily(Family):
                         ck.error((*path, "scenes", i, "answer"), "answer: expected a role, unknown, "
                                  "an answer text or a list of accepted answer texts")
             _, problems = self._scenes(stage, si)
-            for path, message in problems:
+            for path, message in dict.fromkeys(problems):  # stage-level ones repeat per scenery
                 ck.error(path, f"stage {stage['id']!r}: {message}")
 
     def expand(self, suite: Suite, data: dict[str, Any], settings: Settings,

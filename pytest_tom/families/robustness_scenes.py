@@ -33,6 +33,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_tom.suite.schema import did_you_mean
+
 VARIANTS = ("story", "true_belief", "informed", "visible")
 EDITED_VARIANTS = VARIANTS[1:]
 BINDINGS = ("orig", "swap")
@@ -141,8 +143,9 @@ class SceneryBuilder:
         known = set(roles) | {"agent", "protagonist"}
         bad = sorted({p for p in placeholders(text) if p.lower() not in known})
         if bad:
+            hint = did_you_mean(bad[0].lower(), known) if len(bad) == 1 else ""
             self.error(path, f"{what}: unknown placeholder{'s' if len(bad) > 1 else ''} "
-                       f"{', '.join('{' + b + '}' for b in bad)}; known: "
+                       f"{', '.join('{' + b + '}' for b in bad)}{hint}; known: "
                        f"{', '.join('{' + k + '}' for k in sorted(known))}")
             return False
         return True
@@ -152,8 +155,8 @@ class SceneryBuilder:
         if value in binding or (allow_unknown and value == UNKNOWN):
             return True
         options = sorted(binding) + ([UNKNOWN] if allow_unknown else [])
-        self.error(path, f"{what}: {value!r} is not a role of the objects; use one of "
-                   f"{', '.join(options)}")
+        self.error(path, f"{what}: {value!r} is not a role of the objects"
+                   f"{did_you_mean(value, options)}; use one of {', '.join(options)}")
         return False
 
     def _merge_variant(self, name: str, sc: dict[str, Any], sc_path: Path_) -> _Variant:

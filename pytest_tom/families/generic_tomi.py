@@ -1,0 +1,41 @@
+"""The summary table of suites converted from ToMi: accuracy per question type x story type.
+
+Items written by `pytest-tom convert tomi` carry `meta.tomi = {question_type,
+story_type}`; the generic family's aggregate adds this table (and the flat
+metrics `tomi.<question type>.<story type>`) when such items are present.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_tom.families.base import FamilyResult, MetricTable
+from pytest_tom.metrics.accuracy import Record
+from pytest_tom.metrics.crosstab import accuracies, crosstab, ordered, table_rows
+
+QUESTION_TYPES = (
+    "memory", "reality",
+    "first_order_0_no_tom", "first_order_0_tom", "first_order_1_no_tom", "first_order_1_tom",
+    "second_order_0_no_tom", "second_order_0_tom", "second_order_1_no_tom", "second_order_1_tom",
+)
+STORY_TYPES = ("true_belief", "false_belief", "second_order_false_belief")
+
+
+def _tomi(rec: Record, field: str) -> str | None:
+    meta: Any = rec["item"].get("meta", {}).get("tomi")
+    return str(meta[field]) if isinstance(meta, dict) and field in meta else None
+
+
+def tomi_result(records: list[Record]) -> FamilyResult:
+    """The ToMi table for the records that carry a `tomi` meta (an empty result otherwise)."""
+    cells = crosstab(records, lambda r: _tomi(r, "question_type"), lambda r: _tomi(r, "story_type"))
+    if not cells:
+        return FamilyResult()
+    qtypes = ordered({k[0] for k in cells} - {"all"}, QUESTION_TYPES)
+    stypes = ordered({k[1] for k in cells} - {"all"}, STORY_TYPES)
+    metrics = {f"tomi.{q}.{s}.turn": acc for (q, s), acc in accuracies(cells).items()}
+    table = MetricTable(
+        "ToMi accuracy by question type x story type",
+        ["question type", *stypes, "all"], table_rows(cells, qtypes, stypes),
+        "cells: accuracy (right/judged); tom = the question needs the agent's (false) belief")
+    return FamilyResult(metrics=metrics, tables=[table])

@@ -1,0 +1,225 @@
+"""The runner on its own: concurrency, retries, deadlines, adaptive concurrency, sharing.
+
+Fake backends count what they are asked; the loopback chat server stands for a
+real endpoint where the HTTP side matters (status codes, Retry-After).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import pytest
+from chat_server import ChatServer
+from runner_support import expected_right, number_of, respond
+
+from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest, SamplingParams
+from pytest_tom.cache import ResponseCache
+from pytest_tom.runner import AdaptiveLimit, Runner
+
+
+def one_call(prompt: str, params: SamplingParams | None = None) -> Any:
+    request = ModelRequest(messages=[{"role": "user", "content": prompt}],
+                           params=params or SamplingParams())
+    return lambda responses: None if responses else request
+
+
+class Scripted(Backend):
+    """Answers "ok:<prompt>" after `latency`; fails per `script[prompt]` (a list of errors to
+    raise, in order, before answering). Records peak concurrency and calls per prompt."""
+
+    name = "scripted"
+    cacheable = True
+
+    def __init__(self, latency: float = 0.0, script: dict[str, list[BackendError]] | None = None):
+        self.model = "fake"
+        self.latency = latency
+        self.script = {k: list(v) for k, v in (script or {}).items()}
+        self.calls: dict[str, int] = {}
+        self.times: dict[str, list[float]] = {}
+        self.active = 0
+        self.peak = 0
+
+    async def acomplete(self, request: ModelRequest) -> ModelReply:
+        prompt = request.prompt
+        self.calls[prompt] = self.calls.get(prompt, 0) + 1
+        self.times.setdefault(prompt, []).append(time.perf_counter())
+        self.active += 1
+        self.peak = max(self.peak, self.active)
+        try:
+            if self.latency:
+                await asyncio.sleep(self.latency)
+            errors = self.script.get(prompt)
+            if errors:
+                raise errors.pop(0)
+            return ModelReply(text=f"ok:{prompt}", usage={"prompt_tokens": 3, "completion_tokens": 1,
+                                                          "total_tokens": 4})
+        finally:
+            self.active -= 1
+
+
+def run_all(runner: Runner, prompts: list[str]) -> dict[str, Any]:
+    futures = {p: runner.submit(p, one_call(p)) for p in prompts}
+    try:
+        return {p: f.result(timeout=60) for p, f in futures.items()}
+    finally:
+        runner.close()
+
+
+def err(status: int, retry_after: float | None = None) -> BackendError:
+    retryable = status == 429 or status >= 500
+    return BackendError(f"HTTP {status}", status=status, retryable=retryable, retry_after=retry_after)
+
+
+def test_at_most_concurrency_requests_in_flight_and_all_answered() -> None:
+    backend = Scripted(latency=0.02)
+    prompts = [f"p{i}" for i in range(60)]
+    out = run_all(Runner(backend, concurrency=7), prompts)
+    assert backend.peak == 7
+    assert all(out[p].final == f"ok:{p}" and out[p].requests == 1 for p in prompts)
+    assert sum(backend.calls.values()) == 60
+
+
+def test_retryable_failures_are_retried_and_retry_after_is_honoured() -> None:
+    backend = Scripted(script={"a": [err(500), err(503)], "b": [err(429, retry_after=0.3)]})
+    runner = Runner(backend, concurrency=4, retries=3, backoff=0.01)
+    out = run_all(runner, ["a", "b", "c"])
+    assert out["a"].final == "ok:a" and out["a"].requests == 3 and out["a"].retries == 2
+    assert out["b"].final == "ok:b" and out["b"].retries == 1
+    first, second = backend.times["b"]
+    assert second - first >= 0.3  # waited as the server asked
+    assert runner.stats.retries == 3 and runner.stats.errors == 0
+
+
+def test_other_4xx_fail_at_once_and_retries_are_bounded() -> None:
+    bad = BackendError("HTTP 400: bad request", status=400, retryable=False)
+    backend = Scripted(script={"bad": [bad], "down": [err(500)] * 10})
+    runner = Runner(backend, retries=2, backoff=0.0)
+    out = run_all(runner, ["bad", "down", "fine"])
+    assert backend.calls["bad"] == 1 and out["bad"].error == "HTTP 400: bad request"
+    assert backend.calls["down"] == 3  # the first try and two retries
+    assert "gave up after 3 attempts" in out["down"].error
+    assert out["fine"].error is None
+    assert runner.stats.errors == 2
+    assert sorted(k for k, _ in runner.failures) == ["bad", "down"]
+
+
+def test_the_deadline_bounds_a_request_and_its_retries() -> None:
+    backend = Scripted(latency=0.0, script={"slow": [err(429, retry_after=5.0)]})
+    runner = Runner(backend, retries=5, deadline=1.0)
+    start = time.perf_counter()
+    out = run_all(runner, ["slow"])
+    assert time.perf_counter() - start < 1.0  # a 5 s Retry-After cannot fit: fail now
+    assert "would pass the deadline" in out["slow"].error
+    hung = Scripted(latency=30.0)
+    runner = Runner(hung, deadline=0.3)
+    start = time.perf_counter()
+    out = run_all(runner, ["hang"])
+    assert time.perf_counter() - start < 5
+    assert "deadline" in out["hang"].error
+
+
+def test_a_backend_exception_is_an_error_not_a_crash() -> None:
+    class Broken(Scripted):
+        async def acomplete(self, request: ModelRequest) -> ModelReply:
+            raise ZeroDivisionError("boom")
+
+    out = run_all(Runner(Broken()), ["x"])
+    assert out["x"].error == "ZeroDivisionError: boom"
+
+
+def test_identical_calls_in_flight_are_shared_and_keys_never_run_twice() -> None:
+    backend = Scripted(latency=0.05)
+    runner = Runner(backend, concurrency=8)
+    # two items whose prompts are identical, and one key submitted twice
+    f1 = runner.submit("item-1", one_call("same"))
+    f2 = runner.submit("item-2", one_call("same"))
+    f3 = runner.submit("item-1", one_call("same"))
+    assert f1 is f3
+    assert f1.result(10).final == f2.result(10).final == "ok:same"
+    runner.close()
+    assert backend.calls == {"same": 1}
+    assert f1.result().cached + f2.result().cached == 1
+
+
+def test_adaptive_limit_halves_on_repeated_429s_and_recovers() -> None:
+    async def scenario() -> None:
+        lim = AdaptiveLimit(16)
+        epoch = await lim.acquire()
+        lim.release()
+        lim.throttled(epoch)
+        assert lim.limit == 16  # one 429 is not "repeated"
+        lim.throttled(epoch)
+        assert lim.limit == 8 and lim.lowered == 1
+        lim.throttled(epoch)
+        lim.throttled(epoch)  # requests sent before the cut do not cut again
+        assert lim.limit == 8
+        epoch = await lim.acquire()
+        lim.release()
+        lim.throttled(epoch)
+        lim.throttled(epoch)
+        assert lim.limit == 4
+        for _ in range(200):  # the 429s stop: it grows back to the maximum
+            lim.succeeded()
+        assert lim.limit == 16
+
+    asyncio.run(scenario())
+
+
+def test_adaptive_limit_hands_slots_over_in_order() -> None:
+    async def scenario() -> list[int]:
+        lim = AdaptiveLimit(2)
+        order: list[int] = []
+
+        async def task(i: int) -> None:
+            await lim.acquire()
+            order.append(i)
+            await asyncio.sleep(0.01)
+            assert lim.active <= lim.limit
+            lim.release()
+
+        await asyncio.gather(*(task(i) for i in range(6)))
+        assert lim.active == 0
+        return order
+
+    assert asyncio.run(scenario()) == list(range(6))
+
+
+def _openai_runner(server: ChatServer, tmp_path: Any, **kw: Any) -> Runner:
+    from pytest_tom.backends import create_backend
+
+    backend = create_backend("openai:test-model", {"base_url": server.base_url, "timeout": 10})
+    cache = ResponseCache(tmp_path / "cache", mode="on")
+    return Runner(backend, cache=cache, **kw)
+
+
+def numbers_conversation(i: int) -> Any:
+    return one_call(f"Is the number {i} even?")
+
+
+def test_20_percent_500_and_429_every_call_answered_once(tmp_path: Any) -> None:
+    with ChatServer(respond, failure_rate=0.2, retry_after=0.01, seed=7) as server:
+        runner = _openai_runner(server, tmp_path, concurrency=16, retries=10, backoff=0.01)
+        futures = [runner.submit(f"n{i}", numbers_conversation(i)) for i in range(120)]
+        comps = [f.result(60) for f in futures]
+        runner.close()
+        right = sum(1 for i, c in enumerate(comps)
+                    if (c.final == "Yes.") == (i % 2 == 0))
+        assert all(c.error is None for c in comps)
+        assert right == expected_right(120)
+        assert server.failures > 0
+        assert server.requests - server.failures == 120  # each answer asked for once
+
+
+def test_server_throttling_lowers_the_concurrency(tmp_path: Any) -> None:
+    with ChatServer(respond, latency=0.03, max_in_flight=4, retry_after=0.02) as server:
+        runner = _openai_runner(server, tmp_path, concurrency=32, retries=30, backoff=0.01)
+        futures = [runner.submit(f"n{i}", numbers_conversation(i)) for i in range(80)]
+        comps = [f.result(60) for f in futures]
+        lowered, lowest = runner.limiter.lowered, runner.limiter.lowest
+        runner.close()
+        assert all(c.error is None for c in comps)
+        assert server.throttled > 0
+        assert lowered >= 1 and lowest <= 16
+        assert {number_of(b) for b in server.bodies} == set(range(80))
