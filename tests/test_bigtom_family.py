@@ -270,3 +270,30 @@ def test_joint_score_counts_pairs_both_right() -> None:
 def test_joint_score_refuses_ambiguous_keys() -> None:
     with pytest.raises(ValueError, match="pairing key"):
         pair([rec("1", "tb", True), rec("1", "tb", False)])
+
+
+# -- the worked example of the docs is what the family does ----------------------------------------
+def test_docs_worked_example_matches_the_family(tmp_path: Path) -> None:
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "families" / "bigtom.md").read_text(
+        encoding="utf-8")
+    block = doc.split("```yaml\n", 1)[1].split("```", 1)[0]
+    path = tmp_path / "example.tom.yaml"
+    path.write_text(block, encoding="utf-8")
+    items = {it.id: it for it in load_suite(path).items}
+    assert len(items) == 25
+    template = yaml.safe_load(block)["scenarios"][0]
+    conditions = {i.split("::")[1] for i in items}
+    rows = [[c.strip() for c in line.split("|")[1:5]] for line in doc.splitlines()
+            if line.startswith("| `") and line.split("|")[1].strip().strip("`") in conditions]
+    assert len(rows) == 25
+    for cond, tail, question, right in rows:
+        it = items[f"breakfast-milk::{cond.strip('`')}"]
+        assert it.gold == right, cond
+        assert it.question == template[f"{question}_question"]["ask"], cond
+        if cond != "`percept_to_belief`":
+            keys = [k.strip().split(".") for k in tail.split("+")]
+            assert it.data["story"].endswith(" ".join(template[a][b] for a, b in keys)), cond
+    bundled = {it.id: it for it in load_suite(BUNDLED).items}
+    shown = doc.split("```text\n", 1)[1].split("```", 1)[0].strip()
+    assert shown == bundled["breakfast-milk::forward_belief.false_belief.no_init"].data["text"]
+    assert shown == items["breakfast-milk::forward_belief.false_belief.no_init"].data["text"]

@@ -1,0 +1,213 @@
+"""`pytest-tom convert opentom` on the authors' split files, and the naive baselines of the
+paper (Table 2) reproduced on the converted data."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import TESTS, load_report, shared_data
+from opentom_support import expected_mixed_figures
+
+from pytest_tom.cli import main as cli
+from pytest_tom.convert.opentom import ConvertError, convert, dump
+from pytest_tom.families.base import ScoringContext, Settings
+from pytest_tom.families.opentom import OpenTomFamily
+from pytest_tom.loading import load_suite
+
+SUPPORT = TESTS / "opentom_support.py"
+SPLITS = {"location_cg_fo": 1192, "location_cg_so": 1192, "location_fg_fo_new": 2384,
+          "location_fg_so_new": 1192, "multihop_fo": 3576, "multihop_so": 3576, "attitude": 596}
+
+
+def opentom_dir() -> Path:
+    return shared_data("opentom", "meta_data.json").parent
+
+
+def test_full_conversion_counts() -> None:
+    conv = convert(opentom_dir())
+    assert conv.narratives == 596
+    assert conv.questions == 13708 == sum(SPLITS.values())
+    assert conv.per_split == SPLITS
+    assert conv.per_genre == {"loc_coarse": 2384, "loc_fine": 3576, "mhop_fullness": 4768,
+                              "mhop_accessibility": 2384, "attitude": 596}
+    scenarios = conv.document["scenarios"]
+    assert all(len(sc["questions"]) == 23 for sc in scenarios)
+    assert Counter(sc["observed"] for sc in scenarios) == {False: 343, True: 253}
+    first = scenarios[0]
+    assert first["source"] == {"dataset": "OpenToM", "key": first["id"]}
+    assert {"personality", "preferences", "intention", "narrative"} <= first.keys()
+    # the one fine answer spelled unlike its place is kept as an alias, and said so
+    assert any("kept as an alias" in n for n in conv.notes)
+
+
+def test_long_conversion(tmp_path: Path) -> None:
+    conv = convert(opentom_dir(), long=True)
+    assert conv.narratives == 100 and conv.questions == 2300
+    assert conv.document["defaults"] == {"narrative": "long"}
+    assert conv.document["suite"] == "opentom-long"
+    path = tmp_path / "long.tom.yaml"
+    path.write_text(dump(conv.document), encoding="utf-8")
+    suite = load_suite(path)
+    sc = conv.document["scenarios"][0]
+    item = suite.items[0]
+    assert item.data["narrative"] == sc["long_narrative"] != sc["narrative"]
+    assert item.meta["narrative"] == "long"
+
+
+def test_cli_writes_a_valid_suite(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli(["convert", "opentom", str(opentom_dir()), "-o", str(tmp_path), "--limit", "3"]) == 0
+    out = capsys.readouterr().out
+    path = tmp_path / "opentom.tom.yaml"
+    assert f"{path}: 3 narratives, 69 questions" in out
+    assert "location_fg_fo_new.json        12 questions" in out
+    suite = load_suite(path)
+    assert len(suite.items) == 69 and suite.family == "opentom"
+    assert cli(["validate", str(path)]) == 0
+
+
+def small_copy(tmp_path: Path, keys: int = 2) -> tuple[Path, dict[str, Any]]:
+    """The first narratives of every file, in a folder of their own (for breaking them)."""
+    src = opentom_dir()
+    meta = json.loads((src / "meta_data.json").read_text(encoding="utf-8"))
+    chosen = list(meta)[:keys]
+    out = tmp_path / "opentom"
+    out.mkdir()
+    files: dict[str, Any] = {}
+    for f in src.glob("*.json"):
+        if f.name == "meta_data_long.json":
+            continue
+        data = json.loads(f.read_text(encoding="utf-8"))
+        files[f.stem] = {k: data[k] for k in chosen}
+    for stem, data in files.items():
+        (out / f"{stem}.json").write_text(json.dumps(data), encoding="utf-8")
+    return out, files
+
+
+def test_broken_input_names_file_narrative_and_question(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    folder, files = small_copy(tmp_path)
+    key = next(iter(files["meta_data"]))
+    files["location_cg_fo"][key][1]["question"] = "From Nobody's perspective, is it there?"
+    files["multihop_so"][key][0]["answer"] = "rather full"
+    del files["attitude"][key][0]
+    for stem in ("location_cg_fo", "multihop_so", "attitude"):
+        (folder / f"{stem}.json").write_text(json.dumps(files[stem]), encoding="utf-8")
+    with pytest.raises(ConvertError) as info:
+        convert(folder)
+    text = str(info.value)
+    assert f"location_cg_fo.json, narrative '{key}', question 2: expected a question from" in text
+    assert f"multihop_so.json, narrative '{key}', question 1: answer 'rather full'" in text
+    assert f"attitude.json, narrative '{key}': 0 questions, expected 1" in text
+    assert cli(["convert", "opentom", str(folder), "-o", str(tmp_path / "out")]) == 1
+    assert "cannot convert the OpenToM files" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_missing_split_file_is_named(tmp_path: Path) -> None:
+    folder, _ = small_copy(tmp_path)
+    (folder / "multihop_fo.json").unlink()
+    with pytest.raises(ConvertError, match=r"multihop_fo\.json: missing"):
+        convert(folder)
+
+
+# -- the paper's naive baselines ----------------------------------------------------------
+
+PAPER = {  # Table 2: (random, majority)
+    "loc_coarse.first": (0.491, 0.416), "loc_coarse.second": (0.467, 0.381),
+    "loc_fine.first": (0.000, 0.003), "loc_fine.second": (0.000, 0.002),
+    "mhop.first": (0.345, 0.182), "mhop.second": (0.323, 0.219), "attitude": (0.328, 0.174),
+}
+
+
+@pytest.fixture(scope="module")
+def converted(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Any], list[dict[str, Any]]]:
+    conv = convert(opentom_dir())
+    path = tmp_path_factory.mktemp("opentom") / "opentom.tom.yaml"
+    path.write_text(dump(conv.document), encoding="utf-8")
+    items = load_suite(path).items
+    return items, [it.summary() for it in items]
+
+
+def baseline(converted: tuple[list[Any], list[dict[str, Any]]], kind: str,
+             options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Answer every question with the majority / a random gold answer of its genre and order
+    (for Loc_fine: a place), score with the family, aggregate in process."""
+    items, summaries = converted
+    pools: dict[tuple[Any, ...], Counter[str]] = defaultdict(Counter)
+    key = (lambda it: (it.kind, it.meta["order"], it.meta["role"] == "narrator"))
+    for it in items:
+        pools[key(it)][str(it.gold)] += 1
+    rng = random.Random(0)
+    family = OpenTomFamily()
+    settings = Settings(options=options or {})
+    ctx = ScoringContext(settings)
+    records = []
+    for it, summary in zip(items, summaries, strict=True):
+        pool = pools[key(it)]
+        text = pool.most_common(1)[0][0] if kind == "majority" else rng.choice(sorted(pool))
+        records.append({"item": summary, "outcome": family.score(it, text, ctx).to_dict()})
+    return family.aggregate(records, settings).metrics
+
+
+def test_majority_baseline_matches_the_paper(converted: Any) -> None:
+    m = baseline(converted, "majority")
+    for key, (_, paper) in PAPER.items():
+        assert m[f"f1.{key}"] == pytest.approx(paper, abs=0.0025), key
+
+
+def test_random_baseline_is_near_the_paper(converted: Any) -> None:
+    m = baseline(converted, "random")
+    for key, (paper, _) in PAPER.items():
+        assert m[f"f1.{key}"] == pytest.approx(paper, abs=0.035), key
+
+
+def test_majority_baseline_under_the_samples_protocol(converted: Any) -> None:
+    m = baseline(converted, "majority", {"opentom_protocol": "samples", "opentom_samples": 5,
+                                         "opentom_sample_size": 50})
+    assert m["f1_mean.loc_coarse.first"] == pytest.approx(0.416, abs=0.03)
+    assert m["f1_mean.attitude"] == pytest.approx(0.174, abs=0.03)
+    assert 0 < m["f1_std.attitude"] < 0.1
+
+
+# -- a slice of the converted data through pytest -----------------------------------------
+
+@pytest.fixture
+def slice_suite(tmp_path: Path) -> Path:
+    out = tmp_path / "suites"
+    assert cli(["convert", "opentom", str(opentom_dir()), "-o", str(out), "--limit", "12"]) == 0
+    return out / "opentom.tom.yaml"
+
+
+def run_slice(pytester: pytest.Pytester, suite: Path, answerer: str, *args: str) -> dict[str, Any]:
+    pytester.makeini("[pytest]\n")
+    local = pytester.path / suite.name
+    shutil.copy(suite, local)
+    report = pytester.path / "report.json"
+    result = pytester.runpytest(str(local), f"--tom-model=python:{SUPPORT}:{answerer}",
+                                f"--tom-report={report}", "-p", "no:cacheprovider", *args)
+    assert result.ret in (0, 1), result.stdout.str()[-2000:]
+    return load_report(report)["suites"]["opentom"]
+
+
+def test_slice_right_answers_with_the_samples_protocol(pytester: pytest.Pytester,
+                                                       slice_suite: Path) -> None:
+    suite = run_slice(pytester, slice_suite, "right", "--tom-opentom-protocol=samples",
+                      "--tom-opentom-samples=2", "--tom-opentom-sample-size=5")
+    m = suite["metrics"]
+    assert m["items"] == 12 * 23 and m["correct"] == m["items"]
+    assert m["f1.loc_fine.first"] == 1.0 and m["f1_mean.loc_fine.first"] == 1.0
+    assert m["f1_std.mhop.second"] == 0.0
+    assert suite["info"]["opentom protocol"].startswith("2 disjoint samples of 5 narratives")
+
+
+def test_slice_mixed_answers_under_xdist(pytester: pytest.Pytester, slice_suite: Path) -> None:
+    pytest.importorskip("xdist")
+    suite = run_slice(pytester, slice_suite, "mixed", "-n", "2")
+    for name, value in expected_mixed_figures(slice_suite).items():
+        assert suite["metrics"][name] == pytest.approx(value), name
