@@ -100,6 +100,10 @@ OPTIONS: list[Opt] = [
     # -- bigtom ----------------------------------------------------------------------
     # -- robustness ------------------------------------------------------------------
     # -- local model -----------------------------------------------------------------
+    Opt("threads", "CPU threads of the local model (--tom-model=local); default: the usable "
+        "cores divided among the xdist workers", convert=int, metavar="N"),
+    Opt("local_ctx", "context window of the local model in tokens (default 8192); longer "
+        "prompts are error outcomes", convert=int, metavar="N"),
     # -- gating ----------------------------------------------------------------------
     Opt("fail_under", "thresholds on metrics of the JSON report, comma-separated: "
         "turn=0.7 (totals), <suite>:goal=0.5, *:turn=0.6 (every suite), fantom.all_star=0.05 "

@@ -47,6 +47,10 @@ def prompt_key(body: dict[str, Any]) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()[:16]
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256  # many clients connect at once (the default of 5 refuses some)
+
+
 class ChatServer:
     def __init__(self, responder: Responder | None = None, *, latency: float = 0.0,
                  failure_rate: float = 0.0, failure_statuses: tuple[int, ...] = (500, 429),
@@ -76,7 +80,9 @@ class ChatServer:
         self.stalled = 0  # requests held (and never counted) by stall_after
         self._unstalled = threading.Event()
         self._admitted = 0
-        self._httpd = ThreadingHTTPServer((host, port), self._handler())
+        self.first_arrival: float | None = None  # time.perf_counter() of the first request
+        self.last_reply: float | None = None  # ... and of the last answer sent
+        self._httpd = _Server((host, port), self._handler())
         self._httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
 
@@ -170,6 +176,9 @@ class ChatServer:
                 if not self.path.rstrip("/").endswith("/chat/completions"):
                     self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
                     return
+                with server._lock:
+                    if server.first_arrival is None:
+                        server.first_arrival = time.perf_counter()
                 if server._stall():
                     self.close_connection = True  # dropped: no answer, not counted
                     return
@@ -201,6 +210,8 @@ class ChatServer:
                     "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                               "total_tokens": prompt_tokens + completion_tokens},
                 })
+                with server._lock:
+                    server.last_reply = time.perf_counter()
 
         return Handler
 

@@ -96,6 +96,17 @@ def generic_right(req: Any) -> str:
     raise ValueError(item.kind)
 
 
+def generic_wrong(req: Any) -> str:
+    """json_final questions: the wrong answer, or only the first asked object."""
+    item = req.item
+    if item.kind != "json_final":
+        return generic_right(req)
+    if item.meta.get("wrong"):
+        return marked(wrong_answer(item))
+    key, value = next(iter(item.gold.items()))
+    return marked({key: first(value)})
+
+
 def reality_tracker(req: Any) -> str:
     """Answers every ToMi question with the object's true location: right on reality and
     on questions that need no theory of mind, wrong on memory and on `_tom` questions."""

@@ -48,8 +48,9 @@ def test_same_answers_as_baseline_pass(pytester: pytest.Pytester, baseline: Path
 def test_ten_points_worse_on_goal_fails_naming_the_metric(
         pytester: pytest.Pytester, baseline: Path, xdist: str) -> None:
     # goal drops by 0.10 (10 of 100 scenarios), turn by 0.02: only goal exceeds 0.05
+    xml = pytester.path / "junit.xml"
     result = run(pytester, "goal10", f"--tom-baseline={baseline}", "--tom-max-drop=0.05",
-                 *_args(xdist))
+                 f"--junitxml={xml}", *_args(xdist))
     assert result.ret == 1
     result.assert_outcomes(passed=490, xfailed=10)  # wrong answers are expected outcomes
     out = result.stdout.str()
@@ -62,6 +63,9 @@ def test_ten_points_worse_on_goal_fails_naming_the_metric(
     ])
     assert "passed totals:turn  baseline 1.000  current 0.980  delta -0.020" in out
     assert "newly wrong: gate-demo::s000::q1" in out
+    # the per-item JUnit properties travel from xdist workers too
+    assert junit_properties(xml, "s000::q1") == {
+        "tom_suite": SUITE, "tom_kind": "yes_no", "tom_correct": "false", "tom_parsed": "no"}
 
 
 @pytest.mark.parametrize("xdist", XDIST)
@@ -207,22 +211,32 @@ def test_request_errors_still_show_in_report_mode(pytester: pytest.Pytester) -> 
     result.stdout.fnmatch_lines(["*the backend broke*"])
 
 
+def junit_cases(xml: Path) -> dict[str, ET.Element]:
+    """`s000::q1` -> its <testcase> element."""
+    root = ET.fromstring(xml.read_text(encoding="utf-8"))
+    return {c.get("classname", "").split(".")[-1] + "::" + c.get("name", ""): c
+            for c in root.iter("testcase")}
+
+
+def junit_properties(xml: Path, case: str) -> dict[str, str | None]:
+    return {p.get("name", ""): p.get("value") for p in junit_cases(xml)[case].iter("property")}
+
+
 def test_junit_properties_and_no_raw_response(pytester: pytest.Pytester) -> None:
     setup_project(pytester, scenarios=4)
     xml = pytester.path / "junit.xml"
-    result = run(pytester, "secret", "--tom-fail-under=turn=0", f"--junitxml={xml}", "-n", "2")
+    result = run(pytester, "secret", "--tom-fail-under=turn=0", f"--junitxml={xml}")
     assert result.ret == 0
-    text = xml.read_text(encoding="utf-8")
-    assert "sk-test-SECRET123" not in text
-    cases = {c.get("classname", "").split(".")[-1] + "::" + c.get("name", ""): c
-             for c in ET.fromstring(text).iter("testcase")}
+    assert "sk-test-SECRET123" not in xml.read_text(encoding="utf-8")
+    cases = junit_cases(xml)
     assert len(cases) == 20
-    props = {p.get("name"): p.get("value") for p in cases["s000::q1"].iter("property")}
-    # s000::q1: gold yes (0 + 1 is odd), answered "No, ..." -> wrong, parsed "no"
-    assert props == {"tom_suite": "gate-demo", "tom_kind": "yes_no", "tom_correct": "false",
-                     "tom_parsed": "no"}
-    assert cases["s000::q1"].find("skipped").get("type") == "pytest.xfail"
-    props = {p.get("name"): p.get("value") for p in cases["s000::q2"].iter("property")}
+    # s000::q1: gold yes (0 + 1 is odd), answered "No, and by the way ..." -> wrong, parsed "no"
+    assert junit_properties(xml, "s000::q1") == {
+        "tom_suite": "gate-demo", "tom_kind": "yes_no", "tom_correct": "false", "tom_parsed": "no"}
+    skipped = cases["s000::q1"].find("skipped")
+    assert skipped is not None and skipped.get("type") == "pytest.xfail"
+    assert skipped.get("message") == "wrong answer: no; expected yes"
+    props = junit_properties(xml, "s000::q2")
     assert props["tom_correct"] == "true" and props["tom_parsed"] == "no"
 
 

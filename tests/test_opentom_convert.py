@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import shutil
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -65,7 +66,7 @@ def test_cli_writes_a_valid_suite(tmp_path: Path, capsys: pytest.CaptureFixture[
     out = capsys.readouterr().out
     path = tmp_path / "opentom.tom.yaml"
     assert f"{path}: 3 narratives, 69 questions" in out
-    assert "location_fg_fo_new.json        12 questions" in out
+    assert re.search(r"location_fg_fo_new\.json +12 questions", out)
     suite = load_suite(path)
     assert len(suite.items) == 69 and suite.family == "opentom"
     assert cli(["validate", str(path)]) == 0
@@ -140,7 +141,10 @@ def baseline(converted: tuple[list[Any], list[dict[str, Any]]], kind: str,
     (for Loc_fine: a place), score with the family, aggregate in process."""
     items, summaries = converted
     pools: dict[tuple[Any, ...], Counter[str]] = defaultdict(Counter)
-    key = (lambda it: (it.kind, it.meta["order"], it.meta["role"] == "narrator"))
+
+    def key(it: Any) -> tuple[Any, ...]:
+        return it.kind, it.meta["order"], it.meta["role"] == "narrator"
+
     for it in items:
         pools[key(it)][str(it.gold)] += 1
     rng = random.Random(0)
@@ -195,19 +199,12 @@ def run_slice(pytester: pytest.Pytester, suite: Path, answerer: str, *args: str)
     return load_report(report)["suites"]["opentom"]
 
 
-def test_slice_right_answers_with_the_samples_protocol(pytester: pytest.Pytester,
-                                                       slice_suite: Path) -> None:
-    suite = run_slice(pytester, slice_suite, "right", "--tom-opentom-protocol=samples",
+def test_slice_mixed_answers_through_pytest(pytester: pytest.Pytester, slice_suite: Path) -> None:
+    suite = run_slice(pytester, slice_suite, "mixed", "--tom-opentom-protocol=samples",
                       "--tom-opentom-samples=2", "--tom-opentom-sample-size=5")
     m = suite["metrics"]
-    assert m["items"] == 12 * 23 and m["correct"] == m["items"]
-    assert m["f1.loc_fine.first"] == 1.0 and m["f1_mean.loc_fine.first"] == 1.0
-    assert m["f1_std.mhop.second"] == 0.0
-    assert suite["info"]["opentom protocol"].startswith("2 disjoint samples of 5 narratives")
-
-
-def test_slice_mixed_answers_under_xdist(pytester: pytest.Pytester, slice_suite: Path) -> None:
-    pytest.importorskip("xdist")
-    suite = run_slice(pytester, slice_suite, "mixed", "-n", "2")
+    assert m["items"] == 12 * 23
     for name, value in expected_mixed_figures(slice_suite).items():
-        assert suite["metrics"][name] == pytest.approx(value), name
+        assert m[name] == pytest.approx(value), name
+    assert m["f1_mean.loc_coarse.first"] is not None and m["f1_std.loc_coarse.first"] >= 0
+    assert suite["info"]["opentom protocol"].startswith("2 disjoint samples of 5 narratives")

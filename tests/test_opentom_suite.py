@@ -236,3 +236,33 @@ def test_bundled_golds_follow_the_documented_rules() -> None:
                 assert a == (moved if k else "equally full"), where
             elif (q["order"], role) != ("second", "mover"):
                 assert (a == "equally accessible") == (not k or "equally" in a), where
+
+
+def test_failed_requests_count_as_wrong_and_skipped_items_do_not_count(tmp_path: Path) -> None:
+    path = write(tmp_path, """\
+      - {genre: loc_coarse, order: first, perspective: mover, answer: "No"}
+      - {genre: loc_coarse, order: first, perspective: observer, answer: "Yes"}
+      - {genre: loc_fine, order: first, perspective: mover, answer: the sink}
+""")
+    mover, observer, fine = load_suite(path).items
+    fam = OpenTomFamily()
+    settings = Settings()
+    ctx = ScoringContext(settings)
+
+    def rec(item: object, outcome: dict) -> dict:
+        return {"item": item.summary(), "outcome": outcome}
+
+    records = [
+        rec(mover, fam.score(mover, "No.", ctx).to_dict()),
+        rec(observer, {"correct": False, "parsed": None, "value": None,
+                       "error": "request_failed", "detail": "timeout", "extra": {}}),
+        rec(fine, {"correct": None, "parsed": None, "value": None,
+                   "error": "unavailable", "detail": "skipped", "extra": {}}),
+    ]
+    m = fam.aggregate(records, settings).metrics
+    # gold No, No-answer right; gold Yes, no answer: F1(No) = 1, F1(Yes) = 0
+    assert m["f1.loc_coarse.first"] == 0.5
+    assert m["parse_failure.loc_coarse.first"] == 0.0  # a failed request is no parse failure
+    assert m["items.loc_fine.first"] == 0 and m["f1.loc_fine.first"] is None
+    assert m["role_gap.loc_coarse.first"] == 1.0
+    assert m["faithfulness_pairs.first"] == 0  # the fine answer was skipped: no pair

@@ -47,9 +47,13 @@ def test_one_wrong_scene_per_scenery_under_xdist(pytester: pytest.Pytester) -> N
                  f"--tom-report={report}")
     result.assert_outcomes(passed=1083, failed=5)
     result.stdout.fnmatch_lines([
+        "*Table 1*",
+        "late label * 7 * 112 * 112 * 0 * 100.00% * 50.00%",
         "automatic change knowledge * 5 * 80 * 75 * 0 * 93.75% * 50.00%",
-        "automatic change knowledge * 5 * 0 * 0.00% *",
+        "*Table 2*",
         "late label * 7 * 7 * 100.00% *",
+        "automatic change knowledge * 5 * 0 * 0.00% *",
+        "overall * 68 * 63 * 92.65% *",
     ])
     m = load_report(report)["suites"]["robustness"]["metrics"]
     assert m[f"class.{WRONG_CLASS}.goal"] == 0.0
@@ -75,7 +79,8 @@ def test_answer_styles_extracted_or_unparseable(pytester: pytest.Pytester) -> No
     m = data["suites"]["robustness"]["metrics"]
     assert m["unparseable"] == len(STYLE_UNPARSEABLE)
     assert m["parse_failure_rate"] == len(STYLE_UNPARSEABLE) / 16
-    result.stdout.fnmatch_lines(["unparseable answer [robustness · *]*"])
+    result.stdout.fnmatch_lines(["unparseable answer ?robustness · belief?",
+                                 "*parsed:   None  (between the JSON markers: broken JSON*"])
 
 
 def test_generic_suite_with_json_final(pytester: pytest.Pytester) -> None:
@@ -101,8 +106,13 @@ scenarios:
 """, encoding="utf-8")
     result = run(pytester, str(suite), "generic_right")
     result.assert_outcomes(passed=3)
-    result = run(pytester, str(suite), "styled")  # no markers nor JSON for these kinds
-    result.assert_outcomes(failed=3)
+    report = pytester.path / "r.json"
+    result = run(pytester, str(suite), "generic_wrong", f"--tom-report={report}")
+    result.assert_outcomes(passed=1, failed=2)
+    outcomes = {r["item"]["id"]: r["outcome"] for r in load_report(report)["items"]}
+    assert outcomes["tin::belief"]["correct"] is False and outcomes["tin::belief"]["error"] is None
+    assert outcomes["tin::both"]["error"] == "unparseable"  # the 'label' entry is missing
+    assert outcomes["tin::plain"]["correct"] is True
 
 
 def test_generic_json_final_checks(tmp_path: Path) -> None:

