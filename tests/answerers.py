@@ -6,6 +6,7 @@ always right, or wrong on a known, deterministic subset.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 WRONG_SCENARIO_MARK = "WRONG"
@@ -22,6 +23,9 @@ def gold_text(item: Any) -> str:
         return ", ".join(item.gold) if item.gold else "Nobody."
     if item.kind == "contains":
         return " ".join(item.gold["contains"])
+    if item.kind == "json_final":
+        final = {obj: answers[0] for obj, answers in item.gold.items()}
+        return "===BEGIN JSON===\n" + json.dumps({"final": final}) + "\n===END JSON==="
     raise ValueError(f"no gold text for kind {item.kind}")
 
 

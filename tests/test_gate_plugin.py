@@ -80,7 +80,9 @@ def test_one_flipped_item_passes_unless_the_test_is_off(
         "-- worse by 0.002, but not significant (p 1 > alpha 0.05)",
         "tom gates: all 4 passed",
     ])
-    result = run(pytester, "flip1", f"--tom-baseline={baseline}", "--tom-alpha=1", *_args(xdist))
+    if xdist:
+        return  # the verdict is taken on the controller: one -n 2 run shows the same numbers
+    result = run(pytester, "flip1", f"--tom-baseline={baseline}", "--tom-alpha=1")
     assert result.ret == 1
     result.stdout.fnmatch_lines([
         "FAILED totals:turn  baseline 1.000  current 0.998  delta -0.002*test off (alpha 1)*",

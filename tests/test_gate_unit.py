@@ -13,15 +13,8 @@ import pytest
 
 from pytest_tom.aggregate import aggregate
 from pytest_tom.families.base import Settings
-from pytest_tom.gate import (
-    GateConfig,
-    GateSpecError,
-    MetricRef,
-    evaluate,
-    load_baseline,
-    parse_max_drop,
-    parse_thresholds,
-)
+from pytest_tom.gate import GateConfig, evaluate, load_baseline
+from pytest_tom.gate_spec import GateSpecError, MetricRef, parse_max_drop, parse_thresholds
 from pytest_tom.metrics import mcnemar
 from pytest_tom.metrics.mcnemar import mcnemar_exact, pair_records
 from pytest_tom.outcome import Outcome

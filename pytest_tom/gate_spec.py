@@ -1,0 +1,175 @@
+"""The gate options as written: metric names (totals, suite, every suite, family),
+thresholds (`turn=0.7,errors<=0`) and allowed drops (`0.02,goal=0.05`).
+
+Parsing only; what the names resolve to is decided after aggregation (`gate.py`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from pytest_tom.metrics.accuracy import accuracy_block
+from pytest_tom.suite.schema import did_you_mean
+
+TOTALS = "totals"
+TOTALS_METRICS: tuple[str, ...] = tuple(accuracy_block([]))
+LOWER_IS_BETTER = frozenset({"errors", "unparseable", "wrong", "skipped", "parse_failure_rate"})
+RATES = frozenset({"turn", "goal", "parse_failure_rate"})  # core metrics that are fractions
+_ENTRY = re.compile(r"^(?P<ref>[^=<>\s]+)\s*(?P<op>>=|<=|=)\s*(?P<value>\S+)$")
+
+
+class GateSpecError(ValueError):
+    """A gate option that cannot be used (a usage error, exit status 4)."""
+
+
+# -- addressing metrics ------------------------------------------------------------------
+@dataclass(frozen=True)
+class MetricRef:
+    """A metric name as written in a gate option: totals, one suite, every suite, or a family."""
+
+    metric: str
+    suite: str | None = None  # a suite name, or "*" for every suite
+    family: str | None = None
+    text: str = ""
+
+    @property
+    def is_totals(self) -> bool:
+        return self.suite is None and self.family is None
+
+
+def family_names() -> set[str]:
+    """Names that make `<name>.<metric>` a family-qualified metric."""
+    from pytest_tom import families
+
+    return set(families.BUILTIN) | set(families.available())
+
+
+def is_core(metric: str) -> bool:
+    return metric in TOTALS_METRICS or metric == "parse_failure_rate" or metric.startswith("tag.")
+
+
+def lower_is_better(metric: str) -> bool:
+    return metric.rsplit(".", 1)[-1] in LOWER_IS_BETTER
+
+
+def is_rate(metric: str) -> bool:
+    return metric.rsplit(".", 1)[-1] in RATES and is_core(metric)
+
+
+def parse_ref(text: str, known_families: set[str]) -> MetricRef:
+    text = text.strip()
+    if not text:
+        raise GateSpecError("empty metric name")
+    if ":" in text:
+        scope, _, metric = text.partition(":")
+        if not scope or not metric:
+            raise GateSpecError(f"{text!r}: write <suite>:<metric>, e.g. my-suite:turn")
+        if scope == TOTALS:
+            ref = MetricRef(metric, text=text)
+        else:
+            return MetricRef(metric, suite=scope, text=text)
+    else:
+        head, dot, rest = text.partition(".")
+        if dot and rest and head in known_families:
+            return MetricRef(rest, family=head, text=text)
+        ref = MetricRef(text, text=text)
+    if ref.metric not in TOTALS_METRICS:
+        raise GateSpecError(
+            f"unknown metric {ref.metric!r} for the totals{did_you_mean(ref.metric, TOTALS_METRICS)}; "
+            f"the totals have: {', '.join(TOTALS_METRICS)}. A suite's metrics are named "
+            f"<suite>:<metric>, *:<metric> (every suite) or <family>.<metric> "
+            f"(families: {', '.join(sorted(known_families))})")
+    return ref
+
+
+def parse_number(text: str, where: str) -> float:
+    text = text.strip()
+    try:
+        value = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+    except ValueError:
+        raise GateSpecError(f"{where}: {text!r} is not a number (write 0.7 or 70%)") from None
+    if not math.isfinite(value):
+        raise GateSpecError(f"{where}: {text!r} is not a finite number")
+    return value
+
+
+def _entries(spec: str) -> list[str]:
+    return [e.strip() for e in spec.split(",") if e.strip()]
+
+
+@dataclass(frozen=True)
+class Threshold:
+    ref: MetricRef
+    op: str  # ">=" (a floor) or "<=" (a ceiling)
+    value: float
+    text: str
+
+
+def parse_thresholds(spec: str | None, known_families: set[str]) -> list[Threshold]:
+    """`turn=0.7,fantom.all_star>=0.05,my-suite:errors<=0` -> thresholds (GateSpecError if bad)."""
+    out: list[Threshold] = []
+    for entry in _entries(spec or ""):
+        m = _ENTRY.match(entry)
+        if not m:
+            raise GateSpecError(f"--tom-fail-under: {entry!r} is not <metric>=<value> "
+                                f"(e.g. turn=0.7,goal>=0.1,errors<=0)")
+        ref = parse_ref(m["ref"], known_families)
+        value = parse_number(m["value"], f"--tom-fail-under {entry!r}")
+        op = m["op"]
+        if op == "=":
+            op = "<=" if lower_is_better(ref.metric) else ">="
+        if is_rate(ref.metric) and not 0 <= value <= 1:
+            raise GateSpecError(f"--tom-fail-under {entry!r}: {ref.metric} is a fraction between "
+                                f"0 and 1; write {value / 100:g} or {value:g}%")
+        out.append(Threshold(ref, op, value, entry))
+    return out
+
+
+@dataclass
+class DropSpec:
+    """Allowed worsening per metric: a default and overrides (`0.02,goal=0.05`)."""
+
+    default: float = 0.0
+    overrides: list[tuple[MetricRef, float]] = field(default_factory=list)
+
+    def allowed(self, suite: str | None, family: str | None, metric: str) -> float:
+        """The most specific override: suite, then family, then `*:`; totals by bare name."""
+        ranked: list[tuple[int, float]] = []
+        for ref, value in self.overrides:
+            if ref.metric != metric:
+                continue
+            if suite is None:
+                if ref.is_totals:
+                    ranked.append((0, value))
+            elif ref.suite == suite:
+                ranked.append((0, value))
+            elif ref.family is not None and ref.family == family:
+                ranked.append((1, value))
+            elif ref.suite == "*":
+                ranked.append((2, value))
+        return min(ranked)[1] if ranked else self.default
+
+
+def parse_max_drop(spec: str | None, known_families: set[str]) -> DropSpec:
+    out = DropSpec()
+    seen_default = False
+    for entry in _entries(spec or ""):
+        if "=" not in entry:
+            if seen_default:
+                raise GateSpecError(f"--tom-max-drop: two default values ({entry!r}); give one "
+                                    f"number and per-metric overrides as <metric>=<value>")
+            out.default = _drop_value(entry, entry)
+            seen_default = True
+            continue
+        ref_text, _, value = entry.partition("=")
+        out.overrides.append((parse_ref(ref_text, known_families), _drop_value(value, entry)))
+    return out
+
+
+def _drop_value(text: str, entry: str) -> float:
+    value = parse_number(text, f"--tom-max-drop {entry!r}")
+    if value < 0:
+        raise GateSpecError(f"--tom-max-drop {entry!r}: an allowed drop cannot be negative")
+    return value
