@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -54,15 +55,20 @@ def main() -> int:
                    "--tom-retries=10", "--tom-backoff=0.05", "--tom-report=report.json",
                    "-p", "no:randomly"]
             start = time.perf_counter()
+            server_cpu = time.process_time()
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            out, err = proc.stdout, proc.stderr
+            client_cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
             total = time.perf_counter() - start
+            server_cpu = time.process_time() - server_cpu
             span = (server.last_reply or 0) - (server.first_arrival or 0)
             requests, failures = server.requests, server.failures
-        out = proc.stdout
         m = re.search(r"tom requests: (\d+)/(\d+) .*done in ([\d.]+)s", out)
         m_right = re.search(r"^all +(\d+) +(\d+)", out, re.M)
     if m is None or m_right is None:
-        print(out[-3000:], proc.stderr[-2000:])
+        print(out[-3000:], err[-2000:])
         print("FAILED: the run did not print its request line or its scores")
         return 1
     plugin_time = float(m.group(3))
@@ -76,6 +82,7 @@ def main() -> int:
     print(f"request phase (server)  {span:.2f} s  = {span / ideal:.2f} × ideal")
     print(f"request phase (plugin)  {plugin_time:.1f} s  = {plugin_time / ideal:.2f} × ideal")
     print(f"whole pytest process    {total:.2f} s (start-up, collection, requests, scoring, report)")
+    print(f"CPU time: pytest {client_cpu:.2f} s (whole process), test server {server_cpu:.2f} s")
     print(f"right answers           {right} (expected {expected_right(args.n)})")
     ok = span / ideal <= TARGET and plugin_time / ideal <= TARGET + 0.05 and right == expected_right(args.n)
     print(f"target ≤ {TARGET}× ideal:     {'met' if ok else 'NOT met'}")

@@ -107,6 +107,12 @@ def load_baseline(path: str) -> dict[str, Any]:
             and isinstance(data.get("items"), list)):
         raise GateSpecError(f"{where}: not a pytest-tom report (expected format "
                             f"'pytest-tom-report/1' with suites, totals and items)")
+    for i, rec in enumerate(data["items"]):
+        item = rec.get("item") if isinstance(rec, dict) else None
+        if not (isinstance(item, dict) and isinstance(item.get("suite"), str)
+                and isinstance(item.get("id"), str) and isinstance(rec.get("outcome"), dict)):
+            raise GateSpecError(f"{where}: items[{i}] is not an item record (expected "
+                                f"{{item: {{suite, id, ...}}, outcome: {{...}}}})")
     return data
 
 
@@ -316,7 +322,8 @@ def _compare(cfg: GateConfig, results: dict[str, Any], records: list[dict[str, A
         else:
             before = _number(base["suites"].get(suite, {}).get("metrics", {}).get(metric))
             family = results["suites"][suite]["family"]
-        cmp: Comparison = pairing.changes(_scope(suite, metric), measured=not is_core(metric))
+        cmp: Comparison = pairing.changes(_scope(suite, metric), measured=not is_core(metric),
+                                          suite=suite)
         res = GateResult("baseline", suite, metric, current, True,
                          baseline=before, allowed=cfg.drops.allowed(suite, family, metric),
                          p_value=cmp.p_value, newly_wrong=len(cmp.worse),

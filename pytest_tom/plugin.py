@@ -59,6 +59,16 @@ def pytest_collect_file(file_path: Any, parent: pytest.Collector) -> pytest.Coll
 
 
 @pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session) -> Any:
+    if get_session(session.config) is None:
+        return (yield)
+    from pytest_tom.speed import collection_gc
+
+    with collection_gc():  # large suites: no GC passes over the tree being built
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
 def pytest_runtestloop(session: pytest.Session) -> Any:
     """Broken suites do not stop the others: their collection errors are set aside while the
     items run (pytest would otherwise interrupt the run) and counted again afterwards."""
@@ -113,6 +123,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if tom is None:
         return
     tom.close()
+    from pytest_tom.speed import release
+
+    release()  # the collected tree frozen after collection goes back to the GC
     if tom.is_worker:
         return
     import time

@@ -34,16 +34,36 @@ def run(pytester: pytest.Pytester, answerer: str, *args: str) -> tuple[pytest.Ru
     return result, load_report(report)
 
 
-@pytest.fixture(scope="module")
-def embed() -> Any:
-    """Cosine similarity straight from the sentence-transformers model (not pytest-tom's code)."""
-    model = get_embedder(None).model
+@pytest.fixture(scope="module", autouse=True)
+def embedder() -> Any:
+    """The model, loaded once for the module, before any pytester run: in-process pytester
+    runs drop the modules they import, and torch must not be imported twice."""
+    return get_embedder(None)
 
-    def cos(a: str, b: str) -> float:
-        va, vb = model.encode([a, b], convert_to_numpy=True)
-        return float(np.dot(va, vb) / (np.linalg.norm(va) * np.linalg.norm(vb)))
+
+@pytest.fixture(scope="module")
+def similarity(embedder: Any) -> Any:
+    """Cosine similarities straight from the sentence-transformers model (not pytest-tom's
+    scoring code), for many pairs at once."""
+
+    def cos(pairs: list[tuple[str, str]]) -> list[float]:
+        texts = list(dict.fromkeys(t for pair in pairs for t in pair))
+        vecs = dict(zip(texts, embedder.model.encode(texts, convert_to_numpy=True), strict=True))
+        return [float(np.dot(vecs[a], vecs[b]) / (np.linalg.norm(vecs[a]) * np.linalg.norm(vecs[b])))
+                for a, b in pairs]
 
     return cos
+
+
+def dist_verdicts(records: list[dict[str, Any]], similarity: Any) -> dict[str, bool]:
+    """belief_dist verdicts of the mixed answers: closer to the right than to the wrong answer."""
+    dist = [r for r in records if r["item"]["kind"] == "belief_dist"]
+    pairs = []
+    for r in dist:
+        text = plan(view(r)).text
+        pairs += [(text, r["item"]["gold"]), (text, r["item"]["meta"]["wrong_answer"])]
+    sims = similarity(pairs)
+    return {r["item"]["id"]: sims[2 * i] > sims[2 * i + 1] for i, r in enumerate(dist)}
 
 
 @pytest.mark.parametrize("context", ["short", "full"])
@@ -80,15 +100,10 @@ def test_omniscient_view_fails_the_tom_columns_and_passes_the_control(
 
 
 def test_mixed_answers_give_the_rules_numbers_in_every_column(pytester: pytest.Pytester,
-                                                              embed: Any) -> None:
+                                                              similarity: Any) -> None:
     result, data = run(pytester, "mixed")
     records = data["items"]
-    dist_correct = {}
-    for r in records:
-        if r["item"]["kind"] == "belief_dist":
-            text = plan(view(r)).text
-            dist_correct[r["item"]["id"]] = (embed(text, r["item"]["gold"])
-                                             > embed(text, r["item"]["meta"]["wrong_answer"]))
+    dist_correct = dist_verdicts(records, similarity)
     want = expected(records, dist_correct)
     got = data["suites"][NAME]["metrics"]
     assert set(dist_correct.values()) == {True, False}
@@ -116,7 +131,7 @@ def test_mixed_answers_give_the_rules_numbers_in_every_column(pytester: pytest.P
 
 
 @pytest.mark.parametrize("grouping", ["part", "conversation"])
-def test_all_star_grouping_by_part_or_conversation(pytester: pytest.Pytester, embed: Any,
+def test_all_star_grouping_by_part_or_conversation(pytester: pytest.Pytester,
                                                    grouping: str) -> None:
     _, data = run(pytester, "mixed", f"--tom-fantom-group={grouping}")
     records = data["items"]

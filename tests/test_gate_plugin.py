@@ -60,6 +60,7 @@ def test_ten_points_worse_on_goal_fails_naming_the_metric(
         "p 0.001953 (McNemar, 10 newly wrong / 0 newly right of 500 paired, alpha 0.05)*",
         f"FAILED {SUITE}:goal  baseline 1.000  current 0.900*",
         "tom gates: 2 of 4 failed",
+        "*490 passed, 10 xfailed, 2 tom gates failed in *",
     ])
     assert "passed totals:turn  baseline 1.000  current 0.980  delta -0.020" in out
     assert "newly wrong: gate-demo::s000::q1" in out

@@ -129,6 +129,12 @@ def test_baseline_file_is_checked(tmp_path: Path) -> None:
     other.write_text(json.dumps({"suites": {}}), encoding="utf-8")
     with pytest.raises(GateSpecError, match="not a pytest-tom report"):
         load_baseline(str(other))
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps({"format": "pytest-tom-report/1", "suites": {}, "totals": {},
+                                  "items": [{"item": {"id": "a::q"}, "outcome": {}}]}),
+                      encoding="utf-8")
+    with pytest.raises(GateSpecError, match=r"items\[0\] is not an item record"):
+        load_baseline(str(broken))
     with pytest.raises(GateSpecError, match="no such file"):
         load_baseline(str(tmp_path / "missing.json"))
 

@@ -74,11 +74,17 @@ def score_of(rec: Record, measured: bool = False) -> float | None:
     return None
 
 
-@dataclass
+@dataclass(slots=True)
 class Pair:
     key: Key
     before: Record
     after: Record
+    scores: tuple[float | None, float | None, float | None, float | None] = (None,) * 4
+
+    def __post_init__(self) -> None:
+        # (before, after) judged only, then (before, after) with measured values
+        self.scores = (score_of(self.before), score_of(self.after),
+                       score_of(self.before, True), score_of(self.after, True))
 
 
 @dataclass
@@ -89,14 +95,24 @@ class Pairing:
     new: list[Key] = field(default_factory=list)  # only in the current run
     removed: list[Key] = field(default_factory=list)  # only in the baseline
 
+    _by_suite: dict[str, list[Pair]] | None = field(default=None, repr=False)
+
+    def of_suite(self, suite: str) -> list[Pair]:
+        if self._by_suite is None:
+            self._by_suite = {}
+            for p in self.pairs:
+                self._by_suite.setdefault(p.key[0], []).append(p)
+        return self._by_suite.get(suite, [])
+
     def changes(self, keep: Callable[[Record], bool] = lambda r: True,
-                measured: bool = False) -> Comparison:
-        """Newly wrong / newly right items among the pairs whose current record passes `keep`."""
+                measured: bool = False, suite: str | None = None) -> Comparison:
+        """Newly wrong / newly right items among the pairs (of one suite, if given) whose
+        current record passes `keep`."""
         cmp = Comparison()
-        for p in self.pairs:
+        for p in self.pairs if suite is None else self.of_suite(suite):
             if not keep(p.after):
                 continue
-            a, b = score_of(p.before, measured), score_of(p.after, measured)
+            a, b = (p.scores[2], p.scores[3]) if measured else (p.scores[0], p.scores[1])
             if a is None or b is None:
                 if a is not None or b is not None:
                     cmp.incomparable.append(p.key)

@@ -73,6 +73,7 @@ def write_gates(tr: Any, state: GateState) -> None:
         if report.error:
             for line in report.error.splitlines():
                 tr.write_line(f"tom gates: usage error: {line}", red=True, bold=True)
+            tr.stats.setdefault("tom gate usage error", []).append(report)
         else:
             if report.diff is not None:
                 for line in diff_lines(report.diff):
@@ -82,6 +83,9 @@ def write_gates(tr: Any, state: GateState) -> None:
             failed, total = len(report.failed), len(report.results)
             if failed:
                 tr.write_line(f"tom gates: {failed} of {total} failed", red=True, bold=True)
+                # and in pytest's last line: "490 passed, 10 xfailed, 2 tom gates failed"
+                key = "tom gate failed" if failed == 1 else "tom gates failed"
+                tr.stats.setdefault(key, []).extend(report.failed)
             else:
                 tr.write_line(f"tom gates: all {total} passed", green=True, bold=True)
     for line in state.written:

@@ -7,7 +7,7 @@ xdist workers without custom serialisation.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -49,8 +49,13 @@ class ItemSpec:
 
     def summary(self) -> dict[str, Any]:
         """The plain-data view that travels on reports (everything but `data`)."""
-        d = asdict(self)
-        d.pop("data")
+        # shallow copies, not dataclasses.asdict: asdict deep-copies every value and is
+        # the slowest part of scoring a 10,000-item suite
+        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "data"}
+        for key in ("choices", "tags", "markers"):
+            d[key] = list(d[key])
+        for key in ("source", "meta"):
+            d[key] = dict(d[key])
         return d
 
 
