@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from collections.abc import Iterator
@@ -18,6 +19,15 @@ SHARED_DATA = REPO.parent / "shared" / "data"
 sys.path.insert(0, str(TESTS))
 
 from chat_server import ChatServer  # noqa: E402
+
+# pytester's in-process runs drop the modules each run imports; importing the plugin's
+# modules once here keeps every run from compiling and assertion-rewriting them again
+# (PYTHONDONTWRITEBYTECODE is set on these machines).
+for _name in ("pytest_tom.plugin", "pytest_tom.collect", "pytest_tom.loading", "pytest_tom.aggregate",
+              "pytest_tom.runner", "pytest_tom.families.generic", "pytest_tom.backends.python_backend",
+              "pytest_tom.backends.openai_backend", "pytest_tom.report.terminal",
+              "pytest_tom.report.json_report", "tabulate"):
+    importlib.import_module(_name)
 
 
 def shared_data(*parts: str) -> Path:

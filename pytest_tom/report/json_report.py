@@ -7,13 +7,13 @@ reader never sees half a report.
 from __future__ import annotations
 
 import json
-import os
 import platform
-import tempfile
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
+
+from pytest_tom.report.atomic import write_atomic
 
 PACKAGES = ("pytest-tom", "pytest", "pyyaml", "tabulate", "openai", "pytest-xdist",
             "sentence-transformers", "torch", "xllamacpp")
@@ -50,27 +50,12 @@ def build_report(results: dict[str, Any], records: list[dict[str, Any]], setting
 
 
 def write_json_atomic(path: str | Path, data: Any) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=1, ensure_ascii=False, default=str)
-            fh.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, json.dumps(data, indent=1, ensure_ascii=False, default=str) + "\n")
 
 
 def write_replay(path: str | Path, records: list[dict[str, Any]]) -> None:
     """Responses as a replay file (`--tom-model=replay:PATH` answers the same way)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        for rec in sorted(records, key=lambda r: (r["item"]["suite"], r["item"]["id"])):
-            if rec["responses"]:
-                fh.write(json.dumps({"suite": rec["item"]["suite"], "id": rec["item"]["id"],
-                                     "responses": rec["responses"]}, ensure_ascii=False) + "\n")
-    os.replace(tmp, path)
+    ordered = sorted(records, key=lambda r: (r["item"]["suite"], r["item"]["id"]))
+    write_atomic(path, (json.dumps({"suite": r["item"]["suite"], "id": r["item"]["id"],
+                                    "responses": r["responses"]}, ensure_ascii=False) + "\n"
+                        for r in ordered if r["responses"]))

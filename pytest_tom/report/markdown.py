@@ -7,12 +7,11 @@ items that changed since the baseline. Written once, atomically.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from pytest_tom.gate import GateReport, ItemDiff
+from pytest_tom.report.atomic import write_atomic
 
 LISTED = 200  # item ids listed per kind of change
 
@@ -162,12 +161,5 @@ def write_markdown(path: str | Path, results: dict[str, Any], report: GateReport
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     text = render(results, report, settings, exitstatus)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, text)
 
