@@ -65,15 +65,23 @@ def main() -> None:
     vecs = emb.embed([text for _, text in rest])
     golds = emb.embed([str(i.gold) for i, _ in rest])
     wrongs = emb.embed([i.data["wrong"] for i, _ in rest])
-    batched_correct = sum(float(v @ g) > float(v @ w) for v, g, w in zip(vecs, golds, wrongs))
+    batched_correct = sum(
+        float(v @ g) > float(v @ w) for v, g, w in zip(vecs, golds, wrongs, strict=True)
+    )
     batched = len(rest) / (time.perf_counter() - t0)
 
     print(f"embedder: {emb.name}")
-    print(f"cpus: {os.cpu_count()} · torch threads: {torch.get_num_threads()} · "
-          f"model load: {load:.1f} s")
-    print(f"per item: {per_item:.0f} answers/s ({half} answers, {correct} closer to the right answer)")
-    print(f"batched:  {batched:.0f} answers/s ({len(rest)} answers, {batched_correct} closer to the "
-          f"right answer)")
+    print(
+        f"cpus: {os.cpu_count()} · torch threads: {torch.get_num_threads()} · "
+        f"model load: {load:.1f} s"
+    )
+    print(
+        f"per item: {per_item:.0f} answers/s ({half} answers, {correct} closer to the right answer)"
+    )
+    print(
+        f"batched:  {batched:.0f} answers/s ({len(rest)} answers, {batched_correct} closer to the "
+        f"right answer)"
+    )
     verdict = "meets" if per_item >= 200 else "misses"
     print(f"target 200 answers/s after load: per-item path {verdict} it")
 

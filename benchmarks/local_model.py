@@ -45,7 +45,7 @@ def load_average() -> str:
 
 
 def sample_items(suites_dir: Path, per_suite: int, seed: int) -> list[tuple[str, Any, Any, int]]:
-    """(suite name, family, item, items in the suite) for K seeded items of every suite file."""
+    """(suite file, family, item, items in the file) for K seeded items of every suite file."""
     from pytest_tom import families
     from pytest_tom.families.base import Settings
     from pytest_tom.loading import load_suite
@@ -58,7 +58,7 @@ def sample_items(suites_dir: Path, per_suite: int, seed: int) -> list[tuple[str,
         items = [it for it in suite.items if family.unavailable(it, settings) is None]
         rng = random.Random(f"{seed}:{suite.name}")
         for item in rng.sample(items, min(per_suite, len(items))):
-            out.append((suite.name, family, item, len(suite.items)))
+            out.append((str(path.relative_to(suites_dir)), family, item, len(suite.items)))
     return out
 
 
@@ -113,16 +113,17 @@ def main() -> int:
     total_start = time.perf_counter()
     for name, family, item, size in picked:
         messages = family.conversation(item, "vanilla", [])
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         try:
             reply = backend.complete(ModelRequest(messages=messages, params=params))
             usage = reply.usage or {}
         except Exception as exc:  # keep measuring: an error is a figure too
             usage = {"error": str(exc)[:80]}
-        seconds = time.perf_counter() - start
-        row = per_suite.setdefault(name, {"size": size, "seconds": [], "prompt": [],
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+        row = per_suite.setdefault(name, {"size": size, "seconds": [], "cpu": [], "prompt": [],
                                           "completion": [], "errors": 0})
         row["seconds"].append(seconds)
+        row["cpu"].append(cpu)
         if "error" in usage:
             row["errors"] += 1
         else:
@@ -133,19 +134,23 @@ def main() -> int:
     print(f"\nitems      {len(picked)} items ({args.per_suite} per suite file), vanilla, "
           f"max_tokens {max_tokens}: {len(picked) / elapsed:.2f} items/s "
           f"({elapsed:.1f} s, load average {load_average()})")
-    print(f"{'suite':<32}{'items':>7}{'s/item':>8}{'items/s':>9}{'prompt tok':>12}"
-          f"{'answer tok':>12}{'errors':>8}{'whole suite':>13}")
-    projected = 0.0
+    print("(cpu s = CPU seconds of this process per item: with --threads 1 it is close to the "
+          "wall time on an idle core, whatever the load)")
+    print(f"{'suite file':<44}{'items':>6}{'s/item':>8}{'items/s':>8}{'cpu s':>7}{'prompt':>7}"
+          f"{'answer':>7}{'err':>4}{'whole':>8}{'whole@cpu':>10}")
+    projected = projected_cpu = 0.0
     for name, row in sorted(per_suite.items()):
-        mean_s = statistics.mean(row["seconds"])
-        whole = mean_s * row["size"]
+        mean_s, mean_cpu = statistics.mean(row["seconds"]), statistics.mean(row["cpu"])
+        whole, whole_cpu = mean_s * row["size"], mean_cpu * row["size"] / backend.threads
         projected += whole
+        projected_cpu += whole_cpu
         prompt = statistics.mean(row["prompt"]) if row["prompt"] else 0
         answer = statistics.mean(row["completion"]) if row["completion"] else 0
-        print(f"{name:<32}{row['size']:>7}{mean_s:>8.2f}{1 / mean_s:>9.2f}{prompt:>12.0f}"
-              f"{answer:>12.1f}{row['errors']:>8}{whole / 60:>11.1f} m")
-    print(f"{'projected: pytest suites':<32}{sum(r['size'] for r in per_suite.values()):>7}"
-          f"{'':>50}{projected / 60:>11.1f} m")
+        print(f"{name:<44}{row['size']:>6}{mean_s:>8.2f}{1 / mean_s:>8.2f}{mean_cpu:>7.2f}"
+              f"{prompt:>7.0f}{answer:>7.1f}{row['errors']:>4}{whole / 60:>6.1f} m"
+              f"{whole_cpu / 60:>8.1f} m")
+    print(f"{'projected: pytest suites':<44}{sum(r['size'] for r in per_suite.values()):>6}"
+          f"{'':>41}{projected / 60:>6.1f} m{projected_cpu / 60:>8.1f} m")
 
     if args.pytest:
         generic = suites_dir / "generic"

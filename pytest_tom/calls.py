@@ -51,11 +51,24 @@ def configure(tom: Any) -> None:
         problems.append(str(exc))
     if problems:
         raise pytest.UsageError("; ".join(problems))
+    if int(opts["samples"]) > 1 and not opts.get("temperature"):
+        tom.config.issue_config_time_warning(pytest.PytestConfigWarning(
+            f"--tom-samples {opts['samples']} at temperature 0: the samples will most likely be "
+            f"identical; set --tom-temperature above 0"), stacklevel=2)
     if opts.get("cache_clear") and not tom.is_worker:
         from pytest_tom.cache import clear
         from pytest_tom.runner import cache_dir
 
         clear(cache_dir(opts, tom.config.rootpath))
+
+
+def cache_label(tom: Any) -> str:
+    """For the header: the cache mode, or why there is no cache."""
+    from pytest_tom.runner import is_cacheable
+
+    if not is_cacheable(tom.backend):
+        return f"no cache ({tom.backend.name} backend)"
+    return f"cache {tom.options['cache']}"
 
 
 def prefetch_items(items: Iterable[Any]) -> int:

@@ -42,9 +42,13 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     if tom is None:
         return None
     s = tom.describe_settings()
+    from pytest_tom.calls import cache_label
+
     return [f"tom: model {s['model']} · method {s['method']} · seed {s['seed']} · temperature "
             f"{s['temperature']} · max_tokens {s['max_tokens'] or 'default'} · concurrency "
-            f"{s['concurrency']} · suites {tom.options['files']}"]
+            f"{s['concurrency']} · suites {tom.options['files']}"
+            + (f" · samples {tom.options['samples']}" if tom.options["samples"] > 1 else "")
+            + f" · {cache_label(tom)}"]
 
 
 def pytest_collect_file(file_path: Any, parent: pytest.Collector) -> pytest.Collector | None:

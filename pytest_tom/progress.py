@@ -52,7 +52,9 @@ def status_line(stats: RunnerStats, limit: int | None = None, maximum: int | Non
     if stats.waiting:
         parts.append(f"{stats.waiting} asked by another process")
     if final:
-        parts.append(f"done in {elapsed:.1f}s" if elapsed < 60 else f"done in {clock(elapsed)}")
+        took = f"{elapsed:.1f}s" if elapsed < 60 else clock(elapsed)
+        parts.append(f"done in {took}" if stats.done >= stats.submitted
+                     else f"stopped after {took}")
     else:
         parts.append(f"{clock(eta(stats))} left")
     return "tom requests: " + " · ".join(parts)

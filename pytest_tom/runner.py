@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest
-from pytest_tom.cache import ResponseCache, request_key
+from pytest_tom.cache import CachedReply, ResponseCache, request_key
 from pytest_tom.outcome import REQUEST_FAILED
 
 # given the responses so far, the next request of a conversation, or None when done
@@ -367,24 +367,8 @@ class Runner:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.deadline
         if cache is not None and cache.coordinating:
-            waited = False
-            while not cache.claim(key):
-                if not waited:
-                    waited = True
-                    self.stats.waiting += 1
-                await asyncio.sleep(self.poll)
-                hit = cache.get(key)
-                if hit is not None or loop.time() > deadline:
-                    self.stats.waiting -= 1
-                    if hit is None:
-                        raise BackendError(f"another process was asking the same and gave no "
-                                           f"answer within the deadline ({self.deadline:g}s)")
-                    return self._hit(comp, ModelReply(hit.text, hit.usage, hit.model))
-            if waited:
-                self.stats.waiting -= 1
-            hit = cache.get(key)  # answered between our first look and our claim
+            hit = await self._claim(cache, key, deadline)
             if hit is not None:
-                cache.release(key)
                 return self._hit(comp, ModelReply(hit.text, hit.usage, hit.model))
         try:
             reply = await self._fetch(request, comp, deadline)
@@ -398,6 +382,28 @@ class Runner:
             else:
                 cache.release(key)
         return reply, False
+
+    async def _claim(self, cache: ResponseCache, key: str, deadline: float) -> CachedReply | None:
+        """Claim `key` for this process (returns None), or wait while another live process
+        holds it and return its answer. Raises when its answer does not come in time."""
+        loop = asyncio.get_running_loop()
+        if not cache.claim(key):
+            self.stats.waiting += 1
+            try:
+                while not cache.claim(key):
+                    await asyncio.sleep(self.poll)
+                    hit = cache.get(key)
+                    if hit is not None:
+                        return hit
+                    if loop.time() > deadline:
+                        raise BackendError(f"another process was asking the same and gave no "
+                                           f"answer within the deadline ({self.deadline:g}s)")
+            finally:
+                self.stats.waiting -= 1
+        hit = cache.get(key)  # answered between our first look and our claim
+        if hit is not None:
+            cache.release(key)
+        return hit
 
     async def _fetch(self, request: ModelRequest, comp: Completion,
                      deadline: float | None = None) -> ModelReply:

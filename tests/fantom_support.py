@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import zlib
 from collections import Counter, defaultdict
-from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
@@ -53,14 +52,24 @@ def omniscient(req: Any) -> str:
     return str(it.gold)
 
 
-@dataclass
 class Plan:
-    """A mixed answer and what the rules make of it (None where embeddings decide)."""
+    """A mixed answer and what the rules make of it (None where embeddings decide).
 
-    text: str
-    correct: bool | None = None
-    label: str | None = None  # yes/no: yes | no | irrelevant
-    named: list[str] | None = None  # lists: the characters the answer names
+    A plain class, not a dataclass: the python backend loads this file from its path
+    without registering it in sys.modules, which dataclasses need.
+    """
+
+    def __init__(
+        self,
+        text: str,
+        correct: bool | None = None,
+        label: str | None = None,
+        named: list[str] | None = None,
+    ):
+        self.text = text
+        self.correct = correct
+        self.label = label  # yes/no: yes | no | irrelevant
+        self.named = named  # lists: the characters the answer names
 
 
 def pick(item_id: str, n: int) -> int:
@@ -73,17 +82,38 @@ def plan(it: Any) -> Plan:
     kind, meta, gold = it.kind, it.meta, it.gold
     if kind == "fact":
         words = str(gold).split()
-        return Plan([str(gold), "I am not sure about that.", " ".join(words[: len(words) // 2]),
-                     f"Answer: {gold}", "They talked about it earlier.", str(gold).upper()][v])
+        return Plan(
+            [
+                str(gold),
+                "I am not sure about that.",
+                " ".join(words[: len(words) // 2]),
+                f"Answer: {gold}",
+                "They talked about it earlier.",
+                str(gold).upper(),
+            ][v]
+        )
     if kind == "belief_choice":
         g, w = meta["gold_letter"], other(meta["gold_letter"])
-        return [Plan(f"({g})", True), Plan(f"{g}) {it.choices[0 if g == 'a' else 1][3:]}", True),
-                Plan(f"({w})", False), Plan(f"I would say the answer is ({g}).", True),
-                Plan("I cannot tell from the conversation.", False), Plan(f"{w.upper()}.", False)][v]
+        return [
+            Plan(f"({g})", True),
+            Plan(f"{g}) {it.choices[0 if g == 'a' else 1][3:]}", True),
+            Plan(f"({w})", False),
+            Plan(f"I would say the answer is ({g}).", True),
+            Plan("I cannot tell from the conversation.", False),
+            Plan(f"{w.upper()}.", False),
+        ][v]
     if kind == "belief_dist":
         wrong = meta["wrong_answer"]
-        return Plan([str(gold), wrong, f"I think {gold[0].lower()}{gold[1:]}", wrong.lower(),
-                     str(gold), "They were talking about the weekend."][v])
+        return Plan(
+            [
+                str(gold),
+                wrong,
+                f"I think {gold[0].lower()}{gold[1:]}",
+                wrong.lower(),
+                str(gold),
+                "They were talking about the weekend.",
+            ][v]
+        )
     if kind in LISTS:
         aware, unaware = list(meta["aware"]), list(meta["unaware"])
         options = [
@@ -132,11 +162,17 @@ def fails(req: Any) -> str:
 
 # -- the expected table, written again from the rules ---------------------------------
 
+
 def view(rec: dict[str, Any]) -> Any:
     """A report record's item as the namespace the answerers see."""
     it = rec["item"]
-    return SimpleNamespace(id=it["id"], kind=it["kind"], meta=it["meta"], gold=it["gold"],
-                           choices=[f"{'ab'[i]}) {c}" for i, c in enumerate(it["choices"])])
+    return SimpleNamespace(
+        id=it["id"],
+        kind=it["kind"],
+        meta=it["meta"],
+        gold=it["gold"],
+        choices=[f"{'ab'[i]}) {c}" for i, c in enumerate(it["choices"])],
+    )
 
 
 def token_f1(a: str, b: str) -> float:
@@ -152,7 +188,7 @@ def weighted_f1(gold: list[str], pred: list[str]) -> float:
     """Written out per label: F1 of each gold label times its share of the gold labels."""
     total = 0.0
     for label, support in Counter(gold).items():
-        tp = sum(1 for g, p in zip(gold, pred) if g == p == label)
+        tp = sum(1 for g, p in zip(gold, pred, strict=True) if g == p == label)
         predicted = pred.count(label)
         if tp == 0:
             continue
@@ -161,13 +197,19 @@ def weighted_f1(gold: list[str], pred: list[str]) -> float:
     return total / len(gold)
 
 
-def expected(records: list[dict[str, Any]], dist_correct: dict[str, bool], group: str = "set",
-             answer: Any = plan) -> dict[str, Any]:
+def expected(
+    records: list[dict[str, Any]],
+    dist_correct: dict[str, bool],
+    group: str = "set",
+    answer: Any = plan,
+) -> dict[str, Any]:
     """Every FANToM figure for the answers `answer(item)` would give, from the rules."""
     out: dict[str, Any] = {}
     facts = [r for r in records if r["item"]["kind"] == "fact"]
-    out["fact_token_f1"] = sum(token_f1(answer(view(r)).text.split("Answer:")[-1].strip(),
-                                        r["item"]["gold"]) for r in facts) / len(facts)
+    out["fact_token_f1"] = sum(
+        token_f1(answer(view(r)).text.split("Answer:")[-1].strip(), r["item"]["gold"])
+        for r in facts
+    ) / len(facts)
     for scen in ("inaccessible", "accessible"):
         recs = [r for r in records if r["item"]["meta"].get("accessibility") == scen]
         judged: dict[str, bool] = {}
@@ -175,19 +217,27 @@ def expected(records: list[dict[str, Any]], dist_correct: dict[str, bool], group
         for r in recs:
             p = answer(view(r))
             plans[r["item"]["id"]] = p
-            judged[r["item"]["id"]] = (dist_correct[r["item"]["id"]] if r["item"]["kind"] ==
-                                       "belief_dist" else bool(p.correct))
+            judged[r["item"]["id"]] = (
+                dist_correct[r["item"]["id"]]
+                if r["item"]["kind"] == "belief_dist"
+                else bool(p.correct)
+            )
 
-        def share(kinds: tuple[str, ...], key: str, recs: list[dict[str, Any]] = recs,
-                  judged: dict[str, bool] = judged) -> float | None:
+        def share(
+            kinds: tuple[str, ...],
+            key: str,
+            recs: list[dict[str, Any]] = recs,
+            judged: dict[str, bool] = judged,
+        ) -> float | None:
             groups: dict[str, list[bool]] = defaultdict(list)
             for r in recs:
                 if r["item"]["kind"] in kinds:
                     groups[r["item"]["meta"][key]].append(judged[r["item"]["id"]])
             return sum(all(v) for v in groups.values()) / len(groups) if groups else None
 
-        def acc(kind: str, recs: list[dict[str, Any]] = recs,
-                judged: dict[str, bool] = judged) -> float | None:
+        def acc(
+            kind: str, recs: list[dict[str, Any]] = recs, judged: dict[str, bool] = judged
+        ) -> float | None:
             sel = [judged[r["item"]["id"]] for r in recs if r["item"]["kind"] == kind]
             return sum(sel) / len(sel) if sel else None
 
@@ -197,16 +247,25 @@ def expected(records: list[dict[str, Any]], dist_correct: dict[str, bool], group
             "belief_choice": acc("belief_choice"),
             "belief_dist": acc("belief_dist"),
         }
-        right_dist = [r for r in recs if r["item"]["kind"] == "belief_dist"
-                      and judged[r["item"]["id"]]]
-        m["belief_dist_token_f1"] = (sum(token_f1(plans[r["item"]["id"]].text, r["item"]["gold"])
-                                         for r in right_dist) / len(right_dist)
-                                     if right_dist else None)
+        right_dist = [
+            r for r in recs if r["item"]["kind"] == "belief_dist" and judged[r["item"]["id"]]
+        ]
+        m["belief_dist_token_f1"] = (
+            sum(token_f1(plans[r["item"]["id"]].text, r["item"]["gold"]) for r in right_dist)
+            / len(right_dist)
+            if right_dist
+            else None
+        )
         for fam in ("answerability", "infoaccess"):
             m[f"{fam}_list"] = acc(f"{fam}_list")
             yn = [r for r in recs if r["item"]["kind"] == f"{fam}_yn"]
-            m[f"{fam}_yn_f1"] = weighted_f1([r["item"]["gold"] for r in yn],
-                                            [plans[r["item"]["id"]].label for r in yn]) if yn else None
+            m[f"{fam}_yn_f1"] = (
+                weighted_f1(
+                    [r["item"]["gold"] for r in yn], [plans[r["item"]["id"]].label for r in yn]
+                )
+                if yn
+                else None
+            )
             m[f"{fam}_all"] = share((f"{fam}_list", f"{fam}_yn"), "set")
         m.update(_per_character(recs, plans, judged))
         m.update(_by_order(recs, judged))
@@ -216,15 +275,17 @@ def expected(records: list[dict[str, Any]], dist_correct: dict[str, bool], group
     return out
 
 
-def _per_character(recs: list[dict[str, Any]], plans: dict[str, Plan],
-                   judged: dict[str, bool]) -> dict[str, Any]:
+def _per_character(
+    recs: list[dict[str, Any]], plans: dict[str, Plan], judged: dict[str, bool]
+) -> dict[str, Any]:
     sets: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in recs:
         sets[r["item"]["meta"]["set"]].append(r)
     all_ok, consistent = [], []
     for rs in sets.values():
-        for name in dict.fromkeys(r["item"]["meta"]["character"] for r in rs
-                                  if r["item"]["kind"] in YN):
+        for name in dict.fromkeys(
+            r["item"]["meta"]["character"] for r in rs if r["item"]["kind"] in YN
+        ):
             verdicts, claims = [], []
             for r in rs:
                 it, p = r["item"], plans[r["item"]["id"]]
@@ -239,18 +300,26 @@ def _per_character(recs: list[dict[str, Any]], plans: dict[str, Plan],
                     verdicts.append(judged[it["id"]])
             all_ok.append(all(verdicts))
             consistent.append(None not in claims and len(set(claims)) == 1)
-    return {"all_for_each_character": sum(all_ok) / len(all_ok) if all_ok else None,
-            "answer_consistency": sum(consistent) / len(consistent) if consistent else None}
+    return {
+        "all_for_each_character": sum(all_ok) / len(all_ok) if all_ok else None,
+        "answer_consistency": sum(consistent) / len(consistent) if consistent else None,
+    }
 
 
 def _by_order(recs: list[dict[str, Any]], judged: dict[str, bool]) -> dict[str, Any]:
     out = {}
-    names = {"first-order": "first_order", "second-order:cyclic": "second_order_cyclic",
-             "second-order:acyclic": "second_order_acyclic"}
+    names = {
+        "first-order": "first_order",
+        "second-order:cyclic": "second_order_cyclic",
+        "second-order:acyclic": "second_order_acyclic",
+    }
     for kind in ("belief_choice", "belief_dist"):
         for order, name in names.items():
-            sel = [judged[r["item"]["id"]] for r in recs if r["item"]["kind"] == kind
-                   and r["item"]["meta"]["tom_order"] == order]
+            sel = [
+                judged[r["item"]["id"]]
+                for r in recs
+                if r["item"]["kind"] == kind and r["item"]["meta"]["tom_order"] == order
+            ]
             out[f"{kind}.{name}"] = sum(sel) / len(sel) if sel else None
     return out
 

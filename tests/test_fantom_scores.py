@@ -18,19 +18,45 @@ from pytest_tom.scoring.embeddings import get_embedder
 SUITE = SUITES / "fantom" / "smalltalk.tom.yaml"
 SUPPORT = TESTS / "fantom_support.py"
 NAME = "fantom-smalltalk"
-TABLE9 = ("all_star", "all", "belief_choice", "belief_dist", "belief_dist_token_f1",
-          "answerability_all", "answerability_list", "answerability_yn_f1", "infoaccess_all",
-          "infoaccess_list", "infoaccess_yn_f1")
-ACCURACY_COLUMNS = ("all_star", "all", "belief_choice", "belief_dist", "answerability_all",
-                    "answerability_list", "infoaccess_all", "infoaccess_list")
+TABLE9 = (
+    "all_star",
+    "all",
+    "belief_choice",
+    "belief_dist",
+    "belief_dist_token_f1",
+    "answerability_all",
+    "answerability_list",
+    "answerability_yn_f1",
+    "infoaccess_all",
+    "infoaccess_list",
+    "infoaccess_yn_f1",
+)
+ACCURACY_COLUMNS = (
+    "all_star",
+    "all",
+    "belief_choice",
+    "belief_dist",
+    "answerability_all",
+    "answerability_list",
+    "infoaccess_all",
+    "infoaccess_list",
+)
 
 
-def run(pytester: pytest.Pytester, answerer: str, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
+def run(
+    pytester: pytest.Pytester, answerer: str, *args: str
+) -> tuple[pytest.RunResult, dict[str, Any]]:
     pytester.makeini("[pytest]\n")
     (pytester.path / SUITE.name).write_text(SUITE.read_text(encoding="utf-8"), encoding="utf-8")
     report = pytester.path / "report.json"
-    result = pytester.runpytest(SUITE.name, f"--tom-model=python:{SUPPORT}:{answerer}",
-                                "-p", "no:cacheprovider", f"--tom-report={report}", *args)
+    result = pytester.runpytest(
+        SUITE.name,
+        f"--tom-model=python:{SUPPORT}:{answerer}",
+        "-p",
+        "no:cacheprovider",
+        f"--tom-report={report}",
+        *args,
+    )
     return result, load_report(report)
 
 
@@ -49,8 +75,10 @@ def similarity(embedder: Any) -> Any:
     def cos(pairs: list[tuple[str, str]]) -> list[float]:
         texts = list(dict.fromkeys(t for pair in pairs for t in pair))
         vecs = dict(zip(texts, embedder.model.encode(texts, convert_to_numpy=True), strict=True))
-        return [float(np.dot(vecs[a], vecs[b]) / (np.linalg.norm(vecs[a]) * np.linalg.norm(vecs[b])))
-                for a, b in pairs]
+        return [
+            float(np.dot(vecs[a], vecs[b]) / (np.linalg.norm(vecs[a]) * np.linalg.norm(vecs[b])))
+            for a, b in pairs
+        ]
 
     return cos
 
@@ -75,14 +103,19 @@ def test_personx_view_scores_100_everywhere(pytester: pytest.Pytester, context: 
         for col in (*TABLE9, "all_for_each_character", "answer_consistency"):
             assert m[f"{scen}.{col}"] == pytest.approx(1.0), (scen, col)
     assert m["fact_token_f1"] == pytest.approx(1.0)
-    result.stdout.fnmatch_lines(["embedder: sentence-transformers/all-MiniLM-L6-v2*",
-                                 f"*FANToM scores ({context} context; ALL* grouped by set)*",
-                                 "inaccessible*100.0*100.0*100.0*100.0*100.0*100.0*",
-                                 "control*100.0*100.0*100.0*100.0*100.0*100.0*"])
+    result.stdout.fnmatch_lines(
+        [
+            "embedder: sentence-transformers/all-MiniLM-L6-v2*",
+            f"*FANToM scores ({context} context; ALL* grouped by set)*",
+            "inaccessible*100.0*100.0*100.0*100.0*100.0*100.0*",
+            "control*100.0*100.0*100.0*100.0*100.0*100.0*",
+        ]
+    )
 
 
 def test_omniscient_view_fails_the_tom_columns_and_passes_the_control(
-        pytester: pytest.Pytester) -> None:
+    pytester: pytest.Pytester,
+) -> None:
     _, data = run(pytester, "omniscient")
     m = data["suites"][NAME]["metrics"]
     for col in ACCURACY_COLUMNS:
@@ -99,8 +132,9 @@ def test_omniscient_view_fails_the_tom_columns_and_passes_the_control(
         assert m[f"accessible.{col}"] == pytest.approx(1.0), col
 
 
-def test_mixed_answers_give_the_rules_numbers_in_every_column(pytester: pytest.Pytester,
-                                                              similarity: Any) -> None:
+def test_mixed_answers_give_the_rules_numbers_in_every_column(
+    pytester: pytest.Pytester, similarity: Any
+) -> None:
     result, data = run(pytester, "mixed")
     records = data["items"]
     dist_correct = dist_verdicts(records, similarity)
@@ -122,21 +156,28 @@ def test_mixed_answers_give_the_rules_numbers_in_every_column(pytester: pytest.P
             assert r["outcome"]["correct"] == dist_correct[r["item"]["id"]]
         elif r["item"]["kind"] != "fact":
             assert r["outcome"]["correct"] is p.correct, r["item"]["id"]
-    table = next(t for t in data["suites"][NAME]["tables"] if t["title"].startswith("FANToM scores"))
+    table = next(
+        t for t in data["suites"][NAME]["tables"] if t["title"].startswith("FANToM scores")
+    )
     row = table["rows"][0]
     assert row[1] == f"{100 * want['inaccessible.all_star']:.1f}"
     assert row[-2] == f"{100 * want['fact_token_f1']:.1f}"
-    result.stdout.fnmatch_lines(["*FANToM per character*", "*FANToM belief accuracy by ToM order*",
-                                 "*FANToM error types*"])
+    result.stdout.fnmatch_lines(
+        ["*FANToM per character*", "*FANToM belief accuracy by ToM order*", "*FANToM error types*"]
+    )
 
 
 @pytest.mark.parametrize("grouping", ["part", "conversation"])
-def test_all_star_grouping_by_part_or_conversation(pytester: pytest.Pytester,
-                                                   grouping: str) -> None:
+def test_all_star_grouping_by_part_or_conversation(
+    pytester: pytest.Pytester, grouping: str
+) -> None:
     _, data = run(pytester, "mixed", f"--tom-fantom-group={grouping}")
     records = data["items"]
-    dist_correct = {r["item"]["id"]: r["outcome"]["correct"] for r in records
-                    if r["item"]["kind"] == "belief_dist"}
+    dist_correct = {
+        r["item"]["id"]: r["outcome"]["correct"]
+        for r in records
+        if r["item"]["kind"] == "belief_dist"
+    }
     want = expected(records, dist_correct, group=grouping)
     got = data["suites"][NAME]["metrics"]
     for key in ("inaccessible.all_star", "inaccessible.all", "accessible.all"):
@@ -145,14 +186,19 @@ def test_all_star_grouping_by_part_or_conversation(pytester: pytest.Pytester,
 
 
 def test_without_sentence_transformers_dist_is_skipped_and_all_star_unavailable(
-        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setitem(sys.modules, "sentence_transformers", None)
     result, data = run(pytester, "personx", "-rs", "-k", "garden or running")
     n_dist = sum(1 for r in data["items"] if r["item"]["kind"] == "belief_dist")
     assert n_dist > 0
-    assert all(r["outcome"]["error"] == "unavailable" for r in data["items"]
-               if r["item"]["kind"] == "belief_dist")
-    result.stdout.fnmatch_lines(["*pip install 'pytest-tom[embeddings]'*"])
+    assert all(
+        r["outcome"]["error"] == "unavailable"
+        for r in data["items"]
+        if r["item"]["kind"] == "belief_dist"
+    )
+    assert "SKIPPED" in result.stdout.str()
+    assert result.stdout.str().count("pip install 'pytest-tom[embeddings]'") >= 2  # info + skips
     outcomes = result.parseoutcomes()
     assert outcomes["skipped"] == n_dist
     m = data["suites"][NAME]["metrics"]
@@ -222,3 +268,25 @@ def test_embedder_option_names_the_model(pytester: pytest.Pytester) -> None:
     result, data = run(pytester, "personx", f"--tom-embedder={missing}", "-k", "dinner", "-rs")
     result.stdout.fnmatch_lines([f"*--tom-embedder {missing}: no such model directory*"])
     assert data["suites"][NAME]["metrics"]["inaccessible.all_star"] is None
+
+
+def test_embedder_that_cannot_load_fails_the_dist_items_with_the_reason(
+    pytester: pytest.Pytester,
+) -> None:
+    result, data = run(
+        pytester, "personx", "--tom-embedder=no-such-org/no-such-model", "-k", "dinner"
+    )
+    dist = [r for r in data["items"] if r["item"]["kind"] == "belief_dist"]
+    assert dist and all(r["outcome"]["error"] == "embedder_failed" for r in dist)
+    assert "could not load the embedder 'no-such-org/no-such-model'" in dist[0]["outcome"]["detail"]
+    assert result.parseoutcomes()["failed"] == len(dist)
+
+
+def test_gate_on_the_fantom_score(pytester: pytest.Pytester) -> None:
+    args = ("-m", "not belief_dist", "-k", "coffee", "--tom-fail-under=fantom.all>=0.9")
+    result, _ = run(pytester, "personx", *args)
+    assert result.ret == 0
+    result, data = run(pytester, "omniscient", *args)
+    assert data["suites"][NAME]["metrics"]["all"] == 0.0
+    assert result.ret != 0
+    assert "fantom.all" in result.stdout.str()

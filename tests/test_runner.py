@@ -248,3 +248,20 @@ def test_cache_modes_through_the_runner(tmp_path: Any) -> None:
         assert comps[0].cached_usage["total_tokens"] > 0 and comps[11].usage["total_tokens"] > 0
         run("off")
         assert server.requests == 42
+
+
+def test_a_call_claimed_by_another_process_is_awaited_not_repeated(tmp_path: Any) -> None:
+    """Two runners on one cache folder stand for two xdist workers: the second finds the
+    call claimed by the first and waits for its answer instead of asking too."""
+    backend = Scripted(latency=0.3)
+    first = Runner(backend, cache=ResponseCache(tmp_path, mode="on"), poll=0.01)
+    second = Runner(backend, cache=ResponseCache(tmp_path, mode="on"), poll=0.01)
+    f1 = first.submit("w1", one_call("shared question"))
+    time.sleep(0.1)  # the first has claimed it and is waiting for the server
+    f2 = second.submit("w2", one_call("shared question"))
+    c1, c2 = f1.result(10), f2.result(10)
+    first.close()
+    second.close()
+    assert backend.calls == {"shared question": 1}
+    assert c1.final == c2.final == "ok:shared question"
+    assert (c1.requests, c2.requests, c2.cached) == (1, 0, 1)

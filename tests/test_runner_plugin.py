@@ -144,7 +144,9 @@ def test_only_selected_items_are_requested(pytester: pytest.Pytester, suite: Pat
 def test_xdist_workers_request_their_items_ahead_and_once(pytester: pytest.Pytester) -> None:
     pytester.makefile(".tom.yaml", numbers=numbers_suite(60))
     with ChatServer(respond, latency=0.05) as server:
-        result = pytester.runpytest(*tom_args(server, "--tom-concurrency=8"), "-n", "2")
+        # no cache: nothing coordinates the workers but the items each was sent
+        result = pytester.runpytest(*tom_args(server, "--tom-concurrency=8", "--tom-cache=off"),
+                                    "-n", "2")
     result.assert_outcomes(passed=expected_right(60), failed=60 - expected_right(60))
     assert server.requests == 60 and set(server.per_prompt.values()) == {1}
     # items were requested before their turn: more in flight than the two workers
@@ -205,6 +207,9 @@ def test_bad_runner_options_are_usage_errors(pytester: pytest.Pytester, suite: P
 
 def test_python_backends_are_not_cached(pytester: pytest.Pytester, suite: Path) -> None:
     pytester.makepyfile(answer="def answer(req):\n    return 'Yes.'\n")
-    result = pytester.runpytest("--tom-model=python:answer:answer", "-p", "no:cacheprovider")
+    result = pytester.runpytest("--tom-model=python:answer:answer", "-p", "no:cacheprovider",
+                                "--tom-samples=2")
     result.assert_outcomes(passed=N // 2, failed=N // 2)
     assert not (pytester.path / ".tom_cache").exists()
+    result.stdout.fnmatch_lines(["*no cache (python backend)*",
+                                 "*--tom-samples 2 at temperature 0: the samples will most likely*"])

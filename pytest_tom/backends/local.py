@@ -50,7 +50,7 @@ GGUF_MAGIC = b"GGUF"
 DEFAULT_CTX = 8192
 # Used when --tom-max-tokens is not given. The bundled model rambles when let;
 # the suites' answers (a letter, yes/no, a few names or words) fit well within.
-DEFAULT_MAX_TOKENS = 96
+DEFAULT_MAX_TOKENS = 64
 
 
 class LocalModelMissing(Exception):
@@ -177,6 +177,8 @@ class LoadedModel:
         params.n_parallel = 1
         params.cpuparams.n_threads = self.spec.threads
         params.cpuparams_batch.n_threads = self.spec.threads
+        params.cpuparams.poll = int(os.environ.get("XPOLL", "50"))
+        params.cpuparams_batch.poll = int(os.environ.get("XPOLL", "50"))
         params.sampling.temp = 0.0
         params.sampling.top_k = 1
         params.verbosity = 0  # llama.cpp logs nothing into the test output

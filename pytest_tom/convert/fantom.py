@@ -34,8 +34,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("input", help="the authors' fantom_v1.json (a JSON list of sets)")
     parser.add_argument("-o", "--output", required=True, help="directory for the YAML suites")
     parser.add_argument("--name", default="fantom", help="suite name (default: fantom)")
-    parser.add_argument("--conversations-per-file", type=int, default=0, metavar="N",
-                        help="split into files of N conversations (default: one file)")
+    parser.add_argument(
+        "--conversations-per-file",
+        type=int,
+        default=0,
+        metavar="N",
+        help="split into files of N conversations (default: one file)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -52,14 +57,16 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
     per = args.conversations_per_file or len(conversations) or 1
-    chunks = [conversations[i:i + per] for i in range(0, len(conversations), per)]
+    chunks = [conversations[i : i + per] for i in range(0, len(conversations), per)]
     written = []
     for k, chunk in enumerate(chunks):
         name = args.name if len(chunks) == 1 else f"{args.name}-{k + 1:03d}"
         doc = {
-            "suite": name, "family": "fantom", "version": 1,
+            "suite": name,
+            "family": "fantom",
+            "version": 1,
             "description": f"Converted from {path.name} by `pytest-tom convert fantom`; the "
-                           f"upstream set, part and conversation ids are kept in `source`.",
+            f"upstream set, part and conversation ids are kept in `source`.",
             "scenarios": chunk,
         }
         target = out / f"{name}.tom.yaml"
@@ -68,8 +75,10 @@ def run(args: argparse.Namespace) -> int:
     n_sets = sum(len(c["sets"]) for c in conversations)
     for target in written:
         print(f"wrote {target}")
-    print(f"{len(sets)} sets read, {n_sets} converted in {len(conversations)} conversations, "
-          f"{len(problems)} left out")
+    print(
+        f"{len(sets)} sets read, {n_sets} converted in {len(conversations)} conversations, "
+        f"{len(problems)} left out"
+    )
     for msg in problems:
         print(f"  left out: {msg}", file=sys.stderr)
     return 1 if problems else 0
@@ -94,9 +103,13 @@ def convert_sets(sets: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list
             key = (conv_id, full)
             if key not in convs:
                 suffix = "" if len(variants) == 1 else f"-{chr(ord('a') + len(variants) - 1)}"
-                convs[key] = {"id": safe_id(f"conv-{conv_id}{suffix}"), "characters": [],
-                              "contexts": {"full": full, "short": {}}, "sets": [],
-                              "source": {"conv_id": conv_id}}
+                convs[key] = {
+                    "id": safe_id(f"conv-{conv_id}{suffix}"),
+                    "characters": [],
+                    "contexts": {"full": full, "short": {}},
+                    "sets": [],
+                    "source": {"conv_id": conv_id},
+                }
             conv = convs[key]
             part = _part_label(conv, str(raw.get("part_id", "")), str(raw["short_context"]).strip())
             conv["sets"].append({"id": st.pop("id"), "part": part, **st})
@@ -145,15 +158,21 @@ def convert_set(raw: dict[str, Any]) -> dict[str, Any]:
         st["missed_by"] = str(raw["joining_speaker"])
     if raw.get("missed_info"):
         st["missed_info"] = str(raw["missed_info"])
-    st["fact"] = {"question": str(raw["factQA"]["question"]),
-                  "answer": str(raw["factQA"]["correct_answer"])}
+    st["fact"] = {
+        "question": str(raw["factQA"]["question"]),
+        "answer": str(raw["factQA"]["correct_answer"]),
+    }
     beliefs = []
     for b in raw["beliefQAs"]:
-        beliefs.append({
-            "question": str(b["question"]), "answer": str(b["correct_answer"]),
-            "wrong_answer": str(b["wrong_answer"]), "order": str(b["tom_type"]),
-            "accessibility": str(b["missed_info_accessibility"]),
-        })
+        beliefs.append(
+            {
+                "question": str(b["question"]),
+                "answer": str(b["correct_answer"]),
+                "wrong_answer": str(b["wrong_answer"]),
+                "order": str(b["tom_type"]),
+                "accessibility": str(b["missed_info_accessibility"]),
+            }
+        )
     if not beliefs:
         raise ConvertError("no belief questions")
     st["beliefs"] = beliefs
@@ -169,20 +188,27 @@ def convert_set(raw: dict[str, Any]) -> dict[str, Any]:
         st["accessibility"] = accessibility
     ans_golds = _binary(raw["answerabilityQAs_binary"])
     info_golds = _binary(raw["infoAccessibilityQAs_binary"])
-    long_names = [n for golds in (ans_golds, info_golds) for n, g in golds.items() if g == "no:long"]
+    long_names = [
+        n for golds in (ans_golds, info_golds) for n, g in golds.items() if g == "no:long"
+    ]
     full_only = [n for n in dict.fromkeys(long_names) if n in unaware]
     if full_only:
         st["full_only"] = full_only
     yes_no = {}
-    for key, golds, (a, u) in (("answerability", ans_golds, (aware, unaware)),
-                               ("infoaccess", info_golds, (ia_aware, ia_unaware))):
+    for key, golds, (a, u) in (
+        ("answerability", ans_golds, (aware, unaware)),
+        ("infoaccess", info_golds, (ia_aware, ia_unaware)),
+    ):
         derived = {n: "yes" for n in a} | {n: "no:long" if n in full_only else "no" for n in u}
         if golds != derived or list(golds) != list(derived):
             yes_no[key] = golds
     if yes_no:
         st["yes_no"] = yes_no
-    st["source"] = {"set_id": raw["set_id"], "part_id": raw.get("part_id"),
-                    "conv_id": raw.get("conv_id")}
+    st["source"] = {
+        "set_id": raw["set_id"],
+        "part_id": raw.get("part_id"),
+        "conv_id": raw.get("conv_id"),
+    }
     return st
 
 
@@ -191,7 +217,9 @@ def _binary(questions: list[dict[str, Any]]) -> dict[str, str]:
     for q in questions:
         m = BINARY_NAME.match(str(q["question"]))
         if not m:
-            raise ConvertError(f"cannot read the character of the yes/no question {q['question']!r}")
+            raise ConvertError(
+                f"cannot read the character of the yes/no question {q['question']!r}"
+            )
         gold = str(q["correct_answer"]).strip().lower()
         if gold not in ("yes", "no", "no:long"):
             raise ConvertError(f"yes/no gold {q['correct_answer']!r} is not yes, no or no:long")
@@ -201,12 +229,20 @@ def _binary(questions: list[dict[str, Any]]) -> dict[str, str]:
 
 def _one_accessibility(raw: dict[str, Any]) -> str:
     """The accessibility of the set's list and yes/no questions (they must agree)."""
-    found = Counter(str(q["missed_info_accessibility"]) for q in
-                    [raw["answerabilityQA_list"], raw["infoAccessibilityQA_list"],
-                     *raw["answerabilityQAs_binary"], *raw["infoAccessibilityQAs_binary"]])
+    found = Counter(
+        str(q["missed_info_accessibility"])
+        for q in [
+            raw["answerabilityQA_list"],
+            raw["infoAccessibilityQA_list"],
+            *raw["answerabilityQAs_binary"],
+            *raw["infoAccessibilityQAs_binary"],
+        ]
+    )
     if len(found) != 1:
-        raise ConvertError(f"list and yes/no questions disagree on accessibility ({dict(found)}); "
-                           f"a set has one accessibility for them")
+        raise ConvertError(
+            f"list and yes/no questions disagree on accessibility ({dict(found)}); "
+            f"a set has one accessibility for them"
+        )
     value = next(iter(found))
     if value not in ("inaccessible", "accessible"):
         raise ConvertError(f"unknown missed_info_accessibility {value!r}")
@@ -226,5 +262,11 @@ _Dumper.add_representer(str, _str)
 
 
 def dump_yaml(doc: dict[str, Any]) -> str:
-    return yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100,
-                     default_flow_style=False)
+    return yaml.dump(
+        doc,
+        Dumper=_Dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        width=100,
+        default_flow_style=False,
+    )

@@ -53,9 +53,14 @@ def prompt(item: ItemSpec) -> str:
         return f"{ctx}\n\nQuestion: {d['question']}\nAnswer:"
     if kind == "belief_choice":
         a, b = d["options"]
-        return f"{ctx}\n\nQuestion: {d['question']}\n(a) {a}\n(b) {b}\n\nChoose an answer from above:"
-    about = (f"Target: {d['fact_question']}" if kind.startswith("answerability")
-             else f"Information: {d['fact_question']} {d['fact_answer']}")
+        return (
+            f"{ctx}\n\nQuestion: {d['question']}\n(a) {a}\n(b) {b}\n\nChoose an answer from above:"
+        )
+    about = (
+        f"Target: {d['fact_question']}"
+        if kind.startswith("answerability")
+        else f"Information: {d['fact_question']} {d['fact_answer']}"
+    )
     if kind in LIST_KINDS:
         return f"{ctx}\n\n{about}\nQuestion: {d['question']}\nAnswer:"
     return f"{ctx}\n\n{about}\nQuestion: {d['question']} Answer yes or no.\nAnswer:"
@@ -66,21 +71,31 @@ class FantomFamily(Family):
     methods = ("vanilla", "cot")
     scenario_schema = CONVERSATION
     defaults_schema = DEFAULTS
-    description = ("FANToM: conversations where characters leave and rejoin; belief, "
-                   "answerability and info-access questions; ALL* and the paper's table")
+    description = (
+        "FANToM: conversations where characters leave and rejoin; belief, "
+        "answerability and info-access questions; ALL* and the paper's table"
+    )
 
     def check(self, data: dict[str, Any], ck: Checker) -> None:
         check_document(data, ck)
 
-    def expand(self, suite: Suite, data: dict[str, Any], settings: Settings,
-               line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
+    def expand(
+        self,
+        suite: Suite,
+        data: dict[str, Any],
+        settings: Settings,
+        line_of: Callable[[tuple[Any, ...]], int],
+    ) -> list[ItemSpec]:
         return Expander(self.name, suite, data, settings, line_of).items()
 
-    def conversation(self, item: ItemSpec, method: str, responses: list[str]) -> list[Message] | None:
+    def conversation(
+        self, item: ItemSpec, method: str, responses: list[str]
+    ) -> list[Message] | None:
         text = prompt(item)
         if method == "cot":
-            return two_calls([{"role": "user", "content": f"{text} {COT_START}"}], COT_FOLLOW_UP,
-                             responses)
+            return two_calls(
+                [{"role": "user", "content": f"{text} {COT_START}"}], COT_FOLLOW_UP, responses
+            )
         return single_call([{"role": "user", "content": text}], responses)
 
     def unavailable(self, item: ItemSpec, settings: Settings) -> str | None:
@@ -94,26 +109,44 @@ class FantomFamily(Family):
         text = extract_answer(response)
         kind = item.kind
         if kind == "fact":
-            return Outcome(correct=None, parsed=text, value=token_f1(text, item.gold),
-                           detail="" if text else "empty answer")
+            return Outcome(
+                correct=None,
+                parsed=text,
+                value=token_f1(text, item.gold),
+                detail="" if text else "empty answer",
+            )
         if not text:
-            return Outcome(correct=False, parsed=IRRELEVANT if kind in YN_KINDS else None,
-                           error=UNPARSEABLE, detail="empty answer")
+            return Outcome(
+                correct=False,
+                parsed=IRRELEVANT if kind in YN_KINDS else None,
+                error=UNPARSEABLE,
+                detail="empty answer",
+            )
         if kind == "belief_choice":
             return self._score_choice(item, text)
         if kind == "belief_dist":
             return self._score_dist(item, text, ctx)
         if kind in LIST_KINDS:
             j = judge_list(text, item.meta["aware"], item.meta["unaware"])
-            parts = [f"left out {', '.join(j.excluded_aware)}" if j.excluded_aware else "",
-                     f"named {', '.join(j.included_unaware)}" if j.included_unaware else ""]
-            return Outcome(correct=j.correct, parsed=j.named, detail="; ".join(p for p in parts if p),
-                           extra={"named": j.named, "excluded_aware": j.excluded_aware,
-                                  "included_unaware": j.included_unaware})
+            parts = [
+                f"left out {', '.join(j.excluded_aware)}" if j.excluded_aware else "",
+                f"named {', '.join(j.included_unaware)}" if j.included_unaware else "",
+            ]
+            return Outcome(
+                correct=j.correct,
+                parsed=j.named,
+                detail="; ".join(p for p in parts if p),
+                extra={
+                    "named": j.named,
+                    "excluded_aware": j.excluded_aware,
+                    "included_unaware": j.included_unaware,
+                },
+            )
         label = parse_binary(text)
         if label == IRRELEVANT:
-            return Outcome(correct=False, parsed=IRRELEVANT, error=UNPARSEABLE,
-                           detail="neither yes nor no")
+            return Outcome(
+                correct=False, parsed=IRRELEVANT, error=UNPARSEABLE, detail="neither yes nor no"
+            )
         return Outcome(correct=label == item.gold, parsed=label)
 
     def _score_choice(self, item: ItemSpec, text: str) -> Outcome:
@@ -133,11 +166,17 @@ class FantomFamily(Family):
         emb.prime(shared.key, shared.texts)
         right, wrong = emb.similarities(text, [str(item.gold), item.data["wrong"]])
         correct = right > wrong  # a tie is wrong
-        return Outcome(correct=correct, parsed=text, value=token_f1(text, str(item.gold)),
-                       detail="" if correct else
-                       f"closer to the wrong answer ({right:.3f} vs {wrong:.3f})",
-                       extra={"sim_answer": round(right, 6), "sim_wrong": round(wrong, 6),
-                              "embedder": emb.name})
+        return Outcome(
+            correct=correct,
+            parsed=text,
+            value=token_f1(text, str(item.gold)),
+            detail="" if correct else f"closer to the wrong answer ({right:.3f} vs {wrong:.3f})",
+            extra={
+                "sim_answer": round(right, 6),
+                "sim_wrong": round(wrong, 6),
+                "embedder": emb.name,
+            },
+        )
 
     def aggregate(self, records: list[dict[str, Any]], settings: Settings) -> FamilyResult:
         return aggregate_fantom(records, settings)

@@ -31,16 +31,25 @@ from pytest_tom.scoring.embeddings import describe_spec
 
 SCENARIOS = (("inaccessible", "inaccessible"), ("accessible", "control"))
 COLUMNS = (
-    ("all_star", "ALL*"), ("all", "ALL"), ("belief_choice", "Belief\nChoice"),
-    ("belief_dist", "Belief\nDist."), ("belief_dist_token_f1", "Belief\nTokenF1"),
-    ("answerability_all", "Answerab.\nAll"), ("answerability_list", "Answerab.\nList"),
-    ("answerability_yn_f1", "Answerab.\nY/N"), ("infoaccess_all", "InfoAcc.\nAll"),
-    ("infoaccess_list", "InfoAcc.\nList"), ("infoaccess_yn_f1", "InfoAcc.\nY/N"),
+    ("all_star", "ALL*"),
+    ("all", "ALL"),
+    ("belief_choice", "Belief\nChoice"),
+    ("belief_dist", "Belief\nDist."),
+    ("belief_dist_token_f1", "Belief\nTokenF1"),
+    ("answerability_all", "Answerab.\nAll"),
+    ("answerability_list", "Answerab.\nList"),
+    ("answerability_yn_f1", "Answerab.\nY/N"),
+    ("infoaccess_all", "InfoAcc.\nAll"),
+    ("infoaccess_list", "InfoAcc.\nList"),
+    ("infoaccess_yn_f1", "InfoAcc.\nY/N"),
     ("fact_token_f1", "Fact\nTokenF1"),
 )
 NEEDS_EMBEDDINGS = ("all_star", "belief_dist", "belief_dist_token_f1", "all_for_each_character")
-ORDER_NAMES = {"first-order": "first_order", "second-order:cyclic": "second_order_cyclic",
-               "second-order:acyclic": "second_order_acyclic"}
+ORDER_NAMES = {
+    "first-order": "first_order",
+    "second-order:cyclic": "second_order_cyclic",
+    "second-order:acyclic": "second_order_acyclic",
+}
 
 
 def kind(rec: Record) -> str:
@@ -112,8 +121,9 @@ def scenario_metrics(recs: list[Record], grouping: str) -> tuple[dict[str, Any],
     for fam in ("answerability", "infoaccess"):
         lst, yn = by_kind[f"{fam}_list"], by_kind[f"{fam}_yn"]
         m[f"{fam}_list"] = accuracy(lst)
-        m[f"{fam}_yn_f1"] = weighted_f1([str(r["item"]["gold"]) for r in yn],
-                                        [yn_label(r) for r in yn])
+        m[f"{fam}_yn_f1"] = weighted_f1(
+            [str(r["item"]["gold"]) for r in yn], [yn_label(r) for r in yn]
+        )
         m[f"{fam}_all"] = ratio(share_all_correct(lst + yn, set_key))
     return m, missing
 
@@ -253,21 +263,50 @@ def aggregate_fantom(records: list[Record], settings: Settings) -> FamilyResult:
         errors = error_types(recs)
         flat = {**m, **chars, **orders, **errors}
         metrics.update({f"{scen}.{k}": v for k, v in flat.items() if k != "fact_token_f1"})
-        main_rows.append([label, *(pct(m[c], missing and c in NEEDS_EMBEDDINGS) for c, _ in COLUMNS),
-                          m["sets"]])
-        char_rows.append([label, pct(chars["all_for_each_character"], missing),
-                          pct(chars["answer_consistency"]), chars["characters"]])
+        main_rows.append(
+            [label, *(pct(m[c], missing and c in NEEDS_EMBEDDINGS) for c, _ in COLUMNS), m["sets"]]
+        )
+        char_rows.append(
+            [
+                label,
+                pct(chars["all_for_each_character"], missing),
+                pct(chars["answer_consistency"]),
+                chars["characters"],
+            ]
+        )
         for k in BELIEF_KINDS:
-            order_rows.append([label, k, *(pct(orders[f"{k}.{ORDER_NAMES[o]}"], k == "belief_dist"
-                                               and missing) for o in ORDERS[:1]),
-                               pct(orders[f"{k}.second_order"], k == "belief_dist" and missing),
-                               *(pct(orders[f"{k}.{ORDER_NAMES[o]}"], k == "belief_dist" and missing)
-                                 for o in ORDERS[1:])])
+            order_rows.append(
+                [
+                    label,
+                    k,
+                    *(
+                        pct(orders[f"{k}.{ORDER_NAMES[o]}"], k == "belief_dist" and missing)
+                        for o in ORDERS[:1]
+                    ),
+                    pct(orders[f"{k}.second_order"], k == "belief_dist" and missing),
+                    *(
+                        pct(orders[f"{k}.{ORDER_NAMES[o]}"], k == "belief_dist" and missing)
+                        for o in ORDERS[1:]
+                    ),
+                ]
+            )
         for k in (*LIST_KINDS, *YN_KINDS):
-            error_rows.append([label, k, errors[f"{k}.questions"], pct(errors[f"{k}.wrong"]),
-                               pct(errors[f"{k}.included_unaware"]),
-                               pct(errors[f"{k}.excluded_aware"]),
-                               pct(errors[f"{k}.unparseable"]), pct(errors[f"{k}.request_errors"])])
+            error_rows.append(
+                [
+                    label,
+                    k,
+                    errors[f"{k}.questions"],
+                    pct(errors[f"{k}.wrong"]),
+                    pct(errors[f"{k}.included_unaware"]),
+                    pct(errors[f"{k}.excluded_aware"]),
+                    pct(errors[f"{k}.unparseable"]),
+                    pct(errors[f"{k}.request_errors"]),
+                ]
+            )
+    # the FANToM scores (the inaccessible scenario) also under their bare names, for gates
+    # such as `fantom.all_star`
+    for col, _ in COLUMNS:
+        metrics.setdefault(col, metrics.get(f"inaccessible.{col}"))
     ctx_name = "/".join(sorted(context)) or "short"
     embedder = embedder_info(records, settings)
     tables = [
@@ -275,24 +314,44 @@ def aggregate_fantom(records: list[Record], settings: Settings) -> FamilyResult:
             title=f"FANToM scores ({ctx_name} context; ALL* grouped by {grouping})",
             headers=["", *(h for _, h in COLUMNS), "sets"],
             rows=main_rows,
-            note=("scores in %; Y/N = weighted F1 over yes/no/irrelevant; Belief TokenF1 over the "
-                  "Dist.-correct answers; fact questions belong to no scenario (same value in "
-                  "both rows)" + ("; 'unavailable' needs the embeddings extra: "
-                                  "pip install 'pytest-tom[embeddings]'"
-                                  if any(r[1] == "unavailable" for r in main_rows) else "")),
+            note=(
+                "scores in %; Y/N = weighted F1 over yes/no/irrelevant; Belief TokenF1 over the "
+                "Dist.-correct answers; fact questions belong to no scenario (same value in "
+                "both rows)"
+                + (
+                    "; 'unavailable' needs the embeddings extra: "
+                    "pip install 'pytest-tom[embeddings]'"
+                    if any(r[1] == "unavailable" for r in main_rows)
+                    else ""
+                )
+            ),
         ),
-        MetricTable(title="FANToM per character", headers=["", "All for each character",
-                                                           "Answer consistency", "characters"],
-                    rows=char_rows,
-                    note="(set, character) pairs with yes/no questions; consistent = the yes/no "
-                         "and list answers agree on whether the character knows"),
-        MetricTable(title="FANToM belief accuracy by ToM order",
-                    headers=["", "question", "first-order", "second-order", "cyclic", "acyclic"],
-                    rows=order_rows),
-        MetricTable(title="FANToM error types (% of questions)",
-                    headers=["", "question", "n", "wrong", "included unaware (FP)",
-                             "excluded aware (FN)", "unparseable", "request errors"],
-                    rows=error_rows),
+        MetricTable(
+            title="FANToM per character",
+            headers=["", "All for each character", "Answer consistency", "characters"],
+            rows=char_rows,
+            note="(set, character) pairs with yes/no questions; consistent = the yes/no "
+            "and list answers agree on whether the character knows",
+        ),
+        MetricTable(
+            title="FANToM belief accuracy by ToM order",
+            headers=["", "question", "first-order", "second-order", "cyclic", "acyclic"],
+            rows=order_rows,
+        ),
+        MetricTable(
+            title="FANToM error types (% of questions)",
+            headers=[
+                "",
+                "question",
+                "n",
+                "wrong",
+                "included unaware (FP)",
+                "excluded aware (FN)",
+                "unparseable",
+                "request errors",
+            ],
+            rows=error_rows,
+        ),
     ]
     info = {"embedder": embedder, "context": ctx_name, "all_star_grouping": grouping}
     return FamilyResult(metrics=metrics, tables=tables, info=info)

@@ -43,8 +43,7 @@ def marks_letter(answer: str, letter: str) -> bool:
     """Does the answer pick option `letter` by the released evaluator's forms?"""
     r = answer.strip().lower()
     x = letter.lower()
-    return (r.startswith((f"({x})", f"{x})", f"{x}.", f"{x}:", f"{x},"))
-            or f"({x})" in r or r == x)
+    return r.startswith((f"({x})", f"{x})", f"{x}.", f"{x}:", f"{x},")) or f"({x})" in r or r == x
 
 
 def letters_marked(answer: str, letters: str = "ab") -> list[str]:

