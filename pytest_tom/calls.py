@@ -51,7 +51,7 @@ def configure(tom: Any) -> None:
         problems.append(str(exc))
     if problems:
         raise pytest.UsageError("; ".join(problems))
-    if int(opts["samples"]) > 1 and not opts.get("temperature"):
+    if int(opts["samples"]) > 1 and not opts.get("temperature") and not tom.is_worker:
         tom.config.issue_config_time_warning(pytest.PytestConfigWarning(
             f"--tom-samples {opts['samples']} at temperature 0: the samples will most likely be "
             f"identical; set --tom-temperature above 0"), stacklevel=2)

@@ -96,29 +96,35 @@ class RunnerStats:
 
 
 class AdaptiveLimit:
-    """A semaphore whose size follows the server: halved on repeated 429s, regrown after.
+    """A semaphore whose size follows the server: cut when 429s pile up, regrown after.
 
-    Only 429s of requests started under the current limit count (a burst of
-    429s answered to requests sent before a cut lowers it once, not to 1). Two
-    such 429s halve the limit; after `limit` successes in a row without one it
-    grows by a quarter (at least 1) up to the configured maximum. Runs on one
+    Time is divided into epochs: an epoch ends when as many requests started
+    under the current limit have been answered as the limit allows in flight.
+    At its end, if at least two of its answers, and at least a quarter of
+    them, were 429, the limit is halved; if none was, it grows by a quarter (at
+    least 1) up to the configured maximum; otherwise it stays. Answers to
+    requests sent under an earlier limit do not count, so one burst of 429s
+    cuts the limit once, not to 1, and a server that refuses a few requests at
+    random (not because of the load) keeps the full concurrency. Runs on one
     event loop: no locking needed.
     """
 
-    def __init__(self, maximum: int, throttles_to_lower: int = 2):
+    SHARE = 0.25  # share of 429s in an epoch that cuts the limit
+    MIN_THROTTLES = 2
+
+    def __init__(self, maximum: int):
         self.maximum = max(1, maximum)
         self.limit = self.maximum
         self.active = 0
         self.epoch = 0
         self.lowered = 0  # how many times the limit was cut
         self.lowest = self.maximum
-        self._throttles = 0
-        self._streak = 0
-        self._need = max(1, throttles_to_lower)
+        self._answered = 0  # answers to requests of the current epoch
+        self._throttles = 0  # ... of which 429
         self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
 
     async def acquire(self) -> int:
-        """Wait for a slot; returns the epoch to pass to `throttled`."""
+        """Wait for a slot; returns the epoch to pass to `answered`."""
         if self.active < self.limit and not self._waiters:
             self.active += 1
             return self.epoch
@@ -146,29 +152,24 @@ class AdaptiveLimit:
                 self.active += 1
                 fut.set_result(None)
 
-    def throttled(self, epoch: int) -> None:
-        """A 429 answered a request started in `epoch`."""
-        self._streak = 0
+    def answered(self, epoch: int, throttled: bool) -> None:
+        """A request started in `epoch` got an answer (`throttled`: it was a 429)."""
         if epoch != self.epoch:
             return
-        self._throttles += 1
-        if self._throttles >= self._need and self.limit > 1:
-            self.limit = max(1, self.limit // 2)
-            self.lowest = min(self.lowest, self.limit)
-            self.lowered += 1
-            self.epoch += 1
-            self._throttles = 0
-
-    def succeeded(self) -> None:
-        if self.limit >= self.maximum:
+        self._answered += 1
+        self._throttles += throttled
+        if self._answered < self.limit:
             return
-        self._streak += 1
-        if self._streak >= self.limit:
-            self._streak = 0
-            self._throttles = 0
+        if self._throttles >= self.MIN_THROTTLES and self._throttles >= self.SHARE * self._answered:
+            if self.limit > 1:
+                self.limit = max(1, self.limit // 2)
+                self.lowest = min(self.lowest, self.limit)
+                self.lowered += 1
+        elif self._throttles == 0 and self.limit < self.maximum:
             self.limit = min(self.maximum, self.limit + max(1, self.limit // 4))
-            self.epoch += 1
             self._wake()
+        self.epoch += 1
+        self._answered = self._throttles = 0
 
 
 class Runner:
@@ -429,13 +430,13 @@ class Runner:
             except BackendError as exc:
                 error = exc
             else:
-                self.limiter.succeeded()
+                self.limiter.answered(epoch, throttled=False)
                 return reply
             finally:
                 self.limiter.release()
+            self.limiter.answered(epoch, throttled=error.status == THROTTLE_STATUS)
             if error.status == THROTTLE_STATUS:
                 self.stats.throttled += 1
-                self.limiter.throttled(epoch)
             if not error.retryable:
                 raise error
             if attempt >= self.retries:

@@ -143,27 +143,33 @@ def test_identical_calls_in_flight_are_shared_and_keys_never_run_twice() -> None
 
 
 def test_adaptive_limit_halves_on_repeated_429s_and_recovers() -> None:
-    async def scenario() -> None:
-        lim = AdaptiveLimit(16)
-        epoch = await lim.acquire()
-        lim.release()
-        lim.throttled(epoch)
-        assert lim.limit == 16  # one 429 is not "repeated"
-        lim.throttled(epoch)
-        assert lim.limit == 8 and lim.lowered == 1
-        lim.throttled(epoch)
-        lim.throttled(epoch)  # requests sent before the cut do not cut again
-        assert lim.limit == 8
-        epoch = await lim.acquire()
-        lim.release()
-        lim.throttled(epoch)
-        lim.throttled(epoch)
-        assert lim.limit == 4
-        for _ in range(200):  # the 429s stop: it grows back to the maximum
-            lim.succeeded()
-        assert lim.limit == 16
+    lim = AdaptiveLimit(16)
 
-    asyncio.run(scenario())
+    def epoch_of(throttled: int, answers: int | None = None) -> None:
+        """One epoch's answers: `throttled` 429s among `answers` (default: the limit)."""
+        epoch = lim.epoch
+        n = lim.limit if answers is None else answers
+        for i in range(n):
+            lim.answered(epoch, throttled=i < throttled)
+
+    epoch_of(1)
+    assert lim.limit == 16  # a single 429 is not "repeated"
+    epoch_of(3)
+    assert lim.limit == 16  # 3 of 16: a few refusals at random, not a rate limit
+    old = lim.epoch
+    epoch_of(8)
+    assert lim.limit == 8 and lim.lowered == 1
+    for _ in range(16):  # late answers to requests sent under the old limit do not count
+        lim.answered(old, throttled=True)
+    assert lim.limit == 8
+    epoch_of(2)
+    assert lim.limit == 4
+    epoch_of(2)
+    epoch_of(1)
+    assert lim.limit == 2 and lim.lowest == 2
+    for _ in range(12):  # the 429s stop: it grows back to the maximum
+        epoch_of(0)
+    assert lim.limit == 16
 
 
 def test_adaptive_limit_hands_slots_over_in_order() -> None:
