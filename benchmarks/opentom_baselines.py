@@ -21,7 +21,8 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from pytest_tom.convert.opentom import convert, dump
+from pytest_tom.convert.opentom import convert
+from pytest_tom.convert.yaml_out import dump_suite as dump
 from pytest_tom.families.base import ScoringContext, Settings
 from pytest_tom.families.opentom import OpenTomFamily
 from pytest_tom.families.opentom_metrics import TABLE2_ROWS

@@ -110,14 +110,15 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
         return report
     from pytest_tom.collect import TomItem
 
-    if isinstance(item, TomItem) and item.outcome is not None and not getattr(item, "_tom_sent", False):
-        if call.when == "call" or report.outcome in ("failed", "skipped"):
-            report.tom = item.record()
-            item._tom_sent = True
-            if report.tom:  # per-item properties of the JUnit XML (carried by the teardown report)
-                from pytest_tom.report.item_outcome import junit_properties
+    first_outcome = (isinstance(item, TomItem) and item.outcome is not None
+                     and not getattr(item, "_tom_sent", False))
+    if first_outcome and (call.when == "call" or report.outcome in ("failed", "skipped")):
+        report.tom = item.record()
+        item._tom_sent = True
+        if report.tom:  # per-item properties of the JUnit XML (carried by the teardown report)
+            from pytest_tom.report.item_outcome import junit_properties
 
-                item.user_properties.extend(junit_properties(report.tom))
+            item.user_properties.extend(junit_properties(report.tom))
     return report
 
 

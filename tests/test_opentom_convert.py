@@ -16,7 +16,8 @@ from conftest import TESTS, load_report, shared_data
 from opentom_support import expected_mixed_figures
 
 from pytest_tom.cli import main as cli
-from pytest_tom.convert.opentom import ConvertError, convert, dump
+from pytest_tom.convert.opentom import ConvertError, convert
+from pytest_tom.convert.yaml_out import dump_suite as dump
 from pytest_tom.families.base import ScoringContext, Settings
 from pytest_tom.families.opentom import OpenTomFamily
 from pytest_tom.loading import load_suite

@@ -37,7 +37,6 @@ class OpenAIBackend(Backend):
         return f"openai:{self.model} @ {where}"
 
     async def acomplete(self, request: ModelRequest) -> ModelReply:
-        oa = self._openai
         kwargs: dict[str, Any] = {"model": self.model, "messages": request.messages,
                                   "temperature": request.params.temperature}
         if request.params.max_tokens is not None:

@@ -27,8 +27,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from pytest_tom.convert.yaml_out import dump_suite
 from pytest_tom.suite.schema import ITEM_ID
 
 COLUMNS = 19
@@ -156,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
     out_dir = Path(args.output)
     out_dir.mkdir(parents=True, exist_ok=True)
     out = out_dir / f"{args.suite}.tom.yaml"
-    out.write_text(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100),
+    out.write_text(dump_suite(doc),
                    encoding="utf-8")
     n = len(doc["scenarios"])
     print(f"{out}: {n} templates -> {25 * n} items (25 conditions each)")

@@ -27,8 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from pytest_tom.convert.yaml_out import dump_suite
 from pytest_tom.families.opentom_labels import gold_label
 from pytest_tom.scoring.text import normalise
 
@@ -291,22 +290,6 @@ def _alias(where: str, answer: str, sc: dict[str, Any], aliases: dict[str, list[
 
 # -- writing ----------------------------------------------------------------------------
 
-class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
-    """Safe YAML with multi-line strings as literal blocks (readable narratives)."""
-
-
-def _str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
-    style = "|" if "\n" in value else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-
-_Dumper.add_representer(str, _str)
-
-
-def dump(document: dict[str, Any]) -> str:
-    return yaml.dump(document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
-
-
 def output_path(out: Path, long: bool, suite: str | None) -> Path:
     if out.name.endswith(".tom.yaml"):
         return out
@@ -332,7 +315,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     path = output_path(args.output, args.long, args.suite)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(dump(conv.document), encoding="utf-8")
+    path.write_text(dump_suite(conv.document), encoding="utf-8")
     print(f"{path}: {conv.narratives} narratives, {conv.questions} questions")
     for split, count in conv.per_split.items():
         print(f"  {split + '.json':<24} {count:>6} questions")

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
+from pytest_tom.convert.yaml_out import dump_suite
 
 QUESTION_TYPE = re.compile(r"^(?:(?:first|second)_order_[01]_(?:tom|no_tom)|reality|memory)$")
 STORY_TYPES = ("true_belief", "false_belief", "second_order_false_belief")
@@ -192,22 +192,6 @@ def build_suite(questions: list[Question], name: str, source: str, keep: bool,
     return doc, problems, counts
 
 
-class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
-    pass
-
-
-def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    style = "|" if "\n" in value else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-
-_Dumper.add_representer(str, _str)
-
-
-def dump_yaml(doc: dict[str, Any]) -> str:
-    return yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
-
-
 def run(args: argparse.Namespace) -> int:
     src: Path = args.input
     trace: Path = args.trace or src.with_suffix(".trace")
@@ -227,7 +211,7 @@ def run(args: argparse.Namespace) -> int:
                                         args.limit)
     args.output.mkdir(parents=True, exist_ok=True)
     target = args.output / f"{args.suite}.tom.yaml"
-    target.write_text(dump_yaml(doc), encoding="utf-8")
+    target.write_text(dump_suite(doc), encoding="utf-8")
     print(f"wrote {target}: {len(doc['scenarios'])} stories, {sum(counts.values())} questions")
     for (qt, st), n in sorted(counts.items()):
         print(f"  {qt:<24} {st:<28} {n}")

