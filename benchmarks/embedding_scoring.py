@@ -1,13 +1,16 @@
 """Free-response scoring rate of FANToM's belief_dist items (sentence embeddings).
 
-Prints answers per second after the model is loaded, on the bundled FANToM suite's
-belief_dist items with distinct answers (no cache hits):
+Prints answers per second after the model is loaded, on distinct answers of natural
+length built from the bundled FANToM suite's belief options:
 
-- "per item": the path pytest takes, `FantomFamily.score` one answer at a time
-  (the suite's gold answers embedded once, in a batch, at first use);
-- "batched": `Embedder.embed` on all answers at once, then the two similarities.
+- "per item": `FantomFamily.score` one answer at a time, the path pytest takes
+  today (the suite's answer options are embedded once, in a batch, at first use);
+- "prepared, per item": `FantomFamily.prepare_scoring` on all the answers (one
+  batch), then `score` one at a time, as a run can do once its answers are in;
+- "batched embed": `Embedder.embed` on all answers at once, then the similarities.
 
-Target: at least 200 answers per second with all-MiniLM-L6-v2 on 2 CPU cores.
+Target: at least 200 answers per second with all-MiniLM-L6-v2 on 2 CPU cores. The
+figures depend on what else runs on the machine: the load average is printed.
 
     python benchmarks/embedding_scoring.py [--answers N] [--embedder PATH_OR_NAME] [--threads N]
 """
@@ -16,12 +19,22 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITE = ROOT / "suites" / "fantom" / "smalltalk.tom.yaml"
-PREFIXES = ("", "I think ", "Probably ", "From the conversation, ", "My guess: ", "It seems ")
+PREFIXES = (
+    "",
+    "I think ",
+    "Probably ",
+    "From the conversation, ",
+    "My guess: ",
+    "It seems ",
+    "Well, ",
+    "I believe ",
+)
 
 
 def main() -> None:
@@ -38,11 +51,13 @@ def main() -> None:
 
     settings = Settings(options={"fantom_context": "short", "embedder": args.embedder})
     items = [i for i in load_suite(SUITE, settings).items if i.kind == "belief_dist"]
-    answers = []
-    for n in range(args.answers):
-        item = items[n % len(items)]
-        base = item.gold if n % 2 else item.data["wrong"]
-        answers.append((item, f"{PREFIXES[n % len(PREFIXES)]}{base} (answer {n})"))
+    answers = []  # distinct answers: a prefix and one of the two options
+    for prefix in PREFIXES:
+        for item in items:
+            for base in (item.gold, item.data["wrong"]):
+                answers.append((item, f"{prefix}{base}"))
+    random.Random(0).shuffle(answers)
+    answers = answers[: args.answers]
 
     t0 = time.perf_counter()
     emb = get_embedder(args.embedder)
@@ -51,39 +66,40 @@ def main() -> None:
 
     if args.threads:
         torch.set_num_threads(args.threads)
-    emb.embed(["warm-up sentence"])
+    emb.embed(["warm-up sentence", "another warm-up sentence"])
 
     family = FantomFamily()
-    ctx = ScoringContext(settings)
-    half = len(answers) // 2
-    t0 = time.perf_counter()
-    correct = sum(bool(family.score(item, text, ctx).correct) for item, text in answers[:half])
-    per_item = half / (time.perf_counter() - t0)
+    third = len(answers) // 3
+    one, two, rest = answers[:third], answers[third : 2 * third], answers[2 * third :]
 
-    rest = answers[half:]
+    ctx = ScoringContext(settings)
+    family.score(one[0][0], "warm-up answer", ctx)  # embeds the suite's options (once)
+    t0 = time.perf_counter()
+    right1 = sum(bool(family.score(item, text, ctx).correct) for item, text in one)
+    per_item = len(one) / (time.perf_counter() - t0)
+
+    t0 = time.perf_counter()
+    family.prepare_scoring(two, ctx)
+    right2 = sum(bool(family.score(item, text, ctx).correct) for item, text in two)
+    prepared = len(two) / (time.perf_counter() - t0)
+
     t0 = time.perf_counter()
     vecs = emb.embed([text for _, text in rest])
     golds = emb.embed([str(i.gold) for i, _ in rest])
     wrongs = emb.embed([i.data["wrong"] for i, _ in rest])
-    batched_correct = sum(
-        float(v @ g) > float(v @ w) for v, g, w in zip(vecs, golds, wrongs, strict=True)
-    )
+    right3 = sum(float(v @ g) > float(v @ w) for v, g, w in zip(vecs, golds, wrongs, strict=True))
     batched = len(rest) / (time.perf_counter() - t0)
 
     print(f"embedder: {emb.name}")
     print(
-        f"cpus: {os.cpu_count()} · torch threads: {torch.get_num_threads()} · "
-        f"model load: {load:.1f} s"
+        f"cpus: {os.cpu_count()} · torch threads: {torch.get_num_threads()} · model load: "
+        f"{load:.1f} s · load average: {os.getloadavg()[0]:.2f}"
     )
-    print(
-        f"per item: {per_item:.0f} answers/s ({half} answers, {correct} closer to the right answer)"
-    )
-    print(
-        f"batched:  {batched:.0f} answers/s ({len(rest)} answers, {batched_correct} closer to the "
-        f"right answer)"
-    )
-    verdict = "meets" if per_item >= 200 else "misses"
-    print(f"target 200 answers/s after load: per-item path {verdict} it")
+    print(f"per item:           {per_item:6.0f} answers/s ({len(one)} answers, {right1} right)")
+    print(f"prepared, per item: {prepared:6.0f} answers/s ({len(two)} answers, {right2} right)")
+    print(f"batched embed:      {batched:6.0f} answers/s ({len(rest)} answers, {right3} right)")
+    for label, rate in (("per item", per_item), ("prepared", prepared)):
+        print(f"target 200 answers/s after load, {label}: {'met' if rate >= 200 else 'missed'}")
 
 
 if __name__ == "__main__":

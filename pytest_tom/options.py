@@ -101,7 +101,7 @@ OPTIONS: list[Opt] = [
     # -- robustness ------------------------------------------------------------------
     # -- local model -----------------------------------------------------------------
     Opt("threads", "CPU threads of the local model (--tom-model=local); default: the usable "
-        "cores divided among the xdist workers", convert=int, metavar="N"),
+        "cores but one, divided among the xdist workers, at least 1", convert=int, metavar="N"),
     Opt("local_ctx", "context window of the local model in tokens (default 8192); longer "
         "prompts are error outcomes", convert=int, metavar="N"),
     # -- gating ----------------------------------------------------------------------

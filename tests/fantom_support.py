@@ -77,21 +77,34 @@ def pick(item_id: str, n: int) -> int:
 
 
 def plan(it: Any) -> Plan:
-    """The mixed answer for an item (an ItemView or a report record's item)."""
-    v = pick(it.id, 6)
+    """The mixed answer for an item (an ItemView or a report record's item).
+
+    In about a third of the sets every answer is right (in varied forms), so that
+    ALL*, ALL and the All columns are neither 0 nor 100; elsewhere the form is
+    picked from the item id among right, wrong and unreadable ones.
+    """
+    options = _options(it)
+    if it.kind == "fact" or pick(str(it.meta["set"]), 3):
+        return options[pick(it.id, len(options))]
+    right = [p for p in options if p.correct is True or (p.correct is None and p.text == it.gold)]
+    return right[pick(it.id, len(right))]
+
+
+def _options(it: Any) -> list[Plan]:
     kind, meta, gold = it.kind, it.meta, it.gold
     if kind == "fact":
         words = str(gold).split()
-        return Plan(
-            [
+        return [
+            Plan(t)
+            for t in (
                 str(gold),
                 "I am not sure about that.",
                 " ".join(words[: len(words) // 2]),
                 f"Answer: {gold}",
                 "They talked about it earlier.",
                 str(gold).upper(),
-            ][v]
-        )
+            )
+        ]
     if kind == "belief_choice":
         g, w = meta["gold_letter"], other(meta["gold_letter"])
         return [
@@ -101,19 +114,20 @@ def plan(it: Any) -> Plan:
             Plan(f"I would say the answer is ({g}).", True),
             Plan("I cannot tell from the conversation.", False),
             Plan(f"{w.upper()}.", False),
-        ][v]
-    if kind == "belief_dist":
+        ]
+    if kind == "belief_dist":  # judged by the embeddings (None here)
         wrong = meta["wrong_answer"]
-        return Plan(
-            [
+        return [
+            Plan(t)
+            for t in (
                 str(gold),
                 wrong,
                 f"I think {gold[0].lower()}{gold[1:]}",
                 wrong.lower(),
                 str(gold),
                 "They were talking about the weekend.",
-            ][v]
-        )
+            )
+        ]
     if kind in LISTS:
         aware, unaware = list(meta["aware"]), list(meta["unaware"])
         options = [
@@ -124,22 +138,19 @@ def plan(it: Any) -> Plan:
             Plan(", ".join(reversed(aware + unaware)), named=aware + unaware),
             Plan(", ".join(aware), named=aware),
         ]
-        p = options[v]
-        p.correct = set(p.named or []) == set(aware)
-        return p
-    # yes/no
+        for p in options:
+            p.correct = set(p.named or []) == set(aware)
+        return options
     name = meta["character"]
-    yes, no = ("Yes.", "yes"), ("No.", "no")
-    options = [
-        yes if gold == "yes" else no,
-        no if gold == "yes" else yes,
+    forms = [
+        ("Yes.", "yes"),
+        ("No.", "no"),
         (f"Yes, {name} knows it.", "yes"),
         (f"{name} does not know the answer.", "no"),
         ("It is unclear from the conversation.", "irrelevant"),
         ("no", "no"),
     ]
-    text, label = options[v]
-    return Plan(text, label == gold, label=label)
+    return [Plan(text, label == gold, label=label) for text, label in forms]
 
 
 def mixed(req: Any) -> str:

@@ -181,3 +181,25 @@ def test_embedder_is_loaded_once_and_caches_texts() -> None:
     )
     assert right > wrong
     assert emb.similarity("same text", "same text") == pytest.approx(1.0, abs=1e-5)
+
+
+def test_prepare_scoring_embeds_the_answers_in_one_batch() -> None:
+    from pathlib import Path
+
+    from pytest_tom.families.base import ScoringContext, Settings
+    from pytest_tom.families.fantom import FantomFamily
+    from pytest_tom.loading import load_suite
+    from pytest_tom.scoring.embeddings import get_embedder
+
+    suite = Path(__file__).resolve().parents[1] / "suites" / "fantom" / "smalltalk.tom.yaml"
+    settings = Settings(options={"fantom_context": "short"})
+    dist = [i for i in load_suite(suite, settings).items if i.kind == "belief_dist"][:12]
+    pairs = [(i, f"Answer: In my view, {i.gold} (prepared test)") for i in dist]
+    family, ctx = FantomFamily(), ScoringContext(settings)
+    assert family.prepare_scoring(pairs, ctx) == len(pairs)
+    emb = get_embedder(None)
+    before = emb.encoded
+    outcomes = [family.score(i, text, ctx) for i, text in pairs]
+    assert emb.encoded == before  # every answer was already embedded
+    assert all(o.extra["embedder"] == emb.name for o in outcomes)
+    assert sum(bool(o.correct) for o in outcomes) >= 10

@@ -147,7 +147,17 @@ def test_mixed_answers_give_the_rules_numbers_in_every_column(
         else:
             assert got[key] == pytest.approx(value), key
     # the mix really is mixed: no column is trivially 0 or 100
-    for col in ("belief_choice", "belief_dist", "answerability_list", "answerability_yn_f1"):
+    for col in (
+        "all_star",
+        "all",
+        "belief_choice",
+        "belief_dist",
+        "answerability_all",
+        "answerability_list",
+        "answerability_yn_f1",
+        "all_for_each_character",
+        "answer_consistency",
+    ):
         assert 0.0 < got[f"inaccessible.{col}"] < 1.0, col
     # every item's verdict is the planned one
     for r in records:
