@@ -100,7 +100,8 @@ OPTIONS: list[Opt] = [
     # -- bigtom ----------------------------------------------------------------------
     # -- robustness ------------------------------------------------------------------
     # -- local model -----------------------------------------------------------------
-    Opt("threads", "CPU threads of the local model (--tom-model=local); default: the usable "
+    Opt("threads", "prompt-evaluation threads of the local model (--tom-model=local; tokens "
+        "are generated on one thread so that answers never depend on it); default: the usable "
         "cores but one, divided among the xdist workers, at least 1", convert=int, metavar="N"),
     Opt("local_ctx", "context window of the local model in tokens (default 8192); longer "
         "prompts are error outcomes", convert=int, metavar="N"),
