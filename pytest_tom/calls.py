@@ -90,6 +90,35 @@ def request_phase(session: pytest.Session, runner: Any) -> None:
     if prefetch_items(session.items) == 0:
         return
     Progress(runner, session.config).run()
+    prepare_scoring(session.items)
+
+
+def prepare_scoring(items: Iterable[Any]) -> None:
+    """Hand each family the answers of the whole selection before any item is scored.
+
+    Scoring stays per item; this only lets a family do in one batch what it would
+    otherwise do answer by answer (FANToM embeds every free response at once).
+    Called once the request phase is over, so every completion is at hand.
+    """
+    from pytest_tom import families
+    from pytest_tom.collect import TomItem
+    from pytest_tom.sampling import fetch_samples
+    from pytest_tom.session import get_session
+
+    by_family: dict[str, list[tuple[Any, str]]] = {}
+    tom = None
+    for item in items:
+        if not isinstance(item, TomItem):
+            continue
+        tom = tom or get_session(item.config)
+        family = families.get(item.spec.family)
+        if family.unavailable(item.spec, tom.settings):
+            continue
+        for comp in fetch_samples(item):
+            if not comp.error:
+                by_family.setdefault(item.spec.family, []).append((item.spec, comp.final))
+    for name, pairs in by_family.items():
+        families.get(name).prepare_scoring(pairs, tom.scoring)
 
 
 class WorkerLookahead:

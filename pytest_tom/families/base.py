@@ -9,7 +9,7 @@ entry-point group ``pytest_tom.families`` (name -> Family subclass).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -107,6 +107,16 @@ class Family:
     def aggregate(self, records: list[dict[str, Any]], settings: Settings) -> FamilyResult:
         """Family metrics over the records of one suite (see `pytest_tom.metrics`)."""
         return FamilyResult()
+
+    def prepare_scoring(self, pairs: Iterable[tuple[ItemSpec, str]], ctx: ScoringContext) -> int:
+        """Optional: prepare, in one batch, the scoring of many (item, response) pairs.
+
+        Called with the answers of the whole selection after the request phase and
+        before any item is scored (not under xdist, where items arrive in batches).
+        Scoring must give the same outcome with or without it. Returns how many
+        pairs were prepared.
+        """
+        return 0
 
     def unavailable(self, item: ItemSpec, settings: Settings) -> str | None:
         """A reason to skip the item (e.g. an optional dependency missing), or None."""
