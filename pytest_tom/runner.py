@@ -372,7 +372,7 @@ class Runner:
             if hit is not None:
                 return self._hit(comp, ModelReply(hit.text, hit.usage, hit.model))
         try:
-            reply = await self._fetch(request, comp, deadline)
+            reply = await self._fetch(request, comp)
         except BaseException:
             if cache is not None:
                 cache.release(key)
@@ -406,19 +406,22 @@ class Runner:
             cache.release(key)
         return hit
 
-    async def _fetch(self, request: ModelRequest, comp: Completion,
-                     deadline: float | None = None) -> ModelReply:
-        """The request itself: a slot, the call, retries with backoff until the deadline."""
+    async def _fetch(self, request: ModelRequest, comp: Completion) -> ModelReply:
+        """The request itself: a slot, the call, retries with backoff until the deadline.
+
+        The deadline runs from the moment the call first holds a concurrency slot: time
+        spent queued behind other items (thousands are submitted at once) does not count.
+        """
         loop = asyncio.get_running_loop()
-        if deadline is None:
-            deadline = loop.time() + self.deadline
+        deadline: float | None = None
         attempt = 0
         while True:
-            remaining = deadline - loop.time()
-            if remaining <= 0:
+            if deadline is not None and deadline - loop.time() <= 0:
                 raise BackendError(f"no answer within the deadline of {self.deadline:g}s "
                                    f"({attempt} attempts)")
             epoch = await self.limiter.acquire()
+            if deadline is None:
+                deadline = loop.time() + self.deadline
             comp.requests += 1
             self.stats.requests += 1
             try:

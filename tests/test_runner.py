@@ -119,6 +119,15 @@ def test_the_deadline_bounds_a_request_and_its_retries() -> None:
     assert "deadline" in out["hang"].error
 
 
+def test_time_queued_for_a_slot_does_not_count_against_the_deadline() -> None:
+    # 6 calls of 0.2 s through one slot take 1.2 s in all, far past the 0.5 s deadline,
+    # yet each call holds its slot for 0.2 s only: every one is answered
+    backend = Scripted(latency=0.2)
+    out = run_all(Runner(backend, concurrency=1, deadline=0.5), [f"p{i}" for i in range(6)])
+    assert all(c.error is None for c in out.values()), [c.error for c in out.values()]
+    assert [c.final for c in out.values()] == [f"ok:p{i}" for i in range(6)]
+
+
 def test_a_backend_exception_is_an_error_not_a_crash() -> None:
     class Broken(Scripted):
         async def acomplete(self, request: ModelRequest) -> ModelReply:
