@@ -72,6 +72,19 @@ def pytest_collection(session: pytest.Session) -> Any:
         return (yield)
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    tom = get_session(config)
+    if tom is None or not tom.options["limit"]:
+        return
+    from pytest_tom.selection import limit_items
+
+    kept, dropped = limit_items(items, tom.options["limit"], tom.settings.seed)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtestloop(session: pytest.Session) -> Any:
     """Broken suites do not stop the others: their collection errors are set aside while the

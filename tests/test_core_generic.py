@@ -174,3 +174,27 @@ def test_record_then_replay_gives_the_same_numbers(pytester: pytest.Pytester) ->
                                 "-p", "no:cacheprovider")
     assert result.ret == 1
     assert load_report(r1)["suites"] == load_report(r2)["suites"]
+
+
+def _limited_ids(pytester: pytest.Pytester, *args: str) -> tuple[list[str], pytest.RunResult]:
+    report = pytester.path / f"r{len(list(pytester.path.glob('r*.json')))}.json"
+    result = run(pytester, "right", f"--tom-report={report}", *args)
+    return [r["item"]["id"] for r in load_report(report)["items"]], result
+
+
+def test_limit_keeps_whole_scenarios_chosen_by_the_seed(pytester: pytest.Pytester) -> None:
+    doc = yaml.safe_load(GENERIC.read_text(encoding="utf-8"))
+    sizes = {sc["id"]: len(sc["questions"]) for sc in doc["scenarios"]}
+    ids, result = _limited_ids(pytester, "--tom-limit=12")
+    scenarios = {i.split("::")[0] for i in ids}
+    assert 0 < len(ids) <= 12
+    assert len(ids) == sum(sizes[s] for s in scenarios)  # whole scenarios only
+    result.stdout.fnmatch_lines([f"*{len(ids)} passed, {fig_items() - len(ids)} deselected*"])
+    again, _ = _limited_ids(pytester, "--tom-limit=12", "-n", "2")
+    assert sorted(again) == sorted(ids)
+    other, _ = _limited_ids(pytester, "--tom-limit=12", "--tom-seed=3")
+    assert {i.split("::")[0] for i in other} != scenarios
+
+
+def fig_items() -> int:
+    return expected_figures(GENERIC)["items"]
