@@ -11,7 +11,7 @@ from pytest_tom.families.base import Settings
 from pytest_tom.suite.errors import Problem, SuiteError
 from pytest_tom.suite.model import Suite
 from pytest_tom.suite.schema import (
-    ITEM_ID,
+    ID,
     Any_,
     Checker,
     Field,
@@ -30,7 +30,7 @@ def _top_schema(family_names: list[str], family: Any) -> Obj:
     return Obj(
         what="suite file",
         fields={
-            "suite": Field(Str(pattern=ITEM_ID, pattern_hint="use letters, digits, _, - and ."),
+            "suite": Field(ID,
                            required=True, doc="the suite's name"),
             "family": Field(Str(), required=True, doc=f"one of {', '.join(family_names)}"),
             "version": Field(_Version(), required=True, doc="the suite's version, e.g. 1"),

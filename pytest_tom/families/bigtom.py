@@ -31,8 +31,8 @@ from pytest_tom.scoring.choice import LETTERS, letters_named
 from pytest_tom.scoring.text import after_last, normalise
 from pytest_tom.suite.model import ItemSpec, Suite
 from pytest_tom.suite.schema import (
-    IDENT,
-    ITEM_ID,
+    ID,
+    TAG,
     Any_,
     Checker,
     Field,
@@ -42,8 +42,6 @@ from pytest_tom.suite.schema import (
     check_unique_ids,
     describe,
 )
-
-TAG = Str(pattern=IDENT, pattern_hint="a tag is an identifier: a letter, then letters, digits or _")
 
 
 def _sentence(doc: str) -> Field:
@@ -65,7 +63,7 @@ QUESTION = Obj(what="question block (ask, aware, not_aware)", fields={
     "not_aware": _sentence("the answer of an agent who did not (initial state)"),
 })
 TEMPLATE = Obj(what="template", fields={
-    "id": Field(Str(pattern=ITEM_ID, pattern_hint="use letters, digits, _, - and ."),
+    "id": Field(ID,
                 required=True, doc="a unique name for the template"),
     "tags": Field(ListOf(TAG)),
     "source": Field(Any_()),

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_tom.suite.schema import (
-    IDENT,
-    ITEM_ID,
+    ID,
+    TAG,
     Any_,
     Checker,
     Enum,
@@ -35,8 +35,6 @@ from pytest_tom.suite.yaml_tree import Path_
 ORDERS = ("first-order", "second-order:cyclic", "second-order:acyclic")
 ACCESSIBILITY = ("inaccessible", "accessible")
 BINARY_GOLDS = ("yes", "no", "no:long")
-ID_HINT = "use letters, digits, _, - and ."
-TAG = Str(pattern=IDENT, pattern_hint="a tag is an identifier: a letter, then letters, digits or _")
 
 
 @dataclass
@@ -53,7 +51,7 @@ class TextOrParts(Node):
             ok = True
             for key, text in value.items():
                 ok = (
-                    Str(pattern=ITEM_ID, pattern_hint=ID_HINT).check(str(key), (*path, key), ck)
+                    ID.check(str(key), (*path, key), ck)
                     and ok
                 )
                 ok = Str().check(text, (*path, key), ck) and ok
@@ -91,7 +89,7 @@ BELIEF = Obj(
     what="belief question",
     fields={
         "id": Field(
-            Str(pattern=ITEM_ID, pattern_hint=ID_HINT),
+            ID,
             doc="short id within the set (default b1, b2, ...)",
         ),
         "question": Field(Str(), required=True, doc="the belief question"),
@@ -141,12 +139,12 @@ SET = Obj(
     what="set",
     fields={
         "id": Field(
-            Str(pattern=ITEM_ID, pattern_hint=ID_HINT),
+            ID,
             required=True,
             doc="unique in the suite; items are named <set id>::<kind>",
         ),
         "part": Field(
-            Str(pattern=ITEM_ID, pattern_hint=ID_HINT),
+            ID,
             doc="the part of the conversation (a key of contexts.short)",
         ),
         "missed_by": Field(Str(), doc="the character who was away (PersonX)"),
@@ -179,7 +177,7 @@ CONVERSATION = Obj(
     what="conversation",
     fields={
         "id": Field(
-            Str(pattern=ITEM_ID, pattern_hint=ID_HINT),
+            ID,
             required=True,
             doc="a unique name for the conversation",
         ),

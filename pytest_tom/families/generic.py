@@ -32,8 +32,8 @@ from pytest_tom.scoring.text import after_last, has_words
 from pytest_tom.scoring.yesno import parse_yes_no
 from pytest_tom.suite.model import ItemSpec, Suite
 from pytest_tom.suite.schema import (
-    IDENT,
-    ITEM_ID,
+    ID,
+    TAG,
     Any_,
     Bool,
     Checker,
@@ -48,12 +48,11 @@ from pytest_tom.suite.schema import (
 )
 
 RULES = ("choices", "yes_no", "names", "contains", "json_final")
-TAG = Str(pattern=IDENT, pattern_hint="a tag is an identifier: a letter, then letters, digits or _")
 
 QUESTION = Obj(
     what="question",
     fields={
-        "id": Field(Str(pattern=ITEM_ID, pattern_hint="use letters, digits, _, - and .")),
+        "id": Field(ID),
         "ask": Field(Str(), required=True, doc="the question put to the model"),
         "choices": Field(ListOf(Text(), min_len=2, max_len=26, unique=True)),
         "answer": Field(Text()),
@@ -72,7 +71,7 @@ QUESTION = Obj(
 SCENARIO = Obj(
     what="scenario",
     fields={
-        "id": Field(Str(pattern=ITEM_ID, pattern_hint="use letters, digits, _, - and ."),
+        "id": Field(ID,
                     required=True, doc="a unique name for the scenario"),
         "context": Field(Str(), required=True, doc="the story the questions are about"),
         "characters": Field(ListOf(Str(), min_len=1, unique=True)),

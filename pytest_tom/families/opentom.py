@@ -34,8 +34,8 @@ from pytest_tom.scoring.labels import last_line
 from pytest_tom.scoring.text import normalise
 from pytest_tom.suite.model import ItemSpec, Suite
 from pytest_tom.suite.schema import (
-    IDENT,
-    ITEM_ID,
+    ID,
+    TAG,
     Any_,
     Bool,
     Checker,
@@ -47,9 +47,6 @@ from pytest_tom.suite.schema import (
     check_unique_ids,
     describe,
 )
-
-TAG = Str(pattern=IDENT, pattern_hint="a tag is an identifier: a letter, then letters, digits or _")
-ID = Str(pattern=ITEM_ID, pattern_hint="use letters, digits, _, - and .")
 
 QUESTION = Obj(
     what="OpenToM question",

@@ -6,8 +6,9 @@ from typing import Any
 
 from pytest_tom.families.robustness_scenes import EDITED_VARIANTS, RESERVED, ROLE
 from pytest_tom.suite.schema import (
+    ID,
     IDENT,
-    ITEM_ID,
+    TAG,
     Any_,
     Checker,
     Enum,
@@ -36,8 +37,6 @@ CLASSES: dict[str, str] = {
     "conclusion_from_sentiment": "conclusion from sentiment",
 }
 STAGE_TYPES = ("unexpected_contents", "unexpected_transfer")
-TAG = Str(pattern=IDENT, pattern_hint="a tag is an identifier: a letter, then letters, digits or _")
-ID = Str(pattern=ITEM_ID, pattern_hint="use letters, digits, _, - and .")
 
 
 class RoleMap(Node):

@@ -242,3 +242,9 @@ def check_unique_ids(entries: list[Any], path: Path_, ck: Checker, what: str,
                      f"ids must be unique")
         else:
             first[ident] = i
+
+
+ID_HINT = "use letters, digits, _, - and ."
+TAG_HINT = "a tag is an identifier: a letter, then letters, digits or _"
+ID = Str(pattern=ITEM_ID, pattern_hint=ID_HINT)  # scenario, question, suite ids
+TAG = Str(pattern=IDENT, pattern_hint=TAG_HINT)  # tags become pytest markers
