@@ -20,8 +20,6 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 BINARY_NAME = re.compile(r"^\s*Does\s+(.+?)\s+know\b", re.IGNORECASE)
 SAFE_ID = re.compile(r"[^A-Za-z0-9_.\-]+")
 
@@ -70,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
             "scenarios": chunk,
         }
         target = out / f"{name}.tom.yaml"
-        target.write_text(dump_yaml(doc), encoding="utf-8")
+        target.write_text(dump_suite(doc), encoding="utf-8")
         written.append(target)
     n_sets = sum(len(c["sets"]) for c in conversations)
     for target in written:
@@ -247,26 +245,3 @@ def _one_accessibility(raw: dict[str, Any]) -> str:
     if value not in ("inaccessible", "accessible"):
         raise ConvertError(f"unknown missed_info_accessibility {value!r}")
     return value
-
-
-class _Dumper(yaml.SafeDumper):
-    pass
-
-
-def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    style = "|" if "\n" in value else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-
-_Dumper.add_representer(str, _str)
-
-
-def dump_yaml(doc: dict[str, Any]) -> str:
-    return yaml.dump(
-        doc,
-        Dumper=_Dumper,
-        sort_keys=False,
-        allow_unicode=True,
-        width=100,
-        default_flow_style=False,
-    )
