@@ -19,7 +19,6 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -44,16 +43,10 @@ def timed(label: str, fn: Callable[[], T]) -> T:
 
 def in_process(items: list[Any], family_name: str, answer: Callable[[Any], str]) -> dict[str, Any]:
     from pytest_tom import families
-    from pytest_tom.families.base import ScoringContext, Settings
+    from pytest_tom.families.base import Settings
+    from pytest_tom.offline import score_records
 
-    family = families.get(family_name)
-    ctx = ScoringContext(Settings())
-    recs = []
-    for it in items:
-        view = SimpleNamespace(gold=it.gold, meta=it.meta, kind=it.kind, id=it.id)
-        out = family.score(it, answer(SimpleNamespace(item=view)), ctx)
-        recs.append({"item": it.summary(), "outcome": out.to_dict()})
-    return family.aggregate(recs, Settings()).metrics
+    return families.get(family_name).aggregate(score_records(items, answer), Settings()).metrics
 
 
 def pytest_run(target: Path, answerer: str, tmp: Path) -> None:

@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 
 from pytest_tom import families
-from pytest_tom.backends.base import ItemView, ModelRequest
+from pytest_tom.backends.base import ModelRequest
 from pytest_tom.loading import load_suite
+from pytest_tom.offline import item_view
 from pytest_tom.outcome import UNAVAILABLE, Outcome
 from pytest_tom.runner import Completion
 from pytest_tom.sampling import (
@@ -188,13 +189,6 @@ def _register_marker(config: pytest.Config, name: str) -> None:
 
 
 _MARKERS_KEY = pytest.StashKey[set]()
-
-
-def item_view(spec: ItemSpec) -> ItemView:
-    return ItemView(id=spec.id, suite=spec.suite, family=spec.family, kind=spec.kind,
-                    question=spec.question, choices=spec.choices_shown, gold=spec.gold,
-                    tags=list(spec.tags), source=dict(spec.source), meta=dict(spec.meta),
-                    scenario=spec.scenario)
 
 
 def failure_text(spec: ItemSpec, outcome: Outcome | None, comp: Completion | None) -> str:

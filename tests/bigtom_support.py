@@ -151,33 +151,12 @@ def run_in_process(path: Path, answerer: Any, method: str = "vanilla",
 
     Returns the suite's aggregate (metrics, tables) and the records.
     """
-    from pytest_tom import families
     from pytest_tom.aggregate import aggregate
-    from pytest_tom.backends.base import ModelRequest, SamplingParams
-    from pytest_tom.collect import item_view
-    from pytest_tom.families.base import ScoringContext, Settings
+    from pytest_tom.families.base import Settings
     from pytest_tom.loading import load_suite
-    from pytest_tom.outcome import Outcome
+    from pytest_tom.offline import score_records
 
     settings = Settings(method=method, seed=seed)
     suite = load_suite(path, settings)
-    family = families.get(suite.family)
-    ctx = ScoringContext(settings)
-    records: list[dict[str, Any]] = []
-    for spec in suite.items:
-        view = item_view(spec)
-        responses: list[str] = []
-        outcome = None
-        while (messages := family.conversation(spec, method, responses)) is not None:
-            request = ModelRequest(messages=messages, params=SamplingParams(), item=view,
-                                   step=len(responses))
-            try:
-                responses.append(answerer(request))
-            except Exception as exc:  # an error outcome, as the runner records it
-                outcome = Outcome.failed("request_failed", str(exc))
-                break
-        if outcome is None:
-            outcome = family.score(spec, responses[-1], ctx)
-        records.append({"item": spec.summary(), "outcome": outcome.to_dict(),
-                        "responses": responses})
+    records = score_records(suite.items, answerer, settings)
     return aggregate(records, settings)["suites"][suite.name], records

@@ -7,7 +7,6 @@ import re
 import textwrap
 from collections import Counter, defaultdict
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -20,6 +19,7 @@ from pytest_tom.families.robustness import coin_goal
 from pytest_tom.families.robustness_scenes import sentences
 from pytest_tom.families.robustness_schema import CLASSES
 from pytest_tom.loading import load_suite
+from pytest_tom.offline import score_records
 from pytest_tom.suite import ItemSpec, SuiteError
 
 ROBUSTNESS = SUITES / "robustness"
@@ -51,13 +51,7 @@ def by_scenery(items: list[ItemSpec]) -> dict[str, dict[str, ItemSpec]]:
 
 def records(items: list[ItemSpec], answer: Any) -> list[dict[str, Any]]:
     """Score every item in process with an answerer of robustness_support."""
-    ctx = ScoringContext(Settings())
-    out = []
-    for it in items:
-        view = SimpleNamespace(id=it.id, gold=it.gold, meta=it.meta, kind=it.kind)
-        outcome = FAMILY.score(it, answer(SimpleNamespace(item=view)), ctx)
-        out.append({"item": it.summary(), "outcome": outcome.to_dict()})
-    return out
+    return score_records(items, answer)
 
 
 def test_bundled_suite_shape(bundled: list[ItemSpec]) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -14,8 +13,9 @@ from robustness_support import generic_right, reality_tracker
 
 from pytest_tom import families
 from pytest_tom.cli import main
-from pytest_tom.families.base import ScoringContext, Settings
+from pytest_tom.families.base import Settings
 from pytest_tom.loading import load_suite
+from pytest_tom.offline import score_records
 
 SUPPORT = TESTS / "robustness_support.py"
 
@@ -156,14 +156,7 @@ def test_upstream_split_counts(upstream_items: list[Any]) -> None:
 
 
 def _records(items: list[Any], answerer: Any) -> list[dict[str, Any]]:
-    family = families.get("generic")
-    ctx = ScoringContext(Settings())
-    out = []
-    for it in items:
-        view = SimpleNamespace(kind=it.kind, gold=it.gold, meta=it.meta, id=it.id)
-        outcome = family.score(it, answerer(SimpleNamespace(item=view)), ctx)
-        out.append({"item": it.summary(), "outcome": outcome.to_dict()})
-    return out
+    return score_records(items, answerer)
 
 
 def test_upstream_scores_and_table_in_process(upstream_items: list[Any]) -> None:
