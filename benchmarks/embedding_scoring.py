@@ -44,9 +44,9 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=0, help="torch threads (default: torch's)")
     args = ap.parse_args()
 
+    from pytest_tom.engine.load import load_suite
     from pytest_tom.families.base import ScoringContext, Settings
-    from pytest_tom.families.fantom import FantomFamily
-    from pytest_tom.loading import load_suite
+    from pytest_tom.families.fantom.family import FantomFamily
     from pytest_tom.scoring.embeddings import get_embedder
 
     settings = Settings(options={"fantom_context": "short", "embedder": args.embedder})

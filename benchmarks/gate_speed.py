@@ -17,11 +17,11 @@ import sys
 import time
 from typing import Any
 
-from pytest_tom.aggregate import aggregate
+from pytest_tom.core.outcome import Outcome
+from pytest_tom.engine.aggregate import aggregate
 from pytest_tom.families.base import Settings
-from pytest_tom.gate import GateConfig, evaluate
+from pytest_tom.gates.evaluate import GateConfig, evaluate
 from pytest_tom.metrics.mcnemar import mcnemar_exact
-from pytest_tom.outcome import Outcome
 from pytest_tom.suite import ItemSpec
 
 SUITES = 20

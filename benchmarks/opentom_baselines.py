@@ -21,12 +21,12 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from pytest_tom.convert.opentom import convert
-from pytest_tom.convert.yaml_out import dump_suite as dump
+from pytest_tom.engine.load import load_suite
 from pytest_tom.families.base import ScoringContext, Settings
-from pytest_tom.families.opentom import OpenTomFamily
-from pytest_tom.families.opentom_metrics import TABLE2_ROWS
-from pytest_tom.loading import load_suite
+from pytest_tom.families.opentom.convert import convert
+from pytest_tom.families.opentom.family import OpenTomFamily
+from pytest_tom.families.opentom.metrics import TABLE2_ROWS
+from pytest_tom.suite.yaml_out import dump_suite as dump
 
 REPO = Path(__file__).resolve().parents[1]
 PAPER = {  # Table 2 of the paper: (random, majority)

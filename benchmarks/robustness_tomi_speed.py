@@ -43,8 +43,8 @@ def timed(label: str, fn: Callable[[], T]) -> T:
 
 def in_process(items: list[Any], family_name: str, answer: Callable[[Any], str]) -> dict[str, Any]:
     from pytest_tom import families
+    from pytest_tom.engine.offline import score_records
     from pytest_tom.families.base import Settings
-    from pytest_tom.offline import score_records
 
     return families.get(family_name).aggregate(score_records(items, answer), Settings()).metrics
 
@@ -57,7 +57,7 @@ def pytest_run(target: Path, answerer: str, tmp: Path) -> None:
 
 
 def main() -> None:
-    from pytest_tom.loading import load_suite
+    from pytest_tom.engine.load import load_suite
 
     tmp = Path(tempfile.mkdtemp(prefix="tom-bench-"))
     (tmp / "ans.py").write_text(ANSWERERS, encoding="utf-8")
@@ -86,7 +86,7 @@ def main() -> None:
 
 def tomi_figures(src: Path, tmp: Path) -> None:
     from pytest_tom.cli import main as cli
-    from pytest_tom.loading import load_suite
+    from pytest_tom.engine.load import load_suite
 
     out = tmp / "tomi"
     timed("tomi: convert fb_all_test", lambda: cli(["convert", "tomi", str(src), "-o", str(out)]))

@@ -3,7 +3,7 @@
     pytest-tom validate FILE...            check suites without running a model
     pytest-tom convert FAMILY INPUT -o DIR  turn upstream benchmark data into suites
 
-Converters live in `pytest_tom.convert.<family>` and expose
+Converters live in `pytest_tom.families.<family>/convert.py` and expose
 `add_arguments(parser)` and `run(args) -> int`.
 """
 
@@ -14,12 +14,17 @@ import importlib
 import sys
 from pathlib import Path
 
-CONVERTERS = ("fantom", "opentom", "bigtom", "tomi")
+CONVERTERS = {  # subcommand -> module
+    "fantom": "pytest_tom.families.fantom.convert",
+    "opentom": "pytest_tom.families.opentom.convert",
+    "bigtom": "pytest_tom.families.bigtom.convert",
+    "tomi": "pytest_tom.families.generic.convert",
+}
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    from pytest_tom.engine.load import load_suite
     from pytest_tom.families.base import Settings
-    from pytest_tom.loading import load_suite
     from pytest_tom.suite import SuiteError
 
     settings = Settings(method=args.method, seed=args.seed)
@@ -57,9 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.set_defaults(func=cmd_validate)
     c = sub.add_parser("convert", help="convert upstream benchmark data into suites")
     csub = c.add_subparsers(dest="family", required=True)
-    for name in CONVERTERS:
+    for name, target in CONVERTERS.items():
         try:
-            module = importlib.import_module(f"pytest_tom.convert.{name}")
+            module = importlib.import_module(target)
         except ModuleNotFoundError:
             continue
         p = csub.add_parser(name, help=(module.__doc__ or name).strip().split("\n")[0])

@@ -28,10 +28,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
     tom = TomSession(config, options)
     config.stash[STASH_KEY] = tom
-    from pytest_tom.calls import configure as configure_calls
+    from pytest_tom.request_phase import configure as configure_calls
 
     configure_calls(tom)  # runner options checked; --tom-cache-clear (controller only)
-    from pytest_tom.gate import configure_gates
+    from pytest_tom.gates.evaluate import configure_gates
 
     configure_gates(tom)  # gate options: usage errors now, not after the run; --tom-items
     config.pluginmanager.register(tom.sink, "tom-record-sink")
@@ -42,7 +42,7 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     if tom is None:
         return None
     s = tom.describe_settings()
-    from pytest_tom.calls import cache_label
+    from pytest_tom.request_phase import cache_label
 
     return [f"tom: model {s['model']} · method {s['method']} · seed {s['seed']} · temperature "
             f"{s['temperature']} · max_tokens {s['max_tokens'] or 'default'} · concurrency "
@@ -55,7 +55,7 @@ def pytest_collect_file(file_path: Any, parent: pytest.Collector) -> pytest.Coll
     tom = get_session(parent.config)
     if tom is None:
         return None
-    from pytest_tom.collect import TomFile, matches
+    from pytest_tom.items import TomFile, matches
 
     if matches(file_path, tom.file_patterns):
         return TomFile.from_parent(parent, path=file_path)
@@ -98,7 +98,7 @@ def pytest_runtestloop(session: pytest.Session) -> Any:
     else:
         held = 0
     if not tom.is_worker and not session.config.option.collectonly:
-        from pytest_tom.calls import request_phase
+        from pytest_tom.request_phase import request_phase
 
         request_phase(session, tom.runner)  # every selected item, concurrently, live progress
     try:
@@ -111,7 +111,7 @@ def pytest_runtestloop(session: pytest.Session) -> Any:
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> None:
     tom = get_session(item.config)
     if tom is not None and tom.is_worker:  # xdist: request what this worker was sent, ahead
-        from pytest_tom.calls import worker_lookahead
+        from pytest_tom.request_phase import worker_lookahead
 
         worker_lookahead(item.session).scan(item, nextitem)
 
@@ -121,7 +121,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
     report = yield
     if get_session(item.config) is None:
         return report
-    from pytest_tom.collect import TomItem
+    from pytest_tom.items import TomItem
 
     first_outcome = (isinstance(item, TomItem) and item.outcome is not None
                      and not getattr(item, "_tom_sent", False))
@@ -148,7 +148,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     import time
 
-    from pytest_tom.aggregate import aggregate
+    from pytest_tom.engine.aggregate import aggregate
 
     tom.results = aggregate(tom.records, tom.settings)
     if tom.options["report"]:
@@ -160,7 +160,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         from pytest_tom.report.json_report import write_replay
 
         write_replay(tom.options["record"], tom.records)
-    from pytest_tom.gate import finish_gates
+    from pytest_tom.gates.evaluate import finish_gates
 
     finish_gates(session, tom)  # thresholds and baseline -> session.exitstatus; baseline, Markdown
 
@@ -173,10 +173,10 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         from pytest_tom.report.terminal import write_summary
 
         write_summary(terminalreporter, tom.results, tom.backend.describe(), tom.options["report"])
-        from pytest_tom.calls import write_summary as write_requests
+        from pytest_tom.request_phase import write_summary as write_requests
 
         write_requests(terminalreporter, tom)  # requests, cache hits, tokens, cost, failures
-    from pytest_tom.gate import gate_state
+    from pytest_tom.gates.evaluate import gate_state
     from pytest_tom.report.gates import write_gates
 
     state = gate_state(config)
@@ -190,6 +190,6 @@ def tom_model(request: pytest.FixtureRequest) -> Any:
     tom = get_session(request.config)
     if tom is None:
         pytest.skip("no model configured: pass --tom-model (or set tom_model in the ini file)")
-    from pytest_tom.handle import ModelHandle
+    from pytest_tom.fixtures import ModelHandle
 
     return ModelHandle(tom)

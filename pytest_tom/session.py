@@ -12,7 +12,7 @@ from pytest_tom.families.base import ScoringContext, Settings
 
 if TYPE_CHECKING:
     from pytest_tom.backends.base import Backend, SamplingParams
-    from pytest_tom.runner import Runner
+    from pytest_tom.engine.runner import Runner
 
 STASH_KEY = pytest.StashKey["TomSession"]()
 
@@ -48,7 +48,7 @@ class TomSession:
     @property
     def runner(self) -> Runner:
         if self._runner is None:
-            from pytest_tom.runner import Runner
+            from pytest_tom.engine.runner import Runner
 
             self._runner = Runner.from_options(self.backend, self.options, self.config.rootpath)
         return self._runner
@@ -86,7 +86,7 @@ class RecordSink:
         if report.failed and report.nodeid:
             from pathlib import Path
 
-            from pytest_tom.collect import matches
+            from pytest_tom.items import matches
 
             if matches(Path(report.nodeid.split("::")[0]), self.session.file_patterns):
                 self.session.broken_suites.append(report.nodeid)

@@ -16,8 +16,8 @@ import pytest
 # pytester's in-process runs drop the modules a run imported; with PYTHONDONTWRITEBYTECODE
 # every run then compiles (and assertion-rewrites) them again. Importing them here, once,
 # keeps them across runs: only speed changes, not what the runs do.
-WARM = ("pytest_tom.plugin", "pytest_tom.collect", "pytest_tom.aggregate", "pytest_tom.runner",
-        "pytest_tom.gate", "pytest_tom.gate_spec", "pytest_tom.families.generic", "pytest_tom.backends.python_backend",
+WARM = ("pytest_tom.plugin", "pytest_tom.items", "pytest_tom.engine.aggregate", "pytest_tom.engine.runner",
+        "pytest_tom.gates.evaluate", "pytest_tom.gates.spec", "pytest_tom.families.generic.family", "pytest_tom.backends.python_backend",
         "pytest_tom.report.terminal", "pytest_tom.report.gates", "pytest_tom.report.markdown",
         "pytest_tom.report.item_outcome", "pytest_tom.report.json_report", "tabulate", "hypothesis")
 for _name in WARM:

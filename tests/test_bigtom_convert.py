@@ -12,8 +12,8 @@ from bigtom_support import CONDITION_IDS
 from conftest import shared_data
 
 from pytest_tom.cli import main
+from pytest_tom.engine.load import load_suite
 from pytest_tom.families.base import Settings
-from pytest_tom.loading import load_suite
 
 
 def convert(csv_path: Path, out: Path, *extra: str) -> int:

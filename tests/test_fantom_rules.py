@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from pytest_tom.families.fantom_parsing import (
+from pytest_tom.families.fantom.parsing import (
     extract_answer,
     judge_list,
     letters_marked,
@@ -186,9 +186,9 @@ def test_embedder_is_loaded_once_and_caches_texts() -> None:
 def test_prepare_scoring_embeds_the_answers_in_one_batch() -> None:
     from pathlib import Path
 
+    from pytest_tom.engine.load import load_suite
     from pytest_tom.families.base import ScoringContext, Settings
-    from pytest_tom.families.fantom import FantomFamily
-    from pytest_tom.loading import load_suite
+    from pytest_tom.families.fantom.family import FantomFamily
     from pytest_tom.scoring.embeddings import get_embedder
 
     suite = Path(__file__).resolve().parents[1] / "suites" / "fantom" / "smalltalk.tom.yaml"

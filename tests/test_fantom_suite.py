@@ -14,9 +14,9 @@ import yaml
 from conftest import SUITES, TESTS, load_report, shared_data
 
 from pytest_tom.cli import main as cli_main
+from pytest_tom.engine.load import load_suite
 from pytest_tom.families.base import Settings
-from pytest_tom.families.fantom import FantomFamily
-from pytest_tom.loading import load_suite
+from pytest_tom.families.fantom.family import FantomFamily
 from pytest_tom.suite import SuiteError
 
 BUNDLED = SUITES / "fantom" / "smalltalk.tom.yaml"

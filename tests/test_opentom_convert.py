@@ -16,11 +16,11 @@ from conftest import TESTS, load_report, shared_data
 from opentom_support import expected_mixed_figures
 
 from pytest_tom.cli import main as cli
-from pytest_tom.convert.opentom import ConvertError, convert
-from pytest_tom.convert.yaml_out import dump_suite as dump
+from pytest_tom.engine.load import load_suite
 from pytest_tom.families.base import ScoringContext, Settings
-from pytest_tom.families.opentom import OpenTomFamily
-from pytest_tom.loading import load_suite
+from pytest_tom.families.opentom.convert import ConvertError, convert
+from pytest_tom.families.opentom.family import OpenTomFamily
+from pytest_tom.suite.yaml_out import dump_suite as dump
 
 SUPPORT = TESTS / "opentom_support.py"
 SPLITS = {"location_cg_fo": 1192, "location_cg_so": 1192, "location_fg_fo_new": 2384,

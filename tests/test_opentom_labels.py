@@ -7,7 +7,7 @@ import random
 import pytest
 from opentom_support import expected_macro_f1
 
-from pytest_tom.families.opentom_labels import gold_label, parse_label, which_place
+from pytest_tom.families.opentom.labels import gold_label, parse_label, which_place
 from pytest_tom.metrics.macro_f1 import macro_f1
 from pytest_tom.metrics.resampling import disjoint_samples, mean_std
 from pytest_tom.scoring.labels import last_line, named_place, yes_no_word

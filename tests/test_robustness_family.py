@@ -14,12 +14,12 @@ from conftest import SUITES
 from robustness_support import WRONG_CLASS, one_wrong_in_class, right, wrong_scene_of
 
 from pytest_tom import families
+from pytest_tom.engine.load import load_suite
+from pytest_tom.engine.offline import score_records
 from pytest_tom.families.base import ScoringContext, Settings
-from pytest_tom.families.robustness import coin_goal
-from pytest_tom.families.robustness_scenes import sentences
-from pytest_tom.families.robustness_schema import CLASSES
-from pytest_tom.loading import load_suite
-from pytest_tom.offline import score_records
+from pytest_tom.families.robustness.family import coin_goal
+from pytest_tom.families.robustness.scenes import sentences
+from pytest_tom.families.robustness.schema import CLASSES
 from pytest_tom.suite import ItemSpec, SuiteError
 
 ROBUSTNESS = SUITES / "robustness"

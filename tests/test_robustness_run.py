@@ -8,7 +8,7 @@ import pytest
 from conftest import SUITES, TESTS, load_report
 from robustness_support import STYLE_UNPARSEABLE, STYLE_WRONG, WRONG_CLASS
 
-from pytest_tom.families.robustness_schema import CLASSES
+from pytest_tom.families.robustness.schema import CLASSES
 
 ROBUSTNESS = SUITES / "robustness"
 SUPPORT = TESTS / "robustness_support.py"
@@ -116,7 +116,7 @@ scenarios:
 
 
 def test_generic_json_final_checks(tmp_path: Path) -> None:
-    from pytest_tom.loading import load_suite
+    from pytest_tom.engine.load import load_suite
     from pytest_tom.suite import SuiteError
 
     path = tmp_path / "bad.tom.yaml"

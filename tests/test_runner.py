@@ -14,8 +14,8 @@ from chat_server import ChatServer
 from runner_support import expected_right, number_of, respond
 
 from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest, SamplingParams
-from pytest_tom.cache import ResponseCache
-from pytest_tom.runner import AdaptiveLimit, Runner
+from pytest_tom.engine.cache import ResponseCache
+from pytest_tom.engine.runner import AdaptiveLimit, Runner
 
 
 def one_call(prompt: str, params: SamplingParams | None = None) -> Any:

@@ -13,9 +13,9 @@ from robustness_support import generic_right, reality_tracker
 
 from pytest_tom import families
 from pytest_tom.cli import main
+from pytest_tom.engine.load import load_suite
+from pytest_tom.engine.offline import score_records
 from pytest_tom.families.base import Settings
-from pytest_tom.loading import load_suite
-from pytest_tom.offline import score_records
 
 SUPPORT = TESTS / "robustness_support.py"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest
-from pytest_tom.outcome import MISSING_RESPONSE
+from pytest_tom.core.outcome import MISSING_RESPONSE
 
 
 class ReplayBackend(Backend):

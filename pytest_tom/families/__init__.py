@@ -9,11 +9,11 @@ from importlib.metadata import entry_points
 from pytest_tom.families.base import Family
 
 BUILTIN: dict[str, str] = {
-    "generic": "pytest_tom.families.generic:GenericFamily",
-    "fantom": "pytest_tom.families.fantom:FantomFamily",
-    "opentom": "pytest_tom.families.opentom:OpenTomFamily",
-    "robustness": "pytest_tom.families.robustness:RobustnessFamily",
-    "bigtom": "pytest_tom.families.bigtom:BigTomFamily",
+    "generic": "pytest_tom.families.generic.family:GenericFamily",
+    "fantom": "pytest_tom.families.fantom.family:FantomFamily",
+    "opentom": "pytest_tom.families.opentom.family:OpenTomFamily",
+    "robustness": "pytest_tom.families.robustness.family:RobustnessFamily",
+    "bigtom": "pytest_tom.families.bigtom.family:BigTomFamily",
 }
 ENTRY_POINT_GROUP = "pytest_tom.families"
 _cache: dict[str, Family] = {}

@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_tom.outcome import Outcome
-from pytest_tom.suite.model import ItemSpec, Suite
+from pytest_tom.core.model import ItemSpec, Suite
+from pytest_tom.core.outcome import Outcome
 from pytest_tom.suite.schema import Checker, Obj
 
 Message = dict[str, str]  # {"role": ..., "content": ...}

@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from pytest_tom.outcome import UNAVAILABLE, UNPARSEABLE
+from pytest_tom.core.outcome import UNAVAILABLE, UNPARSEABLE
 
 Record = dict[str, Any]
 

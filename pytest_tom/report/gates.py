@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tom.gate import GateReport, GateResult, GateState, ItemDiff
+from pytest_tom.gates.evaluate import GateReport, GateResult, GateState, ItemDiff
 
 SHOWN = 10  # item ids listed per kind of change in the terminal
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pytest_tom.outcome import UNPARSEABLE, Outcome
+from pytest_tom.core.outcome import UNPARSEABLE, Outcome
 from pytest_tom.suite import ItemSpec
 
 LIMIT = 200

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.gate import GateReport, ItemDiff
+from pytest_tom.gates.evaluate import GateReport, ItemDiff
 from pytest_tom.report.atomic import write_atomic
 
 LISTED = 200  # item ids listed per kind of change

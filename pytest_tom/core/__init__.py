@@ -1,0 +1,1 @@
+"""Nouns shared by every layer: items, suites, outcomes, settings. Imports nothing else."""

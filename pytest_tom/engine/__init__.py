@@ -1,0 +1,1 @@
+"""One item's life without pytest: loading, requests, samples, scoring, records, aggregation."""

@@ -1,0 +1,117 @@
+"""Reading a suite file: safe YAML, the top-level shape, the family's schema and checks,
+then expansion into items. Every problem of the file is reported at once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pytest_tom import families
+from pytest_tom.core.model import Suite
+from pytest_tom.families.base import Settings
+from pytest_tom.suite.errors import Problem, SuiteError
+from pytest_tom.suite.schema import (
+    ID,
+    Any_,
+    Checker,
+    Field,
+    Int,
+    ListOf,
+    Obj,
+    Str,
+    did_you_mean,
+)
+from pytest_tom.suite.yaml_tree import YamlSyntaxError, load_located
+
+
+def _top_schema(family_names: list[str], family: Any) -> Obj:
+    scenario = family.scenario_schema if family is not None else Any_()
+    defaults = family.defaults_schema if family is not None else Any_()
+    return Obj(
+        what="suite file",
+        fields={
+            "suite": Field(ID,
+                           required=True, doc="the suite's name"),
+            "family": Field(Str(), required=True, doc=f"one of {', '.join(family_names)}"),
+            "version": Field(_Version(), required=True, doc="the suite's version, e.g. 1"),
+            "description": Field(Str()),
+            "defaults": Field(defaults),
+            "scenarios": Field(ListOf(scenario, min_len=1), required=True, doc="the list of scenarios"),
+        },
+    )
+
+
+class _Version(Int):
+    """A version is a number or a string such as "1.2"."""
+
+    def check(self, value: Any, path: tuple[Any, ...], ck: Checker) -> bool:
+        if isinstance(value, str) and value.strip():
+            return True
+        if isinstance(value, float):
+            return True
+        return super().check(value, path, ck)
+
+
+def load_suite(path: str | Path, settings: Settings | None = None) -> Suite:
+    """Load, validate and expand one suite file. Raises SuiteError listing every problem."""
+    settings = settings or Settings()
+    path = Path(path)
+    shown = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise SuiteError(shown, [Problem(shown, 1, 1, f"not UTF-8 text ({exc.reason}); save the file as UTF-8")]) from None
+    try:
+        located = load_located(text)
+    except YamlSyntaxError as exc:
+        raise SuiteError(shown, [Problem(shown, exc.line, exc.column, f"{exc}; fix the YAML syntax")]) from None
+    ck = Checker(shown, located)
+    for kpath, _pos in located.duplicate_keys:
+        ck.error(kpath, f"duplicate key {kpath[-1]!r}: YAML keeps only the last one; remove one of them", key=True)
+    data = located.data
+    if not isinstance(data, dict):
+        ck.error((), "a suite file is a mapping with keys suite, family, version, scenarios")
+        raise SuiteError(shown, ck.problems)
+    names = sorted(families.available())
+    family = None
+    fam_name = data.get("family")
+    if isinstance(fam_name, str):
+        try:
+            family = families.get(fam_name)
+        except KeyError:
+            ck.error(("family",), f"family: unknown family {fam_name!r}{did_you_mean(fam_name, names)}; "
+                     f"installed families: {', '.join(names)}")
+    ok = _top_schema(names, family).check(data, (), ck)
+    if family is not None and isinstance(data.get("scenarios"), list):
+        schema_problems = len(ck.problems)
+        try:
+            family.check(data, ck)
+        except (TypeError, KeyError, AttributeError, ValueError):
+            # the semantic checks met data the schema already reported as malformed
+            if not schema_problems and ok:
+                raise
+    if family is not None and settings.method not in family.methods:
+        ck.error(("family",), f"family {family.name!r} has no method {settings.method!r} "
+                 f"(--tom-method); its methods: {', '.join(family.methods)}")
+    if ck.problems or family is None:
+        raise SuiteError(shown, ck.problems)
+    suite = Suite(
+        name=str(data["suite"]), family=family.name, version=str(data["version"]), path=shown,
+        description=str(data.get("description", "")), defaults=dict(data.get("defaults") or {}),
+        scenario_count=len(data["scenarios"]),
+    )
+
+    def line_of(p: tuple[Any, ...]) -> int:
+        return located.pos(p)[0]
+
+    suite.items = family.expand(suite, data, settings, line_of)
+    seen: dict[str, int] = {}
+    dup: list[Problem] = []
+    for it in suite.items:
+        if it.id in seen:
+            dup.append(Problem(shown, it.line, 1, f"item id {it.id!r} is produced twice (first on "
+                               f"line {seen[it.id]}); make scenario and question ids unique"))
+        seen.setdefault(it.id, it.line)
+    if dup:
+        raise SuiteError(shown, dup)
+    return suite

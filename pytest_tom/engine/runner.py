@@ -1,0 +1,469 @@
+"""The runner: one per process, it makes the model calls of the items.
+
+It owns an asyncio event loop in a background thread and hands each item its
+`Completion` (every response of its conversation, or an error). For each call:
+
+1. the response cache is asked first (a hit costs no request and no slot);
+2. an identical call already in flight in this process is shared, not repeated;
+3. with the cache on, the call is claimed in the cache so that another process
+   (an xdist worker, a second run) waits for this answer instead of asking too;
+4. the call waits for a slot: at most `concurrency` requests are in flight, fewer
+   while the server keeps answering 429 (see `AdaptiveLimit`);
+5. retryable failures (429, 5xx, timeouts, connection resets) are retried with
+   exponential backoff and jitter, honouring Retry-After, at most `retries`
+   times and never past the per-request `deadline`; other failures are final;
+6. the answer is written to the cache the moment it arrives.
+
+A key (an item, or one sample of it) is started at most once per process. The
+runner knows requests and responses only: which messages to send next is
+decided by a callback from the caller. Nothing here raises because of the
+server: a call that finally fails is the `error` of its Completion.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import random
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest
+from pytest_tom.core.outcome import REQUEST_FAILED
+from pytest_tom.engine.cache import CachedReply, ResponseCache, request_key
+
+# given the responses so far, the next request of a conversation, or None when done
+Conversation = Callable[[list[str]], ModelRequest | None]
+
+# backends whose answer depends only on the messages and parameters (safe to cache and to
+# share between identical calls). A python or replay backend sees the item and may change
+# between runs, so it is never cached unless it sets `cacheable = True` itself.
+CACHEABLE_BACKENDS = frozenset({"openai", "local"})
+
+THROTTLE_STATUS = 429
+
+
+def is_cacheable(backend: Backend) -> bool:
+    flag = getattr(backend, "cacheable", None)
+    if flag is not None:
+        return bool(flag)
+    return backend.name in CACHEABLE_BACKENDS
+
+
+@dataclass
+class Completion:
+    """The model side of one item (or one sample of it): responses in call order, or an error."""
+
+    responses: list[str] = field(default_factory=list)
+    error: str | None = None
+    error_kind: str | None = None
+    usage: dict[str, int] = field(default_factory=dict)  # tokens of calls made in this run
+    cached_usage: dict[str, int] = field(default_factory=dict)  # tokens of calls from the cache
+    model: str | None = None  # the model the server says answered
+    requests: int = 0  # HTTP attempts, retries included
+    retries: int = 0
+    cached: int = 0  # calls answered by the cache (or by an identical call in flight)
+    seconds: float = 0.0
+
+    @property
+    def final(self) -> str:
+        return self.responses[-1] if self.responses else ""
+
+
+@dataclass
+class RunnerStats:
+    """Counters for the progress line and the summary (written by the loop thread only)."""
+
+    submitted: int = 0  # conversations started
+    done: int = 0  # conversations finished (answered or failed)
+    done_cached: int = 0  # finished without any request
+    errors: int = 0  # conversations that failed
+    requests: int = 0  # HTTP attempts
+    cache_hits: int = 0  # calls answered from the cache or shared in process
+    retries: int = 0
+    throttled: int = 0  # 429 answers
+    waiting: int = 0  # calls waiting for another process's answer right now
+    started: float | None = None  # perf_counter of the first submission
+
+    def elapsed(self) -> float:
+        return 0.0 if self.started is None else time.perf_counter() - self.started
+
+
+class AdaptiveLimit:
+    """A semaphore whose size follows the server: cut when 429s pile up, regrown after.
+
+    Time is divided into epochs: an epoch ends when as many requests started
+    under the current limit have been answered as the limit allows in flight.
+    At its end, if at least two of its answers, and at least a quarter of
+    them, were 429, the limit is halved; if none was, it grows by a quarter (at
+    least 1) up to the configured maximum; otherwise it stays. Answers to
+    requests sent under an earlier limit do not count, so one burst of 429s
+    cuts the limit once, not to 1, and a server that refuses a few requests at
+    random (not because of the load) keeps the full concurrency. Runs on one
+    event loop: no locking needed.
+    """
+
+    SHARE = 0.25  # share of 429s in an epoch that cuts the limit
+    MIN_THROTTLES = 2
+
+    def __init__(self, maximum: int):
+        self.maximum = max(1, maximum)
+        self.limit = self.maximum
+        self.active = 0
+        self.epoch = 0
+        self.lowered = 0  # how many times the limit was cut
+        self.lowest = self.maximum
+        self._answered = 0  # answers to requests of the current epoch
+        self._throttles = 0  # ... of which 429
+        self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
+
+    async def acquire(self) -> int:
+        """Wait for a slot; returns the epoch to pass to `answered`."""
+        if self.active < self.limit and not self._waiters:
+            self.active += 1
+            return self.epoch
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(fut)
+        try:
+            await fut
+        except asyncio.CancelledError:
+            if fut.done() and not fut.cancelled():
+                self.release()  # the slot was handed over just before the cancel
+            else:
+                with contextlib.suppress(ValueError):
+                    self._waiters.remove(fut)
+            raise
+        return self.epoch
+
+    def release(self) -> None:
+        self.active -= 1
+        self._wake()
+
+    def _wake(self) -> None:
+        while self._waiters and self.active < self.limit:
+            fut = self._waiters.popleft()
+            if not fut.done():
+                self.active += 1
+                fut.set_result(None)
+
+    def answered(self, epoch: int, throttled: bool) -> None:
+        """A request started in `epoch` got an answer (`throttled`: it was a 429)."""
+        if epoch != self.epoch:
+            return
+        self._answered += 1
+        self._throttles += throttled
+        if self._answered < self.limit:
+            return
+        if self._throttles >= self.MIN_THROTTLES and self._throttles >= self.SHARE * self._answered:
+            if self.limit > 1:
+                self.limit = max(1, self.limit // 2)
+                self.lowest = min(self.lowest, self.limit)
+                self.lowered += 1
+        elif self._throttles == 0 and self.limit < self.maximum:
+            self.limit = min(self.maximum, self.limit + max(1, self.limit // 4))
+            self._wake()
+        self.epoch += 1
+        self._answered = self._throttles = 0
+
+
+class Runner:
+    """Concurrent, cached, retried model calls for one process."""
+
+    def __init__(self, backend: Backend, concurrency: int = 16, retries: int = 5,
+                 backoff: float = 0.5, max_backoff: float = 30.0, *,
+                 cache: ResponseCache | None = None, deadline: float = 600.0,
+                 poll: float = 0.05):
+        self.backend = backend
+        self.concurrency = max(1, concurrency)
+        self.retries = max(0, retries)
+        self.backoff = max(0.0, backoff)
+        self.max_backoff = max_backoff
+        self.deadline = deadline if deadline and deadline > 0 else 600.0
+        self.poll = poll
+        self.cacheable = is_cacheable(backend)
+        self.cache = cache if (cache is not None and self.cacheable and cache.mode != "off") else None
+        self._identity = backend.identity() if self.cacheable else {}
+        self.stats = RunnerStats()
+        self.limiter = AdaptiveLimit(self.concurrency)
+        self.failures: list[tuple[str, str]] = []  # (key, error) of conversations that failed
+        self._futures: dict[str, Future[Completion]] = {}
+        self._inflight: dict[str, asyncio.Future[tuple[ModelReply, bool]]] = {}
+        self._lock = threading.Lock()
+        self._idle = threading.Event()
+        self._idle.set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    @classmethod
+    def from_options(cls, backend: Backend, options: dict[str, Any], rootdir: str | Path) -> Runner:
+        """The runner a pytest-tom session asks for (`options`: resolved --tom-* values)."""
+        mode = options.get("cache") or "on"
+        cache = None
+        if mode != "off" and is_cacheable(backend):
+            cache = ResponseCache(cache_dir(options, rootdir), mode=mode,
+                                  stale_after=float(options.get("deadline") or 600.0) + 60.0)
+        def get(name: str, default: Any) -> Any:
+            value = options.get(name)
+            return default if value is None else value
+
+        return cls(backend, concurrency=int(get("concurrency", 16)), retries=int(get("retries", 5)),
+                   backoff=float(get("backoff", 0.5)), cache=cache,
+                   deadline=float(get("deadline", 600.0)))
+
+    # -- loop management ---------------------------------------------------------------
+    def _ensure_loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the runner is closed")
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                loop.set_default_executor(ThreadPoolExecutor(max_workers=self.concurrency,
+                                                             thread_name_prefix="tom-call"))
+                self._thread = threading.Thread(target=loop.run_forever, name="tom-runner",
+                                                daemon=True)
+                self._thread.start()
+                self._loop = loop
+            return self._loop
+
+    def close(self) -> None:
+        """Stop: cancel what is still in flight, close the backend and the cache."""
+        with self._lock:
+            self._closed = True
+            loop, self._loop = self._loop, None
+            pending = [f for f in self._futures.values() if not f.done()]
+        if loop is not None:
+            for fut in pending:
+                fut.cancel()
+            with contextlib.suppress(Exception):  # closing must never fail the session
+                asyncio.run_coroutine_threadsafe(self.backend.aclose(), loop).result(timeout=10)
+            loop.call_soon_threadsafe(loop.stop)
+            if self._thread is not None:
+                self._thread.join(timeout=10)
+            if not loop.is_running():
+                loop.close()
+        if self.cache is not None:
+            self.cache.close()
+
+    # -- public API ----------------------------------------------------------------------
+    def submit(self, key: str, conversation: Conversation, sample: int = 0) -> Future[Completion]:
+        """Start the conversation for `key` unless it is already started; never twice.
+
+        `sample` is the sample index (0 unless --tom-samples > 1): part of the cache key.
+        """
+        with self._lock:
+            fut = self._futures.get(key)
+            if fut is not None:
+                return fut
+        loop = self._ensure_loop()
+        with self._lock:
+            fut = self._futures.get(key)
+            if fut is None:
+                if self.stats.started is None:
+                    self.stats.started = time.perf_counter()
+                self.stats.submitted += 1
+                self._idle.clear()
+                fut = asyncio.run_coroutine_threadsafe(self._run(key, conversation, sample), loop)
+                self._futures[key] = fut
+        return fut
+
+    def submitted(self, key: str) -> bool:
+        return key in self._futures
+
+    def result(self, key: str, conversation: Conversation, sample: int = 0) -> Completion:
+        return self.submit(key, conversation, sample).result()
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until every submitted conversation is finished (True) or `timeout` passes."""
+        return self._idle.wait(timeout)
+
+    @property
+    def pending(self) -> int:
+        return self.stats.submitted - self.stats.done
+
+    # -- one conversation ------------------------------------------------------------
+    async def _run(self, key: str, conversation: Conversation, sample: int) -> Completion:
+        comp = Completion()
+        start = time.perf_counter()
+        try:
+            while True:
+                request = conversation(comp.responses)
+                if request is None:
+                    break
+                reply, cached = await self._call(request, comp, sample)
+                comp.responses.append(reply.text)
+                if reply.model:
+                    comp.model = reply.model
+                into = comp.cached_usage if cached else comp.usage
+                for k, v in (reply.usage or {}).items():
+                    into[k] = into.get(k, 0) + int(v or 0)
+        except BackendError as exc:
+            comp.error, comp.error_kind = str(exc), exc.kind
+        except asyncio.CancelledError:
+            comp.error, comp.error_kind = "cancelled (the run was stopped)", REQUEST_FAILED
+            self._finish(key, comp, start)
+            raise
+        except Exception as exc:  # the run never crashes because of a model call
+            comp.error, comp.error_kind = f"{type(exc).__name__}: {exc}", REQUEST_FAILED
+        self._finish(key, comp, start)
+        return comp
+
+    def _finish(self, key: str, comp: Completion, start: float) -> None:
+        comp.seconds = time.perf_counter() - start
+        st = self.stats
+        if comp.error:
+            st.errors += 1
+            self.failures.append((key, comp.error))
+        elif comp.requests == 0:
+            st.done_cached += 1
+        st.done += 1
+        if st.done >= st.submitted:
+            self._idle.set()
+
+    # -- one call --------------------------------------------------------------------
+    async def _call(self, request: ModelRequest, comp: Completion,
+                    sample: int) -> tuple[ModelReply, bool]:
+        """(reply, came without a request of ours)."""
+        if not self.cacheable:
+            return await self._fetch(request, comp), False
+        key = request_key(self._identity, request.messages, request.params.to_dict(), sample)
+        cache = self.cache
+        if cache is not None and cache.readable:
+            hit = cache.get(key)
+            if hit is not None:
+                return self._hit(comp, ModelReply(text=hit.text, usage=hit.usage, model=hit.model))
+        shared = self._inflight.get(key)
+        if shared is not None:  # the same call is in flight for another item: share it
+            reply, _ = await asyncio.shield(shared)
+            return self._hit(comp, reply)
+        fut: asyncio.Future[tuple[ModelReply, bool]] = asyncio.get_running_loop().create_future()
+        self._inflight[key] = fut
+        try:
+            result = await self._fetch_shared(request, comp, key)
+        except BaseException as exc:
+            fut.set_exception(exc if isinstance(exc, Exception) else BackendError("cancelled"))
+            fut.exception()  # mark retrieved: nobody else may be waiting
+            raise
+        else:
+            fut.set_result(result)
+            return result
+        finally:
+            self._inflight.pop(key, None)
+
+    def _hit(self, comp: Completion, reply: ModelReply) -> tuple[ModelReply, bool]:
+        comp.cached += 1
+        self.stats.cache_hits += 1
+        return reply, True
+
+    async def _fetch_shared(self, request: ModelRequest, comp: Completion,
+                            key: str) -> tuple[ModelReply, bool]:
+        """Request `key` unless another process is already asking; cache the answer."""
+        cache = self.cache
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.deadline
+        if cache is not None and cache.coordinating:
+            hit = await self._claim(cache, key, deadline)
+            if hit is not None:
+                return self._hit(comp, ModelReply(hit.text, hit.usage, hit.model))
+        try:
+            reply = await self._fetch(request, comp)
+        except BaseException:
+            if cache is not None:
+                cache.release(key)
+            raise
+        if cache is not None:
+            if cache.writable:
+                cache.put(key, reply.text, reply.usage, reply.model)
+            else:
+                cache.release(key)
+        return reply, False
+
+    async def _claim(self, cache: ResponseCache, key: str, deadline: float) -> CachedReply | None:
+        """Claim `key` for this process (returns None), or wait while another live process
+        holds it and return its answer. Raises when its answer does not come in time."""
+        loop = asyncio.get_running_loop()
+        if not cache.claim(key):
+            self.stats.waiting += 1
+            try:
+                while not cache.claim(key):
+                    await asyncio.sleep(self.poll)
+                    hit = cache.get(key)
+                    if hit is not None:
+                        return hit
+                    if loop.time() > deadline:
+                        raise BackendError(f"another process was asking the same and gave no "
+                                           f"answer within the deadline ({self.deadline:g}s)")
+            finally:
+                self.stats.waiting -= 1
+        hit = cache.get(key)  # answered between our first look and our claim
+        if hit is not None:
+            cache.release(key)
+        return hit
+
+    async def _fetch(self, request: ModelRequest, comp: Completion) -> ModelReply:
+        """The request itself: a slot, the call, retries with backoff until the deadline.
+
+        The deadline runs from the moment the call first holds a concurrency slot: time
+        spent queued behind other items (thousands are submitted at once) does not count.
+        """
+        loop = asyncio.get_running_loop()
+        deadline: float | None = None
+        attempt = 0
+        while True:
+            if deadline is not None and deadline - loop.time() <= 0:
+                raise BackendError(f"no answer within the deadline of {self.deadline:g}s "
+                                   f"({attempt} attempts)")
+            epoch = await self.limiter.acquire()
+            if deadline is None:
+                deadline = loop.time() + self.deadline
+            comp.requests += 1
+            self.stats.requests += 1
+            try:
+                reply = await asyncio.wait_for(self.backend.acomplete(request),
+                                               timeout=max(0.001, deadline - loop.time()))
+            except asyncio.TimeoutError:
+                raise BackendError(f"no answer within the deadline of {self.deadline:g}s "
+                                   f"({attempt + 1} attempts)") from None
+            except BackendError as exc:
+                error = exc
+            else:
+                self.limiter.answered(epoch, throttled=False)
+                return reply
+            finally:
+                self.limiter.release()
+            self.limiter.answered(epoch, throttled=error.status == THROTTLE_STATUS)
+            if error.status == THROTTLE_STATUS:
+                self.stats.throttled += 1
+            if not error.retryable:
+                raise error
+            if attempt >= self.retries:
+                raise BackendError(f"{error} (gave up after {attempt + 1} attempts)",
+                                   kind=error.kind, status=error.status) from None
+            delay = self._delay(attempt, error.retry_after)
+            if loop.time() + delay > deadline:
+                raise BackendError(f"{error} (a retry in {delay:.1f}s would pass the deadline of "
+                                   f"{self.deadline:g}s)", kind=error.kind, status=error.status)
+            attempt += 1
+            comp.retries += 1
+            self.stats.retries += 1
+            await asyncio.sleep(delay)
+
+    def _delay(self, attempt: int, retry_after: float | None) -> float:
+        """Retry-After when the server gives one (plus up to 10% jitter), else exponential
+        backoff with full jitter in [0.5, 1.5) of base * 2**attempt, capped at max_backoff."""
+        if retry_after is not None and retry_after >= 0:
+            return retry_after * (1.0 + 0.1 * random.random())
+        return min(self.max_backoff, self.backoff * 2**attempt) * (0.5 + random.random())
+
+
+def cache_dir(options: dict[str, Any], rootdir: str | Path) -> Path:
+    """`--tom-cache-dir` (relative to the rootdir), default `<rootdir>/.tom_cache`."""
+    raw = options.get("cache_dir") or ".tom_cache"
+    path = Path(raw).expanduser()
+    return path if path.is_absolute() else Path(rootdir) / path

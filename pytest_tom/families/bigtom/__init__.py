@@ -1,0 +1,1 @@
+"""The bigtom family (see family.py)."""

@@ -1,0 +1,1 @@
+"""The fantom family (see family.py)."""

@@ -1,0 +1,350 @@
+"""Expanding a FANToM conversation into items: per set, a fact question, a choice and
+a free-response item per belief question, two list questions, and a yes/no question
+per character for answerability and info access.
+
+The context option decides which questions exist and which scenario they count in
+(as the authors' evaluator does):
+
+- `short`: binary questions whose gold is `no:long` (characters absent from the
+  short context) are dropped; list and yes/no questions take the set's accessibility.
+- `full`: `no:long` counts as "no"; a list question is inaccessible when its
+  unaware list is non-empty, and all binary questions of a kind are inaccessible
+  when any of their golds is not "yes".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from pytest_tom.core.model import ItemSpec, Suite
+from pytest_tom.families.base import Settings
+from pytest_tom.families.fantom.schema import name_key, set_accessibility
+from pytest_tom.scoring.text import word_pattern
+
+KINDS = (
+    "fact",
+    "belief_choice",
+    "belief_dist",
+    "answerability_list",
+    "answerability_yn",
+    "infoaccess_list",
+    "infoaccess_yn",
+)
+TOM_KINDS = KINDS[1:]
+LIST_KINDS = ("answerability_list", "infoaccess_list")
+YN_KINDS = ("answerability_yn", "infoaccess_yn")
+BELIEF_KINDS = ("belief_choice", "belief_dist")
+LIST_QUESTION = {
+    "answerability_list": "List all the characters who know the precise correct answer to this "
+    "question.",
+    "infoaccess_list": "List all the characters who know this information.",
+}
+YN_QUESTION = {
+    "answerability_yn": "Does {name} know the precise correct answer to this question?",
+    "infoaccess_yn": "Does {name} know this information?",
+}
+ORDER_MARKER = {
+    "first-order": "first_order",
+    "second-order:cyclic": "second_order_cyclic",
+    "second-order:acyclic": "second_order_acyclic",
+}
+CONTEXTS = ("short", "full")
+GROUPINGS = ("set", "part", "conversation")
+
+
+def binary_gold(value: Any) -> str:
+    """YAML 1.1 reads yes/no as booleans: map them back."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def list_names(st: dict[str, Any], kind: str) -> tuple[list[str], list[str]]:
+    """(aware, unaware) for a list question kind."""
+    if kind.startswith("infoaccess") and st.get("infoaccess"):
+        return [str(n) for n in st["infoaccess"]["aware"]], [
+            str(n) for n in st["infoaccess"]["unaware"]
+        ]
+    return [str(n) for n in st["aware"]], [str(n) for n in st.get("unaware", [])]
+
+
+def binary_golds(st: dict[str, Any], kind: str) -> list[tuple[str, str]]:
+    """(character, gold) of the yes/no questions: written out, else derived from the lists."""
+    key = "answerability" if kind.startswith("answerability") else "infoaccess"
+    written = (st.get("yes_no") or {}).get(key)
+    if written is not None:
+        return [(str(n), binary_gold(v)) for n, v in written.items()]
+    aware, unaware = list_names(st, kind)
+    full_only = {name_key(n) for n in st.get("full_only", [])}
+    return [(n, "yes") for n in aware] + [
+        (n, "no:long" if name_key(n) in full_only else "no") for n in unaware
+    ]
+
+
+def node_name(name: str) -> str:
+    """A character name as a part of an item id (no spaces)."""
+    return re.sub(r"\s+", "_", name.strip())
+
+
+class Expander:
+    """Builds the items of one suite document."""
+
+    def __init__(
+        self,
+        family: str,
+        suite: Suite,
+        data: dict[str, Any],
+        settings: Settings,
+        line_of: Callable[[tuple[Any, ...]], int],
+    ):
+        self.family = family
+        self.suite = suite
+        self.data = data
+        self.settings = settings
+        self.line_of = line_of
+        self.mode = str(settings.options.get("fantom_context") or "short")
+        if self.mode not in CONTEXTS:
+            raise ValueError(f"fantom_context must be one of {CONTEXTS}, got {self.mode!r}")
+        self.defaults = data.get("defaults") or {}
+        # every free-response answer text of the suite, embedded in one batch at first use
+        self.dist_texts = SharedTexts(f"{suite.path}:{suite.name}:{self.mode}")
+
+    def items(self) -> list[ItemSpec]:
+        out: list[ItemSpec] = []
+        for ci, conv in enumerate(self.data["scenarios"]):
+            for si, st in enumerate(conv["sets"]):
+                out.extend(self._set_items(conv, st, ("scenarios", ci, "sets", si)))
+        return out
+
+    # -- one set ----------------------------------------------------------------------
+    def _set_items(
+        self, conv: dict[str, Any], st: dict[str, Any], spath: tuple[Any, ...]
+    ) -> list[ItemSpec]:
+        short = conv["contexts"]["short"]
+        part = str(st["part"]) if "part" in st else "main"
+        context = (
+            conv["contexts"]["full"]
+            if self.mode == "full"
+            else (
+                short[next(k for k in short if str(k) == part)]
+                if isinstance(short, dict)
+                else short
+            )
+        )
+        set_access = set_accessibility(st)
+        base_meta = {
+            "set": str(st["id"]),
+            "part": f"{conv['id']}/{part}",
+            "conversation": str(conv["id"]),
+            "missed_by": str(st["missed_by"]) if st.get("missed_by") else None,
+            "context": self.mode,
+        }
+        tags = list(
+            dict.fromkeys(
+                [*self.defaults.get("tags", []), *conv.get("tags", []), *st.get("tags", [])]
+            )
+        )
+        source = {**(conv.get("source") or {}), **(st.get("source") or {})}
+        shared = {
+            "context": str(context).strip(),
+            "fact_question": str(st["fact"]["question"]),
+            "fact_answer": str(st["fact"]["answer"]),
+        }
+        ctx = _SetContext(conv, st, spath, base_meta, tags, source, shared)
+        items = [
+            self._item(
+                ctx,
+                "fact",
+                "",
+                str(st["fact"]["question"]),
+                str(st["fact"]["answer"]),
+                None,
+                {},
+                {},
+                (*spath, "fact"),
+            )
+        ]
+        for bi, b in enumerate(st["beliefs"]):
+            items.extend(self._belief_items(ctx, b, bi, set_access))
+        for list_kind, yn_kind in zip(LIST_KINDS, YN_KINDS, strict=True):
+            items.append(self._list_item(ctx, list_kind, set_access))
+            items.extend(self._yn_items(ctx, yn_kind, set_access))
+        return items
+
+    def _belief_items(
+        self, ctx: _SetContext, b: dict[str, Any], bi: int, set_access: str
+    ) -> list[ItemSpec]:
+        bpath = (*ctx.spath, "beliefs", bi)
+        bid = str(b.get("id", f"b{bi + 1}"))
+        access = str(b.get("accessibility", set_access))
+        answer, wrong = str(b["answer"]), str(b["wrong_answer"])
+        meta = {"belief": bid, "tom_order": b["order"], "about": self._about(ctx, b, access)}
+        markers = [ORDER_MARKER[b["order"]]]
+        source = {"belief_index": bi, **(b.get("source") or {})}
+        choice_id = f"{ctx.st['id']}::belief_choice::{bid}"
+        options = [answer, wrong]
+        self.settings.rng(self.suite.name, choice_id).shuffle(options)
+        gold_letter = "ab"[options.index(answer)]
+        choice = self._item(
+            ctx,
+            "belief_choice",
+            bid,
+            str(b["question"]),
+            answer,
+            access,
+            {**meta, "gold_letter": gold_letter},
+            {"options": options},
+            bpath,
+            markers,
+            source,
+            choices=options,
+        )
+        self.dist_texts.texts.extend([answer, wrong])
+        dist = self._item(
+            ctx,
+            "belief_dist",
+            bid,
+            str(b["question"]),
+            answer,
+            access,
+            {**meta, "wrong_answer": wrong},
+            {"wrong": wrong, "prime": self.dist_texts},
+            bpath,
+            markers,
+            source,
+        )
+        return [choice, dist]
+
+    def _about(self, ctx: _SetContext, b: dict[str, Any], access: str) -> str | None:
+        """The character whose knowledge a belief question tests (for per-character scores)."""
+        names = ctx.names()
+        if "about" in b:
+            return names.get(name_key(b["about"]), str(b["about"]))
+        missed = ctx.st.get("missed_by")
+        if access == "inaccessible" and missed:
+            return names.get(name_key(missed), str(missed))
+        found = sorted(
+            (m.start(), name)
+            for name in names.values()
+            if (m := word_pattern(name).search(str(b["question"])))
+        )
+        if not found:
+            return None
+        if b["order"] == "first-order" or len(found) < 2:
+            return found[0][1]
+        return found[1][1]
+
+    def _list_item(self, ctx: _SetContext, kind: str, set_access: str) -> ItemSpec:
+        aware, unaware = list_names(ctx.st, kind)
+        access = (
+            set_access if self.mode == "short" else ("inaccessible" if unaware else "accessible")
+        )
+        return self._item(
+            ctx,
+            kind,
+            "",
+            LIST_QUESTION[kind],
+            aware,
+            access,
+            {"aware": aware, "unaware": unaware},
+            {"aware": aware, "unaware": unaware},
+            ctx.spath,
+        )
+
+    def _yn_items(self, ctx: _SetContext, kind: str, set_access: str) -> list[ItemSpec]:
+        golds = binary_golds(ctx.st, kind)
+        if self.mode == "short":
+            golds = [(n, g) for n, g in golds if g != "no:long"]
+            access = set_access
+        else:
+            golds = [(n, "no" if g == "no:long" else g) for n, g in golds]
+            access = "inaccessible" if any(g != "yes" for _, g in golds) else "accessible"
+        key = "answerability" if kind.startswith("answerability") else "infoaccess"
+        path = (*ctx.spath, "yes_no", key) if (ctx.st.get("yes_no") or {}).get(key) else ctx.spath
+        return [
+            self._item(
+                ctx,
+                kind,
+                node_name(name),
+                YN_QUESTION[kind].format(name=name),
+                gold,
+                access,
+                {"character": name, "aware": gold == "yes"},
+                {"character": name},
+                path,
+            )
+            for name, gold in golds
+        ]
+
+    def _item(
+        self,
+        ctx: _SetContext,
+        kind: str,
+        leaf: str,
+        question: str,
+        gold: Any,
+        access: str | None,
+        meta: dict[str, Any],
+        data: dict[str, Any],
+        path: tuple[Any, ...],
+        markers: list[str] | None = None,
+        source: dict[str, Any] | None = None,
+        choices: list[str] | None = None,
+    ) -> ItemSpec:
+        item_id = f"{ctx.st['id']}::{kind}" + (f"::{leaf}" if leaf else "")
+        line = self.line_of(path)
+        extra_markers = [kind] + ([access] if access else []) + (markers or [])
+        return ItemSpec(
+            id=item_id,
+            suite=self.suite.name,
+            family=self.family,
+            scenario=str(ctx.conv["id"]),
+            kind=kind,
+            question=question,
+            gold=gold,
+            group=str(ctx.st["id"]),
+            choices=list(choices or []),
+            tags=ctx.tags,
+            markers=extra_markers,
+            source={"file": self.suite.path, "line": line, **ctx.source, **(source or {})},
+            meta={"kind": kind, "accessibility": access, **ctx.meta, **meta},
+            data={**ctx.shared, "question": question, **data},
+            line=line,
+        )
+
+
+class SharedTexts:
+    """Texts shared by every item of a suite; never copied (items are copied into reports)."""
+
+    def __init__(self, key: str):
+        self.key = key
+        self.texts: list[str] = []
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> SharedTexts:
+        return self
+
+
+class _SetContext:
+    """What every item of one set shares."""
+
+    def __init__(
+        self,
+        conv: dict[str, Any],
+        st: dict[str, Any],
+        spath: tuple[Any, ...],
+        meta: dict[str, Any],
+        tags: list[str],
+        source: dict[str, Any],
+        shared: dict[str, str],
+    ):
+        self.conv, self.st, self.spath = conv, st, spath
+        self.meta, self.tags, self.source, self.shared = meta, tags, source, shared
+
+    def names(self) -> dict[str, str]:
+        """name key -> spelling, for every character the set or conversation names."""
+        out: dict[str, str] = {}
+        for n in [*self.st["aware"], *self.st.get("unaware", []), *self.conv.get("characters", [])]:
+            out.setdefault(name_key(n), str(n))
+        return out

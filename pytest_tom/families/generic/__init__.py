@@ -1,0 +1,1 @@
+"""The generic family (see family.py)."""

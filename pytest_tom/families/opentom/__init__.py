@@ -1,0 +1,1 @@
+"""The opentom family (see family.py)."""

@@ -1,0 +1,224 @@
+"""OpenToM aggregate metrics: macro-F1 per genre and order (the paper's Table 2), the
+paper's sampling protocol, the unfaithful rate of (coarse, fine) location pairs, the
+mover-minus-observer F1 gap (Table 4) and the parse-failure rate per genre and order.
+
+Records are the plain item records of one suite. Skipped items are left out;
+an unparseable answer or a failed request is a prediction of no label, which
+counts as a wrong prediction in every F1 (see `pytest_tom.metrics.macro_f1`).
+
+Metric names (flat, for gates as `opentom.<name>`), with `<key>` one of
+`loc_coarse.first`, `loc_coarse.second`, `loc_fine.first`, `loc_fine.second`,
+`mhop.first`, `mhop.second` (fullness and accessibility pooled, their six
+labels kept apart), `mhop_fullness.first`, ..., `mhop_accessibility.second`,
+`attitude`, and `loc_fine.narrator` (the narrator's fine-location controls):
+
+- `f1.<key>`, `items.<key>`, `parse_failure.<key>` (share of unparseable answers; failed
+  requests are counted by the core metrics): over the whole pool;
+- `f1_mean.<key>`, `f1_std.<key>`: over the samples (protocol `samples` only);
+- `f1_mover.<key>`, `f1_observer.<key>`, `role_gap.<key>` (mover minus observer);
+- `unfaithful_rate.<order>`, `unfaithful.<order>`, `faithfulness_pairs.<order>`.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from pytest_tom.core.outcome import UNPARSEABLE
+from pytest_tom.families.base import FamilyResult, MetricTable, Settings
+from pytest_tom.metrics.accuracy import Record, is_skipped, ratio
+from pytest_tom.metrics.macro_f1 import macro_f1
+from pytest_tom.metrics.resampling import disjoint_samples, mean_std
+
+# (metric key, row label in the paper's notation)
+TABLE2_ROWS = (
+    ("loc_coarse.first", "Loc_c (F)"),
+    ("loc_coarse.second", "Loc_c (S)"),
+    ("loc_fine.first", "Loc_f (F)"),
+    ("loc_fine.second", "Loc_f (S)"),
+    ("mhop.first", "MHop (F)"),
+    ("mhop.second", "MHop (S)"),
+    ("mhop_fullness.first", "MHop fullness (F)"),
+    ("mhop_fullness.second", "MHop fullness (S)"),
+    ("mhop_accessibility.first", "MHop accessibility (F)"),
+    ("mhop_accessibility.second", "MHop accessibility (S)"),
+    ("attitude", "Att"),
+    ("loc_fine.narrator", "Loc_f narrator (control)"),
+)
+KEYS = tuple(k for k, _ in TABLE2_ROWS)
+ROLE_KEYS = tuple(k for k in KEYS if k not in ("attitude", "loc_fine.narrator"))
+ROLE_NAMES = ("mover", "observer")
+
+
+def keys_of(meta: dict[str, Any]) -> list[str]:
+    """The F1 keys an item counts in."""
+    genre, order = meta["genre"], meta.get("order")
+    if genre == "attitude":
+        return ["attitude"]
+    if meta.get("role") == "narrator":
+        return [f"{genre}.narrator"]
+    keys = [f"{genre}.{order}"]
+    if genre.startswith("mhop_"):
+        keys.append(f"mhop.{order}")
+    return keys
+
+
+def predicted(rec: Record) -> str | None:
+    """The label the answer gave; None for an unparseable answer or a failed request."""
+    out = rec["outcome"]
+    return out.get("parsed") if not out.get("error") else None
+
+
+def f1_of(recs: list[Record]) -> float | None:
+    return macro_f1([r["item"]["meta"]["gold_label"] for r in recs],
+                    [predicted(r) for r in recs]).value
+
+
+def by_key(records: list[Record]) -> dict[str, list[Record]]:
+    out: dict[str, list[Record]] = defaultdict(list)
+    for rec in records:
+        for key in keys_of(rec["item"]["meta"]):
+            out[key].append(rec)
+    return out
+
+
+def unfaithfulness(records: list[Record]) -> dict[str, dict[str, int]]:
+    """Per order: (coarse, fine) pairs of one perspective, pairs where both parse, contradictions.
+
+    Contradiction: the coarse answer says the entity is still in its initial
+    location ("Yes") while the fine answer names the new place, or the coarse
+    answer says "No" while the fine answer names the original place.
+    """
+    pairs: dict[tuple[str, str, str], dict[str, str | None]] = defaultdict(dict)
+    for rec in records:
+        meta = rec["item"]["meta"]
+        if meta["genre"] in ("loc_coarse", "loc_fine") and meta.get("role") in ROLE_NAMES:
+            key = (rec["item"]["scenario"], meta["order"], meta["role"])
+            label = predicted(rec)
+            if meta["genre"] == "loc_fine" and label is not None:
+                label = (rec["outcome"].get("extra") or {}).get("place")
+            pairs[key][meta["genre"]] = label
+    out = {order: {"pairs": 0, "parsed": 0, "unfaithful": 0} for order in ("first", "second")}
+    for (_scenario, order, _role), answers in pairs.items():
+        if set(answers) != {"loc_coarse", "loc_fine"}:
+            continue
+        counts = out[order]
+        counts["pairs"] += 1
+        coarse, fine = answers["loc_coarse"], answers["loc_fine"]
+        if coarse is None or fine is None:
+            continue
+        counts["parsed"] += 1
+        counts["unfaithful"] += (coarse == "Yes") != (fine == "initial")
+    return out
+
+
+def aggregate(records: list[Record], settings: Settings) -> FamilyResult:
+    recs = [r for r in records if not is_skipped(r)]
+    groups = by_key(recs)
+    metrics: dict[str, float | int | None] = {}
+    for key in KEYS:
+        part = groups.get(key, [])
+        scored = macro_f1([r["item"]["meta"]["gold_label"] for r in part],
+                          [predicted(r) for r in part])
+        metrics[f"f1.{key}"] = scored.value
+        metrics[f"items.{key}"] = scored.items
+        metrics[f"parse_failure.{key}"] = ratio(
+            sum(1 for r in part if r["outcome"].get("error") == UNPARSEABLE), len(part))
+    for key in ROLE_KEYS:
+        part = groups.get(key, [])
+        mover = f1_of([r for r in part if r["item"]["meta"]["role"] == "mover"])
+        observer = f1_of([r for r in part if r["item"]["meta"]["role"] == "observer"])
+        metrics[f"f1_mover.{key}"] = mover
+        metrics[f"f1_observer.{key}"] = observer
+        metrics[f"role_gap.{key}"] = None if mover is None or observer is None else mover - observer
+    faith = unfaithfulness(recs)
+    for order, counts in faith.items():
+        metrics[f"faithfulness_pairs.{order}"] = counts["parsed"]
+        metrics[f"unfaithful.{order}"] = counts["unfaithful"]
+        metrics[f"unfaithful_rate.{order}"] = ratio(counts["unfaithful"], counts["parsed"])
+
+    opts = settings.options
+    protocol = opts.get("opentom_protocol", "pool")
+    info: dict[str, Any] = {}
+    sample_note = ""
+    if protocol == "samples":
+        count, size = int(opts.get("opentom_samples", 5)), int(opts.get("opentom_sample_size", 50))
+        suite = recs[0]["item"]["suite"] if recs else ""
+        narratives = {r["item"]["scenario"] for r in recs}
+        samples = disjoint_samples(narratives, count, size,
+                                   settings.rng("opentom-samples", suite))
+        info["opentom protocol"] = (f"{count} disjoint samples of {size} narratives "
+                                    f"(seed {settings.seed}), mean ± std")
+        if samples is None:
+            sample_note = (f"samples protocol: needs {count}×{size} = {count * size} narratives, "
+                           f"the run has {len(narratives)}; sample figures are n/a")
+        for key in KEYS:
+            values: list[float | None] = []
+            if samples is not None:
+                for sample in samples:
+                    chosen = set(sample)
+                    values.append(f1_of([r for r in groups.get(key, [])
+                                         if r["item"]["scenario"] in chosen]))
+            mean, std = mean_std(values)
+            metrics[f"f1_mean.{key}"] = mean
+            metrics[f"f1_std.{key}"] = std
+    else:
+        info["opentom protocol"] = "whole pool"
+    versions = sorted({r["item"]["meta"].get("narrative", "short") for r in recs})
+    if versions:
+        info["opentom narratives"] = ", ".join(versions)
+    tables = [table2(metrics, protocol, sample_note), faithfulness_table(faith),
+              role_table(metrics)]
+    return FamilyResult(metrics=metrics, tables=tables, info=info)
+
+
+def _num(value: float | None) -> float | str:
+    return "n/a" if value is None else round(value, 3)
+
+
+def table2(metrics: dict[str, Any], protocol: str, note: str) -> MetricTable:
+    headers = ["question", "F1 (pool)", "items", "unparseable"]
+    if protocol == "samples":
+        headers.append("F1 mean ± std (samples)")
+    rows = []
+    for key, label in TABLE2_ROWS:
+        if not metrics[f"items.{key}"]:
+            continue
+        rate = metrics[f"parse_failure.{key}"]
+        row: list[Any] = [label, _num(metrics[f"f1.{key}"]), metrics[f"items.{key}"],
+                          "n/a" if rate is None else f"{100 * rate:.1f}%"]
+        if protocol == "samples":
+            mean, std = metrics[f"f1_mean.{key}"], metrics[f"f1_std.{key}"]
+            row.append("n/a" if mean is None else f"{mean:.3f} ± {std:.3f}")
+        rows.append(row)
+    text = ("macro-F1 per genre and order (F first, S second order); unparseable answers and "
+            "failed requests count as wrong predictions")
+    return MetricTable(title="OpenToM macro-F1 (layout of the paper's Table 2)", headers=headers,
+                       rows=rows, note="\n".join(filter(None, [text, note])))
+
+
+def faithfulness_table(faith: dict[str, dict[str, int]]) -> MetricTable:
+    rows = []
+    for order, c in faith.items():
+        if not c["pairs"]:
+            continue
+        rate = ratio(c["unfaithful"], c["parsed"])
+        rows.append([f"{order} order", c["pairs"], c["parsed"], c["unfaithful"],
+                     "n/a" if rate is None else f"{100 * rate:.1f}%"])
+    return MetricTable(
+        title="OpenToM unfaithful (Loc_coarse, Loc_fine) pairs", rows=rows,
+        headers=["order", "pairs", "both parsed", "unfaithful", "unfaithful rate"],
+        note="a pair is one perspective's coarse and fine question; unfaithful: the coarse answer "
+             "and the place named contradict each other (rate over pairs where both parse)")
+
+
+def role_table(metrics: dict[str, Any]) -> MetricTable:
+    rows = []
+    for key, label in TABLE2_ROWS:
+        if key not in ROLE_KEYS or not metrics[f"items.{key}"]:
+            continue
+        gap = metrics[f"role_gap.{key}"]
+        rows.append([label, _num(metrics[f"f1_mover.{key}"]), _num(metrics[f"f1_observer.{key}"]),
+                     "n/a" if gap is None else f"{gap:+.3f}"])
+    return MetricTable(title="OpenToM mover − observer F1 gap (layout of the paper's Table 4)",
+                       headers=["question", "mover F1", "observer F1", "gap"], rows=rows)

@@ -1,0 +1,1 @@
+"""The robustness family (see family.py)."""

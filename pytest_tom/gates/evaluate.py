@@ -1,0 +1,446 @@
+"""CI gates: thresholds on metrics, comparison with a baseline report, the exit status.
+
+Metrics are addressed by the names of the JSON report (`suites.<name>.metrics`
+and `totals`):
+
+- `turn`, `goal`, `errors` ... (a bare name) or `totals:turn`: the totals of the run;
+- `<suite>:<metric>`: one suite, e.g. `classic-false-belief:tag.belief.turn`;
+- `*:<metric>`: every suite that reports the metric;
+- `<family>.<metric>`: every suite of that family, e.g. `fantom.all_star`.
+
+A threshold `name=value` is a floor (the metric must be at least `value`),
+except for the metrics where lower is better (errors, unparseable, wrong,
+skipped, parse_failure_rate), where it is a ceiling; `>=` and `<=` say it
+explicitly. A baseline comparison fails a metric when it got worse by more
+than the allowed drop *and* the exact McNemar test on the items both runs share
+says the change is significant (p <= alpha) and goes the wrong way.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_tom.gates.spec import (
+    TOTALS,
+    TOTALS_METRICS,
+    DropSpec,
+    GateSpecError,
+    MetricRef,
+    Threshold,
+    family_names,
+    is_core,
+    lower_is_better,
+    parse_max_drop,
+    parse_thresholds,
+)
+from pytest_tom.metrics.mcnemar import Comparison, Key, Pairing, pair_records
+from pytest_tom.suite.schema import did_you_mean
+
+if TYPE_CHECKING:
+    from pytest_tom.session import TomSession
+
+DEFAULT_COMPARED = ("turn", "goal")
+EPS = 1e-9
+
+
+# -- configuration -------------------------------------------------------------------------
+@dataclass
+class GateConfig:
+    thresholds: list[Threshold] = field(default_factory=list)
+    baseline_path: str | None = None
+    baseline: dict[str, Any] | None = None
+    drops: DropSpec = field(default_factory=DropSpec)
+    alpha: float = 0.05
+    save_baseline: str | None = None
+    markdown: str | None = None
+    items: str = "fail"
+
+    @property
+    def active(self) -> bool:
+        """Is any gate configured (thresholds or a baseline)?"""
+        return bool(self.thresholds) or self.baseline_path is not None
+
+    @classmethod
+    def from_options(cls, options: dict[str, Any], load: bool = True) -> GateConfig:
+        known = family_names()
+        cfg = cls(
+            thresholds=parse_thresholds(options.get("fail_under"), known),
+            baseline_path=options.get("baseline") or None,
+            drops=parse_max_drop(options.get("max_drop"), known),
+            alpha=float(options.get("alpha", 0.05)),
+            save_baseline=options.get("save_baseline") or None,
+            markdown=options.get("markdown") or None,
+        )
+        if not 0 < cfg.alpha <= 1:
+            raise GateSpecError(f"--tom-alpha {cfg.alpha:g}: the significance level must be "
+                                f"above 0 and at most 1 (1 turns the significance test off)")
+        if options.get("max_drop") and not cfg.baseline_path:
+            raise GateSpecError("--tom-max-drop needs --tom-baseline REPORT.json to compare with")
+        cfg.items = options.get("items") or ("report" if cfg.active else "fail")
+        if load and cfg.baseline_path:
+            cfg.baseline = load_baseline(cfg.baseline_path)
+        return cfg
+
+
+def load_baseline(path: str) -> dict[str, Any]:
+    """A previous JSON report (from --tom-report or --tom-save-baseline), checked."""
+    p = Path(path)
+    where = f"--tom-baseline {path}"
+    if not p.is_file():
+        raise GateSpecError(f"{where}: no such file; write one with --tom-save-baseline PATH "
+                            f"(or --tom-report PATH) on a run of the reference model")
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise GateSpecError(f"{where}: not JSON (line {exc.lineno}, column {exc.colno}: "
+                            f"{exc.msg}); expected a pytest-tom JSON report") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GateSpecError(f"{where}: cannot be read ({exc})") from None
+    if not (isinstance(data, dict) and str(data.get("format", "")).startswith("pytest-tom-report/")
+            and isinstance(data.get("suites"), dict) and isinstance(data.get("totals"), dict)
+            and isinstance(data.get("items"), list)):
+        raise GateSpecError(f"{where}: not a pytest-tom report (expected format "
+                            f"'pytest-tom-report/1' with suites, totals and items)")
+    for i, rec in enumerate(data["items"]):
+        item = rec.get("item") if isinstance(rec, dict) else None
+        if not (isinstance(item, dict) and isinstance(item.get("suite"), str)
+                and isinstance(item.get("id"), str) and isinstance(rec.get("outcome"), dict)):
+            raise GateSpecError(f"{where}: items[{i}] is not an item record (expected "
+                                f"{{item: {{suite, id, ...}}, outcome: {{...}}}})")
+    return data
+
+
+# -- evaluation ----------------------------------------------------------------------------
+@dataclass
+class GateResult:
+    """One gate on one concrete metric value (a family-wide spec gives one per suite)."""
+
+    kind: str  # "threshold" | "baseline"
+    suite: str | None  # None: the totals
+    metric: str
+    current: float | None
+    passed: bool
+    spec: str = ""  # the option entry it comes from, when it names several suites
+    op: str = ">="
+    threshold: float | None = None
+    baseline: float | None = None
+    allowed: float | None = None  # allowed worsening
+    p_value: float | None = None
+    newly_wrong: int = 0
+    newly_right: int = 0
+    paired: int = 0
+    reason: str = ""  # why it failed, or a note
+
+    @property
+    def label(self) -> str:
+        return f"{self.suite or TOTALS}:{self.metric}"
+
+    @property
+    def reference(self) -> float | None:
+        return self.threshold if self.kind == "threshold" else self.baseline
+
+    @property
+    def delta(self) -> float | None:
+        ref = self.reference
+        if ref is None or self.current is None:
+            return None
+        return self.current - ref
+
+
+@dataclass
+class ItemDiff:
+    new: list[Key] = field(default_factory=list)
+    removed: list[Key] = field(default_factory=list)
+    newly_wrong: list[Key] = field(default_factory=list)
+    newly_right: list[Key] = field(default_factory=list)
+    incomparable: list[Key] = field(default_factory=list)  # judged in one run only
+    paired: int = 0
+
+    @property
+    def empty(self) -> bool:
+        return not (self.new or self.removed or self.newly_wrong or self.newly_right
+                    or self.incomparable)
+
+
+@dataclass
+class GateReport:
+    results: list[GateResult] = field(default_factory=list)
+    error: str | None = None  # a usage error: an unknown metric ...
+    notes: list[str] = field(default_factory=list)
+    diff: ItemDiff | None = None
+    alpha: float = 0.05
+
+    @property
+    def failed(self) -> list[GateResult]:
+        return [r for r in self.results if not r.passed]
+
+
+def metric_value(results: dict[str, Any], suite: str | None, metric: str) -> Any:
+    block = results["totals"] if suite is None else results["suites"][suite]["metrics"]
+    return block.get(metric)
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return value
+
+
+def valid_names(results: dict[str, Any], ref: MetricRef) -> str:
+    """The names a misspelt reference could have meant, for the usage error."""
+    suites = results["suites"]
+    if ref.is_totals:
+        return f"totals: {', '.join(TOTALS_METRICS)}"
+    if ref.family is not None:
+        names = sorted({m for s in suites.values() if s["family"] == ref.family for m in s["metrics"]})
+        return f"suites of family {ref.family}: {', '.join(names)}"
+    if ref.suite == "*":
+        names = sorted({m for s in suites.values() for m in s["metrics"]})
+        return f"suites: {', '.join(names)}"
+    return f"suite {ref.suite}: {', '.join(sorted(suites[ref.suite]['metrics']))}"
+
+
+def resolve(ref: MetricRef, results: dict[str, Any]) -> list[str | None]:
+    """The suites (None = totals) a reference names; GateSpecError listing valid names if none."""
+    suites = results["suites"]
+    if ref.is_totals:
+        return [None]
+    if ref.family is not None:
+        members = [n for n, s in suites.items() if s["family"] == ref.family]
+        if not members:
+            ran = ", ".join(sorted({s["family"] for s in suites.values()})) or "none"
+            raise GateSpecError(f"{ref.text!r}: no suite of family {ref.family} ran in this session "
+                                f"(families that ran: {ran})")
+    elif ref.suite == "*":
+        members = list(suites)
+    else:
+        if ref.suite not in suites:
+            raise GateSpecError(f"{ref.text!r}: no suite named {ref.suite!r} ran in this session"
+                                f"{did_you_mean(str(ref.suite), suites)}; suites: "
+                                f"{', '.join(sorted(suites)) or 'none'}")
+        members = [ref.suite]
+    have = [n for n in members if ref.metric in suites[n]["metrics"]]
+    if not have:
+        candidates = {m for n in members for m in suites[n]["metrics"]}
+        raise GateSpecError(f"unknown metric {ref.text!r}{did_you_mean(ref.metric, candidates)}; "
+                            f"valid names for {valid_names(results, ref)}")
+    return list(have)
+
+
+def evaluate(cfg: GateConfig, results: dict[str, Any], records: list[dict[str, Any]]) -> GateReport:
+    report = GateReport(alpha=cfg.alpha)
+    errors: list[str] = []
+    resolved: list[tuple[Threshold, list[str | None]]] = []
+    for th in cfg.thresholds:
+        try:
+            resolved.append((th, resolve(th.ref, results)))
+        except GateSpecError as exc:
+            errors.append(str(exc))
+    drop_targets: list[tuple[str | None, str]] = []
+    if cfg.baseline is not None:
+        drop_targets = _compared_metrics(cfg, results, report, errors)
+    if errors:
+        report.error = "\n".join(dict.fromkeys(errors))  # one line per problem
+        return report
+    for th, targets in resolved:
+        for suite in targets:
+            report.results.append(_check_threshold(th, suite, results))
+    if cfg.baseline is not None:
+        _compare(cfg, results, records, drop_targets, report)
+    return report
+
+
+def _check_threshold(th: Threshold, suite: str | None, results: dict[str, Any]) -> GateResult:
+    value = _number(metric_value(results, suite, th.ref.metric))
+    broad = th.ref.family is not None or th.ref.suite == "*"  # one spec, several suites
+    res = GateResult("threshold", suite, th.ref.metric, value, True, spec=th.text if broad else "",
+                     op=th.op, threshold=th.value)
+    if value is None:
+        res.passed, res.reason = False, "no value (n/a): nothing was measured"
+    elif th.op == ">=" and value < th.value - EPS:
+        res.passed, res.reason = False, f"below the required {th.value:g}"
+    elif th.op == "<=" and value > th.value + EPS:
+        res.passed, res.reason = False, f"above the allowed {th.value:g}"
+    return res
+
+
+def _compared_metrics(cfg: GateConfig, results: dict[str, Any], report: GateReport,
+                      errors: list[str]) -> list[tuple[str | None, str]]:
+    """Default metrics (turn, goal of the totals and of each suite) plus those in --tom-max-drop."""
+    base_suites = cfg.baseline["suites"] if cfg.baseline else {}
+    targets: list[tuple[str | None, str]] = [(None, m) for m in DEFAULT_COMPARED]
+    for name in results["suites"]:
+        if name in base_suites:
+            targets += [(name, m) for m in DEFAULT_COMPARED]
+        else:
+            report.notes.append(f"suite {name} is not in the baseline: nothing to compare it with")
+    for name in base_suites:
+        if name not in results["suites"]:
+            report.notes.append(f"suite {name} of the baseline did not run in this session")
+    for ref, _value in cfg.drops.overrides:
+        try:
+            targets += [(suite, ref.metric) for suite in resolve(ref, results)]
+        except GateSpecError as exc:
+            errors.append(str(exc))
+    return list(dict.fromkeys(targets))
+
+
+def _scope(suite: str | None, metric: str) -> Any:
+    """Which current records a metric is about (for the paired test)."""
+    tag = metric.split(".")[1] if metric.startswith("tag.") and metric.count(".") >= 2 else None
+
+    def keep(rec: dict[str, Any]) -> bool:
+        item = rec["item"]
+        if suite is not None and item["suite"] != suite:
+            return False
+        return tag is None or tag in item.get("tags", [])
+
+    return keep
+
+
+def _compare(cfg: GateConfig, results: dict[str, Any], records: list[dict[str, Any]],
+             targets: list[tuple[str | None, str]], report: GateReport) -> None:
+    assert cfg.baseline is not None
+    base = cfg.baseline
+    pairing: Pairing = pair_records(base["items"], records)
+    overall = pairing.changes()
+    report.diff = ItemDiff(new=pairing.new, removed=pairing.removed, newly_wrong=overall.worse,
+                           newly_right=overall.better, incomparable=overall.incomparable,
+                           paired=overall.paired)
+    _note_families(base, results, report)
+    for suite, metric in targets:
+        current = _number(metric_value(results, suite, metric))
+        if suite is None:
+            before = _number(base["totals"].get(metric))
+            family = None
+        else:
+            before = _number(base["suites"].get(suite, {}).get("metrics", {}).get(metric))
+            family = results["suites"][suite]["family"]
+        cmp: Comparison = pairing.changes(_scope(suite, metric), measured=not is_core(metric),
+                                          suite=suite)
+        res = GateResult("baseline", suite, metric, current, True,
+                         baseline=before, allowed=cfg.drops.allowed(suite, family, metric),
+                         p_value=cmp.p_value, newly_wrong=len(cmp.worse),
+                         newly_right=len(cmp.better), paired=cmp.paired)
+        report.results.append(_judge_drop(res, cfg.alpha))
+
+
+def _judge_drop(res: GateResult, alpha: float) -> GateResult:
+    if res.baseline is None:
+        res.reason = "the baseline has no value: nothing to compare"
+        return res
+    if res.current is None:
+        res.passed, res.reason = False, "no value (n/a) in this run, the baseline has one"
+        return res
+    worsening = res.current - res.baseline
+    if not lower_is_better(res.metric):
+        worsening = -worsening
+    assert res.allowed is not None and res.p_value is not None
+    too_large = worsening > res.allowed + EPS
+    # alpha 1 turns the test off; otherwise the change must be significant and for the worse
+    significant = alpha >= 1 or (res.p_value <= alpha and res.newly_wrong > res.newly_right)
+    if too_large and significant:
+        res.passed = False
+        res.reason = ("drop larger than allowed" if alpha >= 1
+                      else "drop larger than allowed and significant")
+    elif too_large and res.newly_wrong <= res.newly_right:
+        res.reason = (f"worse by {worsening:.4g}, but the shared items did not get worse "
+                      f"({res.newly_wrong} newly wrong, {res.newly_right} newly right)")
+    elif too_large:
+        res.reason = (f"worse by {worsening:.4g}, but not significant "
+                      f"(p {res.p_value:.3g} > alpha {alpha:g})")
+    return res
+
+
+def _note_families(base: dict[str, Any], results: dict[str, Any], report: GateReport) -> None:
+    for name, suite in results["suites"].items():
+        other = base["suites"].get(name)
+        if other and other.get("family") != suite["family"]:
+            report.notes.append(f"suite {name}: family {suite['family']} here, "
+                                f"{other.get('family')} in the baseline")
+
+
+def settings_notes(base: dict[str, Any], settings: dict[str, Any]) -> list[str]:
+    """Differences of method, seed, temperature ... between the baseline and this run."""
+    before = base.get("settings") or {}
+    notes = []
+    for key in ("method", "seed", "temperature", "max_tokens"):
+        if key in before and before[key] != settings.get(key):
+            notes.append(f"the baseline used {key} {before[key]!r}, this run {settings.get(key)!r}")
+    if base.get("model") and base.get("model") != settings.get("model"):
+        notes.append(f"baseline model {base['model']}, this run {settings.get('model')}")
+    return notes
+
+
+# -- the pytest side -----------------------------------------------------------------------
+@dataclass
+class GateState:
+    """Kept in `config.stash`: the configuration, then what the end of the run found."""
+
+    config: GateConfig
+    report: GateReport | None = None
+    not_evaluated: str = ""  # why the gates were not evaluated
+    written: list[str] = field(default_factory=list)  # lines such as "baseline saved to X"
+
+
+GATE_KEY = pytest.StashKey[GateState]()
+
+
+def gate_state(config: pytest.Config) -> GateState | None:
+    return config.stash.get(GATE_KEY, None)
+
+
+def configure_gates(tom: TomSession) -> None:
+    """Parse the gate options (a usage error if bad) and resolve `--tom-items`.
+
+    Workers resolve `items` the same way (they see the same options) but do not
+    read the baseline: only the controller evaluates gates.
+    """
+    try:
+        cfg = GateConfig.from_options(tom.options, load=not tom.is_worker)
+    except GateSpecError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    tom.options["items"] = cfg.items
+    tom.config.stash[GATE_KEY] = GateState(cfg)
+
+
+def finish_gates(session: pytest.Session, tom: TomSession) -> None:
+    """Evaluate the gates after aggregation, set the exit status, write baseline and Markdown."""
+    state = gate_state(session.config)
+    if state is None or tom.results is None or session.config.option.collectonly:
+        return
+    cfg = state.config
+    if session.exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR):
+        state.not_evaluated = ("the run was interrupted: gates not evaluated"
+                               + (", baseline not saved" if cfg.save_baseline else ""))
+        return
+    if cfg.active:
+        report = evaluate(cfg, tom.results, tom.records)
+        if cfg.baseline is not None:
+            report.notes[:0] = settings_notes(cfg.baseline, tom.describe_settings())
+        state.report = report
+        if report.error:
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
+        elif report.failed and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    if cfg.save_baseline:
+        if tom.records:
+            from pytest_tom.report.json_report import build_report, write_json_atomic
+
+            write_json_atomic(cfg.save_baseline, build_report(
+                tom.results, tom.records, tom.describe_settings(), tom.started, time.time()))
+            state.written.append(f"tom baseline saved: {cfg.save_baseline}")
+        else:
+            state.written.append("tom baseline not saved: no tom items ran")
+    if cfg.markdown:
+        from pytest_tom.report.markdown import write_markdown
+
+        write_markdown(cfg.markdown, tom.results, state.report, tom.describe_settings(),
+                       exitstatus=int(session.exitstatus))
+        state.written.append(f"tom markdown summary: {cfg.markdown}")

@@ -1,0 +1,221 @@
+"""Suite files as pytest collectors, benchmark items as pytest items.
+
+Node ids follow the item id: `suite.tom.yaml::<scenario>::<question>` (a
+collector per `::` level), so `-k`, `-m`, `--lf`, node-id selection, xdist
+and JUnit XML work as usual.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_tom import families
+from pytest_tom.backends.base import ModelRequest
+from pytest_tom.core.outcome import UNAVAILABLE, Outcome
+from pytest_tom.engine.load import load_suite
+from pytest_tom.engine.offline import item_view
+from pytest_tom.engine.runner import Completion
+from pytest_tom.engine.samples import (
+    call_fields,
+    fetch_samples,
+    sample_params,
+    samples_text,
+    score_samples,
+    submit_samples,
+)
+from pytest_tom.session import TomSession, get_session
+from pytest_tom.suite import ItemSpec, SuiteError
+
+_MARKER_OK = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def matches(path: Path, patterns: list[str]) -> bool:
+    return any(fnmatch.fnmatch(path.name, p) or fnmatch.fnmatch(str(path), p) for p in patterns)
+
+
+class TomFile(pytest.File):
+    """One suite file. A broken suite is a collection error of this file alone."""
+
+    def collect(self) -> Any:
+        tom = _tom(self.config)
+        try:
+            suite = load_suite(self.path, tom.settings)
+        except SuiteError as exc:
+            raise self.CollectError(exc.render()) from None
+        yield from _build_tree(self, [(spec.id.split("::"), spec) for spec in suite.items])
+
+
+class TomGroup(pytest.Collector):
+    """A level of an item id (a scenario, a set ...)."""
+
+    def __init__(self, *, entries: list[tuple[list[str], ItemSpec]], **kw: Any):
+        super().__init__(**kw)
+        self._entries = entries
+
+    def collect(self) -> Any:
+        yield from _build_tree(self, self._entries)
+
+
+def _build_tree(parent: pytest.Collector, entries: list[tuple[list[str], ItemSpec]]) -> Any:
+    groups: dict[str, list[tuple[list[str], ItemSpec]]] = {}
+    order: list[tuple[str, Any]] = []
+    for parts, spec in entries:
+        if len(parts) == 1:
+            order.append(("item", (parts[0], spec)))
+        else:
+            if parts[0] not in groups:
+                groups[parts[0]] = []
+                order.append(("group", parts[0]))
+            groups[parts[0]].append((parts[1:], spec))
+    for kind, value in order:
+        if kind == "item":
+            name, spec = value
+            yield TomItem.from_parent(parent, name=name, spec=spec)
+        else:
+            yield TomGroup.from_parent(parent, name=value, entries=groups[value])
+
+
+class TomFailure(Exception):
+    """A wrong answer: shown as a short text, not a traceback."""
+
+
+class TomItem(pytest.Item):
+    def __init__(self, *, spec: ItemSpec, **kw: Any):
+        super().__init__(**kw)
+        self.spec = spec
+        self.outcome: Outcome | None = None
+        self.completion: Completion | None = None
+        self.completions: list[Completion] = []  # one per sample (--tom-samples)
+        self.sample_outcomes: list[Outcome] | None = None
+        for name in item_markers(spec):
+            _register_marker(self.config, name)
+            self.add_marker(name)
+
+    # -- the model side -------------------------------------------------------------
+    def conversation(self, sample: int = 0) -> Any:
+        tom = _tom(self.config)
+        family = families.get(self.spec.family)
+        view = item_view(self.spec)
+        spec, method, params = self.spec, tom.settings.method, sample_params(tom.params, sample)
+
+        def next_request(responses: list[str]) -> ModelRequest | None:
+            messages = family.conversation(spec, method, responses)
+            if messages is None:
+                return None
+            return ModelRequest(messages=messages, params=params, item=view, step=len(responses))
+
+        return next_request
+
+    def request_key(self, sample: int = 0) -> str:
+        key = f"{self.spec.suite}::{self.spec.id}"
+        return f"{key}#{sample}" if sample else key
+
+    def prefetch(self) -> None:
+        """Start this item's requests now (unless it will be skipped as unavailable)."""
+        tom = _tom(self.config)
+        if not families.get(self.spec.family).unavailable(self.spec, tom.settings):
+            submit_samples(self)
+
+    def setup(self) -> None:
+        tom = _tom(self.config)
+        reason = families.get(self.spec.family).unavailable(self.spec, tom.settings)
+        if reason:
+            self.outcome = Outcome(correct=None, error=UNAVAILABLE, detail=reason)
+            pytest.skip(reason)
+        self.completions = fetch_samples(self)
+        self.completion = self.completions[0]
+        if self.completion.error:
+            self.outcome = Outcome.failed(self.completion.error_kind or "request_failed",
+                                          self.completion.error)
+            if len(self.completions) > 1:
+                self.sample_outcomes = score_samples(self, self.outcome)
+            # an error of the item (not a wrong answer): shown without a traceback
+            pytest.fail(failure_text(self.spec, self.outcome, self.completion), pytrace=False)
+
+    def runtest(self) -> None:
+        tom = _tom(self.config)
+        assert self.completion is not None
+        family = families.get(self.spec.family)
+        self.outcome = family.score(self.spec, self.completion.final, tom.scoring)
+        if len(self.completions) > 1:  # --tom-samples: fails when any sample is wrong
+            self.sample_outcomes = score_samples(self, self.outcome)
+        if self.outcome.correct is False or any(
+                o.correct is False for o in self.sample_outcomes or ()):
+            if tom.options.get("items") == "report":  # gates decide: a wrong answer is an xfail
+                from pytest_tom.report.item_outcome import xfail_reason
+
+                pytest.xfail(xfail_reason(self.spec, self.outcome))
+            raise TomFailure()
+
+    # -- reporting ------------------------------------------------------------------
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, TomFailure):
+            text = failure_text(self.spec, self.outcome, self.completion)
+            return "\n".join(filter(None, [text, samples_text(self.sample_outcomes)]))
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, max(self.spec.line - 1, 0), f"tom {self.spec.kind}: {self.spec.id}"
+
+    def record(self) -> dict[str, Any] | None:
+        """The plain-data record of this item for aggregation (None before an outcome)."""
+        if self.outcome is None:
+            return None
+        comp = self.completion
+        return {
+            "item": self.spec.summary(),
+            "outcome": self.outcome.to_dict(),
+            "responses": list(comp.responses) if comp else [],
+            "seconds": round(comp.seconds, 4) if comp else 0.0,
+            **call_fields(self.completions, self.sample_outcomes),
+        }
+
+
+def item_markers(spec: ItemSpec) -> list[str]:
+    names = ["tom", f"tom_{spec.family}", *spec.tags, *spec.markers]
+    return [n for n in dict.fromkeys(names) if _MARKER_OK.match(n)]
+
+
+def _register_marker(config: pytest.Config, name: str) -> None:
+    known = config.stash.setdefault(_MARKERS_KEY, set())
+    if name not in known:
+        known.add(name)
+        config.addinivalue_line("markers", f"{name}: pytest-tom marker (tag or item kind)")
+
+
+_MARKERS_KEY = pytest.StashKey[set]()
+
+
+def failure_text(spec: ItemSpec, outcome: Outcome | None, comp: Completion | None) -> str:
+    lines = []
+    if outcome is not None and outcome.error and outcome.error not in ("unparseable",):
+        lines.append(f"request failed ({outcome.error}): {outcome.detail}")
+    else:
+        head = "unparseable answer" if outcome and outcome.error == "unparseable" else "wrong answer"
+        lines.append(f"{head} [{spec.suite} · {spec.kind}]")
+    lines.append(f"  question: {spec.question}")
+    if spec.choices:
+        lines.append(f"  choices:  {'  '.join(spec.choices_shown)}")
+    expected = spec.gold
+    if "gold_letter" in spec.meta:
+        expected = f"{spec.meta['gold_letter']}) {spec.gold}"
+    lines.append(f"  expected: {expected}")
+    if outcome is not None and outcome.error != "request_failed" and comp and comp.responses:
+        lines.append(f"  parsed:   {outcome.parsed!r}" + (f"  ({outcome.detail})" if outcome.detail else ""))
+        raw = comp.final
+        if len(raw) > 600:
+            raw = raw[:600] + " ..."
+        lines.append(f"  response: {raw!r}")
+    return "\n".join(lines)
+
+
+def _tom(config: pytest.Config) -> TomSession:
+    tom = get_session(config)
+    if tom is None:  # pragma: no cover - collectors exist only when the plugin is active
+        raise RuntimeError("pytest-tom is not active (no --tom-model)")
+    return tom

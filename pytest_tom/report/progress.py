@@ -1,0 +1,117 @@
+"""The live line of the request phase: done / total, cache hits, retries, errors, rate, time left.
+
+On a terminal it is redrawn in place (`\\r`) a few times a second through
+pytest's terminal reporter, and replaced by a final line when the phase ends,
+before pytest prints any test outcome, so the two never interleave. Without a
+terminal (CI logs) a plain line is written every `log_every` seconds. `-q`
+silences it.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import nullcontext
+from typing import Any
+
+from pytest_tom.engine.runner import RunnerStats
+
+
+def clock(seconds: float | None) -> str:
+    if seconds is None:
+        return "?"
+    seconds = int(round(seconds))
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+def eta(stats: RunnerStats) -> float | None:
+    """Seconds left at the pace of the conversations that needed requests so far."""
+    left = stats.submitted - stats.done
+    if left <= 0:
+        return 0.0
+    fetched = stats.done - stats.done_cached
+    elapsed = stats.elapsed()
+    if fetched <= 0 or elapsed <= 0:
+        return None
+    return left / (fetched / elapsed)
+
+
+def status_line(stats: RunnerStats, limit: int | None = None, maximum: int | None = None,
+                final: bool = False) -> str:
+    elapsed = stats.elapsed()
+    rate = stats.requests / elapsed if elapsed > 0 else 0.0
+    parts = [f"{stats.done}/{stats.submitted}"]
+    if stats.cache_hits:
+        parts.append(f"{stats.cache_hits} cached")
+    parts.append(f"{stats.retries} retries")
+    parts.append(f"{stats.errors} errors")
+    parts.append(f"{rate:.1f} req/s")
+    if limit is not None and maximum is not None and limit < maximum:
+        parts.append(f"concurrency {limit}/{maximum} (429s)")
+    if stats.waiting:
+        parts.append(f"{stats.waiting} asked by another process")
+    if final:
+        took = f"{elapsed:.1f}s" if elapsed < 60 else clock(elapsed)
+        parts.append(f"done in {took}" if stats.done >= stats.submitted
+                     else f"stopped after {took}")
+    else:
+        parts.append(f"{clock(eta(stats))} left")
+    return "tom requests: " + " · ".join(parts)
+
+
+class Progress:
+    """Draws the request phase of a runner on pytest's terminal (or nowhere)."""
+
+    def __init__(self, runner: Any, config: Any, log_every: float = 10.0):
+        self.runner = runner
+        self.config = config
+        self.tr = config.pluginmanager.get_plugin("terminalreporter")
+        verbosity = config.get_verbosity() if hasattr(config, "get_verbosity") else config.option.verbose
+        self.enabled = self.tr is not None and verbosity >= 0
+        self.live = bool(self.enabled and getattr(self.tr, "isatty", False))
+        self.log_every = log_every
+        self._last_log = time.perf_counter()
+        self._drawn = False
+
+    def _line(self, final: bool = False) -> str:
+        lim = self.runner.limiter
+        line = status_line(self.runner.stats, lim.limit, lim.maximum, final=final)
+        width = getattr(getattr(self.tr, "_tw", None), "fullwidth", 0)
+        if self.live and width and len(line) >= width:  # a wrapped line cannot be redrawn
+            line = line[: width - 2] + "…"
+        return line
+
+    def _output(self) -> Any:
+        capman = self.config.pluginmanager.get_plugin("capturemanager")
+        return capman.global_and_fixture_disabled() if capman is not None else nullcontext()
+
+    def draw(self) -> None:
+        if not self.enabled:
+            return
+        if self.live:
+            with self._output():
+                self.tr.rewrite(self._line(), erase=True)
+            self._drawn = True
+        elif time.perf_counter() - self._last_log >= self.log_every:
+            self._last_log = time.perf_counter()
+            with self._output():
+                self.tr.write_line(self._line())
+
+    def finish(self) -> None:
+        if not self.enabled or self.runner.stats.submitted == 0:
+            return
+        with self._output():
+            if self._drawn:
+                self.tr.rewrite(self._line(final=True), erase=True)
+                self.tr.write_line("")
+            else:
+                self.tr.write_line(self._line(final=True))
+
+    def run(self, tick: float = 0.2) -> None:
+        """Block until the runner is idle, drawing the line meanwhile."""
+        try:
+            while not self.runner.wait_idle(tick if self.live else min(tick * 5, 1.0)):
+                self.draw()
+        finally:
+            self.finish()

@@ -1,0 +1,209 @@
+"""The plugin side of model calls: option checks, the cache folder, which items to
+request ahead of their turn, waiting for answers, and the requests summary.
+
+Without xdist the whole selection (after `-k`, `-m` and deselection) is
+submitted at the start of the test loop and the request phase runs with a
+live progress line; the items then only score their answers.
+
+Under xdist a worker does not know its items in advance: the controller sends
+it indices of `session.items` in batches. The worker submits the items it has
+been sent and not yet run (xdist's queue of pending indices), and looks again
+each time an item starts and while an item waits for its answer, so every
+worker requests exactly the items it runs. If the queue cannot be read (another
+xdist version), a worker falls back to the current and the next item.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any
+
+import pytest
+
+from pytest_tom.engine.runner import Completion
+
+LOOKAHEAD_KEY = pytest.StashKey["WorkerLookahead"]()
+
+
+def configure(tom: Any) -> None:
+    """Check the runner options (usage errors before anything runs) and, on the controller,
+    empty the cache when asked (workers start after this, so it happens once)."""
+    opts = tom.options
+    problems = []
+    if int(opts.get("concurrency") or 0) < 1:
+        problems.append("--tom-concurrency must be at least 1")
+    if int(opts.get("retries") or 0) < 0:
+        problems.append("--tom-retries must be 0 or more")
+    if int(opts.get("samples") or 0) < 1:
+        problems.append("--tom-samples must be at least 1")
+    if float(opts.get("deadline") or 0) <= 0:
+        problems.append("--tom-deadline must be a positive number of seconds")
+    if float(opts.get("backoff") or 0) < 0:
+        problems.append("--tom-backoff must be 0 or more seconds")
+    from pytest_tom.engine.usage import PriceError, parse_prices
+
+    try:
+        tom.prices = parse_prices(opts.get("prices"))
+    except PriceError as exc:
+        problems.append(str(exc))
+    if problems:
+        raise pytest.UsageError("; ".join(problems))
+    if int(opts["samples"]) > 1 and not opts.get("temperature") and not tom.is_worker:
+        tom.config.issue_config_time_warning(pytest.PytestConfigWarning(
+            f"--tom-samples {opts['samples']} at temperature 0: the samples will most likely be "
+            f"identical; set --tom-temperature above 0"), stacklevel=2)
+    if opts.get("cache_clear") and not tom.is_worker:
+        from pytest_tom.engine.cache import clear
+        from pytest_tom.engine.runner import cache_dir
+
+        clear(cache_dir(opts, tom.config.rootpath))
+
+
+def cache_label(tom: Any) -> str:
+    """For the header: the cache mode, or why there is no cache."""
+    from pytest_tom.engine.runner import is_cacheable
+
+    if not is_cacheable(tom.backend):
+        return f"no cache ({tom.backend.name} backend)"
+    return f"cache {tom.options['cache']}"
+
+
+def prefetch_items(items: Iterable[Any]) -> int:
+    """Submit every TomItem of `items` (each knows how); returns how many."""
+    from pytest_tom.items import TomItem
+
+    n = 0
+    for item in items:
+        if isinstance(item, TomItem):
+            item.prefetch()
+            n += 1
+    return n
+
+
+def request_phase(session: pytest.Session, runner: Any) -> None:
+    """Submit the selection and wait for every answer with a live line (no xdist)."""
+    from pytest_tom.report.progress import Progress
+
+    if prefetch_items(session.items) == 0:
+        return
+    Progress(runner, session.config).run()
+    prepare_scoring(session.items)
+
+
+def prepare_scoring(items: Iterable[Any]) -> None:
+    """Hand each family the answers of the whole selection before any item is scored.
+
+    Scoring stays per item; this only lets a family do in one batch what it would
+    otherwise do answer by answer (FANToM embeds every free response at once).
+    Called once the request phase is over, so every completion is at hand.
+    """
+    from pytest_tom import families
+    from pytest_tom.engine.samples import fetch_samples
+    from pytest_tom.items import TomItem
+    from pytest_tom.session import get_session
+
+    by_family: dict[str, list[tuple[Any, str]]] = {}
+    tom = None
+    for item in items:
+        if not isinstance(item, TomItem):
+            continue
+        tom = tom or get_session(item.config)
+        family = families.get(item.spec.family)
+        if family.unavailable(item.spec, tom.settings):
+            continue
+        for comp in fetch_samples(item):
+            if not comp.error:
+                by_family.setdefault(item.spec.family, []).append((item.spec, comp.final))
+    for name, pairs in by_family.items():
+        families.get(name).prepare_scoring(pairs, tom.scoring)
+
+
+class WorkerLookahead:
+    """Reads the queue of item indices xdist sent this worker and submits them."""
+
+    def __init__(self, session: pytest.Session):
+        self.session = session
+        self.interactor = _find_interactor(session.config)
+        self._last_scan = 0.0
+        self._seen: set[int] = set()
+
+    def _pending_indices(self) -> list[int] | None:
+        it = self.interactor
+        if it is None:
+            return None
+        try:
+            with it.torun.lock() as queue:
+                snapshot = list(queue)
+            nxt = it.nextitem_index
+        except Exception:  # a different xdist: fall back to nextitem
+            self.interactor = None
+            return None
+        out = [i for i in snapshot if isinstance(i, int)]
+        if isinstance(nxt, int):
+            out.insert(0, nxt)
+        return out
+
+    def scan(self, item: Any = None, nextitem: Any = None) -> None:
+        """Submit the current item, the next one, and every item queued for this worker."""
+        self._last_scan = time.perf_counter()
+        todo: list[Any] = [x for x in (item, nextitem) if x is not None]
+        indices = self._pending_indices()
+        if indices:
+            items = self.session.items
+            # new indices are appended on the right: walk back to the first one already seen
+            fresh = []
+            for i in reversed(indices):
+                if i in self._seen:
+                    break
+                self._seen.add(i)
+                if 0 <= i < len(items):
+                    fresh.append(items[i])
+            todo.extend(reversed(fresh))
+        prefetch_items(todo)
+
+    def maybe_scan(self, every: float = 0.05) -> None:
+        if time.perf_counter() - self._last_scan >= every:
+            self.scan()
+
+
+def _find_interactor(config: pytest.Config) -> Any:
+    for plugin in config.pluginmanager.get_plugins():
+        if type(plugin).__name__ == "WorkerInteractor" and hasattr(plugin, "torun"):
+            return plugin
+    return None
+
+
+def worker_lookahead(session: pytest.Session) -> WorkerLookahead:
+    config = session.config
+    look = config.stash.get(LOOKAHEAD_KEY, None)
+    if look is None:
+        look = WorkerLookahead(session)
+        config.stash[LOOKAHEAD_KEY] = look
+    return look
+
+
+def wait_for(config: pytest.Config, futures: Sequence[Future[Completion]]) -> list[Completion]:
+    """The completions of `futures`; an xdist worker keeps submitting its queue meanwhile."""
+    look = config.stash.get(LOOKAHEAD_KEY, None)
+    if look is not None:
+        for fut in futures:
+            while True:
+                try:
+                    fut.result(timeout=0.05)
+                    break
+                except FutureTimeout:
+                    look.maybe_scan()
+    return [f.result() for f in futures]
+
+
+def write_summary(terminalreporter: Any, tom: Any) -> None:
+    """The `tom requests` section: requests, cache hits, tokens, cost, failed items."""
+    if terminalreporter.config.get_verbosity() < 0 and not any(
+            r.get("outcome", {}).get("error") for r in tom.records):
+        return  # -q: only when something failed
+    from pytest_tom.engine.usage import write_usage
+
+    write_usage(terminalreporter, tom.records, tom.backend.describe(), getattr(tom, "prices", {}))
