@@ -102,12 +102,21 @@ class TomItem(pytest.Item):
         family = families.get(self.spec.family)
         view = item_view(self.spec)
         spec, method, params = self.spec, tom.settings.method, sample_params(tom.params, sample)
+        per_call = params.max_tokens is None and tom.backend.family_max_tokens
 
         def next_request(responses: list[str]) -> ModelRequest | None:
             messages = family.conversation(spec, method, responses)
             if messages is None:
                 return None
-            return ModelRequest(messages=messages, params=params, item=view, step=len(responses))
+            step = len(responses)
+            call_params = params
+            if per_call:  # no --tom-max-tokens: the family's default answer length
+                from dataclasses import replace
+
+                from pytest_tom.answer_length import default_max_tokens
+
+                call_params = replace(params, max_tokens=default_max_tokens(family, method, step))
+            return ModelRequest(messages=messages, params=call_params, item=view, step=step)
 
         return next_request
 

@@ -45,7 +45,7 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     from pytest_tom.request_phase import cache_label
 
     return [f"tom: model {s['model']} · method {s['method']} · seed {s['seed']} · temperature "
-            f"{s['temperature']} · max_tokens {s['max_tokens'] or 'default'} · concurrency "
+            f"{s['temperature']} · {tom.max_tokens_text()} · concurrency "
             f"{s['concurrency']} · suites {tom.options['files']}"
             + (f" · samples {tom.options['samples']}" if tom.options["samples"] > 1 else "")
             + f" · {cache_label(tom)}"]

@@ -206,4 +206,9 @@ def write_summary(terminalreporter: Any, tom: Any) -> None:
         return  # -q: only when something failed
     from pytest_tom.engine.usage import write_usage
 
-    write_usage(terminalreporter, tom.records, tom.backend.describe(), getattr(tom, "prices", {}))
+    unscored = 0
+    if tom._runner is not None:  # without xdist this process's runner made every request
+        unscored = tom._runner.stats.requests - sum(int(r.get("requests") or 0)
+                                                    for r in tom.records)
+    write_usage(terminalreporter, tom.records, tom.backend.describe(), getattr(tom, "prices", {}),
+                model_name=getattr(tom.backend, "model", ""), unscored=unscored)

@@ -57,6 +57,18 @@ class TomSession:
         if self._runner is not None:
             self._runner.close()
 
+    def max_tokens_text(self) -> str:
+        """The answer length of the header: the option, the families' defaults, or the
+        backend's own."""
+        if self.params.max_tokens is not None:
+            return f"max_tokens {self.params.max_tokens}"
+        if not self.backend.family_max_tokens:
+            return "max_tokens: the backend's default"
+        from pytest_tom import families
+        from pytest_tom.answer_length import header_text
+
+        return header_text([families.get(n) for n in families.BUILTIN], self.settings.method)
+
     def describe_settings(self) -> dict[str, Any]:
         """Settings fit for reports and headers: no secrets (keys are never options)."""
         return {
@@ -65,7 +77,7 @@ class TomSession:
             "method": self.settings.method,
             "seed": self.settings.seed,
             "temperature": self.params.temperature,
-            "max_tokens": self.params.max_tokens,
+            "max_tokens": self.params.max_tokens,  # None: per family (openai) or the backend's
             "concurrency": self.options["concurrency"],
         }
 

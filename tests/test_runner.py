@@ -148,7 +148,9 @@ def test_identical_calls_in_flight_are_shared_and_keys_never_run_twice() -> None
     assert f1.result(10).final == f2.result(10).final == "ok:same"
     runner.close()
     assert backend.calls == {"same": 1}
-    assert f1.result().cached + f2.result().cached == 1
+    # the second was answered by the first's request: shared, not "from the cache"
+    assert f1.result().shared + f2.result().shared == 1
+    assert f1.result().cached + f2.result().cached == 0
 
 
 def test_adaptive_limit_halves_on_repeated_429s_and_recovers() -> None:

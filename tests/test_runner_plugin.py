@@ -77,13 +77,14 @@ def test_cached_rerun_makes_no_request_and_gives_the_same_numbers(
     first.stdout.fnmatch_lines([
         f"tom requests: {N}/{N} · * retries · 0 errors · * req/s · done in *",
         "*tom requests*",
-        "model *items*requests*retries*from cache*errors*prompt tok*completion tok*cached tok*cost",
-        f"test-model *{N} *",
+        "model *items*requests*retries*from cache*shared*errors*prompt tok*completion tok*"
+        "cached tok*cost",
+        f"openai:test-model @ http://127.0.0.1:* *{N} *",
     ])
     # the server counts words: each prompt and answer; cost = tokens x price per million
     prompt_tokens = sum(len(str(m["content"]).split()) for b in server.bodies for m in b["messages"])
     cost = (prompt_tokens * 1000 + N * 2000) / 1e6
-    first.stdout.fnmatch_lines([f"test-model * ${cost:.4f}"])
+    first.stdout.fnmatch_lines([f"openai:test-model @ * ${cost:.4f}"])
 
 
 def test_cache_off_clear_and_dir(pytester: pytest.Pytester, suite: Path) -> None:

@@ -53,12 +53,14 @@ class BackendError(Exception):
     """A model call that failed. `retryable` marks failures worth trying again."""
 
     def __init__(self, message: str, *, kind: str = "request_failed", retryable: bool = False,
-                 status: int | None = None, retry_after: float | None = None):
+                 status: int | None = None, retry_after: float | None = None,
+                 timed_out: bool = False):
         super().__init__(message)
         self.kind = kind
         self.retryable = retryable
         self.status = status
         self.retry_after = retry_after
+        self.timed_out = timed_out  # no answer in time: often a very long answer
 
 
 @dataclass
@@ -83,6 +85,9 @@ class Backend:
 
     name: str = "backend"
     model: str = ""
+    # True: the backend has no answer length of its own (a server generates until it stops);
+    # requests without --tom-max-tokens then carry the family's default (answer_length.py)
+    family_max_tokens: bool = False
 
     async def acomplete(self, request: ModelRequest) -> ModelReply:
         raise NotImplementedError

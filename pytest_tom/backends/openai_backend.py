@@ -18,6 +18,7 @@ RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 
 class OpenAIBackend(Backend):
     name = "openai"
+    family_max_tokens = True  # a server's own limit is often the whole context
 
     def __init__(self, model: str, base_url: str | None, api_key: str, timeout: float):
         import openai  # imported here: only runs that use this backend pay for it
@@ -26,6 +27,7 @@ class OpenAIBackend(Backend):
         self.base_url = base_url
         self._openai = openai
         self._secrets = [s for s in _url_secrets(base_url) + [api_key] if s and len(s) > 3]
+        self.timeout = timeout
         self.client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0,
                                          timeout=timeout)
 
@@ -52,7 +54,7 @@ class OpenAIBackend(Backend):
             if message == str(exc):
                 raise
             raise BackendError(message, kind=exc.kind, retryable=exc.retryable, status=exc.status,
-                               retry_after=exc.retry_after) from None
+                               retry_after=exc.retry_after, timed_out=exc.timed_out) from None
 
     async def _complete(self, kwargs: dict[str, Any]) -> ModelReply:
         oa = self._openai
@@ -64,7 +66,8 @@ class OpenAIBackend(Backend):
                                retryable=exc.status_code in RETRYABLE_STATUS or exc.status_code >= 500,
                                retry_after=retry_after) from None
         except oa.APITimeoutError:
-            raise BackendError("request timed out", retryable=True) from None
+            raise BackendError(f"timed out after {self.timeout:g}s (--tom-timeout)",
+                               retryable=True, timed_out=True) from None
         except oa.APIConnectionError as exc:
             raise BackendError(f"connection failed: {exc}", retryable=True) from None
         except oa.OpenAIError as exc:

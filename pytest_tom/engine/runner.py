@@ -68,7 +68,8 @@ class Completion:
     model: str | None = None  # the model the server says answered
     requests: int = 0  # HTTP attempts, retries included
     retries: int = 0
-    cached: int = 0  # calls answered by the cache (or by an identical call in flight)
+    cached: int = 0  # calls answered by the response cache
+    shared: int = 0  # calls answered by an identical call of this run (nothing was cached)
     seconds: float = 0.0
 
     @property
@@ -85,7 +86,8 @@ class RunnerStats:
     done_cached: int = 0  # finished without any request
     errors: int = 0  # conversations that failed
     requests: int = 0  # HTTP attempts
-    cache_hits: int = 0  # calls answered from the cache or shared in process
+    cache_hits: int = 0  # calls answered from the response cache
+    shared: int = 0  # calls answered by an identical call in flight in this process
     retries: int = 0
     throttled: int = 0  # 429 answers
     waiting: int = 0  # calls waiting for another process's answer right now
@@ -321,7 +323,7 @@ class Runner:
             st.errors += 1
             self.failures.append((key, comp.error))
         elif comp.requests == 0:
-            st.done_cached += 1
+            st.done_cached += 1  # no request of its own (cache or shared): not in the pace
         st.done += 1
         if st.done >= st.submitted:
             self._idle.set()
@@ -341,7 +343,9 @@ class Runner:
         shared = self._inflight.get(key)
         if shared is not None:  # the same call is in flight for another item: share it
             reply, _ = await asyncio.shield(shared)
-            return self._hit(comp, reply)
+            comp.shared += 1
+            self.stats.shared += 1
+            return reply, True
         fut: asyncio.Future[tuple[ModelReply, bool]] = asyncio.get_running_loop().create_future()
         self._inflight[key] = fut
         try:
@@ -411,25 +415,29 @@ class Runner:
 
         The deadline runs from the moment the call first holds a concurrency slot: time
         spent queued behind other items (thousands are submitted at once) does not count.
+        A final failure says what happened at each attempt (`attempts_error`).
         """
         loop = asyncio.get_running_loop()
         deadline: float | None = None
-        attempt = 0
+        history: list[BackendError] = []
         while True:
             if deadline is not None and deadline - loop.time() <= 0:
-                raise BackendError(f"no answer within the deadline of {self.deadline:g}s "
-                                   f"({attempt} attempts)")
+                raise attempts_error(history, f"no answer within the deadline of "
+                                     f"{self.deadline:g}s (--tom-deadline)", request)
             epoch = await self.limiter.acquire()
             if deadline is None:
                 deadline = loop.time() + self.deadline
             comp.requests += 1
             self.stats.requests += 1
+            started = loop.time()
             try:
                 reply = await asyncio.wait_for(self.backend.acomplete(request),
                                                timeout=max(0.001, deadline - loop.time()))
             except asyncio.TimeoutError:
-                raise BackendError(f"no answer within the deadline of {self.deadline:g}s "
-                                   f"({attempt + 1} attempts)") from None
+                history.append(BackendError(f"stopped by the deadline after "
+                                            f"{loop.time() - started:.0f}s", timed_out=True))
+                raise attempts_error(history, f"no answer within the deadline of "
+                                     f"{self.deadline:g}s (--tom-deadline)", request) from None
             except BackendError as exc:
                 error = exc
             else:
@@ -437,19 +445,18 @@ class Runner:
                 return reply
             finally:
                 self.limiter.release()
+            history.append(error)
             self.limiter.answered(epoch, throttled=error.status == THROTTLE_STATUS)
             if error.status == THROTTLE_STATUS:
                 self.stats.throttled += 1
             if not error.retryable:
-                raise error
-            if attempt >= self.retries:
-                raise BackendError(f"{error} (gave up after {attempt + 1} attempts)",
-                                   kind=error.kind, status=error.status) from None
-            delay = self._delay(attempt, error.retry_after)
+                raise attempts_error(history, None, request)
+            if len(history) > self.retries:
+                raise attempts_error(history, "gave up", request)
+            delay = self._delay(len(history) - 1, error.retry_after)
             if loop.time() + delay > deadline:
-                raise BackendError(f"{error} (a retry in {delay:.1f}s would pass the deadline of "
-                                   f"{self.deadline:g}s)", kind=error.kind, status=error.status)
-            attempt += 1
+                raise attempts_error(history, f"a retry in {delay:.1f}s would pass the deadline "
+                                     f"of {self.deadline:g}s (--tom-deadline)", request)
             comp.retries += 1
             self.stats.retries += 1
             await asyncio.sleep(delay)
@@ -460,6 +467,41 @@ class Runner:
         if retry_after is not None and retry_after >= 0:
             return retry_after * (1.0 + 0.1 * random.random())
         return min(self.max_backoff, self.backoff * 2**attempt) * (0.5 + random.random())
+
+
+def attempts_error(history: list[BackendError], why: str | None,
+                   request: ModelRequest) -> BackendError:
+    """The final error of a call, saying what happened at each attempt.
+
+    One attempt: its own message (plus `why`). Several: `gave up after 3 attempts:
+    1 HTTP 503 · 2 timed out after 120s ...`. When an attempt timed out, the likely
+    cause and the options that help are named: a model that writes a very long answer
+    (lower --tom-max-tokens) or a slow server (raise --tom-timeout).
+    """
+    if not history:
+        return BackendError(why or "no attempt was made")
+    last = history[-1]
+    if len(history) == 1:
+        text = str(last) if why is None else f"{last} ({why})"
+    else:
+        runs: list[tuple[int, int, str]] = []  # (first, last attempt, message), runs merged
+        for i, e in enumerate(history, 1):
+            if runs and runs[-1][2] == str(e):
+                runs[-1] = (runs[-1][0], i, str(e))
+            else:
+                runs.append((i, i, str(e)))
+        if len(runs) == 1:
+            steps = "the same each time"
+        else:
+            steps = " · ".join(f"{a}{'' if a == b else f'-{b}'}: {m}" for a, b, m in runs)
+        text = f"{last} ({why or 'failed'} after {len(history)} attempts: {steps})"
+    if any(e.timed_out for e in history):
+        limit = request.params.max_tokens
+        length = f"max_tokens {limit}" if limit is not None else "no max_tokens"
+        text += (f"; a timeout often means a very long answer ({length}): lower "
+                 f"--tom-max-tokens, or raise --tom-timeout for a slow server")
+    return BackendError(text, kind=last.kind, status=last.status,
+                        timed_out=any(e.timed_out for e in history))
 
 
 def cache_dir(options: dict[str, Any], rootdir: str | Path) -> Path:

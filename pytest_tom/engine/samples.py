@@ -86,6 +86,7 @@ def call_fields(completions: list[Completion], outcomes: list[Outcome] | None) -
         "requests": sum(c.requests for c in completions),
         "retries": sum(c.retries for c in completions),
         "cached": sum(c.cached for c in completions),
+        "shared": sum(c.shared for c in completions),
         "model": next((c.model for c in completions if c.model), None),
     }
     if len(completions) > 1 and outcomes is not None:

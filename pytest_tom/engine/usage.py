@@ -58,17 +58,24 @@ def price_of(model: str, prices: dict[str, tuple[float, float]]) -> tuple[float,
 
 @dataclass
 class ModelUsage:
-    model: str
+    model: str  # the model as configured (--tom-model), one row per configured model
     items: int = 0
     requests: int = 0
     retries: int = 0
     cached: int = 0
+    shared: int = 0
     errors: int = 0
     tokens: dict[str, int] = field(default_factory=dict)
     cached_tokens: dict[str, int] = field(default_factory=dict)
+    served: set[str] = field(default_factory=set)  # the names the server answered as
+    name: str = ""  # the configured model's own name (for prices), e.g. gpt-4o-mini
 
     def cost(self, prices: dict[str, tuple[float, float]]) -> float | None:
-        price = price_of(self.model, prices)
+        price = None
+        for candidate in [*sorted(self.served), self.name, self.model]:
+            price = price_of(candidate, prices) if candidate else None
+            if price is not None:
+                break
         if price is None:
             return None
         return (self.tokens.get("prompt_tokens", 0) * price[0]
@@ -81,15 +88,21 @@ def _add(into: dict[str, int], usage: dict[str, Any] | None) -> None:
             into[k] = into.get(k, 0) + int(v)
 
 
-def usage_by_model(records: Iterable[dict[str, Any]], default_model: str) -> list[ModelUsage]:
+def usage_by_model(records: Iterable[dict[str, Any]], default_model: str,
+                   model_name: str = "") -> list[ModelUsage]:
+    """One row per configured model. The name a server answers as (`gpt-4o-mini-2024-07-18`,
+    a GGUF path) is kept beside it, not as a row of its own: items from the cache, errors and
+    skipped items carry no such name, and a row per name split one model in two."""
     out: dict[str, ModelUsage] = {}
     for rec in records:
-        name = rec.get("model") or default_model
-        mu = out.setdefault(name, ModelUsage(name))
+        mu = out.setdefault(default_model, ModelUsage(default_model, name=model_name))
+        if rec.get("model"):
+            mu.served.add(str(rec["model"]))
         mu.items += 1
         mu.requests += int(rec.get("requests") or 0)
         mu.retries += int(rec.get("retries") or 0)
         mu.cached += int(rec.get("cached") or 0)
+        mu.shared += int(rec.get("shared") or 0)
         err = rec.get("outcome", {}).get("error")
         if err not in (None, "unparseable", "unavailable"):
             mu.errors += 1
@@ -109,13 +122,14 @@ def failed_requests(records: Iterable[dict[str, Any]]) -> list[tuple[str, str]]:
 
 
 def usage_summary(records: list[dict[str, Any]], default_model: str,
-                  prices: dict[str, tuple[float, float]]) -> dict[str, Any]:
+                  prices: dict[str, tuple[float, float]], model_name: str = "") -> dict[str, Any]:
     """Plain data for the JSON report and the terminal."""
-    models = usage_by_model(records, default_model)
+    models = usage_by_model(records, default_model, model_name)
     rows = []
     for m in models:
-        rows.append({"model": m.model, "items": m.items, "requests": m.requests,
-                     "retries": m.retries, "cached_calls": m.cached, "errors": m.errors,
+        rows.append({"model": m.model, "served_as": sorted(m.served), "items": m.items,
+                     "requests": m.requests, "retries": m.retries, "cached_calls": m.cached,
+                     "shared_calls": m.shared, "errors": m.errors,
                      "tokens": dict(m.tokens), "cached_tokens": dict(m.cached_tokens),
                      "cost_usd": m.cost(prices)})
     return {"models": rows, "failed": [{"item": i, "error": e} for i, e in failed_requests(records)]}
@@ -126,23 +140,25 @@ def _n(v: int) -> str:
 
 
 def write_usage(tr: Any, records: list[dict[str, Any]], default_model: str,
-                prices: dict[str, tuple[float, float]], max_failed: int = 10) -> None:
-    """The `tom requests` section of the terminal summary."""
+                prices: dict[str, tuple[float, float]], max_failed: int = 10,
+                model_name: str = "", unscored: int = 0) -> None:
+    """The `tom requests` section of the terminal summary. `unscored`: requests made for
+    items that were never scored (a run stopped by -x or Ctrl-C), counted apart."""
     from tabulate import tabulate
 
     if not records:
         return
-    models = usage_by_model(records, default_model)
+    models = usage_by_model(records, default_model, model_name)
     tr.write_sep("-", "tom requests")
     any_tokens = any(m.tokens or m.cached_tokens for m in models)
-    headers = ["model", "items", "requests", "retries", "from cache", "errors"]
+    headers = ["model", "items", "requests", "retries", "from cache", "shared", "errors"]
     if any_tokens:
         headers += ["prompt tok", "completion tok", "cached tok"]
     if prices:
         headers.append("cost")
     rows = []
     for m in models:
-        row = [m.model, m.items, m.requests, m.retries, m.cached, m.errors]
+        row = [m.model, m.items, m.requests, m.retries, m.cached, m.shared, m.errors]
         if any_tokens:
             row += [_n(m.tokens.get("prompt_tokens", 0)), _n(m.tokens.get("completion_tokens", 0)),
                     _n(m.cached_tokens.get("total_tokens", 0))]
@@ -153,6 +169,14 @@ def write_usage(tr: Any, records: list[dict[str, Any]], default_model: str,
     tr.write_line(tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True))
     if not any_tokens:
         tr.write_line("(the backend reported no token usage)")
+    served = sorted({s for m in models for s in m.served})
+    if served and served != [model_name]:
+        tr.write_line(f"the server answered as: {', '.join(served)}")
+    if any(m.shared for m in models):
+        tr.write_line("shared: answered by an identical request of this run (asked once)")
+    if unscored > 0:
+        tr.write_line(f"{unscored} further request(s) for items that were not scored "
+                      f"(the run stopped early)")
     failed = failed_requests(records)
     if failed:
         tr.write_line(f"{len(failed)} item(s) without an answer (error outcomes, counted as wrong):")

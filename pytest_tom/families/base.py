@@ -84,6 +84,10 @@ class Family:
     scenario_schema: Obj = Obj()
     defaults_schema: Obj = Obj(what="defaults mapping")
     description: str = ""
+    # default max_tokens for backends without their own (see pytest_tom.answer_length):
+    # an answer of this family, and the first call of a reasoning method
+    answer_tokens: int = 64
+    reasoning_tokens: int = 512
 
     def check(self, data: dict[str, Any], ck: Checker) -> None:
         """Semantic checks of the whole (schema-valid) document; report problems on `ck`."""

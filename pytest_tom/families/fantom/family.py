@@ -69,6 +69,7 @@ def prompt(item: ItemSpec) -> str:
 class FantomFamily(Family):
     name = "fantom"
     methods = ("vanilla", "cot")
+    answer_tokens = 128  # free answers are a sentence; lists of names
     scenario_schema = CONVERSATION
     defaults_schema = DEFAULTS
     description = (

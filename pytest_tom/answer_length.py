@@ -1,0 +1,44 @@
+"""How long an answer may be when the user does not say (`--tom-max-tokens`).
+
+An OpenAI-compatible server generates until the model stops or its own limit
+(often the whole context): a small or base model asked "Where will Maya look?"
+may write thousands of tokens, and every such item runs into the timeout. The
+benchmarks' answers are short (a letter, yes/no, names, a small JSON), so a
+backend that has no default of its own (`Backend.family_max_tokens`) gets one
+per family and call: the family's `answer_tokens` for an answer, its
+`reasoning_tokens` for the first call of a reasoning method (chain of thought,
+SimToM's perspective step), whose text the next call or the scorer reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+# methods whose first call reasons before (or instead of) answering
+REASONING_METHODS = frozenset({"cot", "simtom", "1shot-cot"})
+
+
+def default_max_tokens(family: Any, method: str, step: int) -> int:
+    """The max_tokens of call `step` (0 = first) of `method` for an item of `family`."""
+    if step == 0 and method in REASONING_METHODS:
+        return int(family.reasoning_tokens)
+    return int(family.answer_tokens)
+
+
+def header_text(families: Iterable[Any], method: str) -> str:
+    """`max_tokens 64 per answer (fantom, generic 128) ...` for the report header."""
+    families = list(families)
+    by_budget: dict[int, list[str]] = {}
+    for fam in families:
+        by_budget.setdefault(int(fam.answer_tokens), []).append(fam.name)
+    if not by_budget:
+        return "max_tokens per family"
+    common = max(by_budget, key=lambda n: (len(by_budget[n]), -n))
+    others = [f"{', '.join(sorted(names))} {n}" for n, names in sorted(by_budget.items())
+              if n != common]
+    text = f"max_tokens {common} per answer" + (f" ({'; '.join(others)})" if others else "")
+    if method in REASONING_METHODS:
+        reasoning = sorted({int(f.reasoning_tokens) for f in families})
+        text += f", {'/'.join(map(str, reasoning))} to reason"
+    return text + " (family defaults; --tom-max-tokens N to change)"
