@@ -144,7 +144,7 @@ class TomItem(pytest.Item):
             if len(self.completions) > 1:
                 self.sample_outcomes = score_samples(self, self.outcome)
             # an error of the item (not a wrong answer): shown without a traceback
-            pytest.fail(failure_text(self.spec, self.outcome, self.completion), pytrace=False)
+            pytest.fail(self.story(), pytrace=False)
 
     def runtest(self) -> None:
         tom = _tom(self.config)
@@ -164,9 +164,31 @@ class TomItem(pytest.Item):
     # -- reporting ------------------------------------------------------------------
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, TomFailure):
-            text = failure_text(self.spec, self.outcome, self.completion)
-            return "\n".join(filter(None, [text, samples_text(self.sample_outcomes)]))
+            return "\n".join(filter(None, [self.story(), samples_text(self.sample_outcomes)]))
+        if isinstance(excinfo.value, pytest.xfail.Exception):
+            # a wrong answer under --tom-items report: pytest asks for the failure's text
+            # before it turns the report into an xfail; the reason is all it shows, so no
+            # traceback is built (that made each xfail ~15x the cost of a failure)
+            return str(excinfo.value)
         return super().repr_failure(excinfo, style=style)
+
+    def calls(self) -> list[list[dict[str, str]]]:
+        """The messages of every call this item made (sample 0), rebuilt from its answers."""
+        from pytest_tom.transcript import call_messages
+
+        comp = self.completion
+        if comp is None:
+            return []
+        return call_messages(families.get(self.spec.family), self.spec,
+                             _tom(self.config).settings.method, comp.responses,
+                             failed=bool(comp.error))
+
+    def story(self) -> str:
+        """The failure text: what the model saw, its answer, why it is wrong (-v: whole)."""
+        from pytest_tom.report.story import failure_text
+
+        return failure_text(self.spec, self.outcome, self.completion, self.calls(),
+                            verbose=self.config.get_verbosity() > 0)
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, max(self.spec.line - 1, 0), f"tom {self.spec.kind}: {self.spec.id}"
@@ -180,6 +202,7 @@ class TomItem(pytest.Item):
             "item": self.spec.summary(),
             "outcome": self.outcome.to_dict(),
             "responses": list(comp.responses) if comp else [],
+            "messages": self.calls(),  # what the model saw, call by call
             "seconds": round(comp.seconds, 4) if comp else 0.0,
             **call_fields(self.completions, self.sample_outcomes),
         }
@@ -198,29 +221,6 @@ def _register_marker(config: pytest.Config, name: str) -> None:
 
 
 _MARKERS_KEY = pytest.StashKey[set]()
-
-
-def failure_text(spec: ItemSpec, outcome: Outcome | None, comp: Completion | None) -> str:
-    lines = []
-    if outcome is not None and outcome.error and outcome.error not in ("unparseable",):
-        lines.append(f"request failed ({outcome.error}): {outcome.detail}")
-    else:
-        head = "unparseable answer" if outcome and outcome.error == "unparseable" else "wrong answer"
-        lines.append(f"{head} [{spec.suite} · {spec.kind}]")
-    lines.append(f"  question: {spec.question}")
-    if spec.choices:
-        lines.append(f"  choices:  {'  '.join(spec.choices_shown)}")
-    expected = spec.gold
-    if "gold_letter" in spec.meta:
-        expected = f"{spec.meta['gold_letter']}) {spec.gold}"
-    lines.append(f"  expected: {expected}")
-    if outcome is not None and outcome.error != "request_failed" and comp and comp.responses:
-        lines.append(f"  parsed:   {outcome.parsed!r}" + (f"  ({outcome.detail})" if outcome.detail else ""))
-        raw = comp.final
-        if len(raw) > 600:
-            raw = raw[:600] + " ..."
-        lines.append(f"  response: {raw!r}")
-    return "\n".join(lines)
 
 
 def _tom(config: pytest.Config) -> TomSession:

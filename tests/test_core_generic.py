@@ -94,7 +94,7 @@ def test_failure_text_is_short_and_readable(pytester: pytest.Pytester) -> None:
     result = run(pytester, "mixed", "-k", "memory", "-x")
     out = result.stdout.str()
     assert "wrong answer [classic-false-belief · choice]" in out
-    assert "question:" in out and "expected:" in out and "parsed:" in out and "response:" in out
+    assert "question:" in out and "expected:" in out and "parsed:" in out and "answer:" in out
     assert "Traceback" not in out and "def runtest" not in out
     result.assert_outcomes(failed=1)
 

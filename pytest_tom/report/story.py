@@ -1,0 +1,88 @@
+"""The failure text of an item: what the model was asked, what it answered, and why
+that is wrong (or why there is no answer).
+
+Compact by default: the prompt (the last user message, where the context, the
+question and the options are) is trimmed to its first and last lines, the
+answer to a few hundred characters. With `-v` every call is shown whole: each
+message with its role, then the answer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+HEAD, TAIL = 3, 3  # prompt lines shown before and after the cut
+ANSWER_CHARS = 600
+
+
+def quoted(text: str, indent: str = "    | ") -> list[str]:
+    return [f"{indent}{line}".rstrip() for line in text.splitlines() or [""]]
+
+
+def trimmed_prompt(text: str, head: int = HEAD, tail: int = TAIL) -> list[str]:
+    lines = text.splitlines()
+    if len(lines) <= head + tail + 1:
+        return quoted(text)
+    cut = len(lines) - head - tail
+    return [*quoted("\n".join(lines[:head])), f"    | ... {cut} more lines (-v shows all) ...",
+            *quoted("\n".join(lines[-tail:]))]
+
+
+def expected_text(spec: Any) -> str:
+    if "gold_letter" in spec.meta:
+        return f"{spec.meta['gold_letter']}) {spec.gold}"
+    return str(spec.gold)
+
+
+def failure_text(spec: Any, outcome: Any, comp: Any, calls: list[list[dict[str, str]]],
+                 verbose: bool = False) -> str:
+    """The whole story of a wrong, unparseable or errored item."""
+    request_error = outcome is not None and outcome.error and outcome.error != "unparseable"
+    if request_error:
+        head = f"request failed ({outcome.error}) [{spec.suite} · {spec.kind}]: {outcome.detail}"
+    else:
+        what = "unparseable answer" if outcome and outcome.error == "unparseable" else "wrong answer"
+        head = f"{what} [{spec.suite} · {spec.kind}]"
+    lines = [head]
+    if verbose and calls:
+        for n, call in enumerate(calls, 1):
+            lines.append(f"  call {n} of {len(calls)}:")
+            for m in call:
+                lines.append(f"   {m['role']}:")
+                lines += quoted(m["content"], "    | ")
+    elif calls:
+        prompt = ""
+        for m in reversed(calls[-1]):
+            if m.get("role") == "user":
+                prompt = m.get("content", "")
+                break
+        more = f", call {len(calls)} of {len(calls)}" if len(calls) > 1 else ""
+        lines.append(f"  asked (the last user message{more}):")
+        lines += trimmed_prompt(prompt)
+    lines.append(f"  question: {spec.question}")
+    if spec.choices:
+        lines.append(f"  choices:  {'  '.join(spec.choices_shown)}")
+    lines.append(f"  expected: {expected_text(spec)}")
+    if not request_error and comp is not None and comp.responses:
+        raw = comp.final
+        if not verbose and len(raw) > ANSWER_CHARS:
+            raw = raw[:ANSWER_CHARS] + f" ... ({len(comp.final)} characters; -v shows all)"
+        lines.append(f"  answer:   {raw!r}" if "\n" not in raw or not verbose else "  answer:")
+        if "\n" in raw and verbose:
+            lines += quoted(raw)
+        lines.append(f"  parsed:   {outcome.parsed!r}" if outcome is not None else "  parsed:   -")
+        lines.append(f"  why:      {why(spec, outcome)}")
+    return "\n".join(lines)
+
+
+def why(spec: Any, outcome: Any) -> str:
+    """Why the answer was judged wrong, in words."""
+    if outcome is None:
+        return "not scored"
+    if outcome.error == "unparseable":
+        return f"the answer could not be read ({outcome.detail or 'no answer found'}); counted as wrong"
+    if outcome.detail:
+        return str(outcome.detail)
+    if outcome.parsed is None:
+        return f"no answer found; expected {expected_text(spec)}"
+    return f"{outcome.parsed!r} is not the expected {expected_text(spec)!r}"

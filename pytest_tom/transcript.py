@@ -1,0 +1,40 @@
+"""The messages of each model call of an item, rebuilt from its responses.
+
+A family's conversation is a pure function of the item, the method and the
+responses so far, so the calls an item made are `conversation(responses[:i])`
+for each response, plus the call that failed when the item errored. The JSON
+report keeps them (`messages`: a list of calls, each a list of
+`{"role", "content"}`), so a run can be read later without rerunning, and the
+failure text shows what the model saw.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+Message = dict[str, str]
+
+
+def call_messages(family: Any, spec: Any, method: str, responses: list[str],
+                  failed: bool = False) -> list[list[Message]]:
+    """Every call made for `spec`: one list of messages per call, in order."""
+    calls: list[list[Message]] = []
+    for i in range(len(responses) + (1 if failed else 0)):
+        try:
+            messages = family.conversation(spec, method, list(responses[:i]))
+        except Exception:  # a family that cannot rebuild a call: keep what we have
+            break
+        if messages is None:
+            break
+        calls.append([{"role": str(m.get("role", "")), "content": str(m.get("content", ""))}
+                      for m in messages])
+    return calls
+
+
+def last_user_message(calls: list[list[Message]]) -> str:
+    """The content of the last user message of the last call ("" when there is none)."""
+    for call in reversed(calls):
+        for m in reversed(call):
+            if m.get("role") == "user":
+                return m.get("content", "")
+    return ""

@@ -1,0 +1,181 @@
+"""The user path of issue 15: real servers work out of the box, failures show what the
+model saw, big runs read well. Against the loopback chat server or a `python:` answerer."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from chat_server import ChatServer, last_user_text
+from conftest import SUITES, TESTS, load_report
+
+GENERIC = SUITES / "generic" / "classic-false-belief.tom.yaml"
+BIGTOM = SUITES / "bigtom" / "everyday-causal-templates.tom.yaml"
+ANSWERERS = TESTS / "answerers.py"
+
+SUITE = """\
+suite: story-demo
+family: generic
+version: 1
+defaults: {shuffle: false}
+scenarios:
+  - id: ball
+    context: |
+      Ann puts the ball in the box.
+      Ann leaves the room.
+      Bob moves the ball to the basket.
+      Bob leaves too.
+      Ann comes back.
+      The room is quiet.
+      A clock ticks.
+      LASTLINE of the story.
+    characters: [Ann, Bob]
+    questions:
+      - id: belief
+        ask: Where will Ann look for the ball?
+        choices: [the box, the basket]
+        answer: the box
+      - id: knows
+        ask: SLOW Does Ann know the ball was moved?
+        yes_no: "no"
+"""
+
+
+def openai_args(server: ChatServer, *args: str) -> list[str]:
+    return ["--tom-model=openai:test-model", f"--tom-base-url={server.base_url}",
+            "--tom-cache=off", "-p", "no:cacheprovider", "-p", "no:randomly", *args]
+
+
+# -- 1. answer length, timeouts, usage -----------------------------------------------------
+def test_openai_sends_the_family_default_max_tokens_and_the_header_shows_it(
+        pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\n")
+    with ChatServer(lambda body: "a)") as server:
+        result = pytester.runpytest(str(GENERIC), str(BIGTOM), *openai_args(
+            server, "-k", "cash-box-van or bakery-sugar-jar"))
+        plain = {(b["max_tokens"], "Story:" in last_user_text(b)) for b in server.bodies}
+        n_first = len(server.bodies)
+        cot = pytester.runpytest(str(GENERIC), *openai_args(server, "-k", "cash-box-van",
+                                                              "--tom-method=cot"))
+        cot_bodies = server.bodies[n_first:]
+        n_cot = len(server.bodies)
+        fixed = pytester.runpytest(str(GENERIC), *openai_args(server, "-k", "cash-box-van",
+                                                                "--tom-max-tokens=16"))
+        fixed_tokens = {b["max_tokens"] for b in server.bodies[n_cot:]}
+    # generic answers may be a small JSON: 128; BigToM answers are a letter: 64
+    assert plain == {(128, False), (64, True)}
+    result.stdout.fnmatch_lines(["tom: model openai:test-model*max_tokens 128 per answer "
+                                 "(bigtom, opentom 64)*--tom-max-tokens*"])
+    # chain of thought: the reasoning call may be long, the answer call is short
+    firsts = {b["max_tokens"] for b in cot_bodies if len(b["messages"]) == 1}
+    seconds = {b["max_tokens"] for b in cot_bodies if len(b["messages"]) == 3}
+    assert (firsts, seconds) == ({512}, {128})
+    cot.stdout.fnmatch_lines(["tom: *max_tokens 128 per answer*512 to reason*"])
+    assert fixed_tokens == {16}
+    fixed.stdout.fnmatch_lines(["tom: *· max_tokens 16 ·*"])
+
+
+def slow_on_mark(body: dict) -> str:
+    if "SLOW" in last_user_text(body):
+        time.sleep(1.5)
+    return "a)" if "Where" in last_user_text(body) else "No."
+
+
+def test_a_timeout_says_what_each_attempt_did_and_names_the_options(
+        pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\n")
+    pytester.makefile(".tom.yaml", demo=SUITE)
+    with ChatServer(slow_on_mark) as server:
+        result = pytester.runpytest(*openai_args(server, "--tom-timeout=0.3", "--tom-retries=1",
+                                                 "--tom-backoff=0.01", "--tom-report=r.json"))
+    result.assert_outcomes(passed=1, errors=1)
+    rec = next(r for r in load_report(pytester.path / "r.json")["items"]
+               if r["item"]["id"] == "ball::knows")
+    detail = rec["outcome"]["detail"]
+    assert detail.startswith("timed out after 0.3s (--tom-timeout) (gave up after 2 attempts")
+    assert "lower --tom-max-tokens" in detail and "raise --tom-timeout" in detail
+    assert "max_tokens 128" in detail
+    # the usage table: one row for the model, though the server answered as "test-model"
+    # for one item and the timed-out item has no answer (and so no model name) at all
+    out = result.stdout.str()
+    table = out[out.index("tom requests ---"):]
+    rows = [ln for ln in table.splitlines() if ln.startswith("openai:test-model")]
+    assert len(rows) == 1 and "test-model @ http://127.0.0.1" in rows[0]
+    assert "the server answered as: test-model" not in table  # the configured name itself
+
+
+# -- 2. the story of a failure ---------------------------------------------------------------
+def test_a_failure_shows_what_the_model_saw_compact_and_whole_with_v(
+        pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\n")
+    pytester.makefile(".tom.yaml", demo=SUITE)
+    model = f"--tom-model=python:{ANSWERERS}:unparseable"
+    compact = pytester.runpytest(model, "-p", "no:cacheprovider", "-k", "belief", "--tb=short")
+    compact.stdout.fnmatch_lines([
+        "unparseable answer [story-demo · choice]",
+        "  asked (the last user message):",
+        "    | Ann puts the ball in the box.",
+        "    | ... * more lines (-v shows all) ...",
+        "  question: Where will Ann look for the ball?",
+        "  choices:  a) the box  b) the basket",
+        "  expected: a) the box",
+        "  answer:   'Hmm, hard to say.'",
+        "  parsed:   None",
+        "  why:      the answer could not be read (no option named); counted as wrong",
+    ])
+    assert "LASTLINE" not in compact.stdout.str()  # the context is trimmed
+    whole = pytester.runpytest(model, "-p", "no:cacheprovider", "-k", "belief", "-v",
+                               "--tom-method=cot", "--tb=short")
+    whole.stdout.fnmatch_lines([
+        "  call 1 of 2:", "   user:", "    | Ann puts the ball in the box.",
+        "    | LASTLINE of the story.", "*",
+        "  call 2 of 2:", "   user:", "*", "   assistant:", "    | Hmm, hard to say.",
+        "   user:", "    | Therefore, the answer is:*",
+    ])
+
+
+def test_the_json_report_keeps_every_call_of_every_item(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\n")
+    pytester.makefile(".tom.yaml", demo=SUITE)
+    pytester.runpytest(f"--tom-model=python:{ANSWERERS}:mixed", "--tom-method=cot",
+                       "-p", "no:cacheprovider", "--tom-report=r.json")
+    items = load_report(pytester.path / "r.json")["items"]
+    assert len(items) == 2
+    for rec in items:
+        calls = rec["messages"]
+        assert len(calls) == 2 == len(rec["responses"])
+        assert all(set(m) == {"role", "content"} for call in calls for m in call)
+        assert calls[0][0]["role"] == "user" and "Ann puts the ball" in calls[0][0]["content"]
+        assert rec["item"]["question"].replace("SLOW ", "") in calls[0][0]["content"].replace(
+            "SLOW ", "")
+        # the second call carries the first answer as the assistant's turn
+        assert calls[1][1] == {"role": "assistant", "content": rec["responses"][0]}
+    json.dumps(items)  # plain data
+
+
+def test_an_errored_item_keeps_the_call_that_failed(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\n")
+    pytester.makefile(".tom.yaml", demo=SUITE)
+    pytester.runpytest(f"--tom-model=python:{ANSWERERS}:boom", "-p", "no:cacheprovider",
+                       "--tom-report=r.json")
+    for rec in load_report(pytester.path / "r.json")["items"]:
+        assert rec["outcome"]["error"] == "request_failed"
+        assert len(rec["messages"]) == 1 and rec["responses"] == []
+
+
+# -- 3. a wrong answer in report mode is as cheap as a failure -------------------------------
+def test_an_xfail_in_report_mode_carries_the_reason_not_a_traceback(
+        pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\n")
+    pytester.makefile(".tom.yaml", demo=SUITE)
+    rec = pytester.inline_run(f"--tom-model=python:{ANSWERERS}:unparseable",
+                              "-p", "no:cacheprovider", "--tom-items=report")
+    xfailed = [r for r in rec.getreports("pytest_runtest_logreport")
+               if r.when == "call" and hasattr(r, "wasxfail")]
+    assert len(xfailed) == 2
+    for r in xfailed:
+        # no traceback was built: the text of the report is the one-line reason
+        assert isinstance(r.longrepr, str) and "unparseable answer" in r.longrepr
+        assert "Traceback" not in r.longrepr and "\n" not in r.longrepr
