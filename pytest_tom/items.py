@@ -113,7 +113,7 @@ class TomItem(pytest.Item):
             if per_call:  # no --tom-max-tokens: the family's default answer length
                 from dataclasses import replace
 
-                from pytest_tom.answer_length import default_max_tokens
+                from pytest_tom.engine.answer_length import default_max_tokens
 
                 call_params = replace(params, max_tokens=default_max_tokens(family, method, step))
             return ModelRequest(messages=messages, params=call_params, item=view, step=step)
@@ -174,7 +174,7 @@ class TomItem(pytest.Item):
 
     def calls(self) -> list[list[dict[str, str]]]:
         """The messages of every call this item made (sample 0), rebuilt from its answers."""
-        from pytest_tom.transcript import call_messages
+        from pytest_tom.engine.transcript import call_messages
 
         comp = self.completion
         if comp is None:

@@ -65,7 +65,7 @@ class TomSession:
         if not self.backend.family_max_tokens:
             return "max_tokens: the backend's default"
         from pytest_tom import families
-        from pytest_tom.answer_length import header_text
+        from pytest_tom.engine.answer_length import header_text
 
         return header_text([families.get(n) for n in families.BUILTIN], self.settings.method)
 

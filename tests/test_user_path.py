@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
 
 import pytest
 from chat_server import ChatServer, last_user_text

@@ -84,7 +84,7 @@ class Family:
     scenario_schema: Obj = Obj()
     defaults_schema: Obj = Obj(what="defaults mapping")
     description: str = ""
-    # default max_tokens for backends without their own (see pytest_tom.answer_length):
+    # default max_tokens for backends without their own (see pytest_tom.engine.answer_length):
     # an answer of this family, and the first call of a reasoning method
     answer_tokens: int = 64
     reasoning_tokens: int = 512
