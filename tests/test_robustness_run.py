@@ -80,7 +80,7 @@ def test_answer_styles_extracted_or_unparseable(pytester: pytest.Pytester) -> No
     assert m["unparseable"] == len(STYLE_UNPARSEABLE)
     assert m["parse_failure_rate"] == len(STYLE_UNPARSEABLE) / 16
     result.stdout.fnmatch_lines(["unparseable answer ?robustness · belief?",
-                                 "*parsed:   None  (between the JSON markers: broken JSON*"])
+                                 "*why:      the answer could not be read (between the JSON markers: broken JSON*"])
 
 
 def test_generic_suite_with_json_final(pytester: pytest.Pytester) -> None:

@@ -39,7 +39,7 @@ def failure_text(spec: Any, outcome: Any, comp: Any, calls: list[list[dict[str, 
     """The whole story of a wrong, unparseable or errored item."""
     request_error = outcome is not None and outcome.error and outcome.error != "unparseable"
     if request_error:
-        head = f"request failed ({outcome.error}) [{spec.suite} · {spec.kind}]: {outcome.detail}"
+        head = f"request failed ({outcome.error}): {outcome.detail} [{spec.suite} · {spec.kind}]"
     else:
         what = "unparseable answer" if outcome and outcome.error == "unparseable" else "wrong answer"
         head = f"{what} [{spec.suite} · {spec.kind}]"
