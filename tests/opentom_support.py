@@ -42,7 +42,7 @@ def natural(kind: str, gold: str) -> str:
 
 def other_place(meta: dict[str, Any]) -> str:
     original, new = meta["places"]
-    return original if meta["gold_place"] == "new" else new
+    return original if meta["gold_label"] == "new" else new
 
 
 def wrong(kind: str, gold: str, meta: dict[str, Any]) -> str:
@@ -154,10 +154,9 @@ def question_rows(path: Path) -> list[dict[str, Any]]:
             if genre == "loc_fine":
                 original, new = sc["original_place"], sc["new_place"]
                 is_new = plain(answer) == plain(new)
-                row["label"] = plain(answer)
-                row["gold_place"] = "new" if is_new else "initial"
+                row["label"] = "new" if is_new else "original"
                 row["places"] = [original, new]
-                row["other_label"] = plain(original if is_new else new)
+                row["other_label"] = "original" if is_new else "new"
             rows.append(row)
     return rows
 
@@ -165,8 +164,8 @@ def question_rows(path: Path) -> list[dict[str, Any]]:
 def row_keys(row: dict[str, Any]) -> list[str]:
     if row["genre"] == "attitude":
         return ["attitude"]
-    if row["role"] == "narrator":
-        return ["loc_fine.narrator"]
+    if row["role"] == "narrator":  # in Loc_f (F) as upstream, and on its own row
+        return ["loc_fine.first", "loc_fine.narrator"]
     keys = [f"{row['genre']}.{row['order']}"]
     if row["genre"].startswith("mhop_"):
         keys.append(f"mhop.{row['order']}")
@@ -190,8 +189,9 @@ def mixed_prediction(row: dict[str, Any]) -> str | None:
 
 def expected_macro_f1(pairs: list[tuple[str, str | None]]) -> float:
     """Macro F1 written out plainly: for each label named as gold or as a prediction,
-    precision and recall from the pairs; a None prediction names no label."""
-    labels = {g for g, _ in pairs} | {p for _, p in pairs if p is not None}
+    precision and recall from the pairs; a None prediction is the class "unparsed"."""
+    pairs = [(g, "unparsed" if p is None else p) for g, p in pairs]
+    labels = {g for g, _ in pairs} | {p for _, p in pairs}
     total = 0.0
     for label in labels:
         predicted_as = [g for g, p in pairs if p == label]
@@ -214,5 +214,6 @@ def expected_mixed_figures(path: Path) -> dict[str, float]:
     out = {}
     for key, pairs in groups.items():
         out[f"f1.{key}"] = expected_macro_f1(pairs)
+        out[f"accuracy.{key}"] = sum(1 for g, p in pairs if g == p) / len(pairs)
         out[f"parse_failure.{key}"] = unparsed[key] / len(pairs)
     return out

@@ -121,7 +121,7 @@ def test_yaml_booleans_as_coarse_answers_and_default_questions(tmp_path: Path) -
         "the sink?")
     fine = items["loc_fine-fo-observer"]
     assert fine.gold == "the shelf"
-    assert fine.meta["gold_label"] == "shelf" and fine.meta["gold_place"] == "initial"
+    assert fine.meta["gold_label"] == "original" and fine.meta["gold_place"] == "shelf"
     assert fine.markers == ["loc_fine", "first_order", "observer"]
     assert items["attitude"].markers == ["attitude", "observer"]
     assert items["attitude"].choices == ["positive", "neutral", "negative"]
@@ -260,9 +260,53 @@ def test_failed_requests_count_as_wrong_and_skipped_items_do_not_count(tmp_path:
                    "error": "unavailable", "detail": "skipped", "extra": {}}),
     ]
     m = fam.aggregate(records, settings).metrics
-    # gold No, No-answer right; gold Yes, no answer: F1(No) = 1, F1(Yes) = 0
-    assert m["f1.loc_coarse.first"] == 0.5
+    # gold No, No-answer right; gold Yes, failed request = class "unparsed":
+    # F1(No) = 1, F1(Yes) = 0, F1(unparsed) = 0
+    assert m["f1.loc_coarse.first"] == pytest.approx(1 / 3)
+    assert m["accuracy.loc_coarse.first"] == 0.5
     assert m["parse_failure.loc_coarse.first"] == 0.0  # a failed request is no parse failure
     assert m["items.loc_fine.first"] == 0 and m["f1.loc_fine.first"] is None
     assert m["role_gap.loc_coarse.first"] == 1.0
     assert m["faithfulness_pairs.first"] == 0  # the fine answer was skipped: no pair
+
+
+def test_fine_classes_and_perspective_subsets_by_hand(tmp_path: Path) -> None:
+    """Rules 4 and 5 on a hand-made narrative: fine answers are classed original / new,
+    narrator questions count in Loc_f (F) and in both perspective subsets, attitude in the
+    observer's only, an unparseable answer is the class "unparsed"."""
+    path = write(tmp_path, """\
+      - {genre: loc_fine, order: first, perspective: mover, answer: the sink}
+      - {genre: loc_fine, order: first, perspective: observer, answer: the shelf}
+      - {id: end, genre: loc_fine, order: first, perspective: narrator, answer: the sink,
+         ask: Where is the cup at the end of the story?}
+      - {id: start, genre: loc_fine, order: first, perspective: narrator, answer: the shelf,
+         ask: Where is the cup at the beginning of the story?}
+      - {genre: attitude, answer: negative}
+""")
+    items = load_suite(path).items
+    assert [it.meta["subsets"] for it in items] == [
+        ["mover"], ["observer"], ["mover", "observer"], ["mover", "observer"], ["observer"]]
+    assert [it.meta["gold_label"] for it in items[:4]] == ["new", "original", "new", "original"]
+    assert items[0].meta["gold_place"] == "sink"  # the place is kept for reading
+    fam = OpenTomFamily()
+    settings = Settings()
+    ctx = ScoringContext(settings)
+    answers = ["In the sink.", "The sink, I guess.", "sink", "I don't know.", "Negative."]
+    outcomes = [fam.score(it, a, ctx) for it, a in zip(items, answers, strict=True)]
+    assert [o.parsed for o in outcomes] == ["new", "new", "new", None, "negative"]
+    assert outcomes[0].extra == {"place": "sink"}
+    m = fam.aggregate([{"item": it.summary(), "outcome": o.to_dict()}
+                       for it, o in zip(items, outcomes, strict=True)], settings).metrics
+    # Loc_f (F), all four: gold new, original, new, original; predicted new, new, new, unparsed
+    # new: TP 2 FP 1 -> 4/5; original: FN 2 -> 0; unparsed: FP 1 -> 0
+    assert m["items.loc_fine.first"] == 4
+    assert m["f1.loc_fine.first"] == pytest.approx((4 / 5 + 0 + 0) / 3)
+    assert m["accuracy.loc_fine.first"] == pytest.approx(2 / 4)
+    # mover subset: mover + both narrator questions: new TP 2 -> 1; original 0; unparsed 0
+    assert m["f1_mover.loc_fine.first"] == pytest.approx(1 / 3)
+    # observer subset: observer + narrator: new TP 1 FP 1 -> 2/3; original FN 2 -> 0; unparsed 0
+    assert m["f1_observer.loc_fine.first"] == pytest.approx((2 / 3) / 3)
+    assert m["role_gap.loc_fine.first"] == pytest.approx(1 / 3 - 2 / 9)
+    # the narrator's own row: new 1, original 0, unparsed 0
+    assert m["f1.loc_fine.narrator"] == pytest.approx(1 / 3)
+    assert m["f1_observer.attitude"] == 1.0 and m["f1_mover.attitude"] is None

@@ -30,7 +30,9 @@ from pytest_tom.families.opentom.labels import (
     ROLES,
     gold_label,
     parse_label,
-    which_place,
+    perspective_subsets,
+    place_label,
+    place_name,
 )
 from pytest_tom.scoring.labels import last_line
 from pytest_tom.scoring.text import normalise
@@ -168,15 +170,13 @@ class OpenTomFamily(Family):
             seen.setdefault(qid, qi)
             if q["genre"] in ("loc_coarse", "loc_fine") and q["perspective"] != "narrator":
                 label = gold_label(q["genre"], q["answer"], places)
-                if q["genre"] == "loc_fine":
-                    label = which_place(label, places)
                 golds[(q["genre"], q["order"], q["perspective"])] = (str(label), qpath)
         for (genre, order, who), (label, qpath) in golds.items():
             if genre != "loc_fine" or ("loc_coarse", order, who) not in golds:
                 continue
             coarse = golds[("loc_coarse", order, who)][0]
-            if (coarse == "Yes") != (label == "initial"):
-                place = "original" if label == "initial" else "new"
+            if (coarse == "Yes") != (label == "original"):
+                place = label
                 ck.error((*qpath, "answer"), f"{describe((*qpath, 'answer'))}: the gold answers "
                          f"contradict each other: the {order}-order loc_coarse question of the "
                          f"{who} says {coarse!r} but this answer names the {place} place; fix one")
@@ -257,7 +257,9 @@ class OpenTomFamily(Family):
             "narrative": "long" if long else "short",
         }
         if genre == "loc_fine":
-            meta["gold_place"] = which_place(label, places)
+            meta["gold_place"] = place_name(label, places)  # for reading; the class is gold_label
+        meta["subsets"] = list(perspective_subsets(str(ask), str(sc["mover"]), str(sc["observer"]))
+                               if genre != "attitude" else ("observer",))
         if "container" in q:
             meta["container"] = q["container"]
         return ItemSpec(
@@ -290,9 +292,9 @@ class OpenTomFamily(Family):
                            detail=f"{what} gives no single {item.kind} label")
         correct = label == item.meta["gold_label"]
         if item.kind == "loc_fine":
-            which = which_place(label, item.data["places"])
-            detail = f"names the {'original' if which == 'initial' else 'new'} place"
-            return Outcome(correct=correct, parsed=label, detail=detail, extra={"place": which})
+            place = place_label(item.data["places"][0 if label == "original" else 1][0])
+            detail = f"names the {label} place ({place!r})"
+            return Outcome(correct=correct, parsed=label, detail=detail, extra={"place": place})
         return Outcome(correct=correct, parsed=label)
 
     def aggregate(self, records: list[dict[str, Any]], settings: Settings) -> FamilyResult:

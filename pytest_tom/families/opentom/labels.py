@@ -6,11 +6,17 @@ unparseable), with the defects fixed that `docs/differences.md` lists:
 "yes"/"no" are whole words, and a fine location must name exactly one of the
 two places, compared as whole words after normalisation.
 
-The label of a fine-location answer is the place it names, normalised
-(lower-case, no punctuation, no articles): the label space of Loc_fine is the
-set of places of the pool, as the paper's naive baselines imply (a majority
-answer scores 0.003, a random one 0.000). `which_place` tells whether a label
-is a narrative's original or new place.
+The label of a fine-location answer is which of the narrative's two plot places
+it names: `original` or `new` (the classes of the paper's Loc_fine macro-F1).
+The place is recognised by its normalised name (lower-case, no punctuation, no
+articles) as whole words; when one place's name contains the other's ("drawer"
+/ "another drawer") the exact place string decides (`named_place`). The
+normalised name itself (`place_label`) is kept in the records for reading.
+
+Perspective subsets (`perspective_subsets`) follow the authors' `--perspective`
+rule: a question naming only the mover is the mover's, only the observer the
+observer's, both: whoever is named first, neither (the narrator's questions):
+both subsets.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from pytest_tom.scoring.labels import (
     sole_keyword,
     yes_no_word,
 )
-from pytest_tom.scoring.text import normalise
+from pytest_tom.scoring.text import normalise, word_pattern
 
 GENRES = ("loc_coarse", "loc_fine", "mhop_fullness", "mhop_accessibility", "attitude")
 ORDERS = ("first", "second")
@@ -34,7 +40,8 @@ ROLES = ("mover", "observer", "narrator")
 CONTAINERS = ("original", "new")
 
 COARSE_LABELS = ("Yes", "No")
-PLACE_ROLES = ("initial", "new")  # the original place, the new place
+PLACE_ROLES = ("original", "new")  # the fine-location classes: the plot's two places
+SUBSETS = ("mover", "observer")
 
 FULLNESS: KeywordTable = (
     ("less full", ("less full", "emptier", "more empty")),
@@ -51,7 +58,7 @@ ATTITUDE: KeywordTable = tuple((a, (a,)) for a in ATTITUDES)
 
 LABELS: dict[str, tuple[str, ...]] = {
     "loc_coarse": COARSE_LABELS,
-    "loc_fine": (),  # the places of the narrative (see place_label)
+    "loc_fine": PLACE_ROLES,
     "mhop_fullness": tuple(label for label, _ in FULLNESS),
     "mhop_accessibility": tuple(label for label, _ in ACCESSIBILITY),
     "attitude": ATTITUDES,
@@ -67,7 +74,7 @@ def parse_label(genre: str, text: str, places: Places = ()) -> str | None:
         return None if yn is None else yn.capitalize()
     if genre == "loc_fine":
         index = named_place(text, places)
-        return None if index is None else place_label(places[index][0])
+        return None if index is None else PLACE_ROLES[index]
     if genre == "mhop_fullness":
         return first_keyword(text, FULLNESS)
     if genre == "mhop_accessibility":
@@ -97,19 +104,36 @@ def gold_label(genre: str, answer: Any, places: Places = ()) -> str | None:
         return {"yes": "Yes", "no": "No"}.get(text.lower())
     if genre == "loc_fine":
         index = named_place(text, places)
-        return None if index is None else place_label(places[index][0])
+        return None if index is None else PLACE_ROLES[index]
     low = text.lower()
     return low if low in LABELS[genre] else None
 
 
 def place_label(place: str) -> str:
-    """The label of a place: its normalised name ("The Trash-can." -> "trash can")."""
+    """A place as read ("The Trash-can." -> "trash can"): kept in records, not a class."""
     return normalise(place)
 
 
-def which_place(label: str | None, places: Places) -> str | None:
-    """'initial' or 'new' for the label of a narrative's original or new place, else None."""
-    for role, group in zip(PLACE_ROLES, places, strict=False):
-        if label is not None and label == place_label(group[0]):
-            return role
-    return None
+def place_name(label: str | None, places: Places) -> str | None:
+    """The normalised name of the place of a fine-location class ('original' / 'new')."""
+    if label not in PLACE_ROLES or len(places) < 2:
+        return None
+    return place_label(places[PLACE_ROLES.index(label)][0])
+
+
+def perspective_subsets(question: str, mover: str, observer: str) -> tuple[str, ...]:
+    """The perspective subsets ('mover', 'observer') a question counts in.
+
+    Names are found as whole words (the released code tests substrings); a
+    question naming both belongs to whoever is named first (the outer
+    perspective: "From Ana's perspective, does Ben think ..." is Ana's), one
+    naming neither (the narrator's questions) to both.
+    """
+    found = {}
+    for role, name in zip(SUBSETS, (mover, observer), strict=True):
+        m = word_pattern(name).search(question) if name.strip() else None
+        if m:
+            found[role] = m.start()
+    if not found:
+        return SUBSETS
+    return (min(found, key=lambda r: found[r]),)

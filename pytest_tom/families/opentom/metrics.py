@@ -3,19 +3,24 @@ paper's sampling protocol, the unfaithful rate of (coarse, fine) location pairs,
 mover-minus-observer F1 gap (Table 4) and the parse-failure rate per genre and order.
 
 Records are the plain item records of one suite. Skipped items are left out;
-an unparseable answer or a failed request is a prediction of no label, which
-counts as a wrong prediction in every F1 (see `pytest_tom.metrics.macro_f1`).
+an unparseable answer or a failed request is predicted as the class `unparsed`,
+which takes part in every macro-F1 as a class of its own (see
+`pytest_tom.metrics.macro_f1`), and is a wrong answer for the accuracy.
 
 Metric names (flat, for gates as `opentom.<name>`), with `<key>` one of
 `loc_coarse.first`, `loc_coarse.second`, `loc_fine.first`, `loc_fine.second`,
 `mhop.first`, `mhop.second` (fullness and accessibility pooled, their six
 labels kept apart), `mhop_fullness.first`, ..., `mhop_accessibility.second`,
-`attitude`, and `loc_fine.narrator` (the narrator's fine-location controls):
+`attitude`, and `loc_fine.narrator` (the narrator's fine-location questions on
+their own; they are part of `loc_fine.first` too, as in the authors' evaluator):
 
-- `f1.<key>`, `items.<key>`, `parse_failure.<key>` (share of unparseable answers; failed
-  requests are counted by the core metrics): over the whole pool;
-- `f1_mean.<key>`, `f1_std.<key>`: over the samples (protocol `samples` only);
-- `f1_mover.<key>`, `f1_observer.<key>`, `role_gap.<key>` (mover minus observer);
+- `f1.<key>`, `accuracy.<key>`, `items.<key>`, `parse_failure.<key>` (share of
+  unparseable answers; failed requests are counted by the core metrics): over the whole pool;
+- `f1_mean.<key>`, `f1_std.<key>`, `accuracy_mean.<key>`, `accuracy_std.<key>`: over the
+  samples (protocol `samples` only);
+- `f1_mover.<key>`, `f1_observer.<key>`, `role_gap.<key>` (mover minus observer), over the
+  perspective subsets of `labels.perspective_subsets` (narrator questions in both,
+  attitude in the observer's only);
 - `unfaithful_rate.<order>`, `unfaithful.<order>`, `faithfulness_pairs.<order>`.
 """
 
@@ -27,7 +32,7 @@ from typing import Any
 from pytest_tom.core.outcome import UNPARSEABLE
 from pytest_tom.families.base import FamilyResult, MetricTable, Settings
 from pytest_tom.metrics.accuracy import Record, is_skipped, ratio
-from pytest_tom.metrics.macro_f1 import macro_f1
+from pytest_tom.metrics.macro_f1 import MacroF1, macro_f1
 from pytest_tom.metrics.resampling import disjoint_samples, mean_std
 
 # (metric key, row label in the paper's notation)
@@ -46,7 +51,7 @@ TABLE2_ROWS = (
     ("loc_fine.narrator", "Loc_f narrator (control)"),
 )
 KEYS = tuple(k for k, _ in TABLE2_ROWS)
-ROLE_KEYS = tuple(k for k in KEYS if k not in ("attitude", "loc_fine.narrator"))
+ROLE_KEYS = tuple(k for k in KEYS if k != "loc_fine.narrator")
 ROLE_NAMES = ("mover", "observer")
 
 
@@ -55,9 +60,9 @@ def keys_of(meta: dict[str, Any]) -> list[str]:
     genre, order = meta["genre"], meta.get("order")
     if genre == "attitude":
         return ["attitude"]
-    if meta.get("role") == "narrator":
-        return [f"{genre}.narrator"]
     keys = [f"{genre}.{order}"]
+    if meta.get("role") == "narrator":
+        keys.append(f"{genre}.narrator")
     if genre.startswith("mhop_"):
         keys.append(f"mhop.{order}")
     return keys
@@ -69,9 +74,22 @@ def predicted(rec: Record) -> str | None:
     return out.get("parsed") if not out.get("error") else None
 
 
+def scored(recs: list[Record]) -> MacroF1:
+    return macro_f1([r["item"]["meta"]["gold_label"] for r in recs], [predicted(r) for r in recs])
+
+
 def f1_of(recs: list[Record]) -> float | None:
-    return macro_f1([r["item"]["meta"]["gold_label"] for r in recs],
-                    [predicted(r) for r in recs]).value
+    return scored(recs).value
+
+
+def in_subset(rec: Record, role: str) -> bool:
+    """Whether an item counts in the mover's or the observer's perspective subset."""
+    meta = rec["item"]["meta"]
+    subsets = meta.get("subsets")
+    if subsets is None:  # records written before subsets were recorded
+        subsets = ["observer"] if meta["genre"] == "attitude" else (
+            list(ROLE_NAMES) if meta.get("role") == "narrator" else [meta.get("role")])
+    return role in subsets
 
 
 def by_key(records: list[Record]) -> dict[str, list[Record]]:
@@ -94,10 +112,7 @@ def unfaithfulness(records: list[Record]) -> dict[str, dict[str, int]]:
         meta = rec["item"]["meta"]
         if meta["genre"] in ("loc_coarse", "loc_fine") and meta.get("role") in ROLE_NAMES:
             key = (rec["item"]["scenario"], meta["order"], meta["role"])
-            label = predicted(rec)
-            if meta["genre"] == "loc_fine" and label is not None:
-                label = (rec["outcome"].get("extra") or {}).get("place")
-            pairs[key][meta["genre"]] = label
+            pairs[key][meta["genre"]] = predicted(rec)
     out = {order: {"pairs": 0, "parsed": 0, "unfaithful": 0} for order in ("first", "second")}
     for (_scenario, order, _role), answers in pairs.items():
         if set(answers) != {"loc_coarse", "loc_fine"}:
@@ -108,7 +123,7 @@ def unfaithfulness(records: list[Record]) -> dict[str, dict[str, int]]:
         if coarse is None or fine is None:
             continue
         counts["parsed"] += 1
-        counts["unfaithful"] += (coarse == "Yes") != (fine == "initial")
+        counts["unfaithful"] += (coarse == "Yes") != (fine == "original")
     return out
 
 
@@ -118,16 +133,16 @@ def aggregate(records: list[Record], settings: Settings) -> FamilyResult:
     metrics: dict[str, float | int | None] = {}
     for key in KEYS:
         part = groups.get(key, [])
-        scored = macro_f1([r["item"]["meta"]["gold_label"] for r in part],
-                          [predicted(r) for r in part])
-        metrics[f"f1.{key}"] = scored.value
-        metrics[f"items.{key}"] = scored.items
+        result = scored(part)
+        metrics[f"f1.{key}"] = result.value
+        metrics[f"accuracy.{key}"] = result.accuracy
+        metrics[f"items.{key}"] = result.items
         metrics[f"parse_failure.{key}"] = ratio(
             sum(1 for r in part if r["outcome"].get("error") == UNPARSEABLE), len(part))
     for key in ROLE_KEYS:
         part = groups.get(key, [])
-        mover = f1_of([r for r in part if r["item"]["meta"]["role"] == "mover"])
-        observer = f1_of([r for r in part if r["item"]["meta"]["role"] == "observer"])
+        mover = f1_of([r for r in part if in_subset(r, "mover")])
+        observer = f1_of([r for r in part if in_subset(r, "observer")])
         metrics[f"f1_mover.{key}"] = mover
         metrics[f"f1_observer.{key}"] = observer
         metrics[f"role_gap.{key}"] = None if mover is None or observer is None else mover - observer
@@ -153,15 +168,18 @@ def aggregate(records: list[Record], settings: Settings) -> FamilyResult:
             sample_note = (f"samples protocol: needs {count}×{size} = {count * size} narratives, "
                            f"the run has {len(narratives)}; sample figures are n/a")
         for key in KEYS:
-            values: list[float | None] = []
+            values: list[MacroF1] = []
             if samples is not None:
                 for sample in samples:
                     chosen = set(sample)
-                    values.append(f1_of([r for r in groups.get(key, [])
-                                         if r["item"]["scenario"] in chosen]))
-            mean, std = mean_std(values)
+                    values.append(scored([r for r in groups.get(key, [])
+                                          if r["item"]["scenario"] in chosen]))
+            mean, std = mean_std([v.value for v in values])
             metrics[f"f1_mean.{key}"] = mean
             metrics[f"f1_std.{key}"] = std
+            mean, std = mean_std([v.accuracy for v in values])
+            metrics[f"accuracy_mean.{key}"] = mean
+            metrics[f"accuracy_std.{key}"] = std
     else:
         info["opentom protocol"] = "whole pool"
     versions = sorted({r["item"]["meta"].get("narrative", "short") for r in recs})
@@ -177,22 +195,24 @@ def _num(value: float | None) -> float | str:
 
 
 def table2(metrics: dict[str, Any], protocol: str, note: str) -> MetricTable:
-    headers = ["question", "F1 (pool)", "items", "unparseable"]
+    headers = ["question", "F1 (pool)", "accuracy", "items", "unparseable"]
     if protocol == "samples":
-        headers.append("F1 mean ± std (samples)")
+        headers += ["F1 mean ± std (samples)", "accuracy mean ± std"]
     rows = []
     for key, label in TABLE2_ROWS:
         if not metrics[f"items.{key}"]:
             continue
         rate = metrics[f"parse_failure.{key}"]
-        row: list[Any] = [label, _num(metrics[f"f1.{key}"]), metrics[f"items.{key}"],
-                          "n/a" if rate is None else f"{100 * rate:.1f}%"]
+        row: list[Any] = [label, _num(metrics[f"f1.{key}"]), _num(metrics[f"accuracy.{key}"]),
+                          metrics[f"items.{key}"], "n/a" if rate is None else f"{100 * rate:.1f}%"]
         if protocol == "samples":
-            mean, std = metrics[f"f1_mean.{key}"], metrics[f"f1_std.{key}"]
-            row.append("n/a" if mean is None else f"{mean:.3f} ± {std:.3f}")
+            for name in ("f1", "accuracy"):
+                mean, std = metrics[f"{name}_mean.{key}"], metrics[f"{name}_std.{key}"]
+                row.append("n/a" if mean is None else f"{mean:.3f} ± {std:.3f}")
         rows.append(row)
-    text = ("macro-F1 per genre and order (F first, S second order); unparseable answers and "
-            "failed requests count as wrong predictions")
+    text = ("macro-F1 per genre and order (F first, S second order) over the labels that occur, "
+            "an unparseable answer or failed request being the class 'unparsed' (F1 0); "
+            "accuracy: share of right answers; Loc_f (F) includes the narrator's questions")
     return MetricTable(title="OpenToM macro-F1 (layout of the paper's Table 2)", headers=headers,
                        rows=rows, note="\n".join(filter(None, [text, note])))
 
