@@ -186,8 +186,8 @@ def view(rec: dict[str, Any]) -> Any:
     )
 
 
-def token_f1(a: str, b: str) -> float:
-    pa, pb = a.lower().split(), b.lower().split()
+def token_f1(a: str, b: str, lowercase: bool = True) -> float:
+    pa, pb = (a.lower().split(), b.lower().split()) if lowercase else (a.split(), b.split())
     shared = sum(min(pa.count(t), pb.count(t)) for t in set(pa))
     if not shared:
         return 0.0
@@ -221,8 +221,17 @@ def expected(
         token_f1(answer(view(r)).text.split("Answer:")[-1].strip(), r["item"]["gold"])
         for r in facts
     ) / len(facts)
+    # the control task's set-level figures count only the sets whose every ToM question
+    # is accessible
+    tom_sets: dict[str, set[Any]] = defaultdict(set)
+    for r in records:
+        if r["item"]["kind"] in TOM:
+            tom_sets[r["item"]["meta"]["set"]].add(r["item"]["meta"]["accessibility"])
+    control = {k for k, v in tom_sets.items() if v == {"accessible"}}
     for scen in ("inaccessible", "accessible"):
         recs = [r for r in records if r["item"]["meta"].get("accessibility") == scen]
+        set_recs = recs if scen == "inaccessible" else [
+            r for r in recs if r["item"]["meta"]["set"] in control]
         judged: dict[str, bool] = {}
         plans: dict[str, Plan] = {}
         for r in recs:
@@ -237,7 +246,7 @@ def expected(
         def share(
             kinds: tuple[str, ...],
             key: str,
-            recs: list[dict[str, Any]] = recs,
+            recs: list[dict[str, Any]] = set_recs,
             judged: dict[str, bool] = judged,
         ) -> float | None:
             groups: dict[str, list[bool]] = defaultdict(list)
@@ -262,7 +271,8 @@ def expected(
             r for r in recs if r["item"]["kind"] == "belief_dist" and judged[r["item"]["id"]]
         ]
         m["belief_dist_token_f1"] = (
-            sum(token_f1(plans[r["item"]["id"]].text, r["item"]["gold"]) for r in right_dist)
+            sum(token_f1(plans[r["item"]["id"]].text, r["item"]["gold"], lowercase=False)
+                for r in right_dist)
             / len(right_dist)
             if right_dist
             else None
@@ -289,28 +299,41 @@ def expected(
 def _per_character(
     recs: list[dict[str, Any]], plans: dict[str, Plan], judged: dict[str, bool]
 ) -> dict[str, Any]:
+    """(set, character) groups: yes/no characters and outer believers; a list answer counts
+    for each character with a yes/no question of its kind, right when it names the
+    character exactly when that yes/no gold is yes."""
     sets: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in recs:
         sets[r["item"]["meta"]["set"]].append(r)
     all_ok, consistent = [], []
     for rs in sets.values():
-        for name in dict.fromkeys(
-            r["item"]["meta"]["character"] for r in rs if r["item"]["kind"] in YN
-        ):
+        yn = [r for r in rs if r["item"]["kind"] in YN]
+        names = [r["item"]["meta"]["character"] for r in yn] + [
+            r["item"]["meta"]["believer"]
+            for r in rs
+            if r["item"]["kind"] in ("belief_choice", "belief_dist")
+        ]
+        for name in dict.fromkeys(names):
             verdicts, claims = [], []
-            for r in rs:
+            for r in yn:
                 it, p = r["item"], plans[r["item"]["id"]]
-                if it["kind"] in YN and it["meta"]["character"] == name:
-                    verdicts.append(judged[it["id"]])
-                    claims.append(None if p.label == "irrelevant" else p.label == "yes")
-                elif it["kind"] in LISTS and name in it["meta"]["aware"] + it["meta"]["unaware"]:
-                    named = name in (p.named or [])
-                    verdicts.append(named == (name in it["meta"]["aware"]))
-                    claims.append(named)
-                elif it["kind"] in ("belief_choice", "belief_dist") and it["meta"]["about"] == name:
+                if it["meta"]["character"] != name:
+                    continue
+                verdicts.append(judged[it["id"]])
+                claims.append(None if p.label == "irrelevant" else p.label == "yes")
+                list_kind = it["kind"].replace("_yn", "_list")
+                for x in rs:
+                    if x["item"]["kind"] == list_kind:
+                        named = name in (plans[x["item"]["id"]].named or [])
+                        verdicts.append(named == (it["gold"] == "yes"))
+                        claims.append(named)
+            for r in rs:
+                it = r["item"]
+                if it["kind"] in ("belief_choice", "belief_dist") and it["meta"]["believer"] == name:
                     verdicts.append(judged[it["id"]])
             all_ok.append(all(verdicts))
-            consistent.append(None not in claims and len(set(claims)) == 1)
+            if claims:
+                consistent.append(None not in claims and len(set(claims)) == 1)
     return {
         "all_for_each_character": sum(all_ok) / len(all_ok) if all_ok else None,
         "answer_consistency": sum(consistent) / len(consistent) if consistent else None,

@@ -129,10 +129,11 @@ def test_short_context_items_and_accessibility(tmp_path: Path) -> None:
     assert items["lake::fact"].meta["accessibility"] is None
     assert "Bo: I have to leave" not in items["lake::fact"].data["context"]
     assert items["blanket::fact"].data["context"].startswith("Cy: I'm back.")
-    # who each belief question is about: PersonX when inaccessible, else the believer named
-    assert items["lake::belief_dist::b1"].meta["about"] == "Cy"
-    assert items["lake::belief_dist::b2"].meta["about"] == "Cy"
-    assert items["lake::belief_dist::b3"].meta["about"] == "Dee"
+    # rule 2: each belief question is filed under its outer believer, the character named
+    # after "does" (who holds the belief), not the character who missed the information
+    assert items["lake::belief_dist::b1"].meta["believer"] == "Cy"
+    assert items["lake::belief_dist::b2"].meta["believer"] == "Dee"
+    assert items["lake::belief_dist::b3"].meta["believer"] == "Dee"
     m = items["lake::belief_choice::b2"]
     assert m.group == "lake" and m.scenario == "picnic" and m.meta["part"] == "picnic/away"
     assert {"belief_choice", "inaccessible", "second_order_acyclic"} <= set(m.markers)

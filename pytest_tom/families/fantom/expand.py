@@ -83,6 +83,24 @@ def binary_golds(st: dict[str, Any], kind: str) -> list[tuple[str, str]]:
     ]
 
 
+_DOES = re.compile(r"\bdoes\s+", re.IGNORECASE)
+
+
+def outer_believer(question: str, names: list[str]) -> str | None:
+    """The character who holds the belief a question asks about: the one named right after
+    "does" ("What does Daniel believe about Sofia's belief ..." -> Daniel), as the authors'
+    evaluator reads it; without that, the first character the question names."""
+    for m in _DOES.finditer(question):
+        rest = question[m.end():]
+        at_start = [n for n in names if word_pattern(n).match(rest)]
+        if at_start:
+            return max(at_start, key=len)
+    found = sorted(
+        (m.start(), -len(n), n) for n in names if (m := word_pattern(n).search(question))
+    )
+    return found[0][2] if found else None
+
+
 def node_name(name: str) -> str:
     """A character name as a part of an item id (no spaces)."""
     return re.sub(r"\s+", "_", name.strip())
@@ -180,7 +198,7 @@ class Expander:
         bid = str(b.get("id", f"b{bi + 1}"))
         access = str(b.get("accessibility", set_access))
         answer, wrong = str(b["answer"]), str(b["wrong_answer"])
-        meta = {"belief": bid, "tom_order": b["order"], "about": self._about(ctx, b, access)}
+        meta = {"belief": bid, "tom_order": b["order"], "believer": self._believer(ctx, b)}
         markers = [ORDER_MARKER[b["order"]]]
         source = {"belief_index": bi, **(b.get("source") or {})}
         choice_id = f"{ctx.st['id']}::belief_choice::{bid}"
@@ -217,24 +235,13 @@ class Expander:
         )
         return [choice, dist]
 
-    def _about(self, ctx: _SetContext, b: dict[str, Any], access: str) -> str | None:
-        """The character whose knowledge a belief question tests (for per-character scores)."""
+    def _believer(self, ctx: _SetContext, b: dict[str, Any]) -> str | None:
+        """The character a belief question is filed under for the per-character scores: its
+        outer believer, who holds the belief (`about:` in the suite overrides it)."""
         names = ctx.names()
         if "about" in b:
             return names.get(name_key(b["about"]), str(b["about"]))
-        missed = ctx.st.get("missed_by")
-        if access == "inaccessible" and missed:
-            return names.get(name_key(missed), str(missed))
-        found = sorted(
-            (m.start(), name)
-            for name in names.values()
-            if (m := word_pattern(name).search(str(b["question"])))
-        )
-        if not found:
-            return None
-        if b["order"] == "first-order" or len(found) < 2:
-            return found[0][1]
-        return found[1][1]
+        return outer_believer(str(b["question"]), list(names.values()))
 
     def _list_item(self, ctx: _SetContext, kind: str, set_access: str) -> ItemSpec:
         aware, unaware = list_names(ctx.st, kind)

@@ -195,7 +195,7 @@ class FantomFamily(Family):
         return Outcome(
             correct=correct,
             parsed=text,
-            value=token_f1(text, str(item.gold)),
+            value=token_f1(text, str(item.gold), lowercase=False),  # case-sensitive, as upstream
             detail="" if correct else f"closer to the wrong answer ({right:.3f} vs {wrong:.3f})",
             extra={
                 "sim_answer": round(right, 6),

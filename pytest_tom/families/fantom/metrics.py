@@ -99,21 +99,44 @@ def set_key(rec: Record) -> Any:
     return meta(rec).get("set")
 
 
-def scenario_metrics(recs: list[Record], grouping: str) -> tuple[dict[str, Any], bool]:
-    """The Table 9 figures of one scenario, and whether free responses were unavailable."""
+def control_sets(records: Iterable[Record]) -> set[Any]:
+    """The sets of the control task: every ToM question of the set is accessible.
+
+    Belief questions carry their own accessibility, list and yes/no questions the
+    set's (relabelled in full context by `fantom_expand`), so a set where only some
+    belief questions are accessible, or whose lists became inaccessible in full
+    context, is not a control set.
+    """
+    sets: dict[Any, bool] = {}
+    for r in records:
+        if kind(r) in TOM_KINDS:
+            k = set_key(r)
+            sets[k] = sets.get(k, True) and meta(r).get("accessibility") == "accessible"
+    return {k for k, accessible in sets.items() if accessible}
+
+
+def scenario_metrics(
+    recs: list[Record], grouping: str, only_sets: set[Any] | None = None
+) -> tuple[dict[str, Any], bool]:
+    """The Table 9 figures of one scenario, and whether free responses were unavailable.
+
+    `only_sets` restricts the set-level figures (ALL*, ALL, the two Alls) to those sets:
+    the control task counts only fully accessible sets (`control_sets`).
+    """
     by_kind: dict[str, list[Record]] = defaultdict(list)
     for r in recs:
         by_kind[kind(r)].append(r)
     dist = by_kind["belief_dist"]
     missing = any(is_skipped(r) for r in dist) or bool(by_kind["belief_choice"] and not dist)
     key = group_key(grouping)
+    grouped = recs if only_sets is None else [r for r in recs if set_key(r) in only_sets]
     m: dict[str, Any] = {}
-    star = share_all_correct(recs, key)
-    plain = share_all_correct([r for r in recs if kind(r) != "belief_dist"], key)
+    star = share_all_correct(grouped, key)
+    plain = share_all_correct([r for r in grouped if kind(r) != "belief_dist"], key)
     m["all_star"] = None if missing else ratio(star)
     m["all"] = ratio(plain)
     m["groups"] = plain[1]
-    m["sets"] = len({set_key(r) for r in recs})
+    m["sets"] = len({set_key(r) for r in grouped})
     m["belief_choice"] = accuracy(by_kind["belief_choice"])
     m["belief_dist"] = None if missing else accuracy(dist)
     right = [float(r["outcome"].get("value") or 0.0) for r in dist if ok(r)]
@@ -124,17 +147,22 @@ def scenario_metrics(recs: list[Record], grouping: str) -> tuple[dict[str, Any],
         m[f"{fam}_yn_f1"] = weighted_f1(
             [str(r["item"]["gold"]) for r in yn], [yn_label(r) for r in yn]
         )
-        m[f"{fam}_all"] = ratio(share_all_correct(lst + yn, set_key))
+        both = lst + yn if only_sets is None else [r for r in lst + yn if set_key(r) in only_sets]
+        m[f"{fam}_all"] = ratio(share_all_correct(both, set_key))
     return m, missing
 
 
 def per_character(recs: list[Record]) -> dict[str, Any]:
     """All-for-each-character and answer consistency over (set, character) pairs.
 
-    A character's answers are its two yes/no answers, whether each list answer
-    names it correctly, and the belief answers about it (`meta.about`). They are
-    consistent when the yes/no answers and the list answers all say the same
-    thing about whether the character knows (an unreadable answer is inconsistent).
+    As the authors' evaluator forms them: a pair's answers are the character's yes/no
+    answers, each belief answer whose outer believer (`meta.believer`, who holds the
+    belief) is the character, and each list answer spread to the characters that have a
+    yes/no question of the same kind (answerability / info access), judged by whether it
+    names the character as that yes/no gold says. A character with only belief
+    questions forms a pair too. Answers are consistent when the yes/no and list answers
+    all say the same about whether the character knows (an unreadable answer is
+    inconsistent); only pairs with yes/no questions have a consistency.
     """
     by_set: dict[Any, list[Record]] = defaultdict(list)
     for r in recs:
@@ -146,34 +174,36 @@ def per_character(recs: list[Record]) -> dict[str, Any]:
         yn = [r for r in rs if kind(r) in YN_KINDS]
         lists = [r for r in rs if kind(r) in LIST_KINDS]
         beliefs = [r for r in rs if kind(r) in BELIEF_KINDS]
-        chars = dict.fromkeys(name_key(meta(r)["character"]) for r in yn)
+        chars = dict.fromkeys(
+            [name_key(meta(r)["character"]) for r in yn]
+            + [name_key(meta(r)["believer"]) for r in beliefs if meta(r).get("believer")]
+        )
         for ck in chars:
             verdicts: list[bool] = []
             claims: list[bool | None] = []
             for r in yn:
-                if name_key(meta(r)["character"]) == ck:
-                    verdicts.append(ok(r))
-                    label = yn_label(r)
-                    claims.append(None if label == IRRELEVANT else label == YES)
-            for r in lists:
-                aware = {name_key(n) for n in meta(r).get("aware", [])}
-                unaware = {name_key(n) for n in meta(r).get("unaware", [])}
-                if ck not in aware | unaware:
+                if name_key(meta(r)["character"]) != ck:
                     continue
-                named = (r["outcome"].get("extra") or {}).get("named")
-                if named is None:
-                    verdicts.append(False)
-                    claims.append(None)
-                    continue
-                included = ck in {name_key(n) for n in named}
-                verdicts.append(included == (ck in aware))
-                claims.append(included)
+                verdicts.append(ok(r))
+                label = yn_label(r)
+                claims.append(None if label == IRRELEVANT else label == YES)
+                lst = [x for x in lists if kind(x).split("_")[0] == kind(r).split("_")[0]]
+                for x in lst:
+                    named = (x["outcome"].get("extra") or {}).get("named")
+                    if named is None:
+                        verdicts.append(False)
+                        claims.append(None)
+                        continue
+                    included = ck in {name_key(n) for n in named}
+                    verdicts.append(included == (r["item"]["gold"] == YES))
+                    claims.append(included)
             for r in beliefs:
-                if meta(r).get("about") and name_key(meta(r)["about"]) == ck:
+                if meta(r).get("believer") and name_key(meta(r)["believer"]) == ck:
                     unavailable = unavailable or is_skipped(r)
                     verdicts.append(ok(r))
             all_ok.append(all(verdicts))
-            consistent.append(None not in claims and len(set(claims)) == 1)
+            if claims:
+                consistent.append(None not in claims and len(set(claims)) == 1)
     return {
         "all_for_each_character": None if unavailable else mean([float(v) for v in all_ok]),
         "answer_consistency": mean([float(v) for v in consistent]),
@@ -254,9 +284,10 @@ def aggregate_fantom(records: list[Record], settings: Settings) -> FamilyResult:
     char_rows: list[list[Any]] = []
     order_rows: list[list[Any]] = []
     error_rows: list[list[Any]] = []
+    controls = control_sets(records)
     for scen, label in SCENARIOS:
         recs = [r for r in records if meta(r).get("accessibility") == scen and kind(r) in TOM_KINDS]
-        m, missing = scenario_metrics(recs, grouping)
+        m, missing = scenario_metrics(recs, grouping, controls if scen == "accessible" else None)
         m["fact_token_f1"] = fact_f1
         chars = per_character(recs)
         orders = by_order(recs)
@@ -330,8 +361,9 @@ def aggregate_fantom(records: list[Record], settings: Settings) -> FamilyResult:
             title="FANToM per character",
             headers=["", "All for each character", "Answer consistency", "characters"],
             rows=char_rows,
-            note="(set, character) pairs with yes/no questions; consistent = the yes/no "
-            "and list answers agree on whether the character knows",
+            note="(set, character) pairs: the characters with yes/no questions and the outer "
+            "believers of belief questions; consistent = the yes/no and list answers agree on "
+            "whether the character knows",
         ),
         MetricTable(
             title="FANToM belief accuracy by ToM order",
