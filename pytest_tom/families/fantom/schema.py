@@ -106,7 +106,7 @@ BELIEF = Obj(
         ),
         "order": Field(Enum(values=ORDERS), required=True, doc=", ".join(ORDERS)),
         "accessibility": Field(Enum(values=ACCESSIBILITY)),
-        "about": Field(Str(), doc="the character whose knowledge the question tests"),
+        "about": Field(Str(), doc="who holds the belief (per-character scores); default: named after 'does'"),
         "source": Field(Any_()),
     },
 )
