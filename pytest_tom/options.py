@@ -60,6 +60,9 @@ OPTIONS: list[Opt] = [
         "the rest is deselected", convert=int, metavar="N"),
     Opt("timeout", "seconds before one request is abandoned (default 120)", default=120.0,
         convert=float, metavar="S"),
+    Opt("transport", "HTTP transport of the openai backend: auto (aiohttp when installed, "
+        "with the openai[aiohttp] extra; else httpx), aiohttp or httpx (default auto)",
+        default="auto", choices=("auto", "aiohttp", "httpx"), metavar="auto|aiohttp|httpx"),
     # -- runner ----------------------------------------------------------------------
     Opt("concurrency", "requests in flight at most (default 16)", default=16, convert=int,
         metavar="N"),

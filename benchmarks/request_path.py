@@ -1,0 +1,192 @@
+"""CPU per request of the ways to call a chat-completions server, side by side.
+
+Starts the loopback test server (`tests/chat_server.py`) with a fixed latency
+L, then makes the same N calls at concurrency C in one fresh process per
+variant, and prints each variant's wall time, its ratio to the ideal N·L/C,
+its CPU per request, and both as ratios to the two references measured in the
+same run:
+
+- `raw aiohttp`: an aiohttp session posting JSON (no openai client at all): the
+  floor of an asyncio HTTP client in Python;
+- `openai httpx`: `AsyncOpenAI().chat.completions.create` with the client's
+  default transport (httpx): what a bare openai loop costs;
+- `openai aiohttp`: the same with `http_client=openai.DefaultAioHttpClient()`;
+- `openai aiohttp, lean`: `client.post("/chat/completions", cast_to=object)`,
+  which skips the per-call parameter transform and the response model;
+- `pytest-tom backend (...)`: pytest-tom's own `openai:` backend driven by its
+  runner (slots, retries, deadline; no cache), with the transport it picks.
+
+Every variant runs alone (the others are idle), `--repeat` times; the run with
+the least CPU counts. The machine's load average is printed with the figures:
+on a shared machine the absolute numbers move, the ratios much less.
+
+    python benchmarks/request_path.py [--n 2000] [--latency 0.1] [--concurrency 64]
+                                      [--repeat 2] [--only NAME ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+
+from chat_server import ChatServer  # noqa: E402
+
+PRELUDE = """
+import asyncio, sys, time
+URL, N, C = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+
+def prompt(i):
+    return [{"role": "user", "content": f"Is the number {i} even? Answer yes or no."}]
+
+async def drive(one):
+    sem = asyncio.Semaphore(C)
+    async def guarded(i):
+        async with sem:
+            text = await one(i)
+            assert text, "empty answer"
+    start, cpu = time.perf_counter(), time.process_time()
+    await asyncio.gather(*(guarded(i) for i in range(N)))
+    print(time.perf_counter() - start, time.process_time() - cpu)
+"""
+
+VARIANTS: dict[str, str] = {
+    "raw aiohttp": """
+import aiohttp
+async def main():
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=C)) as s:
+        async def one(i):
+            body = {"model": "bench", "temperature": 0.0, "seed": 0, "messages": prompt(i)}
+            async with s.post(URL + "/chat/completions", json=body,
+                              headers={"Authorization": "Bearer not-needed"}) as r:
+                return (await r.json())["choices"][0]["message"]["content"]
+        await drive(one)
+asyncio.run(main())
+""",
+    "openai httpx": """
+import openai
+async def main():
+    client = openai.AsyncOpenAI(api_key="not-needed", base_url=URL, max_retries=0)
+    async def one(i):
+        r = await client.chat.completions.create(model="bench", temperature=0.0, seed=0,
+                                                 messages=prompt(i))
+        return r.choices[0].message.content
+    await drive(one)
+    await client.close()
+asyncio.run(main())
+""",
+    "openai aiohttp": """
+import openai
+async def main():
+    client = openai.AsyncOpenAI(api_key="not-needed", base_url=URL, max_retries=0,
+                                http_client=openai.DefaultAioHttpClient())
+    async def one(i):
+        r = await client.chat.completions.create(model="bench", temperature=0.0, seed=0,
+                                                 messages=prompt(i))
+        return r.choices[0].message.content
+    await drive(one)
+    await client.close()
+asyncio.run(main())
+""",
+    "openai aiohttp, lean": """
+import openai
+async def main():
+    client = openai.AsyncOpenAI(api_key="not-needed", base_url=URL, max_retries=0,
+                                http_client=openai.DefaultAioHttpClient())
+    async def one(i):
+        r = await client.post("/chat/completions", cast_to=object,
+                              body={"model": "bench", "temperature": 0.0, "seed": 0,
+                                    "messages": prompt(i)})
+        return r["choices"][0]["message"]["content"]
+    await drive(one)
+    await client.close()
+asyncio.run(main())
+""",
+}
+
+TOM = """
+from pytest_tom.backends.openai_backend import create
+from pytest_tom.backends.base import ModelRequest, SamplingParams
+from pytest_tom.runner import Runner
+backend = create("bench", {"base_url": URL, "timeout": 120.0, "transport": sys.argv[4]})
+runner = Runner(backend, concurrency=C, retries=5, backoff=0.05)
+params = SamplingParams(temperature=0.0, seed=0)
+def conv(i):
+    return lambda responses: None if responses else ModelRequest(prompt(i), params)
+start, cpu = time.perf_counter(), time.process_time()
+futures = [runner.submit(str(i), conv(i)) for i in range(N)]
+comps = [f.result() for f in futures]
+wall, used = time.perf_counter() - start, time.process_time() - cpu
+assert all(c.responses and not c.error for c in comps), [c.error for c in comps if c.error][:3]
+print(wall, used, backend.transport)
+runner.close()
+"""
+TOM_VARIANTS = {"pytest-tom backend (httpx)": "httpx", "pytest-tom backend (aiohttp)": "aiohttp"}
+
+
+def run_variant(name: str, url: str, args: argparse.Namespace) -> tuple[float, float] | None:
+    """(wall s, CPU s) of the best of `repeat` runs, or None when the variant failed."""
+    best: tuple[float, float] | None = None
+    for _ in range(args.repeat):
+        if name in TOM_VARIANTS:
+            code, extra = PRELUDE + TOM, [TOM_VARIANTS[name]]
+        else:
+            code, extra = PRELUDE + VARIANTS[name], []
+        env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        proc = subprocess.run([sys.executable, "-c", code, url, str(args.n), str(args.concurrency),
+                               *extra], capture_output=True, text=True, env=env)
+        try:
+            wall, cpu = (float(x) for x in proc.stdout.split()[:2])
+        except ValueError:
+            print(f"{name}: failed: {proc.stderr.strip()[-800:]}")
+            return None
+        if name in TOM_VARIANTS and proc.stdout.split()[2] != TOM_VARIANTS[name]:
+            print(f"{name}: the backend used {proc.stdout.split()[2]} (is aiohttp installed?)")
+            return None
+        if best is None or cpu < best[1]:
+            best = (wall, cpu)
+    return best
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--n", type=int, default=2000)
+    ap.add_argument("--latency", type=float, default=0.1)
+    ap.add_argument("--concurrency", type=int, default=64)
+    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--only", nargs="*", default=None, help="variant names (default: all)")
+    args = ap.parse_args()
+    names = list(VARIANTS) + list(TOM_VARIANTS)
+    if args.only:
+        names = [n for n in names if any(o in n for o in args.only)]
+    ideal = args.n * args.latency / args.concurrency
+    results: dict[str, tuple[float, float]] = {}
+    loads: dict[str, float] = {}
+    with ChatServer(lambda body: "Yes.", latency=args.latency) as server:
+        for name in names:
+            got = run_variant(name, server.base_url, args)
+            loads[name] = os.getloadavg()[0]
+            if got is not None:
+                results[name] = got
+    print(f"N {args.n} · latency {args.latency * 1000:.0f} ms · concurrency {args.concurrency} · "
+          f"ideal N·L/C {ideal:.2f} s · cpus {os.cpu_count()} · best of {args.repeat}")
+    raw = results.get("raw aiohttp")
+    bare = results.get("openai httpx")
+    print(f"{'variant':30} {'wall':>7} {'×ideal':>7} {'ms CPU/req':>10} {'CPU ×raw':>9} "
+          f"{'CPU ×openai':>11} {'load':>5}")
+    for name, (wall, cpu) in results.items():
+        per = cpu / args.n * 1000
+        x_raw = f"{cpu / raw[1]:.2f}" if raw else "-"
+        x_bare = f"{cpu / bare[1]:.2f}" if bare else "-"
+        print(f"{name:30} {wall:6.2f}s {wall / ideal:7.2f} {per:10.2f} {x_raw:>9} {x_bare:>11} "
+              f"{loads[name]:5.2f}")
+    return 0 if len(results) == len(names) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,147 @@
+"""The openai backend's two transports (aiohttp by default when installed, httpx otherwise)
+behave the same against a real loopback server: answers, usage, status codes, Retry-After,
+timeouts, refused connections, and secrets kept out of error messages."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import sys
+from typing import Any
+
+import pytest
+from chat_server import ChatServer
+
+from pytest_tom.backends import BackendSpecError, create_backend
+from pytest_tom.backends.base import BackendError, ModelReply, ModelRequest, SamplingParams
+from pytest_tom.backends.openai_backend import aiohttp_available
+from pytest_tom.runner import Runner
+
+needs_aiohttp = pytest.mark.skipif(not aiohttp_available(),
+                                   reason="aiohttp is not installed (pip install 'openai[aiohttp]')")
+TRANSPORTS = [pytest.param("aiohttp", marks=needs_aiohttp), "httpx"]
+
+
+def request(prompt: str) -> ModelRequest:
+    return ModelRequest(messages=[{"role": "user", "content": prompt}],
+                        params=SamplingParams(temperature=0.0, max_tokens=20, seed=3))
+
+
+def ask(transport: str, url: str, prompt: str, timeout: float = 10.0,
+        key: str | None = None) -> ModelReply | BackendError:
+    """One call through the backend on a fresh event loop: the reply or the BackendError."""
+    backend = create_backend("openai:test-model", {"base_url": url, "timeout": timeout,
+                                                   "transport": transport})
+    assert backend.transport == transport
+    if key is not None:
+        backend.client.api_key = key
+        backend._secrets.append(key)
+
+    async def go() -> ModelReply | BackendError:
+        try:
+            return await backend.acomplete(request(prompt))
+        except BackendError as exc:
+            return exc
+        finally:
+            await backend.aclose()
+
+    return asyncio.run(go())
+
+
+@needs_aiohttp
+def test_aiohttp_is_the_default_when_installed() -> None:
+    backend = create_backend("openai:m", {"base_url": "http://127.0.0.1:9/v1"})
+    assert backend.transport == "aiohttp"
+    backend = create_backend("openai:m", {"base_url": "http://127.0.0.1:9/v1", "transport": "httpx"})
+    assert backend.transport == "httpx"
+
+
+def test_without_aiohttp_auto_falls_back_to_httpx_and_aiohttp_is_a_usage_error(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "aiohttp", None)  # import aiohttp now raises ImportError
+    monkeypatch.setitem(sys.modules, "httpx_aiohttp", None)
+    assert not aiohttp_available()
+    backend = create_backend("openai:m", {"base_url": "http://127.0.0.1:9/v1"})
+    assert backend.transport == "httpx"
+    with pytest.raises(BackendSpecError, match=r"--tom-transport=aiohttp.*openai\[aiohttp\]"):
+        create_backend("openai:m", {"base_url": "http://127.0.0.1:9/v1", "transport": "aiohttp"})
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_answer_usage_model_and_request_body(transport: str) -> None:
+    with ChatServer(lambda body: "b) the basket") as server:
+        reply = ask(transport, server.base_url, "Where is the ball?")
+        assert isinstance(reply, ModelReply)
+        assert reply.text == "b) the basket"
+        assert reply.model == "test-model"
+        assert reply.usage == {"prompt_tokens": 4, "completion_tokens": 3, "total_tokens": 7}
+        body = server.bodies[0]
+        assert body["messages"] == [{"role": "user", "content": "Where is the ball?"}]
+        assert (body["model"], body["temperature"], body["max_tokens"], body["seed"]) == (
+            "test-model", 0.0, 20, 3)
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize(("status", "retryable"), [(500, True), (503, True), (429, True),
+                                                   (408, True), (400, False), (404, False)])
+def test_status_codes_map_to_the_same_errors(transport: str, status: int, retryable: bool) -> None:
+    with ChatServer(fail_when={"FAIL": status}, retry_after=0.25) as server:
+        err = ask(transport, server.base_url, "FAIL now")
+        assert isinstance(err, BackendError)
+        assert err.status == status and err.retryable is retryable
+        assert str(err).startswith(f"HTTP {status}: ")
+        assert "test server says" in str(err)
+        assert err.retry_after == (0.25 if status == 429 else None)
+        assert server.requests == 1  # the client's own retries are off
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_an_empty_completion_is_final(transport: str) -> None:
+    with ChatServer(empty_when=("EMPTY",)) as server:
+        err = ask(transport, server.base_url, "EMPTY please")
+        assert isinstance(err, BackendError) and not err.retryable
+        assert "empty completion" in str(err)
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_slow_answer_times_out_and_may_be_retried(transport: str) -> None:
+    with ChatServer(latency=2.0) as server:
+        err = ask(transport, server.base_url, "slow", timeout=0.3)
+        assert isinstance(err, BackendError)
+        assert str(err) == "request timed out" and err.retryable
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_refused_connection_is_a_retryable_connection_failure(transport: str) -> None:
+    with socket.socket() as sock:  # a port nobody listens on once this socket is closed
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    err = ask(transport, f"http://127.0.0.1:{port}/v1", "anyone?")
+    assert isinstance(err, BackendError)
+    assert str(err).startswith("connection failed") and err.retryable
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_secrets_in_the_url_never_reach_error_messages(transport: str) -> None:
+    with ChatServer() as server:  # answers 404 naming the path it got, query string included
+        err = ask(transport, server.base_url + "?api-key=SECRET-in-query", "hi")
+        assert isinstance(err, BackendError) and err.status == 404
+        assert "SECRET" not in str(err) and "***" in str(err)
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_runner_retries_until_answered_on_both_transports(transport: str) -> None:
+    with ChatServer(lambda body: "Yes.", failure_rate=0.3, retry_after=0.01, seed=5) as server:
+        backend = create_backend("openai:test-model", {"base_url": server.base_url,
+                                                       "timeout": 10, "transport": transport})
+        runner = Runner(backend, concurrency=8, retries=20, backoff=0.01)
+        calls: list[Any] = []
+        for i in range(40):
+            req = request(f"question {i}")
+            calls.append(runner.submit(f"k{i}", lambda rs, req=req: None if rs else req))
+        comps = [f.result(60) for f in calls]
+        runner.close()
+        assert all(c.error is None and c.final == "Yes." for c in comps)
+        assert server.failures > 0
+        assert server.requests - server.failures == 40
+        assert sum(c.retries for c in comps) == server.failures
