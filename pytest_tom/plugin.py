@@ -140,10 +140,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     tom = get_session(session.config)
     if tom is None:
         return
-    tom.close()
-    from pytest_tom.speed import release
-
-    release()  # the collected tree frozen after collection goes back to the GC
+    tom.close()  # the collected tree stays frozen to the end (see pytest_tom.speed)
     if tom.is_worker:
         return
     import time

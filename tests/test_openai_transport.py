@@ -108,7 +108,7 @@ def test_a_slow_answer_times_out_and_may_be_retried(transport: str) -> None:
     with ChatServer(latency=2.0) as server:
         err = ask(transport, server.base_url, "slow", timeout=0.3)
         assert isinstance(err, BackendError)
-        assert str(err) == "request timed out" and err.retryable
+        assert str(err).startswith("request timed out") and err.retryable
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -145,3 +145,28 @@ def test_runner_retries_until_answered_on_both_transports(transport: str) -> Non
         assert server.failures > 0
         assert server.requests - server.failures == 40
         assert sum(c.retries for c in comps) == server.failures
+
+
+CONFTEST_NOTES_OPENAI = """
+import sys
+
+def pytest_unconfigure(config):
+    (config.rootpath / "openai-imported.txt").write_text(str("openai" in sys.modules))
+"""
+
+
+def test_a_fully_cached_rerun_never_imports_openai(pytester: pytest.Pytester) -> None:
+    from runner_support import expected_right, numbers_suite, respond
+
+    pytester.makefile(".tom.yaml", numbers=numbers_suite(8))
+    pytester.makeconftest(CONFTEST_NOTES_OPENAI)
+    with ChatServer(respond) as server:
+        args = ("--tom-model=openai:test-model", f"--tom-base-url={server.base_url}",
+                "-p", "no:cacheprovider", "-p", "no:randomly")
+        first = pytester.runpytest_subprocess(*args)
+        first.assert_outcomes(passed=expected_right(8), failed=8 - expected_right(8))
+        assert (pytester.path / "openai-imported.txt").read_text() == "True"
+        second = pytester.runpytest_subprocess(*args)
+        second.assert_outcomes(passed=expected_right(8), failed=8 - expected_right(8))
+        assert (pytester.path / "openai-imported.txt").read_text() == "False"
+        assert server.requests == 8  # the rerun asked nothing

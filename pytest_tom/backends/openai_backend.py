@@ -19,6 +19,7 @@ itself; the answer is read from the plain JSON (see `_reply`).
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest, redact_url
@@ -28,22 +29,28 @@ TRANSPORTS = ("auto", "aiohttp", "httpx")
 
 
 def aiohttp_available() -> bool:
-    """True when the openai client's aiohttp transport can be used (`openai[aiohttp]`)."""
+    """True when the openai client's aiohttp transport can be used (`openai[aiohttp]`).
+
+    Looked up without importing anything: importing openai takes about a second,
+    which a run whose answers are all cached never needs to spend."""
+    from importlib.util import find_spec
+
     try:
-        import aiohttp  # noqa: F401
-        import openai
-    except ImportError:
-        return False
-    if not hasattr(openai, "DefaultAioHttpClient"):
-        return False  # an openai release older than its aiohttp transport
-    try:
-        from openai._vendor.httpx_aiohttp import Httpx2AiohttpClient  # noqa: F401
-    except ImportError:
-        try:
-            import httpx_aiohttp  # noqa: F401  # releases that use the separate package
-        except ImportError:
+        if find_spec("aiohttp") is None:
             return False
-    return True
+        spec = find_spec("openai")
+    except (ImportError, ValueError, AttributeError):  # e.g. sys.modules["aiohttp"] = None
+        return False
+    if spec is None:
+        return False
+    vendored = any(Path(loc, "_vendor", "httpx_aiohttp").is_dir()
+                   for loc in spec.submodule_search_locations or ())
+    if vendored:
+        return True
+    try:
+        return find_spec("httpx_aiohttp") is not None  # releases that use the separate package
+    except (ImportError, ValueError, AttributeError):
+        return False
 
 
 class OpenAIBackend(Backend):
@@ -52,17 +59,33 @@ class OpenAIBackend(Backend):
 
     def __init__(self, model: str, base_url: str | None, api_key: str, timeout: float,
                  transport: str = "auto"):
-        import openai  # imported here: only runs that use this backend pay for it
-
         self.model = model
         self.base_url = base_url
-        self._openai = openai
+        self.timeout = timeout
+        self._api_key = api_key
         self._secrets = [s for s in _url_secrets(base_url) + [api_key] if s and len(s) > 3]
         self.timeout = timeout
         self.transport = pick_transport(transport)
-        http_client = openai.DefaultAioHttpClient() if self.transport == "aiohttp" else None
-        self.client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0,
-                                         timeout=timeout, http_client=http_client)
+        self._client: Any = None
+
+    @property
+    def client(self) -> Any:
+        """The `openai.AsyncOpenAI` client, made at the first call: `import openai` (about a
+        second) is paid only by runs that send a request, not by fully cached reruns."""
+        if self._client is None:
+            import openai
+
+            http_client = None
+            if self.transport == "aiohttp":
+                make = getattr(openai, "DefaultAioHttpClient", None)
+                if make is None:  # an openai release older than its aiohttp transport
+                    self.transport = "httpx"
+                else:
+                    http_client = make()
+            self._client = openai.AsyncOpenAI(api_key=self._api_key, base_url=self.base_url,
+                                              max_retries=0, timeout=self.timeout,
+                                              http_client=http_client)
+        return self._client
 
     def identity(self) -> dict[str, Any]:
         return {"backend": self.name, "model": self.model, "base_url": redact_url(self.base_url)}
@@ -90,9 +113,11 @@ class OpenAIBackend(Backend):
                                retry_after=exc.retry_after, timed_out=exc.timed_out) from None
 
     async def _complete(self, kwargs: dict[str, Any]) -> ModelReply:
-        oa = self._openai
+        client = self.client
+        import openai as oa  # imported by `client`
+
         try:
-            data = await self.client.post("/chat/completions", body=kwargs, cast_to=object)
+            data = await client.post("/chat/completions", body=kwargs, cast_to=object)
         except oa.APIStatusError as exc:
             retry_after = _retry_after(exc)
             raise BackendError(f"HTTP {exc.status_code}: {_short(exc)}", status=exc.status_code,
@@ -110,7 +135,8 @@ class OpenAIBackend(Backend):
         return _reply(data)
 
     async def aclose(self) -> None:
-        await self.client.close()
+        if self._client is not None:
+            await self._client.close()
 
 
 def pick_transport(wanted: str | None) -> str:

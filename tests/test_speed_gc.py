@@ -1,0 +1,44 @@
+"""The garbage-collector handling of large collections (pytest_tom.speed)."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from pytest_tom import speed
+
+
+def test_the_collected_tree_stays_frozen_until_the_next_session_collects() -> None:
+    speed.release()  # a tree an in-process pytester run of this test session left frozen
+    if gc.get_freeze_count():
+        pytest.skip("something else in this process froze objects")
+    try:
+        with speed.collection_gc():
+            assert not gc.isenabled()
+            tree = [{"item": i} for i in range(1000)]
+        assert gc.isenabled()
+        frozen = gc.get_freeze_count()
+        assert frozen >= len(tree)  # the tree is out of the collector's sight after collection
+        gc.collect()
+        assert gc.get_freeze_count() == frozen  # ... and stays there (no unfreeze at the end)
+        with speed.collection_gc():  # a second session in this process gives it back first
+            assert gc.get_freeze_count() == 0
+    finally:
+        speed.release()
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_freeze_made_by_someone_else_is_never_undone() -> None:
+    speed.release()
+    if gc.get_freeze_count():
+        pytest.skip("something else in this process froze objects")
+    gc.freeze()  # e.g. an application that froze its start-up objects before forking
+    try:
+        before = gc.get_freeze_count()
+        with speed.collection_gc():
+            pass
+        speed.release()
+        assert gc.get_freeze_count() >= before
+    finally:
+        gc.unfreeze()
