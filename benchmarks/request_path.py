@@ -112,7 +112,7 @@ asyncio.run(main())
 TOM = """
 from pytest_tom.backends.openai_backend import create
 from pytest_tom.backends.base import ModelRequest, SamplingParams
-from pytest_tom.runner import Runner
+from pytest_tom.engine.runner import Runner
 backend = create("bench", {"base_url": URL, "timeout": 120.0, "transport": sys.argv[4]})
 runner = Runner(backend, concurrency=C, retries=5, backoff=0.05)
 params = SamplingParams(temperature=0.0, seed=0)

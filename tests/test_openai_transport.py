@@ -15,7 +15,7 @@ from chat_server import ChatServer
 from pytest_tom.backends import BackendSpecError, create_backend
 from pytest_tom.backends.base import BackendError, ModelReply, ModelRequest, SamplingParams
 from pytest_tom.backends.openai_backend import aiohttp_available
-from pytest_tom.runner import Runner
+from pytest_tom.engine.runner import Runner
 
 needs_aiohttp = pytest.mark.skipif(not aiohttp_available(),
                                    reason="aiohttp is not installed (pip install 'openai[aiohttp]')")

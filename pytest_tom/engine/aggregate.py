@@ -24,9 +24,11 @@ def aggregate(records: list[Record], settings: Settings) -> dict[str, Any]:
 
 
 def _aggregate_once(records: list[Record], settings: Settings) -> dict[str, Any]:
-    by_suite: dict[str, list[Record]] = defaultdict(list)
-    for rec in sorted(records, key=lambda r: (r["item"]["suite"], r["item"]["id"])):
-        by_suite[rec["item"]["suite"]].append(rec)
+    grouped: dict[str, list[Record]] = defaultdict(list)
+    for rec in records:
+        grouped[rec["item"]["suite"]].append(rec)
+    # suites by name, each suite's records by id (as one sort by (suite, id) would give)
+    by_suite = {name: sorted(grouped[name], key=_item_id) for name in sorted(grouped)}
     suites: dict[str, Any] = {}
     for name, recs in by_suite.items():
         family_name = recs[0]["item"]["family"]
@@ -46,3 +48,7 @@ def _aggregate_once(records: list[Record], settings: Settings) -> dict[str, Any]
     all_records = [r for recs in by_suite.values() for r in recs]
     totals = accuracy_block(all_records, key=lambda r: (r["item"]["suite"], r["item"].get("group")))
     return {"suites": suites, "totals": totals}
+
+
+def _item_id(rec: Record) -> str:
+    return rec["item"]["id"]

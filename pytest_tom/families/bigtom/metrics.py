@@ -74,11 +74,14 @@ def aggregate_records(records: list[Record], settings: Settings) -> FamilyResult
         counts[cond.id] = _count(by_condition.get(cond.id, []))
         metrics[cond.id] = ratio(*counts[cond.id])
 
+    cells: dict[tuple[Any, bool], list[Record]] = defaultdict(list)
+    for r in records:  # one pass: (inference, initial belief) -> its records, in order
+        m = _meta(r)
+        cells[(m.get("inference"), bool(m.get("initial_belief")))].append(r)
     joints: dict[str, JointScore] = {}
     for inference in INFERENCES:
         for initial, variant in VARIANT_ID.items():
-            cell = [r for r in records if _meta(r).get("inference") == inference
-                    and bool(_meta(r).get("initial_belief")) == initial]
+            cell = cells.get((inference, initial), [])
             for name, anchor, dependent, _ in JOINTS:
                 score = joint_score(cell, key=_pair_key, role=_role, anchor=anchor,
                                     dependent=dependent)

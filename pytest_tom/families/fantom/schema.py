@@ -10,6 +10,7 @@ derived from those lists unless written out under `yes_no`.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -210,7 +211,13 @@ _SPACE = re.compile(r"\s+")
 
 
 def name_key(name: Any) -> str:
-    return _SPACE.sub(" ", str(name)).strip().lower()
+    """A character's name as compared: spaces collapsed, case folded."""
+    return _name_key(name) if isinstance(name, str) else _SPACE.sub(" ", str(name)).strip().lower()
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_key(name: str) -> str:  # a run compares the same few names 100,000s of times
+    return _SPACE.sub(" ", name).strip().lower()
 
 
 def set_accessibility(st: dict[str, Any]) -> str:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pytest_tom.core.model import ItemSpec, Suite
-from pytest_tom.core.outcome import UNPARSEABLE, Outcome
+from pytest_tom.core.outcome import UNAVAILABLE, UNPARSEABLE, Outcome
 from pytest_tom.families.base import (
     Family,
     FamilyResult,
@@ -33,7 +33,7 @@ from pytest_tom.families.base import (
 from pytest_tom.families.robustness.prompts import COT_FIRST, COT_FOLLOW_UP, scene_prompt
 from pytest_tom.families.robustness.scenes import VARIANTS, Scene, SceneryBuilder, scenery_id
 from pytest_tom.families.robustness.schema import CLASSES, DEFAULTS, STAGE
-from pytest_tom.metrics.accuracy import Record, goal_counts, judged, ratio
+from pytest_tom.metrics.accuracy import Record, judged, ratio
 from pytest_tom.scoring.json_final import score_final
 from pytest_tom.suite.schema import Checker, check_unique_ids
 
@@ -198,16 +198,27 @@ class RobustnessFamily(Family):
 
 
 def _class_row(records: list[Record]) -> dict[str, Any]:
-    j = judged(records)
-    right = sum(1 for r in j if r["outcome"]["correct"])
-    ok, n = goal_counts(records)
+    judged_n = right = unparseable = 0
+    groups: dict[str, bool] = {}  # sceneries with a judged scene: all judged scenes right
     sizes: dict[str, int] = defaultdict(int)
-    for r in records:
-        sizes[r["item"].get("group") or r["item"]["scenario"]] += 1
+    for r in records:  # one pass (a 100,000-record run has 4 rows of this)
+        item, outcome = r["item"], r["outcome"]
+        key = item.get("group") or item["scenario"]
+        sizes[key] += 1
+        error = outcome.get("error")
+        if error == UNPARSEABLE:
+            unparseable += 1
+        correct = outcome.get("correct")
+        if correct is None or error == UNAVAILABLE:
+            continue
+        judged_n += 1
+        right += bool(correct)
+        groups[key] = groups.get(key, True) and bool(correct)
+    ok, n = sum(groups.values()), len(groups)
     return {
-        "sceneries": len(sizes), "judged": len(j), "right": right,
-        "unparseable": sum(1 for r in records if r["outcome"].get("error") == UNPARSEABLE),
-        "turn": ratio(right, len(j)), "goal": ratio(ok, n), "all_right": ok,
+        "sceneries": len(sizes), "judged": judged_n, "right": right,
+        "unparseable": unparseable,
+        "turn": ratio(right, judged_n), "goal": ratio(ok, n), "all_right": ok,
         "coin_goal": (sum(coin_goal(s) for s in sizes.values()) / len(sizes)) if sizes else None,
     }
 

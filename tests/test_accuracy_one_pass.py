@@ -1,0 +1,76 @@
+"""The one-pass accuracy blocks (every count, per tag too) agree with the definitions
+computed the plain way, on random records of every outcome kind."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from pytest_tom.core.outcome import UNAVAILABLE, UNPARSEABLE
+from pytest_tom.metrics.accuracy import accuracy_block, core_metrics, goal_counts
+
+
+def random_records(n: int, seed: int) -> list[dict[str, Any]]:
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        roll = rng.random()
+        if roll < 0.1:
+            outcome: dict[str, Any] = {"correct": None, "error": UNAVAILABLE}
+        elif roll < 0.2:
+            outcome = {"correct": False, "error": UNPARSEABLE}
+        elif roll < 0.3:
+            outcome = {"correct": False, "error": "request_failed"}
+        elif roll < 0.35:
+            outcome = {"correct": None}  # measured, not judged
+        else:
+            outcome = {"correct": rng.random() < 0.6}
+        tags = rng.sample(["a", "b", "c", "d"], rng.randint(0, 3))
+        if tags and rng.random() < 0.1:
+            tags.append(tags[0])  # a tag listed twice
+        item = {"id": f"q{i}", "scenario": f"s{i // 5}", "tags": tags,
+                "group": f"g{i // 3}" if rng.random() < 0.7 else None}
+        out.append({"item": item, "outcome": outcome})
+    return out
+
+
+def plain_block(records: list[dict[str, Any]]) -> dict[str, Any]:
+    skipped = [r for r in records if r["outcome"].get("error") == UNAVAILABLE]
+    judged = [r for r in records if r not in skipped and r["outcome"].get("correct") is not None]
+    right = [r for r in judged if r["outcome"]["correct"]]
+    groups: dict[str, list[bool]] = {}
+    for r in judged:
+        groups.setdefault(r["item"]["group"] or r["item"]["scenario"], []).append(
+            bool(r["outcome"]["correct"]))
+    errors = [r for r in records if r["outcome"].get("error") not in (None, UNPARSEABLE, UNAVAILABLE)]
+    return {
+        "items": len(records), "judged": len(judged), "correct": len(right),
+        "wrong": len(judged) - len(right), "errors": len(errors),
+        "unparseable": sum(r["outcome"].get("error") == UNPARSEABLE for r in records),
+        "skipped": len(skipped),
+        "turn": len(right) / len(judged) if judged else None,
+        "goal": sum(all(v) for v in groups.values()) / len(groups) if groups else None,
+        "groups": len(groups), "groups_correct": sum(all(v) for v in groups.values()),
+    }
+
+
+def test_blocks_and_tags_match_the_plain_definitions() -> None:
+    for seed in range(5):
+        records = random_records(400, seed)
+        assert accuracy_block(records) == plain_block(records)
+        metrics = core_metrics(records)
+        for tag in "abcd":
+            tagged = [r for r in records if tag in r["item"]["tags"]]
+            if not tagged:
+                assert f"tag.{tag}.items" not in metrics
+                continue
+            block = plain_block(tagged)
+            for name in ("items", "turn", "goal"):
+                assert metrics[f"tag.{tag}.{name}"] == block[name]
+        assert goal_counts(records) == (plain_block(records)["groups_correct"],
+                                        plain_block(records)["groups"])
+
+
+def test_empty_records() -> None:
+    assert accuracy_block([])["turn"] is None
+    assert core_metrics([])["parse_failure_rate"] is None
