@@ -108,7 +108,7 @@ def test_a_slow_answer_times_out_and_may_be_retried(transport: str) -> None:
     with ChatServer(latency=2.0) as server:
         err = ask(transport, server.base_url, "slow", timeout=0.3)
         assert isinstance(err, BackendError)
-        assert str(err).startswith("request timed out") and err.retryable
+        assert str(err).startswith("timed out after 0.3s") and err.retryable and err.timed_out
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)

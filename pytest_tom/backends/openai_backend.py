@@ -64,7 +64,6 @@ class OpenAIBackend(Backend):
         self.timeout = timeout
         self._api_key = api_key
         self._secrets = [s for s in _url_secrets(base_url) + [api_key] if s and len(s) > 3]
-        self.timeout = timeout
         self.transport = pick_transport(transport)
         self._client: Any = None
 
