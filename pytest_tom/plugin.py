@@ -116,6 +116,15 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         worker_lookahead(item.session).scan(item, nextitem)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item: pytest.Item) -> None:
+    tom = get_session(item.config)
+    if tom is not None and tom.is_worker:  # xdist: batch what this worker has answers for
+        from pytest_tom.request_phase import worker_lookahead
+
+        worker_lookahead(item.session).prepare(item)
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Any:
     report = yield

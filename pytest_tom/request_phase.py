@@ -93,12 +93,14 @@ def request_phase(session: pytest.Session, runner: Any) -> None:
     prepare_scoring(session.items)
 
 
-def prepare_scoring(items: Iterable[Any]) -> None:
-    """Hand each family the answers of the whole selection before any item is scored.
+def prepare_scoring(items: Iterable[Any]) -> int:
+    """Hand each family the answers of `items` before any of them is scored.
 
     Scoring stays per item; this only lets a family do in one batch what it would
     otherwise do answer by answer (FANToM embeds every free response at once).
-    Called once the request phase is over, so every completion is at hand.
+    Without xdist it is called once the request phase is over, with the whole
+    selection; an xdist worker calls it with the items of its queue whose answers
+    are in (`WorkerLookahead.prepare`). Returns how many answers were handed over.
     """
     from pytest_tom import families
     from pytest_tom.engine.samples import fetch_samples
@@ -112,13 +114,21 @@ def prepare_scoring(items: Iterable[Any]) -> None:
             continue
         tom = tom or get_session(item.config)
         family = families.get(item.spec.family)
-        if family.unavailable(item.spec, tom.settings):
+        if not prepares(family) or family.unavailable(item.spec, tom.settings):
             continue
         for comp in fetch_samples(item):
             if not comp.error:
                 by_family.setdefault(item.spec.family, []).append((item.spec, comp.final))
     for name, pairs in by_family.items():
         families.get(name).prepare_scoring(pairs, tom.scoring)
+    return sum(len(pairs) for pairs in by_family.values())
+
+
+def prepares(family: Any) -> bool:
+    """Whether the family does anything in `prepare_scoring` (most do not)."""
+    from pytest_tom.families.base import Family
+
+    return getattr(type(family), "prepare_scoring", None) is not Family.prepare_scoring
 
 
 class WorkerLookahead:
@@ -129,6 +139,8 @@ class WorkerLookahead:
         self.interactor = _find_interactor(session.config)
         self._last_scan = 0.0
         self._seen: set[int] = set()
+        self._submitted: dict[str, Any] = {}  # nodeid -> item, in submission order
+        self._prepared: set[str] = set()  # nodeids handed to prepare_scoring
 
     def _pending_indices(self) -> list[int] | None:
         it = self.interactor
@@ -163,10 +175,51 @@ class WorkerLookahead:
                     fresh.append(items[i])
             todo.extend(reversed(fresh))
         prefetch_items(todo)
+        for x in todo:
+            self._submitted.setdefault(x.nodeid, x)
+
+    def prepare(self, item: Any) -> int:
+        """Before `item` is scored: prepare, in one batch, the scoring of every item of this
+        worker whose answers are in and that was not prepared yet, `item` included.
+
+        Under xdist the answers arrive while the items run one by one, so there is no
+        moment with every answer at hand; instead, whenever an item's answer has not been
+        prepared, everything answered by then goes in one batch (FANToM then embeds tens of
+        free answers at once instead of one per item). Items whose answers are still
+        coming are left for a later batch. Returns how many answers were prepared."""
+        if item.nodeid in self._prepared:
+            return 0
+        from pytest_tom import families
+        from pytest_tom.items import TomItem
+
+        if not isinstance(item, TomItem) or not prepares(families.get(item.spec.family)):
+            return 0
+        self._submitted.setdefault(item.nodeid, item)
+        runner = item.config.stash[_session_key()].runner
+        ready = []
+        for nodeid, x in list(self._submitted.items()):
+            if nodeid in self._prepared:
+                continue
+            if x is item or all(runner.done(x.request_key(s)) for s in _samples(x)):
+                ready.append(x)
+                self._prepared.add(nodeid)
+        return prepare_scoring(ready)
 
     def maybe_scan(self, every: float = 0.05) -> None:
         if time.perf_counter() - self._last_scan >= every:
             self.scan()
+
+
+def _session_key() -> Any:
+    from pytest_tom.session import STASH_KEY
+
+    return STASH_KEY
+
+
+def _samples(item: Any) -> range:
+    from pytest_tom.engine.samples import sample_count
+
+    return range(sample_count(item.config.stash[_session_key()].options))
 
 
 def _find_interactor(config: pytest.Config) -> Any:

@@ -248,6 +248,39 @@ def test_xdist_gives_the_same_report(pytester: pytest.Pytester) -> None:
     assert [r["outcome"] for r in plain["items"]] == [r["outcome"] for r in dist["items"]]
 
 
+EMBEDDER_STATS = """
+import os
+from pytest_tom.scoring import embeddings
+
+def pytest_unconfigure(config):
+    if hasattr(config, "workerinput"):
+        emb = next(iter(embeddings._EMBEDDERS.values()), None)
+        if emb is not None:
+            name = f"embedder-{config.workerinput['workerid']}.txt"
+            (config.rootpath / name).write_text(f"{emb.batches} {emb.encoded}")
+"""
+
+
+def test_xdist_workers_embed_their_queued_answers_in_batches(pytester: pytest.Pytester) -> None:
+    """Each worker embeds the free answers it has at hand in one batch before scoring one,
+    rather than one answer per item; the scores are those of a run without xdist."""
+    pytester.makeconftest(EMBEDDER_STATS)
+    args = ("-m", "belief_dist", "-p", "no:randomly")
+    _, plain = run(pytester, "mixed", *args)
+    _, dist = run(pytester, "mixed", "-n", "2", *args)
+    assert plain["suites"] == dist["suites"]
+    assert [r["outcome"] for r in plain["items"]] == [r["outcome"] for r in dist["items"]]
+    answered = len(dist["items"])
+    stats = [tuple(map(int, p.read_text().split())) for p in pytester.path.glob("embedder-gw*.txt")]
+    assert len(stats) == 2  # both workers scored free answers
+    batches = sum(b for b, _ in stats)
+    encoded = sum(e for _, e in stats)
+    assert answered >= 100 and encoded >= answered  # every answer (and the options) embedded
+    # one batch for the suite's options per worker, then a few for the answers, never one
+    # per answer (what scoring item by item does)
+    assert batches <= answered // 4
+
+
 def test_marker_selection_by_kind_and_accessibility(pytester: pytest.Pytester) -> None:
     pytester.makeini("[pytest]\n")
     (pytester.path / SUITE.name).write_text(SUITE.read_text(encoding="utf-8"), encoding="utf-8")

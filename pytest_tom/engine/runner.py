@@ -278,6 +278,11 @@ class Runner:
     def submitted(self, key: str) -> bool:
         return key in self._futures
 
+    def done(self, key: str) -> bool:
+        """Whether the conversation of `key` was started and is finished (never blocks)."""
+        fut = self._futures.get(key)
+        return fut is not None and fut.done()
+
     def result(self, key: str, conversation: Conversation, sample: int = 0) -> Completion:
         return self.submit(key, conversation, sample).result()
 

@@ -99,6 +99,7 @@ class Embedder:
         self._lock = threading.Lock()
         self._modules = modules or ModuleKeeper(set(sys.modules))
         self.encoded = 0  # texts actually run through the model (for benchmarks and tests)
+        self.batches = 0  # calls of the model (idem)
 
     def embed(self, texts: Sequence[str]) -> list[Any]:
         """Unit vectors for `texts`; texts not seen before are encoded together in batches."""
@@ -115,6 +116,7 @@ class Embedder:
                         show_progress_bar=False,
                     )
                 self.encoded += len(missing)
+                self.batches += 1
                 if len(self._cache) + len(missing) > MAX_CACHED_TEXTS:
                     self._cache.clear()
                 for text, vec in zip(missing, vectors, strict=True):
