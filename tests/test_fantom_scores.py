@@ -249,10 +249,12 @@ def test_xdist_gives_the_same_report(pytester: pytest.Pytester) -> None:
 
 
 EMBEDDER_STATS = """
-import os
+import pytest
 from pytest_tom.scoring import embeddings
 
-def pytest_unconfigure(config):
+@pytest.hookimpl(tryfirst=True)  # before the worker tells the controller it is done
+def pytest_sessionfinish(session):
+    config = session.config
     if hasattr(config, "workerinput"):
         emb = next(iter(embeddings._EMBEDDERS.values()), None)
         if emb is not None:
@@ -272,7 +274,7 @@ def test_xdist_workers_embed_their_queued_answers_in_batches(pytester: pytest.Py
     assert [r["outcome"] for r in plain["items"]] == [r["outcome"] for r in dist["items"]]
     answered = len(dist["items"])
     stats = [tuple(map(int, p.read_text().split())) for p in pytester.path.glob("embedder-gw*.txt")]
-    assert len(stats) == 2  # both workers scored free answers
+    assert len(stats) == 2, stats  # both workers scored free answers
     batches = sum(b for b, _ in stats)
     encoded = sum(e for _, e in stats)
     assert answered >= 100 and encoded >= answered  # every answer (and the options) embedded
