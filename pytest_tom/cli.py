@@ -2,6 +2,8 @@
 
     pytest-tom validate FILE...            check suites without running a model
     pytest-tom convert FAMILY INPUT -o DIR  turn upstream benchmark data into suites
+    pytest-tom compare A.json B.json ...    compare saved runs with paired significance tests
+    pytest-tom html REPORT.json... -o PATH  one self-contained HTML report of saved runs
 
 Converters live in `pytest_tom.families.<family>/convert.py` and expose
 `add_arguments(parser)` and `run(args) -> int`.
@@ -52,6 +54,18 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    from pytest_tom.compare.main import run_compare
+
+    return run_compare(args)
+
+
+def cmd_html(args: argparse.Namespace) -> int:
+    from pytest_tom.compare.main import run_html
+
+    return run_html(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pytest-tom", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -60,6 +74,30 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--method", default="vanilla", help="check that the families offer this method")
     v.add_argument("--seed", type=int, default=0)
     v.set_defaults(func=cmd_validate)
+    cmp = sub.add_parser("compare", help="compare saved JSON reports (models as columns, "
+                         "paired significance tests, flipped items)")
+    cmp.add_argument("reports", nargs="+", metavar="REPORT.json",
+                     help="JSON reports (--tom-report); the first is the reference")
+    cmp.add_argument("--markdown", metavar="PATH", help="also write the comparison as Markdown")
+    cmp.add_argument("--html", metavar="PATH", help="also write the HTML report of these runs")
+    cmp.add_argument("--json", metavar="PATH", help="also write the comparison as JSON")
+    cmp.add_argument("--all", action="store_true",
+                     help="print every row (tags, conditions, classes), not only the headline")
+    cmp.add_argument("--labels", metavar="A,B,...",
+                     help="column names of the runs, comma-separated (default: the model names)")
+    cmp.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    cmp.add_argument("--resamples", type=int, default=1000,
+                     help="bootstrap resamples (default 1000)")
+    cmp.set_defaults(func=cmd_compare)
+    h = sub.add_parser("html", help="write one self-contained HTML report of saved JSON reports")
+    h.add_argument("reports", nargs="+", metavar="REPORT.json", help="JSON reports (--tom-report)")
+    h.add_argument("-o", "--output", required=True, metavar="PATH", help="the HTML file to write")
+    h.add_argument("--labels", metavar="A,B,...",
+                   help="names of the runs, comma-separated (default: the model names)")
+    h.add_argument("--seed", type=int, default=0, help="bootstrap seed of the comparison")
+    h.add_argument("--resamples", type=int, default=1000,
+                   help="bootstrap resamples of the comparison (default 1000)")
+    h.set_defaults(func=cmd_html)
     c = sub.add_parser("convert", help="convert upstream benchmark data into suites")
     csub = c.add_subparsers(dest="family", required=True)
     for name, target in CONVERTERS.items():

@@ -19,8 +19,10 @@ def aggregate(records: list[Record], settings: Settings) -> dict[str, Any]:
     `--tom-samples k` every number is the mean over samples and `spread` holds the standard
     deviations (see `pytest_tom.metrics.samples`)."""
     from pytest_tom.metrics.samples import aggregate_samples
+    from pytest_tom.report.headline import add_intervals
 
-    return aggregate_samples(records, lambda recs: _aggregate_once(recs, settings))
+    results = aggregate_samples(records, lambda recs: _aggregate_once(recs, settings))
+    return add_intervals(results, records, settings.seed)
 
 
 def _aggregate_once(records: list[Record], settings: Settings) -> dict[str, Any]:

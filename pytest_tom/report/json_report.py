@@ -45,6 +45,7 @@ def build_report(results: dict[str, Any], records: list[dict[str, Any]], setting
         "duration_seconds": round(finished - started, 3),
         "suites": results["suites"],
         "totals": results["totals"],
+        "totals_intervals": results.get("totals_intervals", {}),
         "items": sorted(records, key=lambda r: (r["item"]["suite"], r["item"]["id"])),
     }
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from pytest_tom.gates.evaluate import GateReport, ItemDiff
 from pytest_tom.report.atomic import write_atomic
+from pytest_tom.report.headline import fmt_interval
 
 LISTED = 200  # item ids listed per kind of change
 
@@ -85,19 +86,41 @@ def gates_section(report: GateReport) -> list[str]:
     return [*lines, ""]
 
 
+def with_interval(text: str, iv: dict[str, Any] | None) -> str:
+    bounds = fmt_interval(iv)
+    return f"{text} {bounds}" if bounds else text
+
+
+def intervals_table(intervals: dict[str, Any]) -> list[str]:
+    rows = [[cell(iv["label"]), code(name), pct(iv["value"]), fmt_interval(iv),
+             iv["method"] + (f" ({iv['n']} groups, {iv['resamples']} resamples)"
+                             if iv["method"] == "bootstrap" else
+                             f" ({iv['n']} {'groups' if 'groups' in iv['method'] else 'items'})")]
+            for name, iv in intervals.items()]
+    return table(["metric", "name", "value", "95% interval", "method"], rows) if rows else []
+
+
 def suites_section(results: dict[str, Any]) -> list[str]:
     rows = []
     for name, s in results["suites"].items():
         m = s["metrics"]
-        rows.append([code(name), s["family"], m.get("items"), pct(m.get("turn")),
-                     f"{pct(m.get('goal'))} ({m.get('groups_correct')}/{m.get('groups')})",
+        iv = s.get("intervals") or {}
+        rows.append([code(name), s["family"], m.get("items"),
+                     with_interval(pct(m.get("turn")), iv.get("turn")),
+                     with_interval(f"{pct(m.get('goal'))} ({m.get('groups_correct')}/"
+                                   f"{m.get('groups')})", iv.get("goal")),
                      m.get("errors"), m.get("unparseable"), pct(m.get("parse_failure_rate"))])
     lines = ["### Suites", ""]
-    lines += table(["suite", "family", "items", "turn acc", "goal acc", "errors", "unparseable",
-                    "parse failures"], rows)
+    lines += table(["suite", "family", "items", "turn acc [95% CI]", "goal acc [95% CI]",
+                    "errors", "unparseable", "parse failures"], rows)
     lines.append("")
+    if any(s.get("intervals") for s in results["suites"].values()):
+        lines += ["Intervals: Wilson for item accuracies, seeded bootstrap over groups "
+                  "(scenarios, sets, sceneries) for grouped metrics; see docs/gating.md.", ""]
     for name, s in results["suites"].items():
         lines += [f"<details><summary>{cell(name)}: every metric</summary>", ""]
+        if s.get("intervals"):
+            lines += ["**95% intervals**", ""] + intervals_table(s["intervals"]) + [""]
         lines += table(["metric", "value"], [[code(k), num(v)] for k, v in s["metrics"].items()])
         for t in s.get("tables", []):
             lines += ["", f"**{cell(t['title'])}**", ""]
@@ -131,6 +154,7 @@ def diff_section(diff: ItemDiff, listed: int = LISTED) -> list[str]:
 def render(results: dict[str, Any], report: GateReport | None, settings: dict[str, Any],
            exitstatus: int | None = None) -> str:
     t = results["totals"]
+    tiv = results.get("totals_intervals") or {}
     lines = [f"## pytest-tom: {cell(settings.get('model', ''))}", ""]
     if report is None:
         verdict = "no gates configured"
@@ -145,7 +169,9 @@ def render(results: dict[str, Any], report: GateReport | None, settings: dict[st
     lines += [verdict, "",
               f"method {code(str(settings.get('method')))} · seed {settings.get('seed')} · "
               f"temperature {settings.get('temperature')} · {t['items']} items · "
-              f"turn {pct(t['turn'])} · goal {pct(t['goal'])} ({t['groups_correct']}/{t['groups']}) · "
+              + with_interval(f"turn {pct(t['turn'])}", tiv.get("turn")) + " · "
+              + with_interval(f"goal {pct(t['goal'])} ({t['groups_correct']}/{t['groups']})",
+                              tiv.get("goal")) + " · "
               f"{t['errors']} errors · {t['unparseable']} unparseable"
               + (f" · {t['skipped']} skipped" if t.get("skipped") else ""), ""]
     if report is not None:

@@ -6,6 +6,8 @@ from typing import Any
 
 from tabulate import tabulate
 
+from pytest_tom.report.headline import fmt_interval, interval_line
+
 
 def pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
@@ -19,11 +21,21 @@ def fmt(value: Any) -> str:
     return str(value)
 
 
-def suite_table(metrics: dict[str, Any]) -> str:
-    headers = ["", "items", "right", "wrong", "errors", "unparseable", "turn acc", "goal acc"]
+def with_interval(text: str, iv: dict[str, Any] | None) -> str:
+    bounds = fmt_interval(iv)
+    return f"{text} {bounds}" if bounds else text
+
+
+def suite_table(metrics: dict[str, Any], intervals: dict[str, Any] | None = None) -> str:
+    """The core table; turn and goal accuracy carry their 95% interval when known."""
+    iv = intervals or {}
+    headers = ["", "items", "right", "wrong", "errors", "unparseable", "turn acc [95% CI]",
+               "goal acc [95% CI]"] if iv else ["", "items", "right", "wrong", "errors",
+                                                 "unparseable", "turn acc", "goal acc"]
     rows = [["all", metrics["items"], metrics["correct"], metrics["wrong"], metrics["errors"],
-             metrics["unparseable"], pct(metrics["turn"]),
-             f"{pct(metrics['goal'])} ({metrics['groups_correct']}/{metrics['groups']})"]]
+             metrics["unparseable"], with_interval(pct(metrics["turn"]), iv.get("turn")),
+             with_interval(f"{pct(metrics['goal'])} ({metrics['groups_correct']}/"
+                           f"{metrics['groups']})", iv.get("goal"))]]
     tags = sorted({k.split(".")[1] for k in metrics if k.startswith("tag.")})
     for tag in tags:
         rows.append([f"tag {tag}", metrics[f"tag.{tag}.items"], "", "", "", "",
@@ -42,7 +54,10 @@ def write_summary(tr: Any, results: dict[str, Any], model: str, report_path: str
         m = suite["metrics"]
         tr.write_line("")
         tr.write_line(f"{name}  (family {suite['family']}, {m['items']} items)", bold=True)
-        tr.write_line(suite_table(m))
+        tr.write_line(suite_table(m, suite.get("intervals")))
+        line = interval_line(suite.get("intervals") or {})
+        if line:
+            tr.write_line(line)
         if suite.get("samples"):  # --tom-samples: the numbers above are means over samples
             from pytest_tom.metrics.samples import spread_line
 
@@ -57,8 +72,10 @@ def write_summary(tr: Any, results: dict[str, Any], model: str, report_path: str
                 tr.write_line(table["note"])
     t = results["totals"]
     tr.write_line("")
-    parts = [f"{t['items']} items", f"turn {pct(t['turn'])}",
-             f"goal {pct(t['goal'])} ({t['groups_correct']}/{t['groups']})",
+    tiv = results.get("totals_intervals") or {}
+    parts = [f"{t['items']} items", with_interval(f"turn {pct(t['turn'])}", tiv.get("turn")),
+             with_interval(f"goal {pct(t['goal'])} ({t['groups_correct']}/{t['groups']})",
+                           tiv.get("goal")),
              f"{t['errors']} errors", f"{t['unparseable']} unparseable"]
     if t.get("skipped"):
         parts.append(f"{t['skipped']} skipped")

@@ -1,0 +1,201 @@
+"""The comparison of several runs: per suite, every metric of the headline catalog as a row,
+each run's value with its 95% interval, and for every run after the first the difference
+to the first with a paired test on the items both runs judged:
+
+* accuracies (proportions of items): the exact McNemar test on the shared items (the
+  same test as the baseline gate) decides; the interval of the difference beside it is
+  the usual normal approximation for paired proportions, for reading only;
+* grouped and F1-type metrics: a paired bootstrap over the shared groups (the same draw
+  of groups for both runs), percentile interval and two-sided bootstrap p-value.
+
+Items judged in both runs with a different verdict are the flipped items, listed with
+both answers. Everything here is plain data (JSON-ready) for the terminal, Markdown and
+HTML renderers.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from pytest_tom.compare.runs import Record, Run
+from pytest_tom.metrics.accuracy import judged
+from pytest_tom.metrics.intervals import (
+    RESAMPLES,
+    PairedDiff,
+    derive_seed,
+    paired_bootstrap,
+    wilson,
+)
+from pytest_tom.metrics.mcnemar import mcnemar_exact
+from pytest_tom.report.headline import GROUPED, Spec, catalog, suite_intervals
+
+ANSWER_LIMIT = 300
+
+
+def key_of(rec: Record) -> tuple[str, str]:
+    return rec["item"]["suite"], rec["item"]["id"]
+
+
+def mcnemar_diff(spec: Spec, a: list[Record], b: list[Record]) -> PairedDiff:
+    """Exact McNemar on the items `spec` selects that both runs judged."""
+    after = {key_of(r): r for r in judged(b) if spec.select(r)}
+    worse = better = both_right = n = 0
+    a_right = b_right = 0
+    for rec in judged(a):
+        if not spec.select(rec):
+            continue
+        other = after.get(key_of(rec))
+        if other is None:
+            continue
+        n += 1
+        ra, rb = bool(rec["outcome"]["correct"]), bool(other["outcome"]["correct"])
+        a_right += ra
+        b_right += rb
+        both_right += ra and rb
+        worse += ra and not rb
+        better += rb and not ra
+    if n == 0:
+        return PairedDiff(None, None, None, None, None, None, "mcnemar", 0)
+    va, vb = a_right / n, b_right / n
+    # interval of the paired difference: (better - worse) / n with the Wald-type variance
+    # of paired proportions, clipped to [-1, 1] (reported for reading; the test is exact)
+    d = vb - va
+    var = ((better + worse) / n - d * d) / n
+    half = 1.959963984540054 * max(var, 0.0) ** 0.5
+    return PairedDiff(va, vb, d, max(-1.0, d - half), min(1.0, d + half),
+                      mcnemar_exact(worse, better), "mcnemar", n, worse, better)
+
+
+def grouped_diff(spec: Spec, a: list[Record], b: list[Record], seed: int,
+                 resamples: int) -> PairedDiff:
+    """Paired bootstrap over the groups both runs have, on their shared items."""
+    shared = {key_of(r) for r in a} & {key_of(r) for r in b}
+    sa = spec.summaries([r for r in a if key_of(r) in shared])
+    sb = spec.summaries([r for r in b if key_of(r) in shared])
+    units = sorted(set(sa) & set(sb), key=str)
+    assert spec.finish is not None
+    return paired_bootstrap([(sa[u], sb[u]) for u in units], spec.finish, seed, resamples)
+
+
+def answer_of(rec: Record) -> str:
+    """What the run answered, short: the parsed answer, else the last response, else the error."""
+    out = rec.get("outcome") or {}
+    parsed = out.get("parsed")
+    if parsed not in (None, "", []):
+        text = parsed if isinstance(parsed, str) else str(parsed)
+    elif rec.get("responses"):
+        text = str(rec["responses"][-1])
+    else:
+        text = f"({out.get('error') or 'no answer'}: {out.get('detail') or ''})".strip()
+    text = " ".join(text.split())
+    return text if len(text) <= ANSWER_LIMIT else text[:ANSWER_LIMIT - 1] + "…"
+
+
+def verdict(rec: Record) -> str:
+    out = rec.get("outcome") or {}
+    if out.get("error") == "unavailable":
+        return "skipped"
+    if out.get("error") and out.get("error") != "unparseable":
+        return "error"
+    if out.get("error") == "unparseable":
+        return "unparseable"
+    if out.get("correct") is None:
+        return "measured"
+    return "right" if out["correct"] else "wrong"
+
+
+def flips(a: list[Record], b: list[Record]) -> list[dict[str, Any]]:
+    """Items judged in both runs whose verdict changed, worse ones first."""
+    after = {key_of(r): r for r in judged(b)}
+    out = []
+    for rec in judged(a):
+        other = after.get(key_of(rec))
+        if other is None or bool(rec["outcome"]["correct"]) == bool(other["outcome"]["correct"]):
+            continue
+        item = rec["item"]
+        out.append({"suite": item["suite"], "id": item["id"], "kind": item.get("kind"),
+                    "question": item.get("question", ""), "gold": item.get("gold"),
+                    "direction": "worse" if rec["outcome"]["correct"] else "better",
+                    "before": {"verdict": verdict(rec), "answer": answer_of(rec)},
+                    "after": {"verdict": verdict(other), "answer": answer_of(other)}})
+    out.sort(key=lambda f: (f["direction"] != "worse", f["suite"], f["id"]))
+    return out
+
+
+def run_intervals(run: Run, suite: str) -> dict[str, Any]:
+    data = run.data["suites"].get(suite)
+    if data is None:
+        return {}
+    if data.get("intervals"):
+        return data["intervals"]
+    return suite_intervals(data["family"], run.records(suite), data["metrics"], run.seed)
+
+
+def compare_runs(runs: list[Run], seed: int = 0, resamples: int = RESAMPLES) -> dict[str, Any]:
+    """The comparison as plain data (see the module docstring)."""
+    if len(runs) < 2:
+        raise ValueError("compare needs at least two reports")
+    first = runs[0]
+    names = list(dict.fromkeys(n for r in runs for n in r.data["suites"]))
+    suites = []
+    for name in names:
+        holders = [r for r in runs if name in r.data["suites"]]
+        family = holders[0].data["suites"][name]["family"]
+        specs = catalog(family, [rec for r in holders for rec in r.records(name)]).specs
+        ivs = [run_intervals(r, name) for r in runs]
+        rows = []
+        for spec in specs:
+            values = [(r.data["suites"].get(name) or {}).get("metrics", {}).get(spec.name)
+                      for r in runs]
+            if all(v is None for v in values):
+                continue
+            intervals = [iv.get(spec.name) for iv in ivs]
+            intervals = [None if i is None else {"low": i["low"], "high": i["high"],
+                                                 "method": i["method"]} for i in intervals]
+            for i, (v, iv) in enumerate(zip(values, intervals, strict=True)):
+                if iv is None and v is not None and spec.kind != GROUPED:
+                    right, n = spec.counts(runs[i].records(name))
+                    w = wilson(right, n)
+                    if w.low is not None:
+                        intervals[i] = {"low": w.low, "high": w.high, "method": "wilson"}
+            diffs: list[dict[str, Any] | None] = [None]
+            for run in runs[1:]:
+                a, b = first.records(name), run.records(name)
+                if not a or not b or values[0] is None or values[runs.index(run)] is None:
+                    diffs.append(None)
+                    continue
+                if spec.kind == GROUPED:
+                    d = grouped_diff(spec, a, b, derive_seed(seed, "compare", name, spec.name),
+                                     resamples)
+                else:
+                    d = mcnemar_diff(spec, a, b)
+                diffs.append(d.to_dict())
+            rows.append({"metric": spec.name, "label": spec.label, "kind": spec.kind,
+                         "headline": spec.headline, "values": values, "intervals": intervals,
+                         "diffs": diffs})
+        counts = [len(r.records(name)) for r in runs]
+        suites.append({"name": name, "family": family, "items": counts, "rows": rows})
+    totals = []
+    for key, label in (("turn", "turn accuracy"), ("goal", "goal accuracy")):
+        totals.append({"metric": key, "label": label,
+                       "values": [r.data["totals"].get(key) for r in runs],
+                       "intervals": [(r.data.get("totals_intervals") or {}).get(key) for r in runs]})
+    flipped = []
+    for run in runs[1:]:
+        items = flips([x for n in names for x in first.records(n)],
+                      [x for n in names for x in run.records(n)])
+        tally = Counter(f["direction"] for f in items)
+        flipped.append({"against": run.label, "worse": tally["worse"], "better": tally["better"],
+                        "items": items})
+    return {
+        "format": "pytest-tom-compare/1",
+        "seed": seed,
+        "resamples": resamples,
+        "runs": [{"label": r.label, "model": r.model, "path": str(r.path),
+                  "settings": r.data.get("settings", {}), "finished": r.data.get("finished"),
+                  "items": len(r.data["items"])} for r in runs],
+        "suites": suites,
+        "totals": totals,
+        "flips": flipped,
+    }

@@ -1,0 +1,50 @@
+"""Two saved JSON reports of every bundled suite, made once per test process by real runs
+of the plugin (`pytest suites --tom-model=python:tests/demo_answerers.py:strong|weak`),
+for the interval, compare and HTML tests."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+REPO = TESTS.parent
+_CACHE: dict[str, Path] = {}
+
+
+def run_bundled(answerer: str, out: Path, *extra: str) -> Path:
+    """The JSON report of the bundled suites answered by `demo_answerers.<answerer>`."""
+    report = out / f"{answerer}.json"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        filter(None, [str(REPO), os.environ.get("PYTHONPATH", "")]))}
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "suites", "-q", "-p", "no:cacheprovider",
+         "-p", "no:randomly", f"--tom-model=python:tests/demo_answerers.py:{answerer}",
+         f"--tom-report={report}", f"--tom-cache-dir={out / 'cache'}", "--tom-cache=off",
+         *extra],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
+    if not report.exists():
+        raise AssertionError(f"no report from the {answerer} run:\n{proc.stdout[-3000:]}\n"
+                             f"{proc.stderr[-3000:]}")
+    (out / f"{answerer}.out").write_text(proc.stdout)
+    return report
+
+
+@pytest.fixture(scope="session")
+def demo_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """{"strong": path, "weak": path}: saved reports of two stand-in models."""
+    if not _CACHE:
+        out = tmp_path_factory.mktemp("demo-reports")
+        for name in ("strong", "weak"):
+            _CACHE[name] = run_bundled(name, out)
+    return dict(_CACHE)
+
+
+def load(path: Path) -> dict[str, Any]:
+    return json.loads(Path(path).read_text(encoding="utf-8"))
