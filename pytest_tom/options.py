@@ -125,6 +125,8 @@ OPTIONS: list[Opt] = [
     Opt("items", "report: a wrong answer is an expected failure (xfail) and only the gates set "
         "the exit status; fail: a wrong answer fails its test (default: report when a gate is "
         "configured, else fail)", choices=("report", "fail"), metavar="MODE"),
+    Opt("html", "write one self-contained HTML report (plots, paper tables, every item's "
+        "transcript; needs the html extra) to PATH", metavar="PATH"),
     Opt("markdown", "write a Markdown summary (gates, scores, changed items) to PATH, "
         "e.g. for $GITHUB_STEP_SUMMARY", metavar="PATH"),
 ]

@@ -34,6 +34,11 @@ def pytest_configure(config: pytest.Config) -> None:
     from pytest_tom.gates.evaluate import configure_gates
 
     configure_gates(tom)  # gate options: usage errors now, not after the run; --tom-items
+    from pytest_tom.report.html import usage_problem
+
+    problem = usage_problem(options["html"])  # --tom-html: extra installed, before the run
+    if problem:
+        raise pytest.UsageError(problem)
     config.pluginmanager.register(tom.sink, "tom-record-sink")
 
 
@@ -157,11 +162,17 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     from pytest_tom.engine.aggregate import aggregate
 
     tom.results = aggregate(tom.records, tom.settings)
-    if tom.options["report"]:
+    if tom.options["report"] or tom.options["html"]:
         from pytest_tom.report.json_report import build_report, write_json_atomic
 
-        write_json_atomic(tom.options["report"], build_report(
-            tom.results, tom.records, tom.describe_settings(), tom.started, time.time()))
+        data = build_report(tom.results, tom.records, tom.describe_settings(), tom.started,
+                            time.time())
+        if tom.options["report"]:
+            write_json_atomic(tom.options["report"], data)
+        if tom.options["html"]:
+            from pytest_tom.report.html.build import write_report_html
+
+            write_report_html(tom.options["html"], data, tom.options["report"])
     if tom.options["record"]:
         from pytest_tom.report.json_report import write_replay
 
@@ -179,6 +190,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         from pytest_tom.report.terminal import write_summary
 
         write_summary(terminalreporter, tom.results, tom.backend.describe(), tom.options["report"])
+        if tom.options["html"]:
+            terminalreporter.write_line(f"tom html report: {tom.options['html']}")
         from pytest_tom.request_phase import write_summary as write_requests
 
         write_requests(terminalreporter, tom)  # requests, cache hits, tokens, cost, failures

@@ -19,6 +19,8 @@ SHARED_DATA = REPO.parent / "shared" / "data"
 sys.path.insert(0, str(TESTS))
 
 from chat_server import ChatServer  # noqa: E402
+from html_browser import browser  # noqa: E402,F401  (fixture: headless Chromium)
+from report_runs import demo_reports  # noqa: E402,F401  (fixture: two saved reports)
 
 # pytester's in-process runs drop the modules each run imports; importing the plugin's
 # modules once here keeps every run from compiling and assertion-rewriting them again

@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from report_runs import demo_reports, load  # noqa: F401
+from report_runs import load
 
 from pytest_tom.metrics.intervals import (
     bootstrap,
@@ -99,7 +99,7 @@ def test_derived_seeds_differ_per_metric() -> None:
 
 # -- the reports of real runs -----------------------------------------------------------
 def test_every_headline_metric_of_every_bundled_suite_has_its_interval(
-        demo_reports: dict[str, Path]) -> None:  # noqa: F811
+        demo_reports: dict[str, Path]) -> None:
     report = load(demo_reports["weak"])
     items = report["items"]
     for name, suite in report["suites"].items():
@@ -124,8 +124,8 @@ def test_every_headline_metric_of_every_bundled_suite_has_its_interval(
         "bootstrap"
 
 
-def test_intervals_are_reproducible_across_runs(demo_reports: dict[str, Path]) -> None:  # noqa: F811
-    from pytest_tom.aggregate import aggregate
+def test_intervals_are_reproducible_across_runs(demo_reports: dict[str, Path]) -> None:
+    from pytest_tom.engine.aggregate import aggregate
     from pytest_tom.families.base import Settings
 
     report = load(demo_reports["weak"])
@@ -137,7 +137,7 @@ def test_intervals_are_reproducible_across_runs(demo_reports: dict[str, Path]) -
         report["suites"]["bigtom-everyday"]["intervals"]["tb_and_fb"]
 
 
-def test_terminal_shows_intervals(demo_reports: dict[str, Path]) -> None:  # noqa: F811
+def test_terminal_shows_intervals(demo_reports: dict[str, Path]) -> None:
     out = (demo_reports["weak"].parent / "weak.out").read_text()
     report = load(demo_reports["weak"])
     iv = report["suites"]["classic-false-belief"]["intervals"]["turn"]
@@ -149,7 +149,7 @@ def test_terminal_shows_intervals(demo_reports: dict[str, Path]) -> None:  # noq
     assert f"[{100 * t['low']:.1f}, {100 * t['high']:.1f}]" in totals
 
 
-def test_markdown_shows_intervals(demo_reports: dict[str, Path]) -> None:  # noqa: F811
+def test_markdown_shows_intervals(demo_reports: dict[str, Path]) -> None:
     from pytest_tom.report.markdown import render
 
     report = load(demo_reports["weak"])

@@ -135,7 +135,7 @@ def meta(rec: Record) -> dict[str, Any]:
 
 
 def bigtom_specs(records: list[Record]) -> list[Spec]:
-    from pytest_tom.families.bigtom_conditions import CONDITIONS
+    from pytest_tom.families.bigtom.conditions import CONDITIONS
     from pytest_tom.metrics.pairing import joint_score
 
     belief_of = {c.id: c.belief for c in CONDITIONS}
@@ -168,8 +168,8 @@ def bigtom_specs(records: list[Record]) -> list[Spec]:
 
 
 def fantom_specs(records: list[Record]) -> list[Spec]:
-    from pytest_tom.families.fantom_expand import LIST_KINDS, TOM_KINDS, YN_KINDS
-    from pytest_tom.families.fantom_metrics import yn_label
+    from pytest_tom.families.fantom.expand import LIST_KINDS, TOM_KINDS, YN_KINDS
+    from pytest_tom.families.fantom.metrics import yn_label
 
     def inacc(kinds: tuple[str, ...]) -> Callable[[Record], bool]:
         return lambda r: meta(r).get("accessibility") == "inaccessible" and r["item"]["kind"] in kinds
@@ -210,7 +210,7 @@ def fantom_specs(records: list[Record]) -> list[Spec]:
 
 
 def opentom_specs(records: list[Record]) -> list[Spec]:
-    from pytest_tom.families.opentom_metrics import TABLE2_ROWS, keys_of, predicted
+    from pytest_tom.families.opentom.metrics import TABLE2_ROWS, keys_of, predicted
 
     def pairs(recs: list[Record]) -> Counter:
         return label_pairs([meta(r)["gold_label"] for r in recs], [predicted(r) for r in recs])
@@ -222,7 +222,7 @@ def opentom_specs(records: list[Record]) -> list[Spec]:
 
 
 def robustness_specs(records: list[Record]) -> list[Spec]:
-    from pytest_tom.families.robustness_schema import CLASSES
+    from pytest_tom.families.robustness.schema import CLASSES
 
     present = [c for c in CLASSES if any(meta(r).get("class") == c for r in records)]
     specs: list[Spec] = []

@@ -1,0 +1,212 @@
+"""One self-contained HTML file from one or more JSON reports (`--tom-html`, `pytest-tom
+html`, `pytest-tom compare --html`).
+
+The page is rendered by Jinja2 (autoescaped) from `templates/report.html.j2`; plots are
+matplotlib SVG inlined as markup; the item browser is plain JavaScript over the items
+embedded once as JSON (`<script type="application/json">`), showing one page of rows at
+a time, so 10,000 items open and filter without a framework, a CDN or any network.
+
+Item data are made small: message texts (a scenario's context repeats in each of its
+questions' prompts) are stored once in a string table and referenced by index.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pytest_tom.compare.runs import Record, Run
+from pytest_tom.report.atomic import write_atomic
+
+TEMPLATES = Path(__file__).parent / "templates"
+RESPONSE_LIMIT = 20_000  # characters of one response kept in the page
+
+
+def verdict(rec: Record) -> str:
+    """right | wrong | unparseable | error | skipped | measured."""
+    out = rec.get("outcome") or {}
+    err = out.get("error")
+    if err == "unavailable":
+        return "skipped"
+    if err == "unparseable":
+        return "unparseable"
+    if err:
+        return "error"
+    if out.get("correct") is None:
+        return "measured"
+    return "right" if out["correct"] else "wrong"
+
+
+def text_of(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+class Strings:
+    """A table of unique strings; `ref(text)` is the index of the text in it."""
+
+    def __init__(self) -> None:
+        self.items: list[str] = []
+        self.index: dict[str, int] = {}
+
+    def ref(self, text: str) -> int:
+        i = self.index.get(text)
+        if i is None:
+            i = self.index[text] = len(self.items)
+            self.items.append(text)
+        return i
+
+
+def messages_of(rec: Record, strings: Strings) -> list[list[list[Any]]] | None:
+    """`record["messages"]` (a list of calls, each a list of {role, content}) as
+    [[role, string index], ...] per call; None when the report does not keep them."""
+    calls = rec.get("messages")
+    if not isinstance(calls, list) or not calls:
+        return None
+    out = []
+    for call in calls:
+        if isinstance(call, dict):  # tolerate one call given as a flat message list entry
+            call = [call]
+        if not isinstance(call, list):
+            continue
+        out.append([[str(m.get("role", "?")), strings.ref(text_of(m.get("content")))]
+                    for m in call if isinstance(m, dict)])
+    return out
+
+
+def run_view(rec: Record | None, strings: Strings) -> dict[str, Any] | None:
+    if rec is None:
+        return None
+    out = rec.get("outcome") or {}
+    value = out.get("value")
+    view: dict[str, Any] = {
+        "v": verdict(rec),
+        "p": text_of(out.get("parsed")),
+        "d": text_of(out.get("detail")),
+        "e": text_of(out.get("error")),
+        "r": [text_of(x)[:RESPONSE_LIMIT] for x in rec.get("responses") or []],
+        "m": messages_of(rec, strings),
+    }
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        view["x"] = value
+    if out.get("extra"):
+        view["xt"] = text_of(out["extra"])
+    return view
+
+
+def item_rows(runs: list[Run]) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+    """Every item of every run (matched by suite and id), the suites, the string table."""
+    strings = Strings()
+    keys: dict[tuple[str, str], Record] = {}
+    per_run: list[dict[tuple[str, str], Record]] = []
+    for run in runs:
+        index = {(r["item"]["suite"], r["item"]["id"]): r for r in run.data["items"]}
+        per_run.append(index)
+        for k, r in index.items():
+            keys.setdefault(k, r)
+    suites = sorted({k[0] for k in keys})
+    suite_index = {s: i for i, s in enumerate(suites)}
+    rows = []
+    for key in sorted(keys):
+        item = keys[key]["item"]
+        rows.append({
+            "s": suite_index[key[0]],
+            "f": item.get("family", ""),
+            "k": item.get("kind", ""),
+            "id": item["id"],
+            "t": list(item.get("tags") or []),
+            "q": text_of(item.get("question")),
+            "c": [text_of(c) for c in item.get("choices") or []],
+            "g": text_of(item.get("gold")),
+            "src": text_of((item.get("source") or {}).get("file", "")).rsplit("/", 1)[-1]
+                   + (f":{item['line']}" if item.get("line") else ""),
+            "o": [run_view(idx.get(key), strings) for idx in per_run],
+        })
+    return rows, suites, strings.items
+
+
+def usage_of(run: Run) -> dict[str, Any]:
+    """Tokens and requests summed over the items (cost when the report carries one)."""
+    totals: dict[str, int] = {}
+    requests = cached = 0
+    for rec in run.data["items"]:
+        for k, v in (rec.get("usage") or {}).items():
+            if isinstance(v, int | float) and not isinstance(v, bool):
+                totals[k] = totals.get(k, 0) + int(v)
+        requests += int(rec.get("requests") or 0)
+        cached += int(rec.get("cached") or 0)
+    out: dict[str, Any] = {"requests": requests, "from cache": cached, **totals}
+    usage = run.data.get("usage")
+    if isinstance(usage, dict) and usage.get("cost") is not None:
+        out["cost (USD)"] = usage["cost"]
+    return out
+
+
+def embed_json(data: Any) -> str:
+    """JSON safe inside a <script> element: every `<` (only ever inside strings) as \\u003c,
+    so no `</script>` or `<!--` can end or confuse the element."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
+    return text.replace("<", "\\u003c")
+
+
+def build_context(runs: list[Run], comparison: dict[str, Any] | None = None) -> dict[str, Any]:
+    from pytest_tom.report.html.plots import suite_plots
+
+    labels = [r.label for r in runs]
+    names = list(dict.fromkeys(n for r in runs for n in r.data["suites"]))
+    suites = []
+    for name in names:
+        per_run = [r.data["suites"].get(name) for r in runs]
+        first = next(d for d in per_run if d is not None)
+        suites.append({
+            "name": name,
+            "family": first["family"],
+            "per_run": per_run,
+            "plots": suite_plots(first["family"], labels, per_run),
+        })
+    rows, suite_names, strings = item_rows(runs)
+    payload = {"runs": labels, "suites": suite_names, "strings": strings, "items": rows}
+    return {
+        "title": "pytest-tom report" + (": " + " vs ".join(labels) if labels else ""),
+        "runs": [{"label": r.label, "model": r.model, "path": str(r.path), "data": r.data,
+                  "usage": usage_of(r)} for r in runs],
+        "labels": labels,
+        "suites": suites,
+        "comparison": comparison,
+        "items_json": embed_json(payload),
+        "item_count": len(rows),
+    }
+
+
+def render_html(runs: list[Run], comparison: dict[str, Any] | None = None) -> str:
+    import jinja2
+
+    from pytest_tom.report.html import filters
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+                             autoescape=jinja2.select_autoescape(["html", "j2"]),
+                             trim_blocks=True, lstrip_blocks=True,
+                             undefined=jinja2.StrictUndefined)
+    env.filters.update(filters.FILTERS)
+    template = env.get_template("report.html.j2")
+    return template.render(**build_context(runs, comparison),
+                           css=(TEMPLATES / "report.css").read_text(encoding="utf-8"),
+                           js=(TEMPLATES / "report.js").read_text(encoding="utf-8"))
+
+
+def write_html(path: str | Path, runs: list[Run], comparison: dict[str, Any] | None = None) -> None:
+    """Render and write atomically (a reader never sees half a page)."""
+    write_atomic(path, render_html(runs, comparison))
+
+
+def write_report_html(path: str | Path, data: dict[str, Any], json_path: str | None) -> None:
+    """`--tom-html`: the page of this run, from the report data built at the end of it."""
+    run = Run(Path(json_path) if json_path else Path("(this run; no --tom-report)"), data)
+    run.label = run.model
+    for rec in data["items"]:
+        run.by_suite.setdefault(rec["item"]["suite"], []).append(rec)
+    write_html(path, [run])

@@ -1,0 +1,54 @@
+"""Jinja2 filters of the HTML report: numbers as the other reports print them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_tom.compare.render import diff_cell, value_cell
+
+
+def pct(value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return "n/a" if value is None else str(value)
+    return f"{100 * value:.1f}%"
+
+
+def num(value: Any) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+def interval(iv: dict[str, Any] | None) -> str:
+    if not iv or iv.get("low") is None:
+        return ""
+    return f"[{100 * iv['low']:.1f}, {100 * iv['high']:.1f}]"
+
+
+def method(iv: dict[str, Any] | None) -> str:
+    if not iv:
+        return ""
+    if iv.get("method") == "bootstrap":
+        return f"bootstrap over {iv.get('n')} groups ({iv.get('resamples')} resamples)"
+    unit = "groups" if "groups" in str(iv.get("method")) else "items"
+    return f"{iv.get('method')} ({iv.get('n')} {unit})"
+
+
+def p_value(d: dict[str, Any] | None) -> str:
+    if not d or d.get("p_value") is None:
+        return ""
+    p = d["p_value"]
+    return f"{p:.2g}" if p >= 0.001 else "<0.001"
+
+
+def significant(d: dict[str, Any] | None) -> bool:
+    return bool(d and d.get("p_value") is not None and d["p_value"] < 0.05)
+
+
+FILTERS = {"pct": pct, "num": num, "interval": interval, "method": method,
+           "value_cell": value_cell, "diff_cell": diff_cell, "p_value": p_value,
+           "significant": significant}
