@@ -4,6 +4,7 @@ Markdown, JUnit properties; a generated 500-item suite answered by python backen
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -255,7 +256,9 @@ def test_markdown_summary(pytester: pytest.Pytester, small: Path) -> None:
     assert ("| ❌ fail | `totals:goal` | baseline | 1.000 | 0.500 | -0.500 | 0.050 | "
             "0.001953 (10 worse / 0 better of 100) |") in md
     assert "| ✅ pass | `totals:turn` | threshold | >= 0.900 | 0.900 | +0.000 |" in md
-    assert "| `gate-demo` | generic | 100 | 90.0% | 50.0% (10/20) | 0 | 0 | 0.0% |" in md
+    # turn: Wilson 95% interval of 90/100; goal: a seeded bootstrap over the 20 scenarios
+    assert re.search(r"\| `gate-demo` \| generic \| 100 \| 90\.0% \[82\.6, 94\.5\] \| "
+                     r"50\.0% \(10/20\) \[\d+\.\d, \d+\.\d\] \| 0 \| 0 \| 0\.0% \|", md)
     assert "<summary>newly wrong (10)</summary>" in md and "- `gate-demo::s009::q1`" in md
 
 
