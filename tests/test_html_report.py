@@ -109,8 +109,12 @@ def test_an_item_shows_what_the_model_answered_and_why(browser: Any,
     wait_for(browser, lambda: detail.is_displayed())
     text = detail.text
     assert "gold:" in text and "wrong" in text and "parsed:" in text
-    assert "does not keep the messages" in text  # these reports have no messages yet
-    assert "ASSISTANT" in text.upper()
+    # the report keeps every call's messages: the prompt as the model saw it, then its answer
+    assert "call 1 of 1" in text and "USER" in text.upper() and "ASSISTANT" in text.upper()
+    question = browser.execute_script(
+        "return JSON.parse(document.getElementById('tom-data').textContent).items"
+        "[Number(document.querySelector('#rows tr.selected').dataset.index)].q")
+    assert question and question in text
 
 
 def test_transcripts_show_every_call_when_the_report_keeps_messages(
@@ -146,7 +150,10 @@ def test_comparison_page_shows_tests_and_flipped_items(browser: Any,
     table = browser.find_element("css selector", "table.compare").text
     assert "Δ vs strong" in table and "M *" in table
     assert browser.execute_script("return document.querySelectorAll('td.sig').length") > 0
+    browser.execute_script("document.getElementById('comparison').scrollIntoView()")
     shot(browser, tmp_path, "html-compare.png")
+    browser.execute_script("document.getElementById('suite-3').scrollIntoView()")  # FANToM
+    shot(browser, tmp_path, "html-compare-plots.png")
     strong, weak = load(demo_reports["strong"]), load(demo_reports["weak"])
     w = {(r["item"]["suite"], r["item"]["id"]): r["outcome"] for r in weak["items"]}
     flipped = sum(1 for r in strong["items"]

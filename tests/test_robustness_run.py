@@ -32,7 +32,7 @@ def test_gold_answerer_is_right_on_every_class(pytester: pytest.Pytester) -> Non
         "*Goal accuracy by complexity class (as the paper's Table 2)*",
         "automatic change knowledge * 5 * 5 * 100.00% * 0.0015% (1.53e-05)",
         "overall * 68 * 68 * 100.00% *",
-        "tom totals: 1088 items · turn 100.0% · goal 100.0% (68/68)*",
+        "tom totals: 1088 items · turn 100.0% [[]99.6, 100.0] · goal 100.0% (68/68) [[]94.7, 100.0]*",
     ])
     m = load_report(report)["suites"]["robustness"]["metrics"]
     for cls in CLASSES:

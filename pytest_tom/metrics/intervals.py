@@ -215,29 +215,25 @@ def label_pairs(gold: Sequence[Hashable], predicted: Sequence[Hashable | None]) 
     return Counter(("pair", g, p) for g, p in zip(gold, predicted, strict=True))
 
 
-def _confusion(c: Counter) -> tuple[Counter, Counter, Counter, Counter]:
+def macro_f1_of(c: Counter) -> float | None:
+    """Macro F1 of summed (gold, predicted) pair counts, exactly as `metrics.macro_f1`: a
+    None prediction (no usable answer) is the label `unparsed`, a class with no true
+    positive, and the average runs over every label seen as gold or as a prediction."""
+    from pytest_tom.metrics.macro_f1 import UNPARSED
+
     tp: Counter = Counter()
     fp: Counter = Counter()
     fn: Counter = Counter()
-    support: Counter = Counter()
     for key, count in c.items():
         if not (isinstance(key, tuple) and key and key[0] == "pair") or count <= 0:
             continue
         _, g, p = key
-        support[g] += count
+        p = UNPARSED if p is None else p
         if p == g:
             tp[g] += count
         else:
             fn[g] += count
-            if p is not None:
-                fp[p] += count
-    return tp, fp, fn, support
-
-
-def macro_f1_of(c: Counter) -> float | None:
-    """Macro F1 over the labels seen as gold or as a parsed prediction; a None prediction
-    (no usable answer) is a miss of its gold label (as `metrics.macro_f1`)."""
-    tp, fp, fn, _support = _confusion(c)
+            fp[p] += count
     labels = sorted(set(tp) | set(fp) | set(fn), key=repr)  # a fixed order: same float sum
     if not labels:
         return None
