@@ -161,7 +161,9 @@ def test_comparison_page_shows_tests_and_flipped_items(browser: Any,
                   and r["outcome"].get("error") != "unavailable"
                   and w[(r["item"]["suite"], r["item"]["id"])].get("correct") is not None
                   and bool(r["outcome"]["correct"]) != bool(w[(r["item"]["suite"], r["item"]["id"])]["correct"]))
-    browser.find_element("css selector", "a.show-flips").click()
+    link = browser.find_element("css selector", "a.show-flips")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", link)
+    link.click()
     wait_for(browser, lambda: count_text(browser).startswith(f"{flipped} of "))
     browser.find_elements("css selector", "#rows tr")[0].click()
     detail = browser.find_element("id", "detail").text
