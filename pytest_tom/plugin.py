@@ -40,6 +40,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if problem:
         raise pytest.UsageError(problem)
     config.pluginmanager.register(tom.sink, "tom-record-sink")
+    if not tom.is_worker:
+        from pytest_tom.report.teardown_index import install
+
+        install(config)  # the failure summary of thousands of wrong answers, in linear time
 
 
 def pytest_report_header(config: pytest.Config) -> list[str] | None:

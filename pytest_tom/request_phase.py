@@ -91,6 +91,9 @@ def request_phase(session: pytest.Session, runner: Any) -> None:
         return
     Progress(runner, session.config).run()
     prepare_scoring(session.items)
+    from pytest_tom.speed import freeze_more
+
+    freeze_more()  # the answers and the client's modules live to the end: out of the GC's sight
 
 
 def prepare_scoring(items: Iterable[Any]) -> int:

@@ -17,6 +17,8 @@ over what the run allocated: the garbage they look for is the run's. When a
 second pytest-tom session starts collecting in the same process (pytester's
 in-process runs, an IDE calling `pytest.main` again), the previous session's
 tree is given back first, so repeated runs do not accumulate frozen objects.
+What the request phase built (the answers, the HTTP client's modules) is frozen
+the same way when it ends (`freeze_more`).
 """
 
 from __future__ import annotations
@@ -43,6 +45,16 @@ def collection_gc() -> Iterator[None]:
         _frozen_by_us = not others_froze
         if was_enabled:
             gc.enable()
+
+
+def freeze_more() -> None:
+    """After the request phase: freeze what it built too (every completion, and the modules
+    of the HTTP client, imported at the first request: openai alone is tens of thousands of
+    objects). They live to the end of the session; left in sight, every full collection of
+    the test loop and the five at unconfigure traverse them again. Only while the collected
+    tree is frozen by this module (so `release` gives everything back at once)."""
+    if _frozen_by_us:
+        gc.freeze()
 
 
 def release() -> None:

@@ -22,6 +22,9 @@ def test_the_collected_tree_stays_frozen_until_the_next_session_collects() -> No
         assert frozen >= len(tree)  # the tree is out of the collector's sight after collection
         gc.collect()
         assert gc.get_freeze_count() == frozen  # ... and stays there (no unfreeze at the end)
+        answers = [{"answer": i} for i in range(500)]  # what the request phase builds
+        speed.freeze_more()
+        assert gc.get_freeze_count() >= frozen + len(answers)
         with speed.collection_gc():  # a second session in this process gives it back first
             assert gc.get_freeze_count() == 0
     finally:
@@ -38,6 +41,7 @@ def test_a_freeze_made_by_someone_else_is_never_undone() -> None:
         before = gc.get_freeze_count()
         with speed.collection_gc():
             pass
+        speed.freeze_more()
         speed.release()
         assert gc.get_freeze_count() >= before
     finally:
