@@ -16,13 +16,13 @@ def test_the_collected_tree_stays_frozen_until_the_next_session_collects() -> No
     try:
         with speed.collection_gc():
             assert not gc.isenabled()
-            tree = [{"item": i} for i in range(1000)]
+            tree = [[i] for i in range(1000)]
         assert gc.isenabled()
         frozen = gc.get_freeze_count()
         assert frozen >= len(tree)  # the tree is out of the collector's sight after collection
         gc.collect()
         assert gc.get_freeze_count() == frozen  # ... and stays there (no unfreeze at the end)
-        answers = [{"answer": i} for i in range(500)]  # what the request phase builds
+        answers = [[i] for i in range(500)]  # what the request phase builds
         speed.freeze_more()
         assert gc.get_freeze_count() >= frozen + len(answers)
         with speed.collection_gc():  # a second session in this process gives it back first
