@@ -107,7 +107,8 @@ OPTIONS: list[Opt] = [
     # -- local model -----------------------------------------------------------------
     Opt("threads", "prompt-evaluation threads of the local model (--tom-model=local; tokens "
         "are generated on one thread so that answers never depend on it); default: the usable "
-        "cores but one, divided among the xdist workers, at least 1", convert=int, metavar="N"),
+        "cores the machine leaves idle (cores minus load average), divided among the xdist "
+        "workers, at least 1", convert=int, metavar="N"),
     Opt("local_ctx", "context window of the local model in tokens (default 8192); longer "
         "prompts are error outcomes", convert=int, metavar="N"),
     # -- gating ----------------------------------------------------------------------

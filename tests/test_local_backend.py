@@ -201,3 +201,14 @@ def test_a_prompt_longer_than_the_context_is_an_error_outcome(pytester: pytest.P
         assert "--tom-local-ctx" in rec["outcome"]["detail"]
     assert result.ret != 0
     assert json.dumps(data)  # the report stays plain JSON
+
+
+def test_default_threads_leave_busy_cores_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(local_backend, "usable_cpus", lambda: 4)
+    monkeypatch.delenv("PYTEST_XDIST_WORKER_COUNT", raising=False)
+    assert local_backend.default_threads(load=0.2) == 4  # an idle machine: every core
+    assert local_backend.default_threads(load=1.4) == 3  # one core busy elsewhere
+    assert local_backend.default_threads(load=7.0) == 1  # a busy machine: one thread
+    monkeypatch.setenv("PYTEST_XDIST_WORKER_COUNT", "2")
+    assert local_backend.default_threads(load=0.0) == 2  # the cores shared by the workers
+    assert local_backend.default_threads(load=3.0) == 1

@@ -134,20 +134,31 @@ def usable_cpus() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def default_threads() -> int:
-    """Prompt-evaluation threads: the usable cores but one, shared among the xdist workers of
-    this run (each loads its own model); at least 1.
+def default_threads(load: float | None = None) -> int:
+    """Prompt-evaluation threads: the usable cores not busy with other work when the run
+    starts (the load average), shared among the xdist workers of this run (each loads its
+    own model); at least 1. `load` overrides the measured load average (tests).
 
-    One core is left to pytest and everything else because llama.cpp's threads wait for
-    each other at every step: when one of them is preempted all of them stall. Measured on
-    2 busy cores, 2 threads were 3-6 times slower than 1; on 2 idle cores about 1.8 times
-    faster. --tom-threads overrides this.
+    llama.cpp's threads wait for each other at every step: when one is preempted all of
+    them stall, so a thread on a core that something else keeps busy costs more than it
+    brings. Measured on 2 cores (benchmarks/local_threads.py, same run, alternating):
+    at a load average of 6-7, 2 threads evaluated prompts at 0.45x the speed of 1 and
+    items took 1.8x longer; on a moderately loaded machine 2 threads gave 92-99 tokens/s
+    against 61-67 for 1 (1.5x). Answers never depend on the prompt threads (tests), so
+    the choice only moves the speed. --tom-threads overrides it.
     """
     try:
         workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)
     except ValueError:
         workers = 1
-    return max(1, (usable_cpus() - 1) // max(1, workers))
+    cores = usable_cpus()
+    if load is None:
+        try:
+            load = os.getloadavg()[0]
+        except (AttributeError, OSError):
+            load = 0.0
+    free = cores - int(load + 0.5)  # cores the rest of the machine leaves idle
+    return max(1, min(cores // max(1, workers), free))
 
 
 # -- the loaded model (one per process and settings) -----------------------------------
