@@ -15,7 +15,11 @@ and prints every figure with its ratio to its reference and the load average
 when it was measured. Targets: request phase ≤ 1.3 × ideal; whole run ≤ 1.3 ×
 (request phase + collection). The response cache is on (the default) in a fresh
 folder, so writing it is part of the measured time. `--tb line` shows what
-pytest's failure summary costs (N/5 items are answered wrong).
+pytest's failure summary costs (N/5 items are answered wrong). Only pytest-tom
+is loaded (PYTEST_DISABLE_PLUGIN_AUTOLOAD): other plugins installed beside it
+cost what they cost in any pytest run (on the development machine hypothesis'
+terminal summary alone imports hypothesis, about a second); `--autoload` loads
+them all.
 
     python benchmarks/throughput.py [--n 2000] [--latency 0.1] [--concurrency 64]
                                     [--failure-rate 0.0] [--cache on|off] [--tb STYLE]
@@ -94,6 +98,9 @@ def main() -> int:
     ap.add_argument("--tb", default=None, help="pytest --tb style (default: pytest's)")
     ap.add_argument("--xdist", type=int, default=0, metavar="K",
                     help="run with -n K workers, each at concurrency C/K (default: no xdist)")
+    ap.add_argument("--autoload", action="store_true",
+                    help="let pytest load every installed plugin (default: only pytest-tom, and "
+                    "xdist with --xdist: PYTEST_DISABLE_PLUGIN_AUTOLOAD=1)")
     ap.add_argument("--no-reference", action="store_true",
                     help="skip the reference loops (bare openai, raw aiohttp)")
     args = ap.parse_args()
@@ -107,14 +114,18 @@ def main() -> int:
         env = dict(os.environ, TOM_PHASES=str(phases_file),
                    PYTHONPATH=os.pathsep.join(filter(None, [str(root), str(REPO),
                                                             os.environ.get("PYTHONPATH")])))
+        plugins: list[str] = []
+        if not args.autoload:  # other installed plugins (hypothesis ...) cost seconds of their own
+            env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+            plugins = ["-p", "pytest_tom.plugin", *(["-p", "xdist.plugin"] if args.xdist else [])]
         with ChatServer(respond, latency=args.latency, failure_rate=args.failure_rate,
                         retry_after=0.05) as server:
             cmd = [sys.executable, "-m", "pytest", "numbers.tom.yaml", "-p", "no:cacheprovider",
-                   "-p", "tom_phases", "--tom-model=openai:bench",
+                   *plugins, "-p", "tom_phases", "--tom-model=openai:bench",
                    f"--tom-base-url={server.base_url}",
                    f"--tom-concurrency={args.concurrency // max(1, args.xdist)}",
                    f"--tom-cache={args.cache}", "--tom-retries=10", "--tom-backoff=0.05",
-                   "--tom-report=report.json", "-p", "no:randomly",
+                   "--tom-report=report.json", *(["-p", "no:randomly"] if args.autoload else []),
                    *([f"--tb={args.tb}"] if args.tb else []),
                    *(["-n", str(args.xdist)] if args.xdist else [])]
             start = time.time()
@@ -154,7 +165,8 @@ def main() -> int:
     print(f"N {args.n} · latency {args.latency * 1000:.0f} ms · concurrency {args.concurrency}"
           + (f" ({args.xdist} xdist workers × {args.concurrency // args.xdist})" if args.xdist else "")
           + f" · failure rate {args.failure_rate:.0%} ({failures} retried) · requests {requests}"
-          + f" · cache {args.cache} · --tb {args.tb or 'auto'} · cpus {os.cpu_count()}")
+          + f" · cache {args.cache} · --tb {args.tb or 'auto'} · cpus {os.cpu_count()}"
+          + f" · plugins {'all installed' if args.autoload else 'pytest-tom only'}")
     print(f"{'figure':44} {'seconds':>8} {'ratio':>7}  reference  (load)")
     print(f"{'ideal N·L/C':44} {ideal:8.2f}")
     print(f"{'request phase (server: first to last answer)':44} {span:8.2f} {span / ideal:7.2f}  ideal "

@@ -116,7 +116,9 @@ class Family:
         """Optional: prepare, in one batch, the scoring of many (item, response) pairs.
 
         Called with the answers of the whole selection after the request phase and
-        before any item is scored (not under xdist, where items arrive in batches).
+        before any item is scored; under xdist, with the answers a worker has at hand
+        whenever it is about to score an item not prepared yet (a pair is handed over
+        once; the rest of the answers come in later calls).
         Scoring must give the same outcome with or without it. Returns how many
         pairs were prepared.
         """
