@@ -1,4 +1,5 @@
-"""The garbage-collector handling of large collections (pytest_tom.speed)."""
+"""Whole-run speed settings: the garbage collector around a large collection (pytest_tom.speed)
+and the threads of embedding batches under xdist."""
 
 from __future__ import annotations
 
@@ -46,3 +47,16 @@ def test_a_freeze_made_by_someone_else_is_never_undone() -> None:
         assert gc.get_freeze_count() >= before
     finally:
         gc.unfreeze()
+
+
+def test_embedding_batches_share_the_cores_among_xdist_workers(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_tom.scoring import embeddings
+
+    monkeypatch.setattr(embeddings.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    monkeypatch.delenv("PYTEST_XDIST_WORKER_COUNT", raising=False)
+    assert embeddings.batch_threads() is None  # no xdist: torch's own default
+    monkeypatch.setenv("PYTEST_XDIST_WORKER_COUNT", "2")
+    assert embeddings.batch_threads() == 2
+    monkeypatch.setenv("PYTEST_XDIST_WORKER_COUNT", "8")
+    assert embeddings.batch_threads() == 1

@@ -107,7 +107,7 @@ class Embedder:
             missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
             if missing:
                 self._modules.restore()
-                with _threads(1 if len(missing) <= SMALL_BATCH else None):
+                with _threads(1 if len(missing) <= SMALL_BATCH else batch_threads()):
                     vectors = self.model.encode(
                         missing,
                         batch_size=self.batch_size,
@@ -139,6 +139,23 @@ class Embedder:
         """Cosine similarity of `text` to each of `others`."""
         vecs = self.embed([text, *others])
         return [float(vecs[0] @ v) for v in vecs[1:]]
+
+
+def batch_threads() -> int | None:
+    """torch threads for a batch: under xdist the cores divided among the workers (each
+    worker embeds its own batches; torch's default of every core per worker oversubscribes
+    the machine), else None (torch's default)."""
+    try:
+        workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 0)
+    except ValueError:
+        return None
+    if workers < 2:
+        return None
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, cores // workers)
 
 
 @contextmanager
