@@ -106,7 +106,7 @@ def pytest_runtestloop(session: pytest.Session) -> Any:
         session.testsfailed -= held
     else:
         held = 0
-    if not tom.is_worker and not session.config.option.collectonly:
+    if not tom.is_worker and not session.config.option.collectonly and not _stops_early(session):
         from pytest_tom.request_phase import request_phase
 
         request_phase(session, tom.runner)  # every selected item, concurrently, live progress
@@ -119,10 +119,22 @@ def pytest_runtestloop(session: pytest.Session) -> Any:
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> None:
     tom = get_session(item.config)
-    if tom is not None and tom.is_worker:  # xdist: request what this worker was sent, ahead
+    if tom is None:
+        return
+    if tom.is_worker:  # xdist: request what this worker was sent, ahead
         from pytest_tom.request_phase import worker_lookahead
 
         worker_lookahead(item.session).scan(item, nextitem)
+    elif _stops_early(item.session):  # -x / --maxfail: only a window of items ahead
+        from pytest_tom.request_phase import window_prefetch
+
+        window_prefetch(item.session, item, tom.options["concurrency"])
+
+
+def _stops_early(session: pytest.Session) -> bool:
+    """-x or --maxfail: the run may stop at the first wrong answers, so the items are asked
+    for a window ahead of the test loop rather than all at once before it."""
+    return bool(session.config.option.maxfail)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -186,16 +198,24 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     finish_gates(session, tom)  # thresholds and baseline -> session.exitstatus; baseline, Markdown
 
 
-def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> Any:
+    """Around pytest's own summary: big runs list wrong items compactly (report/compact.py),
+    then the tom sections come last: wrong answers, requests, gates, and the scores."""
     tom = get_session(config)
     if tom is None or tom.is_worker:
-        return
-    if tom.results is not None and tom.records:
-        from pytest_tom.report.terminal import write_summary
+        return (yield)
+    from pytest_tom.report.compact import CompactFailures
 
-        write_summary(terminalreporter, tom.results, tom.backend.describe(), tom.options["report"])
-        if tom.options["html"]:
-            terminalreporter.write_line(f"tom html report: {tom.options['html']}")
+    compact = CompactFailures.install(terminalreporter, config)
+    try:
+        result = yield
+    finally:
+        if compact is not None:
+            compact.restore()
+    if compact is not None:
+        compact.write()
+    if tom.results is not None and tom.records:
         from pytest_tom.request_phase import write_summary as write_requests
 
         write_requests(terminalreporter, tom)  # requests, cache hits, tokens, cost, failures
@@ -205,6 +225,13 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     state = gate_state(config)
     if state is not None:
         write_gates(terminalreporter, state)
+    if tom.results is not None and tom.records:
+        from pytest_tom.report.terminal import write_summary
+
+        write_summary(terminalreporter, tom.results, tom.backend.describe(), tom.options["report"])
+        if tom.options["html"]:
+            terminalreporter.write_line(f"tom html report: {tom.options['html']}")
+    return result
 
 
 @pytest.fixture(scope="session")

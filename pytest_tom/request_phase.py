@@ -96,6 +96,22 @@ def request_phase(session: pytest.Session, runner: Any) -> None:
     freeze_more()  # the answers and the client's modules live to the end: out of the GC's sight
 
 
+WINDOW_KEY = pytest.StashKey[dict[int, int]]()
+
+
+def window_prefetch(session: pytest.Session, item: Any, size: int) -> None:
+    """Under -x/--maxfail: submit `item` and the `size` items after it, no further. A run that
+    stops at the first wrong answer then asks the model for at most `size` items it will not
+    score (they are counted apart in the usage summary)."""
+    index = session.config.stash.get(WINDOW_KEY, None)
+    if index is None:
+        index = {id(it): i for i, it in enumerate(session.items)}
+        session.config.stash[WINDOW_KEY] = index
+    i = index.get(id(item))
+    if i is not None:
+        prefetch_items(session.items[i: i + 1 + max(0, size)])
+
+
 def prepare_scoring(items: Iterable[Any]) -> int:
     """Hand each family the answers of `items` before any of them is scored.
 

@@ -95,6 +95,7 @@ def test_a_timeout_says_what_each_attempt_did_and_names_the_options(
     detail = rec["outcome"]["detail"]
     assert detail.startswith("timed out after 0.3s (--tom-timeout) (gave up after 2 attempts")
     assert "lower --tom-max-tokens" in detail and "raise --tom-timeout" in detail
+    assert "lower --tom-concurrency" in detail
     assert "max_tokens 128" in detail
     # the usage table: one row for the model, though the server answered as "test-model"
     # for one item and the timed-out item has no answer (and so no model name) at all
@@ -178,3 +179,70 @@ def test_an_xfail_in_report_mode_carries_the_reason_not_a_traceback(
         # no traceback was built: the text of the report is the one-line reason
         assert isinstance(r.longrepr, str) and "unparseable answer" in r.longrepr
         assert "Traceback" not in r.longrepr and "\n" not in r.longrepr
+
+
+# -- 4. big runs read well ---------------------------------------------------------------------
+def generic_run(pytester: pytest.Pytester, answerer: str, *args: str) -> pytest.RunResult:
+    pytester.makeini("[pytest]\n")
+    return pytester.runpytest(str(GENERIC), f"--tom-model=python:{ANSWERERS}:{answerer}",
+                              "-p", "no:cacheprovider", "-p", "no:randomly", *args)
+
+
+def test_a_big_run_counts_its_wrong_items_and_ends_with_the_scores(
+        pytester: pytest.Pytester) -> None:
+    result = generic_run(pytester, "unparseable")  # every one of the 174 items is wrong
+    out = result.stdout.str()
+    result.assert_outcomes(failed=174)  # pytest's last line keeps every count
+    assert "= FAILURES =" not in out and "\nFAILED " not in out  # no story, no line each
+    result.stdout.fnmatch_lines(["*- tom wrong answers -*",
+                                 "174 wrong answers: not listed one by one (more than 50)",
+                                 "each story: --tb=short*"])
+    # the scores come last, right before pytest's own last line
+    lines = out.rstrip().splitlines()
+    assert lines[-2].startswith("tom totals: 174 items")
+    assert out.index("tom requests -") < out.index("tom scores")
+
+
+def test_a_mid_sized_run_gets_one_line_per_wrong_item(pytester: pytest.Pytester) -> None:
+    result = generic_run(pytester, "unparseable", "-k", "memory")  # 34 wrong items
+    result.stdout.fnmatch_lines([
+        "*- tom wrong answers -*",
+        "UNPARSEABLE *classic-false-belief.tom.yaml::*::memory - answered 'Hmm, hard to say.', "
+        "expected *",
+        "34 wrong answers",
+    ])
+    assert "= FAILURES =" not in result.stdout.str()
+
+
+def test_few_failures_and_explicit_tb_or_r_keep_pytests_own_output(
+        pytester: pytest.Pytester) -> None:
+    few = generic_run(pytester, "unparseable", "-k", "cash-box-van")
+    assert "= FAILURES =" in few.stdout.str() and "tom wrong answers" not in few.stdout.str()
+    explicit = generic_run(pytester, "unparseable", "--tb=line", "-rf")
+    assert "tom wrong answers" not in explicit.stdout.str()
+    assert explicit.stdout.str().count("\nFAILED ") == 174
+
+
+def test_x_stops_asking_the_model(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\n")
+    with ChatServer(lambda body: "Hmm.") as server:  # every answer is unparseable
+        result = pytester.runpytest(str(GENERIC), *openai_args(
+            server, "-x", "--tom-concurrency=2"))
+    result.assert_outcomes(failed=1)
+    # the first item and a window of two ahead: not the 174 items of the suite
+    assert 1 <= server.requests <= 3
+    if server.requests > 1:
+        result.stdout.fnmatch_lines(["* further request(s) for items that were not scored*"])
+
+
+def test_wide_family_tables_are_wrapped_to_120_columns() -> None:
+    from pytest_tom.report.terminal import render_table
+
+    headers = ["", *(f"Column number {i:02d}" for i in range(12))]
+    rows = [["inaccessible", *(f"{10 * i:.1f}" for i in range(12))],
+            ["control", *(f"{i:.1f}" for i in range(12))]]
+    text = render_table({"headers": headers, "rows": rows})
+    assert max(len(ln) for ln in text.splitlines()) <= 120
+    for h in headers[1:]:
+        assert text.count(h) == 1  # every column once
+    assert text.count("inaccessible") >= 2  # the row label repeated in each block

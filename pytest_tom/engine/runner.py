@@ -504,7 +504,8 @@ def attempts_error(history: list[BackendError], why: str | None,
         limit = request.params.max_tokens
         length = f"max_tokens {limit}" if limit is not None else "no max_tokens"
         text += (f"; a timeout often means a very long answer ({length}): lower "
-                 f"--tom-max-tokens, or raise --tom-timeout for a slow server")
+                 f"--tom-max-tokens; or a server that answers one request at a time: lower "
+                 f"--tom-concurrency, or raise --tom-timeout")
     return BackendError(text, kind=last.kind, status=last.status,
                         timed_out=any(e.timed_out for e in history))
 

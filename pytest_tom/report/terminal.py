@@ -43,9 +43,46 @@ def suite_table(metrics: dict[str, Any], intervals: dict[str, Any] | None = None
     return tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)
 
 
-def render_table(table: dict[str, Any]) -> str:
+WIDTH = 120  # tables are cut into column blocks that fit this many characters
+
+
+def _tab(headers: list[str], rows: list[list[str]], cols: list[int]) -> str:
+    return tabulate([[r[i] if i < len(r) else "" for i in cols] for r in rows],
+                    headers=[headers[i] for i in cols], tablefmt="simple", disable_numparse=True)
+
+
+def _width(text: str) -> int:
+    return max(map(len, text.splitlines()), default=0)
+
+
+def render_table(table: dict[str, Any], width: int = WIDTH) -> str:
+    """A family table; wider than `width`, it is wrapped into blocks of columns, each
+    repeating the first column (the row label), one after the other."""
     rows = [[fmt(c) for c in row] for row in table["rows"]]
-    return tabulate(rows, headers=table["headers"], tablefmt="simple", disable_numparse=True)
+    headers = list(table["headers"])
+    text = _tab(headers, rows, list(range(len(headers))))
+    if _width(text) <= width or len(headers) < 3:
+        return text
+    return "\n\n".join(_tab(headers, rows, [0, *cols])
+                        for cols in column_blocks(headers, rows, width))
+
+
+def column_blocks(headers: list[str], rows: list[list[str]], width: int) -> list[list[int]]:
+    """Indices of the columns after the first, in blocks that fit `width` beside column 0
+    (a single column wider than that gets a block of its own)."""
+    blocks: list[list[int]] = [[]]
+    for i in range(1, len(headers)):
+        if blocks[-1] and _width(_tab(headers, rows, [0, *blocks[-1], i])) > width:
+            blocks.append([])
+        blocks[-1].append(i)
+    return blocks
+
+
+def note_lines(text: str, width: int = WIDTH) -> list[str]:
+    """A table's note, wrapped to `width`."""
+    import textwrap
+
+    return textwrap.wrap(text, width) or [""]
 
 
 def write_summary(tr: Any, results: dict[str, Any], model: str, report_path: str | None) -> None:
@@ -69,7 +106,8 @@ def write_summary(tr: Any, results: dict[str, Any], model: str, report_path: str
             tr.write_line(table["title"], bold=True)
             tr.write_line(render_table(table))
             if table.get("note"):
-                tr.write_line(table["note"])
+                for line in note_lines(table["note"]):
+                    tr.write_line(line)
     t = results["totals"]
     tr.write_line("")
     tiv = results.get("totals_intervals") or {}

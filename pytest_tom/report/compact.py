@@ -1,0 +1,109 @@
+"""Big runs read well: wrong answers in one line each, or as a count, instead of a story each.
+
+A run of all bundled items with a weak model has a thousand wrong answers; pytest
+would print a story per failure and a line per failure in its short summary,
+and the scores would scroll away. When the plugin is active and the user gave
+neither `--tb` nor `-r`, pytest-tom takes its items out of pytest's failure
+sections while they are written and lists them itself: up to `STORIES` failing
+items keep pytest's own sections (each story in full), up to `LINES` wrong
+items get one line each, and past that only their count is printed. Items that
+are not pytest-tom's are left to pytest. The counts of pytest's last line are
+untouched: the reports are put back before it is written.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+STORIES = 10  # up to this many failing items: pytest shows each story
+LINES = 50  # up to this many wrong items: one line each; beyond, a count
+KEYS = ("failed", "error", "xfailed")
+
+
+def user_chose_output(config: Any) -> bool:
+    """Did the user ask for pytest's own failure output (--tb, -r, on the command line or in
+    addopts)?"""
+    args = [*config.invocation_params.args, *getattr(config, "_inicache", {}).get("addopts", [])]
+    for arg in map(str, args):
+        if arg.startswith("--tb") or (arg.startswith("-r") and not arg.startswith("--")):
+            return True
+    return config.option.tbstyle != "auto" or config.option.reportchars not in ("fE", "")
+
+
+def _is_tom(report: Any) -> bool:
+    return bool(getattr(report, "tom", None))
+
+
+class CompactFailures:
+    """Holds pytest-tom's failed, errored and xfailed reports out of pytest's summary."""
+
+    def __init__(self, tr: Any):
+        self.tr = tr
+        self.held: dict[str, list[Any]] = {}
+        self.items: list[Any] = []
+
+    @classmethod
+    def install(cls, tr: Any, config: Any) -> CompactFailures | None:
+        """Take the items out of the stats if the run is big enough; None otherwise."""
+        if tr is None or user_chose_output(config):
+            return None
+        ours = {k: [r for r in tr.stats.get(k, []) if _is_tom(r)] for k in KEYS}
+        failing = len(ours["failed"]) + len(ours["error"])
+        if not ours["xfailed"] and failing <= STORIES:
+            return None
+        self = cls(tr)
+        for key in ("failed", "error"):
+            if ours[key]:
+                self.held[key] = tr.stats[key]
+                tr.stats[key] = [r for r in tr.stats[key] if not _is_tom(r)]
+        self.items = [r for k in KEYS for r in ours[k]]
+        return self
+
+    def restore(self) -> None:
+        for key, reports in self.held.items():
+            self.tr.stats[key] = reports
+
+    def write(self) -> None:
+        """The `tom wrong answers` section: a line per item, or the count past LINES."""
+        tr = self.tr
+        n = len(self.items)
+        if not n:
+            return
+        wrong = sum(1 for r in self.items if not _errored(r))
+        errors = n - wrong
+        tr.write_sep("-", "tom wrong answers")
+        if n <= LINES:  # whole lines (a node id to copy, the answer): wrapped, not cut
+            for rep in sorted(self.items, key=lambda r: r.nodeid):
+                tr.write_line(one_line(rep), red=_errored(rep))
+        counts = f"{wrong} wrong answer{'s' if wrong != 1 else ''}" + (
+            f", {errors} error{'s' if errors != 1 else ''}" if errors else "")
+        if n > LINES:
+            tr.write_line(f"{counts}: not listed one by one (more than {LINES})")
+        else:
+            tr.write_line(counts)
+        tr.write_line("each story: --tb=short · pytest's own list: -rfE · every item with the "
+                      "messages it was asked: --tom-report=PATH")
+
+
+def _errored(rep: Any) -> bool:
+    err = rep.tom.get("outcome", {}).get("error")
+    return bool(err) and err != "unparseable"
+
+
+def one_line(rep: Any) -> str:
+    """`WRONG file::scenario::question - answer 'b)', expected 'a) the box'`"""
+    from pytest_tom.report.item_outcome import short
+
+    rec = rep.tom
+    out = rec.get("outcome", {})
+    item = rec.get("item", {})
+    expected: Any = item.get("gold")
+    letter = (item.get("meta") or {}).get("gold_letter")
+    if letter:
+        expected = f"{letter}) {expected}"
+    if _errored(rep):
+        return f"ERROR {rep.nodeid} - {short(out.get('detail') or out.get('error'), 160)}"
+    head = "UNPARSEABLE" if out.get("error") == "unparseable" else "WRONG"
+    responses = rec.get("responses") or [""]
+    said = short(responses[-1], 60)
+    return f"{head} {rep.nodeid} - answered {said!r}, expected {short(expected, 60)!r}"
