@@ -28,6 +28,7 @@ from pytest_tom.engine.samples import (
     score_samples,
     submit_samples,
 )
+from pytest_tom.families.base import method_for
 from pytest_tom.session import TomSession, get_session
 from pytest_tom.suite import ItemSpec, SuiteError
 
@@ -101,7 +102,8 @@ class TomItem(pytest.Item):
         tom = _tom(self.config)
         family = families.get(self.spec.family)
         view = item_view(self.spec)
-        spec, method, params = self.spec, tom.settings.method, sample_params(tom.params, sample)
+        spec, params = self.spec, sample_params(tom.params, sample)
+        method = method_for(family, tom.settings.method)
         per_call = params.max_tokens is None and tom.backend.family_max_tokens
 
         def next_request(responses: list[str]) -> ModelRequest | None:
@@ -179,9 +181,9 @@ class TomItem(pytest.Item):
         comp = self.completion
         if comp is None:
             return []
-        return call_messages(families.get(self.spec.family), self.spec,
-                             _tom(self.config).settings.method, comp.responses,
-                             failed=bool(comp.error))
+        family = families.get(self.spec.family)
+        return call_messages(family, self.spec, method_for(family, _tom(self.config).settings.method),
+                             comp.responses, failed=bool(comp.error))
 
     def story(self) -> str:
         """The failure text: what the model saw, its answer, why it is wrong (-v: whole)."""

@@ -56,8 +56,9 @@ OPTIONS: list[Opt] = [
         metavar="N"),
     Opt("report", "write the JSON report (every item, every metric) to PATH", metavar="PATH"),
     Opt("record", "write every response as a replay file (JSONL) to PATH", metavar="PATH"),
-    Opt("limit", "at most N items per suite, in whole scenarios chosen by the seed (smoke runs); "
-        "the rest is deselected", convert=int, metavar="N"),
+    Opt("limit", "about N items per suite for smoke runs: whole scenarios chosen by the seed, "
+        "at least one per suite (so a suite may keep more than N); the rest is deselected",
+        convert=int, metavar="N"),
     Opt("timeout", "seconds before one request is abandoned (default 120)", default=120.0,
         convert=float, metavar="S"),
     Opt("transport", "HTTP transport of the openai backend: auto (aiohttp when installed, "

@@ -23,6 +23,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "tom: a pytest-tom benchmark item")
     options = read_options(config)
     if not options["model"]:
+        explicit = config.args_source == pytest.Config.ArgsSource.ARGS  # not testpaths
+        if explicit and config.args and not hasattr(config, "workerinput"):
+            from pytest_tom.inactive import check_inactive
+
+            check_inactive(config, str(options["files"]).split())
         return
     from pytest_tom.session import TomSession
 
@@ -31,6 +36,9 @@ def pytest_configure(config: pytest.Config) -> None:
     from pytest_tom.request_phase import configure as configure_calls
 
     configure_calls(tom)  # runner options checked; --tom-cache-clear (controller only)
+    from pytest_tom.usage_checks import check_start
+
+    check_start(tom)  # method, family options, family metric names: usage errors at start
     from pytest_tom.gates.evaluate import configure_gates
 
     configure_gates(tom)  # gate options: usage errors now, not after the run; --tom-items
@@ -52,12 +60,15 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
         return None
     s = tom.describe_settings()
     from pytest_tom.request_phase import cache_label
+    from pytest_tom.usage_checks import method_note
 
-    return [f"tom: model {s['model']} · method {s['method']} · seed {s['seed']} · temperature "
-            f"{s['temperature']} · {tom.max_tokens_text()} · concurrency "
-            f"{s['concurrency']} · suites {tom.options['files']}"
-            + (f" · samples {tom.options['samples']}" if tom.options["samples"] > 1 else "")
-            + f" · {cache_label(tom)}"]
+    lines = [f"tom: model {s['model']} · method {s['method']} · seed {s['seed']} · temperature "
+             f"{s['temperature']} · {tom.max_tokens_text()} · concurrency "
+             f"{s['concurrency']} · suites {tom.options['files']}"
+             + (f" · samples {tom.options['samples']}" if tom.options["samples"] > 1 else "")
+             + f" · {cache_label(tom)}"]
+    note = method_note(s["method"])
+    return [*lines, note] if note else lines
 
 
 def pytest_collect_file(file_path: Any, parent: pytest.Collector) -> pytest.Collector | None:

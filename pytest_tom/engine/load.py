@@ -90,9 +90,6 @@ def load_suite(path: str | Path, settings: Settings | None = None) -> Suite:
             # the semantic checks met data the schema already reported as malformed
             if not schema_problems and ok:
                 raise
-    if family is not None and settings.method not in family.methods:
-        ck.error(("family",), f"family {family.name!r} has no method {settings.method!r} "
-                 f"(--tom-method); its methods: {', '.join(family.methods)}")
     if ck.problems or family is None:
         raise SuiteError(shown, ck.problems)
     suite = Suite(

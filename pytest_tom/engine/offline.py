@@ -16,7 +16,7 @@ from pytest_tom import families
 from pytest_tom.backends.base import ItemView, ModelRequest, SamplingParams
 from pytest_tom.core.model import ItemSpec
 from pytest_tom.core.outcome import REQUEST_FAILED, Outcome
-from pytest_tom.families.base import ScoringContext, Settings
+from pytest_tom.families.base import ScoringContext, Settings, method_for
 
 
 def item_view(spec: ItemSpec) -> ItemView:
@@ -42,7 +42,8 @@ def score_records(items: Iterable[ItemSpec], answer: Callable[[ModelRequest], st
         view = item_view(spec)
         responses: list[str] = []
         outcome: Outcome | None = None
-        while (messages := family.conversation(spec, settings.method, responses)) is not None:
+        method = method_for(family, settings.method)
+        while (messages := family.conversation(spec, method, responses)) is not None:
             request = ModelRequest(messages=messages, params=SamplingParams(), item=view,
                                    step=len(responses))
             try:

@@ -37,6 +37,29 @@ def _importable(target: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
 
+def method_offers(method: str) -> tuple[list[str], list[str]]:
+    """(families offering `method`, families that do not) among the installed ones."""
+    offering, others = [], []
+    for name in available():
+        try:
+            fam = get(name)
+        except Exception:  # a broken third-party family: its suites will say so
+            continue
+        (offering if method in fam.methods else others).append(name)
+    return offering, others
+
+
+def all_methods() -> list[str]:
+    """Every method some installed family offers."""
+    out: dict[str, None] = {}
+    for name in available():
+        try:
+            out.update(dict.fromkeys(get(name).methods))
+        except Exception:
+            continue
+    return list(out)
+
+
 def get(name: str) -> Family:
     """The family instance registered under `name` (KeyError when unknown)."""
     if name not in _cache:

@@ -124,9 +124,25 @@ class Family:
         """
         return 0
 
+    # metric names reported beyond those of `aggregate([])`, as fnmatch patterns (names that
+    # depend on the data, e.g. "class.*"); None: the names cannot be known before the run,
+    # so gate options naming this family's metrics are checked after the run only
+    metric_patterns: tuple[str, ...] | None = None
+
+    def option_problems(self, options: dict[str, Any]) -> list[str]:
+        """Usage errors in this family's options (checked at start), one text per problem."""
+        return []
+
     def unavailable(self, item: ItemSpec, settings: Settings) -> str | None:
         """A reason to skip the item (e.g. an optional dependency missing), or None."""
         return None
+
+
+def method_for(family: Family, method: str) -> str:
+    """The method an item of `family` runs with: `method` where the family offers it, else
+    vanilla (a `--tom-method` offered by some families applies where offered; the header
+    says where it did not)."""
+    return method if method in family.methods else "vanilla"
 
 
 def single_call(messages: list[Message], responses: list[str]) -> list[Message] | None:

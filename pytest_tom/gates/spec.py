@@ -6,9 +6,13 @@ Parsing only; what the names resolve to is decided after aggregation (`gate.py`)
 
 from __future__ import annotations
 
+import difflib
+import fnmatch
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from pytest_tom.metrics.accuracy import accuracy_block
 from pytest_tom.suite.schema import did_you_mean
@@ -173,3 +177,57 @@ def _drop_value(text: str, entry: str) -> float:
     if value < 0:
         raise GateSpecError(f"--tom-max-drop {entry!r}: an allowed drop cannot be negative")
     return value
+
+
+# -- family metric names, known before the run -------------------------------------------
+SHOWN_NAMES = 12  # names listed in an unknown-metric message (the rest counted)
+
+
+def family_metric_names(family_name: str, options: dict[str, Any]) -> tuple[set[str], tuple[str, ...]] | None:
+    """(the metric names a family's suite reports, patterns of data-dependent names), or None
+    when the family cannot say before the run (`Family.metric_patterns` is None)."""
+    from pytest_tom import families
+    from pytest_tom.families.base import Settings
+
+    fam = families.get(family_name)
+    if fam.metric_patterns is None:
+        return None
+    try:
+        static = set(fam.aggregate([], Settings(options=options)).metrics)
+    except Exception:  # a family whose aggregation needs records: checked after the run
+        return None
+    return static | set(TOTALS_METRICS) | {"parse_failure_rate"}, (*fam.metric_patterns, "tag.*")
+
+
+def name_list(names: Iterable[str], near: str = "") -> str:
+    """At most SHOWN_NAMES names, the closest to `near` first, and how many more there are."""
+    names = sorted(set(names))
+    close = difflib.get_close_matches(near, names, n=SHOWN_NAMES, cutoff=0.3) if near else []
+    shown = close + [n for n in names if n not in close][: max(0, SHOWN_NAMES - len(close))]
+    more = len(names) - len(shown)
+    return ", ".join(shown) + (f" ... and {more} more (every name: the JSON report's "
+                               f"suites.<suite>.metrics)" if more > 0 else "")
+
+
+def check_family_metrics(options: dict[str, Any]) -> None:
+    """GateSpecError when `--tom-fail-under`/`--tom-max-drop` name a family metric the family
+    never reports, with the closest valid name; before the run rather than after it."""
+    known = family_names()
+    refs = [t.ref for t in parse_thresholds(options.get("fail_under"), known)]
+    refs += [ref for ref, _ in parse_max_drop(options.get("max_drop"), known).overrides]
+    problems = []
+    for ref in refs:
+        if ref.family is None:
+            continue
+        names = family_metric_names(ref.family, options)
+        if names is None:
+            continue
+        static, patterns = names
+        if ref.metric in static or any(fnmatch.fnmatchcase(ref.metric, p) for p in patterns):
+            continue
+        close = difflib.get_close_matches(ref.metric, sorted(static), n=1, cutoff=0.6)
+        hint = f" (did you mean {ref.family + '.' + close[0]!r}?)" if close else ""
+        problems.append(f"unknown metric {ref.text!r}{hint}; family {ref.family} reports: "
+                        f"{name_list(static, ref.metric)}")
+    if problems:
+        raise GateSpecError("\n".join(dict.fromkeys(problems)))

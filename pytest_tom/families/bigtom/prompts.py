@@ -75,6 +75,9 @@ def _example(cot: bool) -> list[Message]:
     return [{"role": "user", "content": question}, {"role": "assistant", "content": answer}]
 
 
+METHODS = ("vanilla", "cot", "1shot", "1shot-cot")
+
+
 def messages(method: str, text: str, responses: list[str]) -> list[Message] | None:
     """The next call of `method` for an item whose text is `text`; None when done."""
     cot = method in ("cot", "1shot-cot")

@@ -12,6 +12,7 @@ weighted F1, per character, by ToM order, error types) are in `fantom_metrics`.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from pytest_tom.core.model import ItemSpec, Suite
@@ -35,7 +36,12 @@ from pytest_tom.families.fantom.parsing import (
     parse_binary,
 )
 from pytest_tom.families.fantom.schema import CONVERSATION, DEFAULTS, check_document
-from pytest_tom.scoring.embeddings import EmbedderError, embeddings_available, get_embedder
+from pytest_tom.scoring.embeddings import (
+    EmbedderError,
+    embeddings_available,
+    get_embedder,
+    looks_like_path,
+)
 from pytest_tom.scoring.f1 import token_f1
 from pytest_tom.suite.schema import Checker
 
@@ -69,6 +75,7 @@ def prompt(item: ItemSpec) -> str:
 class FantomFamily(Family):
     name = "fantom"
     methods = ("vanilla", "cot")
+    metric_patterns = ()  # names beyond aggregate([]) (usage_checks)
     answer_tokens = 128  # free answers are a sentence; lists of names
     scenario_schema = CONVERSATION
     defaults_schema = DEFAULTS
@@ -98,6 +105,14 @@ class FantomFamily(Family):
                 [{"role": "user", "content": f"{text} {COT_START}"}], COT_FOLLOW_UP, responses
             )
         return single_call([{"role": "user", "content": text}], responses)
+
+    def option_problems(self, options: dict[str, Any]) -> list[str]:
+        spec = options.get("embedder")
+        if spec and looks_like_path(str(spec)) and not Path(str(spec)).expanduser().is_dir():
+            return [f"--tom-embedder {spec}: no such model directory (give the folder of a "
+                    f"sentence-transformers model, or a model name in the local Hugging Face "
+                    f"cache; without the option the bundled all-MiniLM-L6-v2 is used)"]
+        return []
 
     def unavailable(self, item: ItemSpec, settings: Settings) -> str | None:
         if item.kind != "belief_dist":

@@ -266,6 +266,16 @@ def embedder_info(records: list[Record], settings: Settings) -> str:
     return f"{configured} (not used: no belief_dist answer was scored)"
 
 
+def unavailable_reason(records: list[Record]) -> str:
+    """Why the free-response figures are missing: the belief_dist items were skipped (the
+    reason they carry: the extra or the embedder), or none ran (deselected)."""
+    for r in records:
+        if kind(r) == "belief_dist" and is_skipped(r):
+            return str(r["outcome"].get("detail") or "the belief_dist items were skipped")
+    return ("no belief_dist item ran in this session (deselected: -k, -m, --lf or "
+            "--tom-limit); ALL* and the Dist. figures need them")
+
+
 def pct(value: float | None, unavailable: bool = False) -> str:
     if value is None:
         return "unavailable" if unavailable else "n/a"
@@ -350,9 +360,8 @@ def aggregate_fantom(records: list[Record], settings: Settings) -> FamilyResult:
                 "Dist.-correct answers; fact questions belong to no scenario (same value in "
                 "both rows)"
                 + (
-                    "; 'unavailable' needs the embeddings extra: "
-                    "pip install 'pytest-tom[embeddings]'"
-                    if any(r[1] == "unavailable" for r in main_rows)
+                    f"; 'unavailable': {unavailable_reason(records)}"
+                    if any("unavailable" in r for r in main_rows)
                     else ""
                 )
             ),

@@ -104,6 +104,7 @@ def question_id(q: dict[str, Any], index: int) -> str:
 class GenericFamily(Family):
     name = "generic"
     methods = ("vanilla", "cot")
+    metric_patterns = ("tomi.*",)  # names beyond aggregate([]) (usage_checks)
     answer_tokens = 128  # json_final answers are a small JSON between markers
     scenario_schema = SCENARIO
     defaults_schema = DEFAULTS

@@ -121,6 +121,7 @@ def places_of(sc: dict[str, Any]) -> list[list[str]]:
 class OpenTomFamily(Family):
     name = "opentom"
     methods = ("vanilla", "cot", "simtom")
+    metric_patterns = ()  # names beyond aggregate([]) (usage_checks)
     scenario_schema = SCENARIO
     defaults_schema = DEFAULTS
     description = "OpenToM narratives: location, multi-hop and attitude questions, macro-F1"

@@ -59,6 +59,7 @@ def small_pct(value: float | None) -> str:
 class RobustnessFamily(Family):
     name = "robustness"
     methods = ("vanilla", "cot")
+    metric_patterns = ("class.*", "variant.*")  # names beyond aggregate([]) (usage_checks)
     answer_tokens = 128  # the answer is a small JSON between markers
     scenario_schema = STAGE
     defaults_schema = DEFAULTS

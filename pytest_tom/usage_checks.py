@@ -1,0 +1,53 @@
+"""Usage errors found at start, before anything is collected or asked: the real reason,
+early, in one message (exit status 4).
+
+- `--tom-method` offered by no installed family; a method offered by some applies
+  where offered (the others run vanilla; the header says which);
+- a family's own options (`Family.option_problems`), e.g. a `--tom-embedder` path
+  that does not exist;
+- a family metric in `--tom-fail-under` / `--tom-max-drop` that its family never
+  reports (`fantom.allstar`: did you mean `fantom.all_star`?).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+
+def check_start(tom: Any) -> None:
+    """Raise one UsageError listing every problem of the options (controller and workers)."""
+    from pytest_tom import families
+
+    problems: list[str] = []
+    method = tom.settings.method
+    offering, _ = families.method_offers(method)
+    if not offering:
+        problems.append(f"--tom-method {method!r}: no installed family offers it; methods: "
+                        f"{', '.join(families.all_methods())}")
+    for name in families.available():
+        try:
+            fam = families.get(name)
+        except Exception:
+            continue
+        problems += fam.option_problems(tom.options)
+    from pytest_tom.gates.spec import GateSpecError, check_family_metrics
+
+    try:
+        check_family_metrics(tom.options)
+    except GateSpecError as exc:
+        problems.append(str(exc))
+    if problems:
+        raise pytest.UsageError("\n".join(dict.fromkeys(problems)))
+
+
+def method_note(method: str) -> str | None:
+    """For the header: where a method applies when not every family offers it."""
+    from pytest_tom import families
+
+    offering, others = families.method_offers(method)
+    if not offering or not others:
+        return None
+    return (f"tom: method {method} applies to {', '.join(offering)}; suites of "
+            f"{', '.join(others)} run vanilla (they do not offer {method})")
