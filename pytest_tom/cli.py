@@ -24,12 +24,23 @@ CONVERTERS = {  # subcommand -> module
 }
 
 
+def plural(n: int, word: str) -> str:
+    """`1 scenario`, `2 scenarios`, `1,088 items`."""
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     from pytest_tom.engine.load import load_suite
     from pytest_tom.families.base import Settings
     from pytest_tom.suite import SuiteError
 
+    from pytest_tom import families
+
     settings = Settings(method=args.method, seed=args.seed)
+    if args.method not in families.all_methods():
+        print(f"pytest-tom validate: --method {args.method!r}: no installed family offers it; "
+              f"methods: {', '.join(families.all_methods())}", file=sys.stderr)
+        return 2
     bad = 0
     paths: list[Path] = []
     for name in args.files:
@@ -49,8 +60,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
             print(exc.render(), file=sys.stderr)
             bad += 1
             continue
+        fam = families.get(suite.family)
+        runs = "" if args.method in fam.methods else f"; method {args.method} not offered: vanilla"
         print(f"{path}: ok — suite {suite.name!r} (family {suite.family}), "
-              f"{suite.scenario_count} scenarios, {len(suite.items)} items")
+              f"{plural(suite.scenario_count, 'scenario')}, {plural(len(suite.items), 'item')}"
+              f"{runs}")
     return 1 if bad else 0
 
 

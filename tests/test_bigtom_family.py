@@ -177,9 +177,16 @@ def test_identical_answers_and_duplicate_ids_are_errors(tmp_path: Path) -> None:
     assert "scenarios[3].action.initial_state" in text  # checks go on after a malformed one
 
 
-def test_unknown_method_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(SuiteError, match="no method 'simtom'"):
-        load_suite(write_suite(tmp_path, [TEMPLATE]), Settings(method="simtom"))
+def test_a_method_bigtom_does_not_offer_runs_vanilla(tmp_path: Path) -> None:
+    from pytest_tom import families
+    from pytest_tom.families.base import method_for
+
+    suite = load_suite(write_suite(tmp_path, [TEMPLATE]), Settings(method="simtom"))
+    fam = families.get("bigtom")
+    assert method_for(fam, "simtom") == "vanilla" and method_for(fam, "1shot") == "1shot"
+    item = suite.items[0]
+    assert fam.conversation(item, method_for(fam, "simtom"), []) == fam.conversation(
+        item, "vanilla", [])
 
 
 # -- parsing -------------------------------------------------------------------------------------

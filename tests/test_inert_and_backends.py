@@ -116,11 +116,14 @@ def test_cot_method_makes_two_calls_and_scores_the_second(pytester: pytest.Pytes
     assert all(len(r["responses"]) == 2 for r in load_report(report)["items"])
 
 
-def test_unsupported_method_is_reported_per_suite(pytester: pytest.Pytester) -> None:
+def test_a_method_the_family_does_not_offer_runs_vanilla_and_says_so(
+        pytester: pytest.Pytester) -> None:
     pytester.makefile(".tom.yaml", mini=SUITE)
     result = pytester.runpytest(f"--tom-model=python:{ANSWERERS}:right", "--tom-method=simtom",
                                 "-p", "no:cacheprovider")
-    result.stdout.fnmatch_lines(["*family 'generic' has no method 'simtom'*its methods: vanilla, cot*"])
+    result.stdout.fnmatch_lines(["tom: method simtom applies to opentom; suites of *generic* "
+                                 "run vanilla*"])
+    result.assert_outcomes(passed=2)
 
 
 def test_python_backend_exception_is_an_error_outcome(pytester: pytest.Pytester) -> None:

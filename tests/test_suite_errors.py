@@ -138,7 +138,7 @@ def test_validate_command(tmp_path) -> None:
     (tmp_path / "good.tom.yaml").write_text(GOOD)
     cmd = [sys.executable, "-m", "pytest_tom.cli", "validate"]
     ok = subprocess.run([*cmd, str(tmp_path / "good.tom.yaml")], capture_output=True, text=True)
-    assert ok.returncode == 0 and "ok — suite 'good-demo'" in ok.stdout and "1 items" in ok.stdout
+    assert ok.returncode == 0 and "ok — suite 'good-demo'" in ok.stdout and "1 scenario, 1 item" in ok.stdout
     bad = subprocess.run([*cmd, str(tmp_path)], capture_output=True, text=True)
     assert bad.returncode == 1
     assert len(problems(bad.stderr)) == 10

@@ -246,3 +246,65 @@ def test_wide_family_tables_are_wrapped_to_120_columns() -> None:
     for h in headers[1:]:
         assert text.count(h) == 1  # every column once
     assert text.count("inaccessible") >= 2  # the row label repeated in each block
+
+
+# -- 5. errors that say the real reason, early -------------------------------------------------
+FANTOM = SUITES / "fantom" / "smalltalk.tom.yaml"
+
+
+def test_an_unknown_family_metric_is_a_usage_error_before_the_run(
+        pytester: pytest.Pytester) -> None:
+    result = generic_run(pytester, "right", "--tom-fail-under=fantom.allstar=0.1")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    err = result.stderr.str()
+    assert "unknown metric 'fantom.allstar' (did you mean 'fantom.all_star'?)" in err
+    assert "more (every name: the JSON report's suites.<suite>.metrics)" in err
+    assert max(len(line) for line in err.splitlines()) < 1000  # no 6,000-character list
+    assert "collected" not in result.stdout.str()  # nothing ran
+    ok = generic_run(pytester, "right", "--tom-fail-under=fantom.all_star=0.1,"
+                     "robustness.class.late_label.turn=0.5", "-k", "cash-box-van")
+    assert "unknown metric" not in ok.stderr.str() + ok.stdout.str().split("tom gates")[0]
+
+
+def test_a_missing_embedder_path_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    result = generic_run(pytester, "right", "--tom-embedder=./no/such/model")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--tom-embedder ./no/such/model: no such model directory" in result.stderr.str()
+
+
+def test_methods_unknown_everywhere_or_offered_somewhere(pytester: pytest.Pytester) -> None:
+    nowhere = generic_run(pytester, "right", "--tom-method=telepathy")
+    assert nowhere.ret == pytest.ExitCode.USAGE_ERROR
+    err = nowhere.stderr.str()
+    assert err.count("--tom-method 'telepathy': no installed family offers it") == 1
+    assert "simtom" in err and "1shot-cot" in err
+    # simtom is OpenToM's: the generic suite runs vanilla, and the header says so
+    some = generic_run(pytester, "right", "--tom-method=simtom", "-k", "cash-box-van")
+    some.assert_outcomes(passed=5)
+    some.stdout.fnmatch_lines(["tom: method simtom applies to opentom; suites of *generic* run "
+                               "vanilla (they do not offer simtom)"])
+
+
+def test_fantom_unavailable_footnote_names_the_real_reason(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\n")
+    result = pytester.runpytest(str(FANTOM), f"--tom-model=python:{ANSWERERS}:right",
+                                "-p", "no:cacheprovider", "-m", "belief_choice")
+    out = " ".join(result.stdout.str().split())
+    assert ("'unavailable': no belief_dist item ran in this session (deselected: -k, -m, --lf "
+            "or --tom-limit)") in out
+    assert "needs the embeddings extra" not in out
+
+
+def test_a_suite_without_a_model_says_how_to_activate_the_plugin(
+        pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\n")
+    pytester.makefile(".tom.yaml", demo=SUITE)
+    named = pytester.runpytest("demo.tom.yaml")
+    assert named.ret == pytest.ExitCode.USAGE_ERROR
+    assert "demo.tom.yaml: a pytest-tom suite, but pytest-tom is inactive: pass " \
+           "--tom-model=SPEC" in named.stderr.str()
+    folder = pytester.runpytest(".")
+    folder.stdout.fnmatch_lines(["note: 1 pytest-tom suite file(s) (*.tom.yaml) were not "
+                                 "collected: pytest-tom is inactive*"])
+    helptext = " ".join(pytester.runpytest("--help").stdout.str().split())
+    assert "whole scenarios chosen by the seed, at least one per suite" in helptext

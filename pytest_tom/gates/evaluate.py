@@ -36,6 +36,7 @@ from pytest_tom.gates.spec import (
     family_names,
     is_core,
     lower_is_better,
+    name_list,
     parse_max_drop,
     parse_thresholds,
 )
@@ -197,13 +198,13 @@ def valid_names(results: dict[str, Any], ref: MetricRef) -> str:
     suites = results["suites"]
     if ref.is_totals:
         return f"totals: {', '.join(TOTALS_METRICS)}"
-    if ref.family is not None:
-        names = sorted({m for s in suites.values() if s["family"] == ref.family for m in s["metrics"]})
-        return f"suites of family {ref.family}: {', '.join(names)}"
+    if ref.family is not None:  # at most a dozen names, the closest first (no 6,000-char line)
+        names = {m for s in suites.values() if s["family"] == ref.family for m in s["metrics"]}
+        return f"suites of family {ref.family}: {name_list(names, ref.metric)}"
     if ref.suite == "*":
-        names = sorted({m for s in suites.values() for m in s["metrics"]})
-        return f"suites: {', '.join(names)}"
-    return f"suite {ref.suite}: {', '.join(sorted(suites[ref.suite]['metrics']))}"
+        names = {m for s in suites.values() for m in s["metrics"]}
+        return f"suites: {name_list(names, ref.metric)}"
+    return f"suite {ref.suite}: {name_list(suites[ref.suite]['metrics'], ref.metric)}"
 
 
 def resolve(ref: MetricRef, results: dict[str, Any]) -> list[str | None]:
