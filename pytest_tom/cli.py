@@ -30,11 +30,10 @@ def plural(n: int, word: str) -> str:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    from pytest_tom import families
     from pytest_tom.engine.load import load_suite
     from pytest_tom.families.base import Settings
     from pytest_tom.suite import SuiteError
-
-    from pytest_tom import families
 
     settings = Settings(method=args.method, seed=args.seed)
     if args.method not in families.all_methods():

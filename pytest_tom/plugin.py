@@ -105,6 +105,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = kept
 
 
+def pytest_deselected(items: list[pytest.Item]) -> None:
+    """Count deselected items of the suites (the gates warn that they judged a subset)."""
+    if not items:
+        return
+    tom = get_session(items[0].config)
+    if tom is not None:
+        tom.deselected = getattr(tom, "deselected", 0) + sum(1 for i in items if hasattr(i, "spec"))
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtestloop(session: pytest.Session) -> Any:
     """Broken suites do not stop the others: their collection errors are set aside while the

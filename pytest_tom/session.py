@@ -89,10 +89,17 @@ class RecordSink:
     def __init__(self, session: TomSession):
         self.session = session
 
+    @pytest.hookimpl(trylast=True)  # after the cache plugin's own bookkeeping of --lf
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         data = getattr(report, "tom", None)
         if data and not self.session.is_worker:
             self.session.records.append(data)
+            if getattr(report, "wasxfail", None) is not None:
+                # a wrong answer under --tom-items report is an xfail, which pytest's --lf
+                # forgets; it is still a wrong answer that `--lf` should run again
+                lf = self.session.config.pluginmanager.get_plugin("lfplugin")
+                if lf is not None and hasattr(lf, "lastfailed"):
+                    lf.lastfailed[report.nodeid] = True
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed and report.nodeid:

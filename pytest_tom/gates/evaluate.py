@@ -411,6 +411,31 @@ def configure_gates(tom: TomSession) -> None:
     tom.config.stash[GATE_KEY] = GateState(cfg)
 
 
+def subset_note(session: pytest.Session, tom: TomSession) -> str:
+    """A warning when the gates judged part of the suites: items deselected (-k, -m, --lf,
+    --tom-limit) or named by node id."""
+    deselected = int(getattr(tom, "deselected", 0) or 0)
+    opt = session.config.option
+    selecting = [name for name, on in (("-k", getattr(opt, "keyword", "")),
+                                       ("-m", getattr(opt, "markexpr", "")),
+                                       ("--lf", getattr(opt, "lf", False)),
+                                       ("--tom-limit", tom.options.get("limit"))) if on]
+    if not session.config.pluginmanager.has_plugin("dsession"):
+        selecting = selecting if deselected else []  # counted here; under xdist the workers
+        # deselect and the controller only knows the options
+    by_id = [a for a in session.config.args if "::" in str(a)]
+    if not deselected and not by_id and not selecting:
+        return ""
+    how = []
+    if deselected or selecting:
+        count = f"{deselected} item(s) deselected" if deselected else "items selected"
+        how.append(f"{count} by {', '.join(selecting) or '-k, -m, --lf or --tom-limit'}")
+    if by_id:
+        how.append("items named by node id")
+    return (f"the gates judged a subset: {len(tom.records)} item(s) ran ({'; '.join(how)}); "
+            f"the numbers are those of the subset, not of the whole suites")
+
+
 def finish_gates(session: pytest.Session, tom: TomSession) -> None:
     """Evaluate the gates after aggregation, set the exit status, write baseline and Markdown."""
     state = gate_state(session.config)
@@ -425,7 +450,13 @@ def finish_gates(session: pytest.Session, tom: TomSession) -> None:
         report = evaluate(cfg, tom.results, tom.records)
         if cfg.baseline is not None:
             report.notes[:0] = settings_notes(cfg.baseline, tom.describe_settings())
+        subset = subset_note(session, tom)
+        if subset:
+            report.notes.insert(0, subset)
         state.report = report
+        from pytest_tom.report.junit_gates import add_gate_cases
+
+        add_gate_cases(session.config, report)  # each gate a test case of --junitxml
         if report.error:
             session.exitstatus = pytest.ExitCode.USAGE_ERROR
         elif report.failed and session.exitstatus == pytest.ExitCode.OK:
@@ -443,5 +474,6 @@ def finish_gates(session: pytest.Session, tom: TomSession) -> None:
         from pytest_tom.report.markdown import write_markdown
 
         write_markdown(cfg.markdown, tom.results, state.report, tom.describe_settings(),
-                       exitstatus=int(session.exitstatus))
+                       exitstatus=int(session.exitstatus), records=tom.records,
+                       baseline_items=cfg.baseline["items"] if cfg.baseline else None)
         state.written.append(f"tom markdown summary: {cfg.markdown}")

@@ -69,7 +69,7 @@ def write_gates(tr: Any, state: GateState) -> None:
         tr.write_line(f"tom gates: {state.not_evaluated}", yellow=True)
     if report is not None:
         for note in report.notes:
-            tr.write_line(f"note: {note}")
+            tr.write_line(f"note: {note}", yellow=note.startswith("the gates judged a subset"))
         if report.error:
             for line in report.error.splitlines():
                 tr.write_line(f"tom gates: usage error: {line}", red=True, bold=True)

@@ -131,17 +131,26 @@ def suites_section(results: dict[str, Any]) -> list[str]:
     return lines
 
 
-def diff_section(diff: ItemDiff, listed: int = LISTED) -> list[str]:
+def diff_section(diff: ItemDiff, listed: int = LISTED, records: list[dict[str, Any]] | None = None,
+                 baseline_items: list[dict[str, Any]] | None = None) -> list[str]:
     lines = ["### Items changed since the baseline", "",
              f"{diff.paired} paired · {len(diff.newly_wrong)} newly wrong · "
              f"{len(diff.newly_right)} newly right · {len(diff.new)} new · "
              f"{len(diff.removed)} removed"
              + (f" · {len(diff.incomparable)} judged in one run only" if diff.incomparable else ""),
              ""]
+    flips: tuple[tuple[str, list[Any]], ...] = ()
+    if records is not None and baseline_items is not None:  # told with question and answers
+        from pytest_tom.report.markdown_items import by_key, flipped_lines
+
+        before, now = by_key(baseline_items), by_key(records)
+        for title, keys in (("newly wrong", diff.newly_wrong), ("newly right", diff.newly_right)):
+            lines += flipped_lines(title, keys, before, now, cell, table)
+        flips = (("newly wrong", diff.newly_wrong), ("newly right", diff.newly_right))
     for title, keys in (("newly wrong", diff.newly_wrong), ("newly right", diff.newly_right),
                         ("new", diff.new), ("removed", diff.removed),
                         ("judged in one run only", diff.incomparable)):
-        if not keys:
+        if not keys or (title, keys) in flips:
             continue
         lines += [f"<details><summary>{title} ({len(keys)})</summary>", ""]
         lines += [f"- {code(f'{suite}::{item}')}" for suite, item in keys[:listed]]
@@ -152,7 +161,8 @@ def diff_section(diff: ItemDiff, listed: int = LISTED) -> list[str]:
 
 
 def render(results: dict[str, Any], report: GateReport | None, settings: dict[str, Any],
-           exitstatus: int | None = None) -> str:
+           exitstatus: int | None = None, records: list[dict[str, Any]] | None = None,
+           baseline_items: list[dict[str, Any]] | None = None) -> str:
     t = results["totals"]
     tiv = results.get("totals_intervals") or {}
     lines = [f"## pytest-tom: {cell(settings.get('model', ''))}", ""]
@@ -178,14 +188,20 @@ def render(results: dict[str, Any], report: GateReport | None, settings: dict[st
         lines += gates_section(report)
     lines += suites_section(results)
     if report is not None and report.diff is not None and not report.error:
-        lines += diff_section(report.diff)
+        lines += diff_section(report.diff, records=records, baseline_items=baseline_items)
+    elif records:  # no baseline: where the model is weakest
+        from pytest_tom.report.markdown_items import weakest_lines
+
+        lines += weakest_lines(records, table)
     return "\n".join(lines).rstrip() + "\n"
 
 
 def write_markdown(path: str | Path, results: dict[str, Any], report: GateReport | None,
-                   settings: dict[str, Any], exitstatus: int | None = None) -> None:
+                   settings: dict[str, Any], exitstatus: int | None = None,
+                   records: list[dict[str, Any]] | None = None,
+                   baseline_items: list[dict[str, Any]] | None = None) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = render(results, report, settings, exitstatus)
+    text = render(results, report, settings, exitstatus, records, baseline_items)
     write_atomic(path, text)
 

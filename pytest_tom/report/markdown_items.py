@@ -1,0 +1,84 @@
+"""The item sections of the Markdown summary: what changed since the baseline, told with
+the question and both answers, and without a baseline the weakest tags and kinds.
+
+A CI reviewer reads the summary, not the JSON report: an item id alone says
+little, so each flipped item shows its question, the baseline's answer and the
+new one (trimmed).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+Record = dict[str, Any]
+Key = tuple[str, str]
+
+FLIPPED_ROWS = 50  # rows per kind of change; the rest are counted
+WEAKEST = 10  # rows of the weakest tags and kinds
+MIN_ITEMS = 3  # a tag or kind with fewer judged items is not ranked
+
+
+def trim(value: Any, limit: int = 80) -> str:
+    text = value if isinstance(value, str) else ("" if value is None else str(value))
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def answer_of(rec: Record | None) -> str:
+    """What the model answered: the parsed answer, else its last response, trimmed."""
+    if rec is None:
+        return "—"
+    out = rec.get("outcome", {})
+    if out.get("error") and out.get("error") != "unparseable":
+        return f"error: {trim(out.get('detail') or out.get('error'), 50)}"
+    parsed = out.get("parsed")
+    if parsed not in (None, "", [], {}):
+        return trim(parsed, 60)
+    responses = rec.get("responses") or []
+    return trim(responses[-1], 60) if responses else "—"
+
+
+def by_key(records: list[Record]) -> dict[Key, Record]:
+    return {(r["item"]["suite"], r["item"]["id"]): r for r in records}
+
+
+def flipped_lines(title: str, keys: list[Key], before: dict[Key, Record],
+                  now: dict[Key, Record], cell: Any, table: Any) -> list[str]:
+    """A table of changed items: item, question, baseline answer, new answer."""
+    if not keys:
+        return []
+    rows = []
+    for suite, item in keys[:FLIPPED_ROWS]:
+        cur = now.get((suite, item))
+        question = trim((cur or before.get((suite, item)) or {}).get("item", {}).get("question"))
+        rows.append([f"`{suite}::{item}`", question, answer_of(before.get((suite, item))),
+                     answer_of(cur)])
+    lines = [f"<details><summary>{title} ({len(keys)})</summary>", ""]
+    lines += table(["item", "question", "baseline answer", "new answer"], rows)
+    if len(keys) > FLIPPED_ROWS:
+        lines.append(f"\n... and {len(keys) - FLIPPED_ROWS} more (see the JSON report)")
+    return [*lines, "", "</details>", ""]
+
+
+def weakest_lines(records: list[Record], table: Any) -> list[str]:
+    """The tags and kinds with the lowest turn accuracy (judged items only)."""
+    counts: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for r in records:
+        correct = r.get("outcome", {}).get("correct")
+        if correct is None:
+            continue
+        item = r["item"]
+        groups = [("kind", item.get("kind", ""))] + [("tag", t) for t in item.get("tags", [])]
+        for what, name in groups:
+            c = counts[(item["suite"], what, name)]
+            c[0] += bool(correct)
+            c[1] += 1
+    ranked = sorted(((right / n, -n, key) for key, (right, n) in counts.items() if n >= MIN_ITEMS))
+    if not ranked:
+        return []
+    rows = [[f"`{suite}`", what, f"`{name}`", f"{100 * acc:.1f}%", f"{counts[(suite, what, name)][0]}"
+             f"/{-neg}"] for acc, neg, (suite, what, name) in ranked[:WEAKEST]]
+    return ["### Weakest tags and kinds", "",
+            *table(["suite", "by", "name", "turn acc", "right"], rows), "",
+            f"Lowest turn accuracy first; groups of at least {MIN_ITEMS} judged items.", ""]
