@@ -308,3 +308,51 @@ def test_a_suite_without_a_model_says_how_to_activate_the_plugin(
                                  "collected: pytest-tom is inactive*"])
     helptext = " ".join(pytester.runpytest("--help").stdout.str().split())
     assert "whole scenarios chosen by the seed, at least one per suite" in helptext
+
+
+# -- 6. CI artefacts tell the story ------------------------------------------------------------
+def test_gates_are_junit_test_cases(pytester: pytest.Pytester) -> None:
+    import xml.etree.ElementTree as ET
+
+    result = generic_run(pytester, "mixed", "--tom-fail-under=turn=0.99,goal>=0",
+                         "--junitxml=j.xml")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    cases = {c.get("name"): c for c in ET.parse(pytester.path / "j.xml").iter("testcase")
+             if c.get("classname") == "tom-gates"}
+    assert set(cases) == {"totals:turn", "totals:goal"}
+    failure = cases["totals:turn"].find("failure")
+    assert failure is not None and "FAILED totals:turn  required >= 0.99" in failure.get("message")
+    assert cases["totals:goal"].find("failure") is None
+    props = {p.get("name"): p.get("value") for p in cases["totals:turn"].iter("property")}
+    assert props["tom_gate_kind"] == "threshold" and props["tom_gate_reference"] == "0.99"
+    suite = next(ET.parse(pytester.path / "j.xml").iter("testsuite"))
+    assert int(suite.get("tests")) == 174 + 2  # the items and the two gates
+
+
+def test_markdown_tells_flipped_items_and_without_baseline_the_weakest(
+        pytester: pytest.Pytester) -> None:
+    generic_run(pytester, "right", "--tom-save-baseline=b.json")
+    generic_run(pytester, "mixed", "--tom-baseline=b.json", "--tom-markdown=s.md")
+    md = (pytester.path / "s.md").read_text()
+    assert "| item | question | baseline answer | new answer |" in md
+    row = next(ln for ln in md.splitlines() if "::memory`" in ln)
+    assert "?" in row.split("|")[2]  # the question
+    assert row.split("|")[3].strip() != row.split("|")[4].strip()  # the two answers differ
+    generic_run(pytester, "mixed", "--tom-markdown=alone.md")
+    alone = (pytester.path / "alone.md").read_text()
+    weakest = alone[alone.index("### Weakest tags and kinds"):]
+    assert "| `classic-false-belief` | tag | `memory` | 0.0% |" in weakest
+
+
+def test_last_failed_after_a_report_mode_run_reruns_the_wrong_items(
+        pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\n")
+    model = f"--tom-model=python:{ANSWERERS}:mixed"
+    first = pytester.runpytest(str(GENERIC), model, "--tom-items=report", "-p", "no:randomly")
+    wrong = first.parseoutcomes()["xfailed"]
+    assert first.ret == pytest.ExitCode.OK and wrong > 0
+    again = pytester.runpytest(str(GENERIC), f"--tom-model=python:{ANSWERERS}:right", "--lf",
+                               "-p", "no:randomly", "--tom-fail-under=turn=0")
+    again.assert_outcomes(passed=wrong, deselected=174 - wrong)
+    again.stdout.fnmatch_lines(["note: the gates judged a subset: * item(s) ran (* deselected "
+                                "by --lf)*"])
