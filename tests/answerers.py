@@ -22,7 +22,7 @@ def gold_text(item: Any) -> str:
     if item.kind == "names":
         return ", ".join(item.gold) if item.gold else "Nobody."
     if item.kind == "contains":
-        return " ".join(item.gold["contains"])
+        return " ".join(w if isinstance(w, str) else w[0] for w in item.gold["contains"])
     if item.kind == "json_final":
         final = {obj: answers[0] for obj, answers in item.gold.items()}
         return "===BEGIN JSON===\n" + json.dumps({"final": final}) + "\n===END JSON==="

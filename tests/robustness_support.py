@@ -92,7 +92,7 @@ def generic_right(req: Any) -> str:
     if item.kind == "json_final":
         return right(req)
     if item.kind == "contains":
-        return " ".join(item.gold["contains"])
+        return " ".join(w if isinstance(w, str) else w[0] for w in item.gold["contains"])
     raise ValueError(item.kind)
 
 

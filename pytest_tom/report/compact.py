@@ -97,10 +97,9 @@ def one_line(rep: Any) -> str:
     rec = rep.tom
     out = rec.get("outcome", {})
     item = rec.get("item", {})
-    expected: Any = item.get("gold")
-    letter = (item.get("meta") or {}).get("gold_letter")
-    if letter:
-        expected = f"{letter}) {expected}"
+    from pytest_tom.report.story import gold_text
+
+    expected = gold_text(str(item.get("kind")), item.get("gold"), item.get("meta") or {})
     if _errored(rep):
         return f"ERROR {rep.nodeid} - {short(out.get('detail') or out.get('error'), 160)}"
     head = "UNPARSEABLE" if out.get("error") == "unparseable" else "WRONG"

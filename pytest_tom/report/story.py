@@ -29,9 +29,19 @@ def trimmed_prompt(text: str, head: int = HEAD, tail: int = TAIL) -> list[str]:
 
 
 def expected_text(spec: Any) -> str:
-    if "gold_letter" in spec.meta:
-        return f"{spec.meta['gold_letter']}) {spec.gold}"
-    return str(spec.gold)
+    return gold_text(spec.kind, spec.gold, spec.meta)
+
+
+def gold_text(kind: str, gold: Any, meta: dict[str, Any]) -> str:
+    """The expected answer in words: `b) the van`, `contains crayon or crayons; not box`."""
+    if "gold_letter" in meta:
+        return f"{meta['gold_letter']}) {gold}"
+    if kind == "contains" and isinstance(gold, dict):
+        def words(entries: list[Any]) -> str:
+            return ", ".join(" or ".join(e) if isinstance(e, list) else str(e) for e in entries)
+        text = f"an answer containing {words(gold.get('contains', []))}"
+        return text + (f"; not {words(gold['excludes'])}" if gold.get("excludes") else "")
+    return str(gold)
 
 
 def failure_text(spec: Any, outcome: Any, comp: Any, calls: list[list[dict[str, str]]],

@@ -12,6 +12,7 @@ converted from ToMi carry `meta.tomi` and get a question type x story type table
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from pytest_tom.core.model import ItemSpec, Suite
@@ -40,12 +41,39 @@ from pytest_tom.suite.schema import (
     Enum,
     Field,
     ListOf,
+    Node,
     Obj,
     Str,
     Text,
     check_unique_ids,
     describe,
+    type_name,
 )
+
+
+@dataclass
+class Alternatives(Node):
+    """A word, or a list of alternative words of which the answer must contain one."""
+
+    def check(self, value: Any, path: tuple[Any, ...], ck: Checker) -> bool:
+        if isinstance(value, str) and value.strip():
+            return True
+        if (isinstance(value, list) and value
+                and all(isinstance(v, str) and v.strip() for v in value)):
+            return True
+        ck.error(path, f"{describe(path)}: expected a word or a list of alternative words "
+                       f"(e.g. [crayon, crayons]), got {type_name(value)}")
+        return False
+
+
+def alternatives(entry: Any) -> list[str]:
+    """The accepted words of one `contains` entry."""
+    return [str(w) for w in entry] if isinstance(entry, list) else [str(entry)]
+
+
+def words_text(entry: Any) -> str:
+    return " or ".join(alternatives(entry))
+
 
 RULES = ("choices", "yes_no", "names", "contains", "json_final")
 
@@ -59,7 +87,9 @@ QUESTION = Obj(
         "shuffle": Field(Bool()),
         "yes_no": Field(Enum(values=("yes", "no"))),
         "names": Field(ListOf(Str(), unique=True)),
-        "contains": Field(ListOf(Str(), min_len=1)),
+        "contains": Field(ListOf(Alternatives(), min_len=1),
+                          doc="words the answer must contain; a list entry gives alternatives: "
+                              "[[crayon, crayons]] accepts either"),
         "excludes": Field(ListOf(Str(), min_len=1)),
         "json_final": Field(Any_(), doc="object -> right answer (or a list of accepted ones)"),
         "wrong": Field(Any_(), doc="object -> answer(s) that must not appear (with json_final)"),
@@ -215,7 +245,8 @@ class GenericFamily(Family):
             gold = {str(k): _texts(v) for k, v in q["json_final"].items()}
             meta["wrong"] = {str(k): _texts(v) for k, v in (q.get("wrong") or {}).items()}
         else:
-            gold = {"contains": [str(w) for w in q["contains"]],
+            gold = {"contains": [alternatives(w) if isinstance(w, list) else str(w)
+                                 for w in q["contains"]],
                     "excludes": [str(w) for w in q.get("excludes", [])]}
         meta = {**(q.get("meta") or {}), **meta}
         data = {"context": sc["context"], "characters": [str(c) for c in sc.get("characters", [])]}
@@ -267,7 +298,8 @@ class GenericFamily(Family):
             gold = {n.lower() for n in item.gold}
             return Outcome(correct={n.lower() for n in named} == gold, parsed=sorted(named))
         gold = item.gold
-        missing = [w for w in gold["contains"] if not has_words(text, w)]
+        missing = [words_text(w) for w in gold["contains"]
+                   if not any(has_words(text, a) for a in alternatives(w))]
         present = [w for w in gold["excludes"] if has_words(text, w)]
         detail = "; ".join(filter(None, [missing and f"missing {missing}", present and f"has {present}"]))
         return Outcome(correct=not missing and not present, parsed=text, detail=detail)
