@@ -22,6 +22,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "tom: a pytest-tom benchmark item")
     options = read_options(config)
+    if getattr(config.option, "markers", False):  # pytest --markers collects nothing
+        from pytest_tom.markers import register_markers
+
+        register_markers(config, options)
     if not options["model"]:
         explicit = config.args_source == pytest.Config.ArgsSource.ARGS  # not testpaths
         if explicit and config.args and not hasattr(config, "workerinput"):

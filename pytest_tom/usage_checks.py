@@ -6,7 +6,9 @@ early, in one message (exit status 4).
 - a family's own options (`Family.option_problems`), e.g. a `--tom-embedder` path
   that does not exist;
 - a family metric in `--tom-fail-under` / `--tom-max-drop` that its family never
-  reports (`fantom.allstar`: did you mean `fantom.all_star`?).
+  reports (`fantom.allstar`: did you mean `fantom.all_star`?);
+- an empty path on the command line (`--tom-markdown=""`), which would silently
+  write nothing.
 """
 
 from __future__ import annotations
@@ -15,12 +17,21 @@ from typing import Any
 
 import pytest
 
+PATH_OPTIONS = ("report", "record", "markdown", "save_baseline", "baseline", "embedder",
+                "cache_dir")
+
 
 def check_start(tom: Any) -> None:
     """Raise one UsageError listing every problem of the options (controller and workers)."""
     from pytest_tom import families
 
     problems: list[str] = []
+    for name in PATH_OPTIONS:  # `--tom-markdown="$GITHUB_STEP_SUMMARY"` with the variable unset
+        value = tom.config.getoption(f"tom_{name}", None)
+        if isinstance(value, str) and not value.strip():
+            flag = "--tom-" + name.replace("_", "-")
+            problems.append(f"{flag}: an empty path; give a file (in CI: is the variable set?), "
+                            f"or leave the option out")
     method = tom.settings.method
     offering, _ = families.method_offers(method)
     if not offering:

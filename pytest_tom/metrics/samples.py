@@ -32,6 +32,9 @@ def sample_view(records: list[Record], s: int) -> list[Record]:
     return out
 
 
+DIGITS = 6  # means and spreads are rounded: 0.333333, not 0.3333333333333333
+
+
 def _is_number(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
 
@@ -47,9 +50,9 @@ def mean_sd(values: list[Any]) -> tuple[Any, float | None]:
         return values[0], 0.0
     mean = sum(values) / len(values)
     if len(values) < 2:
-        return mean, None
+        return round(mean, DIGITS), None
     var = sum((v - mean) ** 2 for v in values) / (len(values) - 1)
-    return mean, math.sqrt(var)
+    return round(mean, DIGITS), round(math.sqrt(var), DIGITS)
 
 
 def combine_flat(blocks: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, float]]:

@@ -35,6 +35,9 @@ def iso(ts: float) -> str:
 
 def build_report(results: dict[str, Any], records: list[dict[str, Any]], settings: dict[str, Any],
                  started: float, finished: float) -> dict[str, Any]:
+    extra: dict[str, Any] = {}
+    if results.get("samples"):  # --tom-samples: the spread of the totals over samples
+        extra = {"samples": results["samples"], "totals_spread": results.get("totals_spread", {})}
     return {
         "format": "pytest-tom-report/1",
         "model": settings["model"],
@@ -46,6 +49,7 @@ def build_report(results: dict[str, Any], records: list[dict[str, Any]], setting
         "suites": results["suites"],
         "totals": results["totals"],
         "totals_intervals": results.get("totals_intervals", {}),
+        **extra,
         "items": sorted(records, key=lambda r: (r["item"]["suite"], r["item"]["id"])),
     }
 

@@ -40,12 +40,19 @@ def eta(stats: RunnerStats) -> float | None:
 def status_line(stats: RunnerStats, limit: int | None = None, maximum: int | None = None,
                 final: bool = False) -> str:
     elapsed = stats.elapsed()
-    rate = stats.requests / elapsed if elapsed > 0 else 0.0
     parts = [f"{stats.done}/{stats.submitted}"]
     if stats.cache_hits:
         parts.append(f"{stats.cache_hits} cached")
+    if getattr(stats, "shared", 0):
+        parts.append(f"{stats.shared} shared")
     parts.append(f"{stats.retries} retries")
     parts.append(f"{stats.errors} errors")
+    fetched = stats.done - stats.done_cached
+    if not final and fetched <= 0:
+        # before the first answer there is no pace: no rate, no time left (not "?")
+        parts.append(f"waiting for the first answer ({clock(elapsed)})")
+        return "tom requests: " + " · ".join(parts)
+    rate = stats.requests / elapsed if elapsed > 0 else 0.0
     parts.append(f"{rate:.1f} req/s")
     if limit is not None and maximum is not None and limit < maximum:
         parts.append(f"concurrency {limit}/{maximum} (429s)")

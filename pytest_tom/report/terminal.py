@@ -26,19 +26,30 @@ def with_interval(text: str, iv: dict[str, Any] | None) -> str:
     return f"{text} {bounds}" if bounds else text
 
 
+def count(value: Any) -> str:
+    """A count; a mean of counts over samples (--tom-samples) with one decimal."""
+    if isinstance(value, float) and not value.is_integer():
+        return f"{value:.1f}"
+    if isinstance(value, float):
+        return str(int(value))
+    return "n/a" if value is None else str(value)
+
+
 def suite_table(metrics: dict[str, Any], intervals: dict[str, Any] | None = None) -> str:
     """The core table; turn and goal accuracy carry their 95% interval when known."""
     iv = intervals or {}
     headers = ["", "items", "right", "wrong", "errors", "unparseable", "turn acc [95% CI]",
                "goal acc [95% CI]"] if iv else ["", "items", "right", "wrong", "errors",
                                                  "unparseable", "turn acc", "goal acc"]
-    rows = [["all", metrics["items"], metrics["correct"], metrics["wrong"], metrics["errors"],
-             metrics["unparseable"], with_interval(pct(metrics["turn"]), iv.get("turn")),
-             with_interval(f"{pct(metrics['goal'])} ({metrics['groups_correct']}/"
-                           f"{metrics['groups']})", iv.get("goal"))]]
+    c = count
+    rows = [["all", c(metrics["items"]), c(metrics["correct"]), c(metrics["wrong"]),
+             c(metrics["errors"]), c(metrics["unparseable"]),
+             with_interval(pct(metrics["turn"]), iv.get("turn")),
+             with_interval(f"{pct(metrics['goal'])} ({c(metrics['groups_correct'])}/"
+                           f"{c(metrics['groups'])})", iv.get("goal"))]]
     tags = sorted({k.split(".")[1] for k in metrics if k.startswith("tag.")})
     for tag in tags:
-        rows.append([f"tag {tag}", metrics[f"tag.{tag}.items"], "", "", "", "",
+        rows.append([f"tag {tag}", c(metrics[f"tag.{tag}.items"]), "", "", "", "",
                      pct(metrics[f"tag.{tag}.turn"]), pct(metrics[f"tag.{tag}.goal"])])
     return tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)
 
@@ -111,12 +122,21 @@ def write_summary(tr: Any, results: dict[str, Any], model: str, report_path: str
     t = results["totals"]
     tr.write_line("")
     tiv = results.get("totals_intervals") or {}
-    parts = [f"{t['items']} items", with_interval(f"turn {pct(t['turn'])}", tiv.get("turn")),
-             with_interval(f"goal {pct(t['goal'])} ({t['groups_correct']}/{t['groups']})",
-                           tiv.get("goal")),
-             f"{t['errors']} errors", f"{t['unparseable']} unparseable"]
+    sd = results.get("totals_spread") or {}
+
+    def spread(name: str) -> str:  # --tom-samples: ± the standard deviation over samples
+        return f" ± {pct(sd[name])}" if name in sd else ""
+
+    c = count
+    parts = [f"{c(t['items'])} items",
+             with_interval(f"turn {pct(t['turn'])}{spread('turn')}", tiv.get("turn")),
+             with_interval(f"goal {pct(t['goal'])}{spread('goal')} ({c(t['groups_correct'])}/"
+                           f"{c(t['groups'])})", tiv.get("goal")),
+             f"{c(t['errors'])} errors", f"{c(t['unparseable'])} unparseable"]
     if t.get("skipped"):
-        parts.append(f"{t['skipped']} skipped")
+        parts.append(f"{c(t['skipped'])} skipped")
+    if results.get("samples"):
+        parts.append(f"mean over {results['samples']} samples")
     tr.write_line(f"tom totals: {' · '.join(parts)} · model {model}", bold=True)
     if report_path:
         tr.write_line(f"tom report: {report_path}")
