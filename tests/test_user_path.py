@@ -356,3 +356,104 @@ def test_last_failed_after_a_report_mode_run_reruns_the_wrong_items(
     again.assert_outcomes(passed=wrong, deselected=174 - wrong)
     again.stdout.fnmatch_lines(["note: the gates judged a subset: * item(s) ran (* deselected "
                                 "by --lf)*"])
+
+
+# -- 7. small things -------------------------------------------------------------------------
+SAMPLED = '''\
+import zlib
+
+def answer(req):
+    """Right or wrong by a hash of the item and the sample's seed: samples differ."""
+    right = zlib.crc32(f"{req.item.id}:{req.params.seed}".encode()) % 3 != 0
+    if req.item.kind == "choice":
+        letter = req.item.meta["gold_letter"] if right else "z"
+        return f"{letter})"
+    return ("Yes." if req.item.gold == "yes" else "No.") if right else "Maybe."
+'''
+
+
+def test_samples_are_rounded_and_the_totals_carry_their_spread(
+        pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\n")
+    pytester.makefile(".tom.yaml", demo=SUITE)
+    pytester.makepyfile(sampled=SAMPLED)
+    result = pytester.runpytest("--tom-model=python:sampled:answer", "--tom-samples=3",
+                                "--tom-temperature=0.7", "-p", "no:cacheprovider",
+                                "--tom-report=r.json")
+    data = load_report(pytester.path / "r.json")
+    assert data["samples"] == 3 and set(data["totals_spread"]) >= {"turn"}
+    for block in (data["totals"], data["totals_spread"], data["suites"]["story-demo"]["metrics"]):
+        for v in block.values():
+            if isinstance(v, float):
+                assert v == round(v, 6)
+    result.stdout.fnmatch_lines(["tom totals: 2 items · turn *% ± *% · goal *mean over 3 samples*"])
+    assert "33333333" not in result.stdout.str()
+
+
+def test_progress_before_the_first_answer_has_no_rate_and_no_question_mark() -> None:
+    from pytest_tom.engine.runner import RunnerStats
+    from pytest_tom.report.progress import status_line
+
+    stats = RunnerStats(submitted=92, requests=16, started=time.perf_counter() - 5)
+    line = status_line(stats)
+    assert "waiting for the first answer (0:05)" in line
+    assert "?" not in line and "req/s" not in line
+    stats.done = 1
+    assert "req/s" in status_line(stats)
+
+
+def test_identical_prompts_within_a_run_are_shared_not_cached(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\n")
+    twice = SUITE.replace("      - id: knows\n        ask: SLOW Does Ann know the ball was moved?\n"
+                          "        yes_no: \"no\"\n",
+                          "      - id: again\n        ask: Where will Ann look for the ball?\n"
+                          "        choices: [the box, the basket]\n        answer: the box\n")
+    pytester.makefile(".tom.yaml", demo=twice)
+    with ChatServer(lambda body: "a)", latency=0.3) as server:
+        result = pytester.runpytest(*openai_args(server, "--tom-report=r.json"))
+    assert server.requests == 1
+    items = load_report(pytester.path / "r.json")["items"]
+    assert sorted((r["requests"], r["shared"], r["cached"]) for r in items) == [(0, 1, 0), (1, 0, 0)]
+    result.stdout.fnmatch_lines(["openai:test-model @ * 2 * 1 * 0 * 0 * 1 *",
+                                 "shared: answered by an identical request of this run*"])
+
+
+def test_an_empty_markdown_path_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    result = generic_run(pytester, "right", "--tom-markdown=")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--tom-markdown: an empty path" in result.stderr.str()
+
+
+def test_markers_lists_family_markers_and_with_a_model_the_tags(
+        pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\n")
+    plain = pytester.runpytest("--markers")
+    plain.stdout.fnmatch_lines(["@pytest.mark.tom_fantom: every item of the fantom family*"])
+    tags = pytester.runpytest(str(GENERIC), "--markers", f"--tom-model=python:{ANSWERERS}:right")
+    tags.stdout.fnmatch_lines(["@pytest.mark.unexpected_transfer: pytest-tom tag "
+                               "(classic-false-belief)"])
+
+
+def test_contains_accepts_alternatives(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\n")
+    pytester.makefile(".tom.yaml", alt="""\
+suite: alt
+family: generic
+version: 1
+scenarios:
+  - id: box
+    context: Sam opens the crayon box and finds candles.
+    questions:
+      - id: thinks
+        ask: What did Sam expect in the box?
+        contains: [[crayon, crayons]]
+        excludes: [candles]
+""")
+    pytester.makepyfile(alt_answers="def plural(req):\n    return 'Crayons, of course.'\n"
+                                    "def other(req):\n    return 'Pencils.'\n")
+    pytester.runpytest("--tom-model=python:alt_answers:plural",
+                       "-p", "no:cacheprovider").assert_outcomes(passed=1)
+    wrong = pytester.runpytest("--tom-model=python:alt_answers:other", "-p", "no:cacheprovider")
+    wrong.assert_outcomes(failed=1)
+    wrong.stdout.fnmatch_lines(["  expected: an answer containing crayon or crayons; not candles",
+                                "  why:      missing ['crayon or crayons']"])
