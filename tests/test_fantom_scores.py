@@ -310,9 +310,10 @@ def test_embedder_option_names_the_model(pytester: pytest.Pytester) -> None:
     assert data["suites"][NAME]["info"]["embedder"] == path
     result.stdout.fnmatch_lines([f"embedder: {path}"])
     missing = str(Path(pytester.path) / "no-such-model")
-    result, data = run(pytester, "personx", f"--tom-embedder={missing}", "-k", "dinner", "-rs")
-    result.stdout.fnmatch_lines([f"*--tom-embedder {missing}: no such model directory*"])
-    assert data["suites"][NAME]["metrics"]["inaccessible.all_star"] is None
+    result = pytester.runpytest(f"--tom-embedder={missing}",
+                                f"--tom-model=python:{SUPPORT}:personx")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR  # at start, not skipped items after it
+    assert f"--tom-embedder {missing}: no such model directory" in result.stderr.str()
 
 
 def test_embedder_that_cannot_load_fails_the_dist_items_with_the_reason(

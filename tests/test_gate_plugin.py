@@ -157,11 +157,13 @@ def test_thresholds_on_totals_suites_and_families(pytester: pytest.Pytester) -> 
 
 def test_unknown_metric_after_the_run_is_a_usage_error(pytester: pytest.Pytester) -> None:
     setup_project(pytester, scenarios=4)
-    result = run(pytester, "right", "--tom-fail-under=generic.al_star=0.5,gate-demo:tag.evn.turn=1")
+    # a family metric is known before the run: a usage error at start
+    result = run(pytester, "right", "--tom-fail-under=generic.al_star=0.5")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "unknown metric 'generic.al_star'; family generic reports: " in result.stderr.str()
+    result = run(pytester, "right", "--tom-fail-under=gate-demo:tag.evn.turn=1")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stdout.fnmatch_lines([
-        "tom gates: usage error: unknown metric 'generic.al_star'; valid names for suites of "
-        "family generic: correct, errors, goal, *",
         "tom gates: usage error: unknown metric 'gate-demo:tag.evn.turn' (did you mean "
         "'tag.even.turn'?)*",
     ])
@@ -233,7 +235,8 @@ def test_junit_properties_and_no_raw_response(pytester: pytest.Pytester) -> None
     assert result.ret == 0
     assert "sk-test-SECRET123" not in xml.read_text(encoding="utf-8")
     cases = junit_cases(xml)
-    assert len(cases) == 20
+    assert len(cases) == 20 + 1  # the items, and the gate as a test case of its own
+    assert cases["tom-gates::totals:turn"].find("failure") is None
     # s000::q1: gold yes (0 + 1 is odd), answered "No, and by the way ..." -> wrong, parsed "no"
     assert junit_properties(xml, "s000::q1") == {
         "tom_suite": "gate-demo", "tom_kind": "yes_no", "tom_correct": "false", "tom_parsed": "no"}
@@ -259,7 +262,9 @@ def test_markdown_summary(pytester: pytest.Pytester, small: Path) -> None:
     # turn: Wilson 95% interval of 90/100; goal: a seeded bootstrap over the 20 scenarios
     assert re.search(r"\| `gate-demo` \| generic \| 100 \| 90\.0% \[82\.6, 94\.5\] \| "
                      r"50\.0% \(10/20\) \[\d+\.\d, \d+\.\d\] \| 0 \| 0 \| 0\.0% \|", md)
-    assert "<summary>newly wrong (10)</summary>" in md and "- `gate-demo::s009::q1`" in md
+    # flipped items are told with their question and both answers
+    assert "<summary>newly wrong (10)</summary>" in md
+    assert "| `gate-demo::s009::q1` | Question 1 about scenario 9? | no | yes |" in md
 
 
 def test_markdown_without_gates(pytester: pytest.Pytester) -> None:

@@ -95,7 +95,8 @@ def test_self_contradicting_answers_give_exactly_that_unfaithful_rate(
 
 def test_chain_of_thought_answer_on_the_first_line_is_unparseable(
         pytester: pytest.Pytester) -> None:
-    result, suite = run(pytester, "cot_first_line", "--tom-method=cot", "-k", "loc_coarse")
+    result, suite = run(pytester, "cot_first_line", "--tom-method=cot", "-k", "loc_coarse",
+                        "--tb=short")  # 64 failures: each story only when asked
     assert suite["metrics"]["parse_failure.loc_coarse.first"] == 1.0
     assert suite["metrics"]["f1.loc_coarse.first"] == 0.0
     result.stdout.fnmatch_lines(["*unparseable answer*", "*the last line gives no single*"])

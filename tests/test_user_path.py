@@ -385,7 +385,7 @@ def test_samples_are_rounded_and_the_totals_carry_their_spread(
     for block in (data["totals"], data["totals_spread"], data["suites"]["story-demo"]["metrics"]):
         for v in block.values():
             if isinstance(v, float):
-                assert v == round(v, 6)
+                assert v == round(v, 9)
     result.stdout.fnmatch_lines(["tom totals: 2 items · turn *% ± *% · goal *mean over 3 samples*"])
     assert "33333333" not in result.stdout.str()
 

@@ -32,7 +32,7 @@ def sample_view(records: list[Record], s: int) -> list[Record]:
     return out
 
 
-DIGITS = 6  # means and spreads are rounded: 0.333333, not 0.3333333333333333
+DIGITS = 9  # means and spreads are rounded: 0.333333333, not 0.3333333333333333
 
 
 def _is_number(v: Any) -> bool:

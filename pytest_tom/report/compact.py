@@ -103,6 +103,11 @@ def one_line(rep: Any) -> str:
     if _errored(rep):
         return f"ERROR {rep.nodeid} - {short(out.get('detail') or out.get('error'), 160)}"
     head = "UNPARSEABLE" if out.get("error") == "unparseable" else "WRONG"
+    samples = rec.get("samples") or []
+    if len(samples) > 1:  # --tom-samples: the item fails when any sample is wrong
+        right = sum(1 for s in samples if s.get("outcome", {}).get("correct"))
+        return (f"{head} {rep.nodeid} - {right}/{len(samples)} samples right, expected "
+                f"{short(expected, 60)!r}")
     responses = rec.get("responses") or [""]
     said = short(responses[-1], 60)
     return f"{head} {rep.nodeid} - answered {said!r}, expected {short(expected, 60)!r}"
