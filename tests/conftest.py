@@ -4,23 +4,20 @@ from __future__ import annotations
 
 import importlib
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from chat_server import ChatServer  # tests/ is on sys.path: `pythonpath` in pyproject.toml
+from html_browser import browser  # noqa: F401  (fixture: headless Chromium)
+from report_runs import demo_reports  # noqa: F401  (fixture: two saved reports)
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
 SUITES = REPO / "suites"
 SHARED_DATA = REPO.parent / "shared" / "data"
-
-sys.path.insert(0, str(TESTS))
-
-from chat_server import ChatServer  # noqa: E402
-from html_browser import browser  # noqa: E402,F401  (fixture: headless Chromium)
-from report_runs import demo_reports  # noqa: E402,F401  (fixture: two saved reports)
+FAMILY_TESTS = TESTS / "families"  # tests/families/<name>/: a family's tests and answerers
 
 # pytester's in-process runs drop the modules each run imports; importing the plugin's
 # modules once here keeps every run from compiling and assertion-rewriting them again

@@ -3,7 +3,7 @@ of the expected FANToM table from the rules (it shares no code with pytest_tom's
 FANToM family: parsing results come from how each answer was written, aggregation
 is written again here).
 
-Answerers (used as `--tom-model=python:tests/fantom_support.py:<name>`):
+Answerers (used as `--tom-model=python:tests/families/fantom/fantom_support.py:<name>`):
 - `personx`: always takes the PersonX-centric view (what each character could hear);
 - `omniscient`: assumes every character heard everything (the model's own view);
 - `mixed`: a deterministic mix of right, wrong and unreadable answers, avoiding the

@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import SUITES, TESTS, load_report
+from conftest import FAMILY_TESTS, SUITES, load_report
 from robustness_support import STYLE_UNPARSEABLE, STYLE_WRONG, WRONG_CLASS
 
 from pytest_tom.families.robustness.schema import CLASSES
 
 ROBUSTNESS = SUITES / "robustness"
-SUPPORT = TESTS / "robustness_support.py"
+SUPPORT = FAMILY_TESTS / "robustness" / "robustness_support.py"
 NO_COMPLICATION = f"{ROBUSTNESS / 'uc1-button-tin.tom.yaml'}::button-tin::no_complication"
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import SUITES, TESTS, load_report, shared_data
+from conftest import FAMILY_TESTS, SUITES, load_report, shared_data
 
 from pytest_tom.cli import main as cli_main
 from pytest_tom.engine.load import load_suite
@@ -20,7 +20,7 @@ from pytest_tom.families.fantom.family import FantomFamily
 from pytest_tom.suite import SuiteError
 
 BUNDLED = SUITES / "fantom" / "smalltalk.tom.yaml"
-SUPPORT = TESTS / "fantom_support.py"
+SUPPORT = FAMILY_TESTS / "fantom" / "fantom_support.py"
 
 SMALL = textwrap.dedent("""\
     suite: fantom-small

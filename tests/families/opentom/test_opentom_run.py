@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SUITES, TESTS, load_report
+from conftest import FAMILY_TESTS, SUITES, load_report
 from opentom_support import bucket, contradiction_of, expected_mixed_figures, question_rows
 
 BUNDLED = SUITES / "opentom" / "bundled-narratives.tom.yaml"
-SUPPORT = TESTS / "opentom_support.py"
+SUPPORT = FAMILY_TESTS / "opentom" / "opentom_support.py"
 KEYS = ("loc_coarse.first", "loc_coarse.second", "loc_fine.first", "loc_fine.second",
         "mhop.first", "mhop.second", "mhop_fullness.first", "mhop_fullness.second",
         "mhop_accessibility.first", "mhop_accessibility.second", "attitude", "loc_fine.narrator")

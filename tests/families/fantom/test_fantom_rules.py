@@ -191,7 +191,7 @@ def test_prepare_scoring_embeds_the_answers_in_one_batch() -> None:
     from pytest_tom.families.fantom.family import FantomFamily
     from pytest_tom.scoring.embeddings import get_embedder
 
-    suite = Path(__file__).resolve().parents[1] / "suites" / "fantom" / "smalltalk.tom.yaml"
+    suite = Path(__file__).resolve().parents[3] / "suites" / "fantom" / "smalltalk.tom.yaml"
     settings = Settings(options={"fantom_context": "short"})
     dist = [i for i in load_suite(suite, settings).items if i.kind == "belief_dist"][:12]
     pairs = [(i, f"Answer: In my view, {i.gold} (prepared test)") for i in dist]

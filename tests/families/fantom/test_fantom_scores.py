@@ -10,13 +10,13 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import SUITES, TESTS, load_report
+from conftest import FAMILY_TESTS, SUITES, load_report
 from fantom_support import expected, plan, view
 
 from pytest_tom.scoring.embeddings import get_embedder
 
 SUITE = SUITES / "fantom" / "smalltalk.tom.yaml"
-SUPPORT = TESTS / "fantom_support.py"
+SUPPORT = FAMILY_TESTS / "fantom" / "fantom_support.py"
 NAME = "fantom-smalltalk"
 TABLE9 = (
     "all_star",

@@ -32,11 +32,11 @@ from bigtom_support import (
     right_text,
     run_in_process,
 )
-from conftest import SUITES, TESTS, load_report, shared_data
+from conftest import FAMILY_TESTS, SUITES, load_report, shared_data
 
 from pytest_tom.cli import main
 
-SUPPORT = TESTS / "bigtom_support.py"
+SUPPORT = FAMILY_TESTS / "bigtom" / "bigtom_support.py"
 BUNDLED = SUITES / "bigtom" / "everyday-causal-templates.tom.yaml"
 JOINT_NAMES = ("tb_and_fb", "tc_and_fc")
 
@@ -191,7 +191,7 @@ def test_methods_through_pytest(pytester: pytest.Pytester, monkeypatch: pytest.M
     monkeypatch.setenv(YAML_ENV, str(BUNDLED))
     (pytester.path / "think.py").write_text(
         "import sys\n"
-        f"sys.path.insert(0, {str(TESTS)!r})\n"
+        f"sys.path.insert(0, {str(FAMILY_TESTS / 'bigtom')!r})\n"
         "from bigtom_support import oracle\n"
         "def answer(req):\n"
         "    roles = [m['role'] for m in req.messages]\n"

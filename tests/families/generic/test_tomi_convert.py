@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import TESTS, load_report, shared_data
+from conftest import FAMILY_TESTS, load_report, shared_data
 from robustness_support import generic_right, reality_tracker
 
 from pytest_tom import families
@@ -17,7 +17,7 @@ from pytest_tom.engine.load import load_suite
 from pytest_tom.engine.offline import score_records
 from pytest_tom.families.base import Settings
 
-SUPPORT = TESTS / "robustness_support.py"
+SUPPORT = FAMILY_TESTS / "robustness" / "robustness_support.py"
 
 # Counts per (question type, story type) of ToMi's fb_all_test split (from its .trace).
 EXPECTED = {

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TESTS, load_report, shared_data
+from conftest import FAMILY_TESTS, load_report, shared_data
 from opentom_support import expected_mixed_figures
 
 from pytest_tom.cli import main as cli
@@ -22,7 +22,7 @@ from pytest_tom.families.opentom.convert import ConvertError, convert
 from pytest_tom.families.opentom.family import OpenTomFamily
 from pytest_tom.suite.yaml_out import dump_suite as dump
 
-SUPPORT = TESTS / "opentom_support.py"
+SUPPORT = FAMILY_TESTS / "opentom" / "opentom_support.py"
 SPLITS = {"location_cg_fo": 1192, "location_cg_so": 1192, "location_fg_fo_new": 2384,
           "location_fg_so_new": 1192, "multihop_fo": 3576, "multihop_so": 3576, "attitude": 596}
 
