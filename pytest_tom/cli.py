@@ -5,7 +5,8 @@
     pytest-tom compare A.json B.json ...    compare saved runs with paired significance tests
     pytest-tom html REPORT.json... -o PATH  one self-contained HTML report of saved runs
 
-Converters live in `pytest_tom.families.<family>/convert.py` and expose
+Each family declares its converters (`Family.converters`: subcommand -> module,
+built-in ones in `families/<name>/convert.py`); a converter module exposes
 `add_arguments(parser)` and `run(args) -> int`.
 """
 
@@ -15,13 +16,6 @@ import argparse
 import importlib
 import sys
 from pathlib import Path
-
-CONVERTERS = {  # subcommand -> module
-    "fantom": "pytest_tom.families.fantom.convert",
-    "opentom": "pytest_tom.families.opentom.convert",
-    "bigtom": "pytest_tom.families.bigtom.convert",
-    "tomi": "pytest_tom.families.generic.convert",
-}
 
 
 def plural(n: int, word: str) -> str:
@@ -113,7 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
     h.set_defaults(func=cmd_html)
     c = sub.add_parser("convert", help="convert upstream benchmark data into suites")
     csub = c.add_subparsers(dest="family", required=True)
-    for name, target in CONVERTERS.items():
+    from pytest_tom import families
+
+    for name, target in families.converters().items():
         try:
             module = importlib.import_module(target)
         except ModuleNotFoundError:

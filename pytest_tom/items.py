@@ -157,7 +157,7 @@ class TomItem(pytest.Item):
             self.sample_outcomes = score_samples(self, self.outcome)
         if self.outcome.correct is False or any(
                 o.correct is False for o in self.sample_outcomes or ()):
-            if tom.options.get("items") == "report":  # gates decide: a wrong answer is an xfail
+            if tom.options.items == "report":  # gates decide: a wrong answer is an xfail
                 from pytest_tom.report.item_outcome import xfail_reason
 
                 pytest.xfail(xfail_reason(self.spec, self.outcome))

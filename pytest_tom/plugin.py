@@ -26,12 +26,12 @@ def pytest_configure(config: pytest.Config) -> None:
         from pytest_tom.markers import register_markers
 
         register_markers(config, options)
-    if not options["model"]:
+    if not options.model:
         explicit = config.args_source == pytest.Config.ArgsSource.ARGS  # not testpaths
         if explicit and config.args and not hasattr(config, "workerinput"):
             from pytest_tom.inactive import check_inactive
 
-            check_inactive(config, str(options["files"]).split())
+            check_inactive(config, str(options.files).split())
         return
     from pytest_tom.session import TomSession
 
@@ -48,7 +48,7 @@ def pytest_configure(config: pytest.Config) -> None:
     configure_gates(tom)  # gate options: usage errors now, not after the run; --tom-items
     from pytest_tom.report.html import usage_problem
 
-    problem = usage_problem(options["html"])  # --tom-html: extra installed, before the run
+    problem = usage_problem(options.html)  # --tom-html: extra installed, before the run
     if problem:
         raise pytest.UsageError(problem)
     config.pluginmanager.register(tom.sink, "tom-record-sink")
@@ -68,8 +68,8 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
 
     lines = [f"tom: model {s['model']} · method {s['method']} · seed {s['seed']} · temperature "
              f"{s['temperature']} · {tom.max_tokens_text()} · concurrency "
-             f"{s['concurrency']} · suites {tom.options['files']}"
-             + (f" · samples {tom.options['samples']}" if tom.options["samples"] > 1 else "")
+             f"{s['concurrency']} · suites {tom.options.files}"
+             + (f" · samples {tom.options.samples}" if tom.options.samples > 1 else "")
              + f" · {cache_label(tom)}"]
     note = method_note(s["method"])
     return [*lines, note] if note else lines
@@ -99,11 +99,11 @@ def pytest_collection(session: pytest.Session) -> Any:
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     tom = get_session(config)
-    if tom is None or not tom.options["limit"]:
+    if tom is None or not tom.options.limit:
         return
     from pytest_tom.selection import limit_items
 
-    kept, dropped = limit_items(items, tom.options["limit"], tom.settings.seed)
+    kept, dropped = limit_items(items, tom.options.limit, tom.settings.seed)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
@@ -152,7 +152,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     elif _stops_early(item.session):  # -x / --maxfail: only a window of items ahead
         from pytest_tom.request_phase import window_prefetch
 
-        window_prefetch(item.session, item, tom.options["concurrency"])
+        window_prefetch(item.session, item, tom.options.concurrency)
 
 
 def _stops_early(session: pytest.Session) -> bool:
@@ -202,21 +202,21 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     from pytest_tom.engine.aggregate import aggregate
 
     tom.results = aggregate(tom.records, tom.settings)
-    if tom.options["report"] or tom.options["html"]:
+    if tom.options.report or tom.options.html:
         from pytest_tom.report.json_report import build_report, write_json_atomic
 
         data = build_report(tom.results, tom.records, tom.describe_settings(), tom.started,
                             time.time())
-        if tom.options["report"]:
-            write_json_atomic(tom.options["report"], data)
-        if tom.options["html"]:
+        if tom.options.report:
+            write_json_atomic(tom.options.report, data)
+        if tom.options.html:
             from pytest_tom.report.html.build import write_report_html
 
-            write_report_html(tom.options["html"], data, tom.options["report"])
-    if tom.options["record"]:
+            write_report_html(tom.options.html, data, tom.options.report)
+    if tom.options.record:
         from pytest_tom.report.json_report import write_replay
 
-        write_replay(tom.options["record"], tom.records)
+        write_replay(tom.options.record, tom.records)
     from pytest_tom.gates.evaluate import finish_gates
 
     finish_gates(session, tom)  # thresholds and baseline -> session.exitstatus; baseline, Markdown
@@ -252,9 +252,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if tom.results is not None and tom.records:
         from pytest_tom.report.terminal import write_summary
 
-        write_summary(terminalreporter, tom.results, tom.backend.describe(), tom.options["report"])
-        if tom.options["html"]:
-            terminalreporter.write_line(f"tom html report: {tom.options['html']}")
+        write_summary(terminalreporter, tom.results, tom.backend.describe(), tom.options.report)
+        if tom.options.html:
+            terminalreporter.write_line(f"tom html report: {tom.options.html}")
     return result
 
 

@@ -33,29 +33,29 @@ def configure(tom: Any) -> None:
     empty the cache when asked (workers start after this, so it happens once)."""
     opts = tom.options
     problems = []
-    if int(opts.get("concurrency") or 0) < 1:
+    if opts.concurrency < 1:
         problems.append("--tom-concurrency must be at least 1")
-    if int(opts.get("retries") or 0) < 0:
+    if opts.retries < 0:
         problems.append("--tom-retries must be 0 or more")
-    if int(opts.get("samples") or 0) < 1:
+    if opts.samples < 1:
         problems.append("--tom-samples must be at least 1")
-    if float(opts.get("deadline") or 0) <= 0:
+    if opts.deadline <= 0:
         problems.append("--tom-deadline must be a positive number of seconds")
-    if float(opts.get("backoff") or 0) < 0:
+    if opts.backoff < 0:
         problems.append("--tom-backoff must be 0 or more seconds")
     from pytest_tom.engine.usage import PriceError, parse_prices
 
     try:
-        tom.prices = parse_prices(opts.get("prices"))
+        tom.prices = parse_prices(opts.prices)
     except PriceError as exc:
         problems.append(str(exc))
     if problems:
         raise pytest.UsageError("; ".join(problems))
-    if int(opts["samples"]) > 1 and not opts.get("temperature") and not tom.is_worker:
+    if opts.samples > 1 and not opts.temperature and not tom.is_worker:
         tom.config.issue_config_time_warning(pytest.PytestConfigWarning(
-            f"--tom-samples {opts['samples']} at temperature 0: the samples will most likely be "
+            f"--tom-samples {opts.samples} at temperature 0: the samples will most likely be "
             f"identical; set --tom-temperature above 0"), stacklevel=2)
-    if opts.get("cache_clear") and not tom.is_worker:
+    if opts.cache_clear and not tom.is_worker:
         from pytest_tom.engine.cache import clear
         from pytest_tom.engine.runner import cache_dir
 
@@ -68,7 +68,7 @@ def cache_label(tom: Any) -> str:
 
     if not is_cacheable(tom.backend):
         return f"no cache ({tom.backend.name} backend)"
-    return f"cache {tom.options['cache']}"
+    return f"cache {tom.options.cache}"
 
 
 def prefetch_items(items: Iterable[Any]) -> int:

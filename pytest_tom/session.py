@@ -4,11 +4,14 @@ the runner, the scoring context, and (on the controller) the item records."""
 from __future__ import annotations
 
 import time
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_tom.families.base import ScoringContext, Settings
+from pytest_tom.core.options import TomOptions
+from pytest_tom.core.settings import Settings
+from pytest_tom.families.base import ScoringContext
 
 if TYPE_CHECKING:
     from pytest_tom.backends.base import Backend, SamplingParams
@@ -18,22 +21,21 @@ STASH_KEY = pytest.StashKey["TomSession"]()
 
 
 class TomSession:
-    def __init__(self, config: pytest.Config, options: dict[str, Any]):
+    def __init__(self, config: pytest.Config, options: TomOptions):
         from pytest_tom.backends import BackendSpecError, create_backend
         from pytest_tom.backends.base import SamplingParams
 
         self.config = config
         self.options = options
         self.is_worker = hasattr(config, "workerinput")
-        self.settings = Settings(method=options["method"], seed=options["seed"], options=options)
+        self.settings = Settings(method=options.method, seed=options.seed,
+                                 options=MappingProxyType(options.as_dict()))
         self.params: SamplingParams = SamplingParams(
-            temperature=options["temperature"], max_tokens=options["max_tokens"],
-            seed=options["seed"],
+            temperature=options.temperature, max_tokens=options.max_tokens, seed=options.seed,
         )
-        backend_options = {"base_url": options["base_url"], "rootdir": str(config.rootpath),
-                           "timeout": options["timeout"], **options}
+        backend_options = {**options.as_dict(), "rootdir": str(config.rootpath)}
         try:
-            self.backend: Backend = create_backend(options["model"], backend_options)
+            self.backend: Backend = create_backend(str(options.model), backend_options)
         except BackendSpecError as exc:
             raise pytest.UsageError(str(exc)) from None
         self.scoring = ScoringContext(self.settings)
@@ -43,7 +45,7 @@ class TomSession:
         self.sink = RecordSink(self)
         self.results: dict[str, Any] | None = None
         self.started = time.time()
-        self.file_patterns = str(options["files"]).split()
+        self.file_patterns = str(options.files).split()
 
     @property
     def runner(self) -> Runner:
@@ -78,7 +80,7 @@ class TomSession:
             "seed": self.settings.seed,
             "temperature": self.params.temperature,
             "max_tokens": self.params.max_tokens,  # None: per family (openai) or the backend's
-            "concurrency": self.options["concurrency"],
+            "concurrency": self.options.concurrency,
         }
 
 

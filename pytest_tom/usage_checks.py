@@ -42,11 +42,11 @@ def check_start(tom: Any) -> None:
             fam = families.get(name)
         except Exception:
             continue
-        problems += fam.option_problems(tom.options)
+        problems += fam.option_problems(tom.settings.options)
     from pytest_tom.gates.spec import GateSpecError, check_family_metrics
 
     try:
-        check_family_metrics(tom.options)
+        check_family_metrics(tom.settings.options)
     except GateSpecError as exc:
         problems.append(str(exc))
     if problems:

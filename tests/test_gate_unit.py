@@ -282,3 +282,55 @@ def test_item_properties_and_reasons() -> None:
 def test_metric_ref_totals_prefix() -> None:
     [th] = parse_thresholds("totals:goal=0.5", FAMILIES)
     assert th.ref == MetricRef("goal", text="totals:goal") and th.ref.is_totals
+
+
+# -- direction: declared by the families, not guessed from the name --------------------------
+@pytest.mark.parametrize(("spec", "op"), [
+    ("bigtom.initial_state_rate=0.2", "<="),
+    ("opentom.unfaithful_rate.first=0.1", "<="),
+    ("opentom.parse_failure.attitude=0.1", "<="),
+    ("opentom.f1.attitude=0.5", ">="),
+    ("fantom.inaccessible.answerability_list.included_unaware=3", "<="),
+    ("fantom.accessible.infoaccess_yn.excluded_aware=3", "<="),
+    ("fantom.all_star=0.05", ">="),
+    ("bigtom.tb_and_fb=0.5", ">="),
+])
+def test_family_declared_lower_is_better(spec: str, op: str) -> None:
+    [th] = parse_thresholds(spec, {"bigtom", "opentom", "fantom"})
+    assert th.op == op
+
+
+def _family_suite(records: list[dict[str, Any]], family: str, metric: str,
+                  value: float) -> dict[str, Any]:
+    results = aggregate(records, Settings())
+    results["suites"]["s"]["family"] = family
+    results["suites"]["s"]["metrics"][metric] = value
+    return results
+
+
+def test_suite_scoped_threshold_follows_the_suites_family() -> None:
+    records = [rec("s", f"a{i}::q", True) for i in range(10)]
+    config = cfg(fail_under="s:initial_state_rate=0.2,*:initial_state_rate=0.2")
+    assert [t.op for t in config.thresholds] == ["=", "="]  # decided per suite, after the run
+    high = _family_suite(records, "bigtom", "initial_state_rate", 0.5)
+    results = evaluate(config, high, records).results
+    assert [(r.op, r.passed) for r in results] == [("<=", False), ("<=", False)]
+    assert "above the allowed 0.2" in results[0].reason
+    low = _family_suite(records, "bigtom", "initial_state_rate", 0.1)
+    assert [(r.op, r.passed) for r in evaluate(config, low, records).results] == [("<=", True)] * 2
+    # a family that does not declare the metric: `=` is a floor, as before
+    other = _family_suite(records, "generic", "initial_state_rate", 0.1)
+    assert [(r.op, r.passed) for r in evaluate(config, other, records).results] == [(">=", False)] * 2
+
+
+@pytest.mark.parametrize(("before", "after", "passes"), [(0.1, 0.5, False), (0.5, 0.1, True)])
+def test_baseline_rise_of_a_lower_is_better_metric_is_a_drop(before: float, after: float,
+                                                            passes: bool) -> None:
+    records = [rec("s", f"a{i}::q", True) for i in range(10)]
+    base = report_of(records)
+    base["suites"]["s"]["family"] = "bigtom"
+    base["suites"]["s"]["metrics"]["initial_state_rate"] = before
+    now = _family_suite(records, "bigtom", "initial_state_rate", after)
+    report = evaluate(cfg(base, max_drop="s:initial_state_rate=0.05", alpha=1), now, records)
+    [res] = [r for r in report.results if r.metric == "initial_state_rate"]
+    assert res.passed is passes

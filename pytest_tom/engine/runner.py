@@ -32,9 +32,9 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest
+from pytest_tom.core.options import TomOptions
 from pytest_tom.core.outcome import REQUEST_FAILED
 from pytest_tom.engine.cache import CachedReply, ResponseCache, request_key
 
@@ -204,20 +204,15 @@ class Runner:
         self._closed = False
 
     @classmethod
-    def from_options(cls, backend: Backend, options: dict[str, Any], rootdir: str | Path) -> Runner:
+    def from_options(cls, backend: Backend, options: TomOptions, rootdir: str | Path) -> Runner:
         """The runner a pytest-tom session asks for (`options`: resolved --tom-* values)."""
-        mode = options.get("cache") or "on"
+        mode = options.cache or "on"
         cache = None
         if mode != "off" and is_cacheable(backend):
             cache = ResponseCache(cache_dir(options, rootdir), mode=mode,
-                                  stale_after=float(options.get("deadline") or 600.0) + 60.0)
-        def get(name: str, default: Any) -> Any:
-            value = options.get(name)
-            return default if value is None else value
-
-        return cls(backend, concurrency=int(get("concurrency", 16)), retries=int(get("retries", 5)),
-                   backoff=float(get("backoff", 0.5)), cache=cache,
-                   deadline=float(get("deadline", 600.0)))
+                                  stale_after=options.deadline + 60.0)
+        return cls(backend, concurrency=options.concurrency, retries=options.retries,
+                   backoff=options.backoff, cache=cache, deadline=options.deadline)
 
     # -- loop management ---------------------------------------------------------------
     def _ensure_loop(self) -> asyncio.AbstractEventLoop:
@@ -510,8 +505,8 @@ def attempts_error(history: list[BackendError], why: str | None,
                         timed_out=any(e.timed_out for e in history))
 
 
-def cache_dir(options: dict[str, Any], rootdir: str | Path) -> Path:
+def cache_dir(options: TomOptions, rootdir: str | Path) -> Path:
     """`--tom-cache-dir` (relative to the rootdir), default `<rootdir>/.tom_cache`."""
-    raw = options.get("cache_dir") or ".tom_cache"
+    raw = options.cache_dir or ".tom_cache"
     path = Path(raw).expanduser()
     return path if path.is_absolute() else Path(rootdir) / path

@@ -20,11 +20,12 @@ from pytest_tom.core.outcome import REQUEST_FAILED, Outcome
 from pytest_tom.engine.runner import Completion
 
 if TYPE_CHECKING:
+    from pytest_tom.core.options import TomOptions
     from pytest_tom.items import TomItem
 
 
-def sample_count(options: dict[str, Any]) -> int:
-    return max(1, int(options.get("samples") or 1))
+def sample_count(options: TomOptions) -> int:
+    return max(1, int(options.samples or 1))
 
 
 def sample_params(params: SamplingParams, sample: int) -> SamplingParams:

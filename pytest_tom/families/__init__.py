@@ -1,12 +1,26 @@
-"""The family registry: built-in families, imported on first use, and entry points."""
+"""The family registry: built-in families, imported on first use, and entry points.
+
+A family is a folder `families/<name>/` whose `family.py` holds the `Family`
+subclass; adding a built-in family is one line in `BUILTIN`. Other packages add
+families through the entry-point group `pytest_tom.families` (name ->
+`module:Class`).
+
+Importing this module imports no family and no YAML: the inert plugin reads
+the families' option declarations (`<package>/options.py`, plain data) and
+nothing else.
+"""
 
 from __future__ import annotations
 
+import fnmatch
 import importlib
 import importlib.util
 from importlib.metadata import entry_points
+from typing import TYPE_CHECKING
 
-from pytest_tom.families.base import Family
+if TYPE_CHECKING:
+    from pytest_tom.core.options import Opt
+    from pytest_tom.families.base import Family
 
 BUILTIN: dict[str, str] = {
     "generic": "pytest_tom.families.generic.family:GenericFamily",
@@ -34,7 +48,10 @@ def available() -> dict[str, str]:
 
 def _importable(target: str) -> bool:
     module = target.partition(":")[0]
-    return importlib.util.find_spec(module) is not None
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
 
 
 def method_offers(method: str) -> tuple[list[str], list[str]]:
@@ -68,3 +85,44 @@ def get(name: str) -> Family:
             raise KeyError(name)
         _cache[name] = _load(targets[name])()
     return _cache[name]
+
+
+def options_module(target: str) -> str | None:
+    """The module declaring a family's options: `options` beside the family's module."""
+    module = target.partition(":")[0]
+    package, dot, _ = module.rpartition(".")
+    return f"{package}.options" if dot else None
+
+
+def declared_options() -> list[Opt]:
+    """The options every available family declares (`OPTIONS` of its `options.py`),
+    read without importing the families themselves (the inert plugin registers them)."""
+    out: list[Opt] = []
+    for target in available().values():
+        name = options_module(target)
+        if name is None or not _importable(name):
+            continue
+        out.extend(getattr(importlib.import_module(name), "OPTIONS", ()))
+    return out
+
+
+def lower_is_better(family: str | None, metric: str) -> bool:
+    """Does the family declare `metric` as one where lower is better (an error rate)?"""
+    if family is None:
+        return False
+    try:
+        fam = get(family)
+    except KeyError:
+        return False
+    return any(fnmatch.fnmatchcase(metric, pattern) for pattern in fam.lower_is_better)
+
+
+def converters() -> dict[str, str]:
+    """`pytest-tom convert` subcommand -> converter module, as the families declare them."""
+    out: dict[str, str] = {}
+    for name in available():
+        try:
+            out.update(get(name).converters)
+        except ImportError:
+            continue
+    return out

@@ -8,13 +8,14 @@ entry-point group ``pytest_tom.families`` (name -> Family subclass).
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from pytest_tom.core.model import ItemSpec, Suite
+from pytest_tom.core.options import Opt
 from pytest_tom.core.outcome import Outcome
+from pytest_tom.core.settings import Settings
 from pytest_tom.suite.schema import Checker, Obj
 
 Message = dict[str, str]  # {"role": ..., "content": ...}
@@ -26,19 +27,6 @@ METHOD_HELP = {
     "1shot": "one worked example before the question",
     "1shot-cot": "one worked example with reasoning, then chain of thought",
 }
-
-
-@dataclass
-class Settings:
-    """Run settings that shape items and prompts (not backend connection details)."""
-
-    method: str = "vanilla"
-    seed: int = 0
-    options: dict[str, Any] = field(default_factory=dict)  # family options, e.g. fantom_context
-
-    def rng(self, *key: object) -> random.Random:
-        """A random source fixed by the seed and the key (stable across processes)."""
-        return random.Random(":".join([str(self.seed), *map(str, key)]))
 
 
 @dataclass
@@ -88,6 +76,14 @@ class Family:
     # an answer of this family, and the first call of a reasoning method
     answer_tokens: int = 64
     reasoning_tokens: int = 512
+    # `--tom-<name>-*` options; built-in families keep them in `options.py` beside `family.py`
+    # (read by the registry without importing the family) and set `options = OPTIONS` here.
+    options: ClassVar[tuple[Opt, ...]] = ()
+    # `pytest-tom convert <subcommand>` -> module with `add_arguments(parser)`, `run(args)`
+    converters: ClassVar[Mapping[str, str]] = {}
+    # metrics (fnmatch patterns over the names of `aggregate`) where lower is better: a
+    # threshold `name=value` is a ceiling for them and a baseline drop is a rise
+    lower_is_better: ClassVar[tuple[str, ...]] = ()
 
     def check(self, data: dict[str, Any], ck: Checker) -> None:
         """Semantic checks of the whole (schema-valid) document; report problems on `ck`."""

@@ -9,8 +9,9 @@ and `totals`):
 - `<family>.<metric>`: every suite of that family, e.g. `fantom.all_star`.
 
 A threshold `name=value` is a floor (the metric must be at least `value`),
-except for the metrics where lower is better (errors, unparseable, wrong,
-skipped, parse_failure_rate), where it is a ceiling; `>=` and `<=` say it
+except for the metrics where lower is better (the core errors, unparseable,
+wrong, skipped, parse_failure_rate, and what the suite's family declares in
+`Family.lower_is_better`), where it is a ceiling; `>=` and `<=` say it
 explicitly. A baseline comparison fails a metric when it got worse by more
 than the allowed drop *and* the exact McNemar test on the items both runs share
 says the change is significant (p <= alpha) and goes the wrong way.
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -260,13 +261,17 @@ def evaluate(cfg: GateConfig, results: dict[str, Any], records: list[dict[str, A
 def _check_threshold(th: Threshold, suite: str | None, results: dict[str, Any]) -> GateResult:
     value = _number(metric_value(results, suite, th.ref.metric))
     broad = th.ref.family is not None or th.ref.suite == "*"  # one spec, several suites
+    op = th.op
+    if op == "=":  # the direction the suite's family declares for the metric
+        family = None if suite is None else results["suites"][suite]["family"]
+        op = "<=" if lower_is_better(th.ref.metric, family) else ">="
     res = GateResult("threshold", suite, th.ref.metric, value, True, spec=th.text if broad else "",
-                     op=th.op, threshold=th.value)
+                     op=op, threshold=th.value)
     if value is None:
         res.passed, res.reason = False, "no value (n/a): nothing was measured"
-    elif th.op == ">=" and value < th.value - EPS:
+    elif op == ">=" and value < th.value - EPS:
         res.passed, res.reason = False, f"below the required {th.value:g}"
-    elif th.op == "<=" and value > th.value + EPS:
+    elif op == "<=" and value > th.value + EPS:
         res.passed, res.reason = False, f"above the allowed {th.value:g}"
     return res
 
@@ -329,10 +334,10 @@ def _compare(cfg: GateConfig, results: dict[str, Any], records: list[dict[str, A
                          baseline=before, allowed=cfg.drops.allowed(suite, family, metric),
                          p_value=cmp.p_value, newly_wrong=len(cmp.worse),
                          newly_right=len(cmp.better), paired=cmp.paired)
-        report.results.append(_judge_drop(res, cfg.alpha))
+        report.results.append(_judge_drop(res, cfg.alpha, family))
 
 
-def _judge_drop(res: GateResult, alpha: float) -> GateResult:
+def _judge_drop(res: GateResult, alpha: float, family: str | None = None) -> GateResult:
     if res.baseline is None:
         res.reason = "the baseline has no value: nothing to compare"
         return res
@@ -340,7 +345,7 @@ def _judge_drop(res: GateResult, alpha: float) -> GateResult:
         res.passed, res.reason = False, "no value (n/a) in this run, the baseline has one"
         return res
     worsening = res.current - res.baseline
-    if not lower_is_better(res.metric):
+    if not lower_is_better(res.metric, family):
         worsening = -worsening
     assert res.allowed is not None and res.p_value is not None
     too_large = worsening > res.allowed + EPS
@@ -407,7 +412,7 @@ def configure_gates(tom: TomSession) -> None:
         cfg = GateConfig.from_options(tom.options, load=not tom.is_worker)
     except GateSpecError as exc:
         raise pytest.UsageError(str(exc)) from None
-    tom.options["items"] = cfg.items
+    tom.options = replace(tom.options, items=cfg.items)
     tom.config.stash[GATE_KEY] = GateState(cfg)
 
 

@@ -19,6 +19,8 @@ from pytest_tom.suite.schema import did_you_mean
 
 TOTALS = "totals"
 TOTALS_METRICS: tuple[str, ...] = tuple(accuracy_block([]))
+# core metrics (of the totals and of every suite) where lower is better; a family declares
+# its own (`Family.lower_is_better`)
 LOWER_IS_BETTER = frozenset({"errors", "unparseable", "wrong", "skipped", "parse_failure_rate"})
 RATES = frozenset({"turn", "goal", "parse_failure_rate"})  # core metrics that are fractions
 _ENTRY = re.compile(r"^(?P<ref>[^=<>\s]+)\s*(?P<op>>=|<=|=)\s*(?P<value>\S+)$")
@@ -54,8 +56,17 @@ def is_core(metric: str) -> bool:
     return metric in TOTALS_METRICS or metric == "parse_failure_rate" or metric.startswith("tag.")
 
 
-def lower_is_better(metric: str) -> bool:
-    return metric.rsplit(".", 1)[-1] in LOWER_IS_BETTER
+def lower_is_better(metric: str, family: str | None = None) -> bool:
+    """Is lower better for `metric` of a suite of `family` (None: the totals)?
+
+    Core metrics by name; a family's own metrics as the family declares them."""
+    if metric in LOWER_IS_BETTER:
+        return True
+    if family is None:
+        return False
+    from pytest_tom import families
+
+    return families.lower_is_better(family, metric)
 
 
 def is_rate(metric: str) -> bool:
@@ -106,7 +117,7 @@ def _entries(spec: str) -> list[str]:
 @dataclass(frozen=True)
 class Threshold:
     ref: MetricRef
-    op: str  # ">=" (a floor) or "<=" (a ceiling)
+    op: str  # ">=" (a floor), "<=" (a ceiling), "=" (as the suite's family declares)
     value: float
     text: str
 
@@ -122,8 +133,10 @@ def parse_thresholds(spec: str | None, known_families: set[str]) -> list[Thresho
         ref = parse_ref(m["ref"], known_families)
         value = parse_number(m["value"], f"--tom-fail-under {entry!r}")
         op = m["op"]
-        if op == "=":
-            op = "<=" if lower_is_better(ref.metric) else ">="
+        if op == "=" and (is_core(ref.metric) or ref.is_totals or ref.family is not None):
+            op = "<=" if lower_is_better(ref.metric, ref.family) else ">="
+        # else (`<suite>:<metric>`, `*:<metric>`) "=" stays: the direction follows the family
+        # of each suite the name resolves to
         if is_rate(ref.metric) and not 0 <= value <= 1:
             raise GateSpecError(f"--tom-fail-under {entry!r}: {ref.metric} is a fraction between "
                                 f"0 and 1; write {value / 100:g} or {value:g}%")

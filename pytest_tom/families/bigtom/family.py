@@ -82,6 +82,8 @@ DEFAULTS = Obj(what="defaults mapping", fields={"tags": Field(ListOf(TAG))})
 
 class BigTomFamily(Family):
     name = "bigtom"
+    converters = {"bigtom": "pytest_tom.families.bigtom.convert"}
+    lower_is_better = ("initial_state_rate",)  # answers naming the initial state: an error rate
     methods = prompts.METHODS
     metric_patterns = ()  # names beyond aggregate([]) (usage_checks)
     scenario_schema = TEMPLATE

@@ -28,6 +28,7 @@ from pytest_tom.families.base import (
 )
 from pytest_tom.families.fantom.expand import LIST_KINDS, YN_KINDS, Expander
 from pytest_tom.families.fantom.metrics import aggregate_fantom
+from pytest_tom.families.fantom.options import OPTIONS
 from pytest_tom.families.fantom.parsing import (
     IRRELEVANT,
     extract_answer,
@@ -74,6 +75,11 @@ def prompt(item: ItemSpec) -> str:
 
 class FantomFamily(Family):
     name = "fantom"
+    options = OPTIONS
+    converters = {"fantom": "pytest_tom.families.fantom.convert"}
+    # error counts of the list and yes/no questions (per context, e.g. inaccessible.*)
+    lower_is_better = ("*.wrong", "*.unparseable", "*.request_errors", "*.included_unaware",
+                       "*.excluded_aware")
     methods = ("vanilla", "cot")
     metric_patterns = ()  # names beyond aggregate([]) (usage_checks)
     answer_tokens = 128  # free answers are a sentence; lists of names

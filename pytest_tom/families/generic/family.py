@@ -133,6 +133,7 @@ def question_id(q: dict[str, Any], index: int) -> str:
 
 class GenericFamily(Family):
     name = "generic"
+    converters = {"tomi": "pytest_tom.families.generic.convert"}  # ToMi is a generic suite
     methods = ("vanilla", "cot")
     metric_patterns = ("tomi.*",)  # names beyond aggregate([]) (usage_checks)
     answer_tokens = 128  # json_final answers are a small JSON between markers

@@ -34,6 +34,7 @@ from pytest_tom.families.opentom.labels import (
     place_label,
     place_name,
 )
+from pytest_tom.families.opentom.options import OPTIONS
 from pytest_tom.scoring.labels import last_line
 from pytest_tom.scoring.text import normalise
 from pytest_tom.suite.schema import (
@@ -120,6 +121,9 @@ def places_of(sc: dict[str, Any]) -> list[list[str]]:
 
 class OpenTomFamily(Family):
     name = "opentom"
+    options = OPTIONS
+    converters = {"opentom": "pytest_tom.families.opentom.convert"}
+    lower_is_better = ("unfaithful.*", "unfaithful_rate.*", "parse_failure.*")
     methods = ("vanilla", "cot", "simtom")
     metric_patterns = ()  # names beyond aggregate([]) (usage_checks)
     scenario_schema = SCENARIO

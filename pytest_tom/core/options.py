@@ -1,0 +1,197 @@
+"""The option table: every `--tom-*` option declared once, read once into a frozen object.
+
+An option is a field of `TomOptions` declared with `opt(...)`: its name gives
+`--tom-<name>` on the command line and `tom_<name>` in the ini file, its
+metadata the help, default, converter and choices. Adding an option is adding
+one field here (or, for a family, one `Opt` in `families/<name>/options.py`);
+`pytest_tom.options` registers and reads them all, and the code reads
+`tom.options.<name>` instead of looking strings up.
+
+No pytest here: the table is plain data, so the engine and the families can
+read the values without knowing where they came from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import MISSING, dataclass, field, fields
+from types import MappingProxyType
+from typing import Any
+
+_META = "tom_option"
+
+
+def to_bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    return str(value).strip().lower() in ("1", "true", "yes", "on")
+
+
+@dataclass(frozen=True)
+class Opt:
+    """One option: `--tom-<name>` and the ini key `tom_<name>`."""
+
+    name: str  # "model" -> --tom-model and ini key tom_model
+    help: str
+    default: Any = None
+    convert: Callable[[Any], Any] = str
+    choices: tuple[str, ...] | None = None
+    metavar: str | None = None
+    flag: bool = False  # a switch (store_true)
+
+    @property
+    def flag_name(self) -> str:
+        return "--tom-" + self.name.replace("_", "-")
+
+    @property
+    def dest(self) -> str:
+        return "tom_" + self.name
+
+    def parse(self, value: Any) -> Any:
+        """The raw command-line or ini value, converted and checked (ValueError if bad)."""
+        try:
+            out = to_bool(value) if self.flag else self.convert(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"{self.flag_name} / {self.dest}: {value!r} is not valid") from None
+        if self.choices and out not in self.choices:
+            raise ValueError(f"{self.flag_name}: {out!r} is not one of {', '.join(self.choices)}")
+        return out
+
+
+def opt(help: str, default: Any = None, convert: Callable[[Any], Any] = str,
+        choices: tuple[str, ...] | None = None, metavar: str | None = None,
+        flag: bool = False) -> Any:
+    """A `TomOptions` field declaring its option (the name comes from the field)."""
+    return field(default=default, metadata={_META: Opt("", help, default, convert, choices,
+                                                       metavar, flag)})
+
+
+@dataclass(frozen=True)
+class TomOptions:
+    """Resolved values of every option (command line, else ini file, else default)."""
+
+    # -- core -------------------------------------------------------------------------
+    model: str | None = opt(
+        "backend spec: openai:<model>, python:<module>:<callable>, replay:<file.jsonl>, "
+        "local[:<file.gguf>], or a registered backend. Without it the plugin is inert.",
+        metavar="SPEC")
+    base_url: str | None = opt(
+        "OpenAI-compatible endpoint (default: $OPENAI_BASE_URL or api.openai.com)", metavar="URL")
+    files: str = opt("space-separated glob patterns of suite files to collect (default: *.tom.yaml)",
+                     default="*.tom.yaml", metavar="PATTERNS")
+    method: str = opt("prompting method: vanilla, cot, simtom, 1shot, 1shot-cot (as the family "
+                      "offers)", default="vanilla", metavar="METHOD")
+    seed: int = opt("seed for option shuffling and sampling (default 0)", default=0, convert=int,
+                    metavar="N")
+    temperature: float = opt("sampling temperature (default 0)", default=0.0, convert=float,
+                             metavar="T")
+    max_tokens: int | None = opt("maximum tokens per completion (default: the backend's)",
+                                 convert=int, metavar="N")
+    report: str | None = opt("write the JSON report (every item, every metric) to PATH",
+                             metavar="PATH")
+    record: str | None = opt("write every response as a replay file (JSONL) to PATH",
+                             metavar="PATH")
+    limit: int | None = opt("about N items per suite for smoke runs: whole scenarios chosen by "
+                            "the seed, at least one per suite (so a suite may keep more than "
+                            "N); the rest is deselected", convert=int, metavar="N")
+    timeout: float = opt("seconds before one request is abandoned (default 120)", default=120.0,
+                         convert=float, metavar="S")
+    transport: str = opt("HTTP transport of the openai backend: auto (aiohttp when installed, "
+                         "with the openai[aiohttp] extra; else httpx), aiohttp or httpx "
+                         "(default auto)", default="auto", choices=("auto", "aiohttp", "httpx"),
+                         metavar="auto|aiohttp|httpx")
+    # -- runner ----------------------------------------------------------------------
+    concurrency: int = opt("requests in flight at most (default 16)", default=16, convert=int,
+                           metavar="N")
+    retries: int = opt("retries of a failed request: 429, 5xx, timeouts (default 5)", default=5,
+                       convert=int, metavar="N")
+    deadline: float = opt("seconds one model call may take in all, retries and waits included "
+                          "(default 600)", default=600.0, convert=float, metavar="S")
+    backoff: float = opt("first retry delay in seconds, doubled each retry, with jitter; a "
+                         "Retry-After header wins (default 0.5)", default=0.5, convert=float,
+                         metavar="S")
+    cache: str = opt("response cache: on (read and write), read (never write), write (never read: "
+                     "refresh), off (default on)", default="on",
+                     choices=("on", "read", "write", "off"), metavar="MODE")
+    cache_dir: str = opt("folder of the response cache, relative to the rootdir (default "
+                         ".tom_cache)", default=".tom_cache", metavar="DIR")
+    cache_clear: bool = opt("empty the response cache before the run", default=False, flag=True)
+    samples: int = opt("answers per item (each its own cache key; use with --tom-temperature > 0): "
+                       "metrics report the mean and the spread over samples (default 1)",
+                       default=1, convert=int, metavar="K")
+    prices: str | None = opt("USD per million tokens for the cost in the usage summary: IN/OUT "
+                             "for every model, or MODEL=IN/OUT,MODEL=IN/OUT", metavar="PRICES")
+    # -- local model -----------------------------------------------------------------
+    threads: int | None = opt(
+        "prompt-evaluation threads of the local model (--tom-model=local; tokens are generated "
+        "on one thread so that answers never depend on it); default: the usable cores the "
+        "machine leaves idle (cores minus load average), divided among the xdist workers, at "
+        "least 1", convert=int, metavar="N")
+    local_ctx: int | None = opt("context window of the local model in tokens (default 8192); "
+                                "longer prompts are error outcomes", convert=int, metavar="N")
+    # -- gating ----------------------------------------------------------------------
+    fail_under: str | None = opt(
+        "thresholds on metrics of the JSON report, comma-separated: turn=0.7 (totals), "
+        "<suite>:goal=0.5, *:turn=0.6 (every suite), fantom.all_star=0.05 (every suite of a "
+        "family), errors<=0 (a ceiling); see docs/gating.md", metavar="SPECS")
+    baseline: str | None = opt(
+        "compare with a previous JSON report (--tom-report / --tom-save-baseline): fail on "
+        "significant drops of turn and goal accuracy", metavar="REPORT.json")
+    max_drop: str | None = opt(
+        "allowed drop against the baseline: a default and/or per-metric values, e.g. "
+        "0.02,goal=0.05,fantom.all_star=0.1 (default 0)", metavar="SPECS")
+    alpha: float = opt("significance level of the exact McNemar test on the shared items "
+                       "(default 0.05; 1 turns the test off)", default=0.05, convert=float,
+                       metavar="P")
+    save_baseline: str | None = opt("write this run's JSON report to PATH (the next run's "
+                                    "--tom-baseline)", metavar="PATH")
+    items: str | None = opt(
+        "report: a wrong answer is an expected failure (xfail) and only the gates set the exit "
+        "status; fail: a wrong answer fails its test (default: report when a gate is configured, "
+        "else fail)", choices=("report", "fail"), metavar="MODE")
+    html: str | None = opt("write one self-contained HTML report (plots, paper tables, every item's "
+                           "transcript; needs the html extra) to PATH", metavar="PATH")
+    markdown: str | None = opt("write a Markdown summary (gates, scores, changed items) to PATH, "
+                               "e.g. for $GITHUB_STEP_SUMMARY", metavar="PATH")
+    # -- the options the families declare (families/<name>/options.py), by name -----------
+    family: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """A value by option name, core or family (for code that takes a name as data)."""
+        if name in self.family:
+            return self.family[name]
+        value = getattr(self, name, None) if name != "family" else None
+        return default if value is None else value
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every value by option name, family options included (for backends and families)."""
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "family"}
+        out.update(self.family)
+        return out
+
+
+def core_table() -> list[Opt]:
+    """The options of `TomOptions`, in declaration order, named after their fields."""
+    out = []
+    for f in fields(TomOptions):
+        o = f.metadata.get(_META)
+        if o is not None:
+            default = None if f.default is MISSING else f.default
+            out.append(Opt(f.name, o.help, default, o.convert, o.choices, o.metavar, o.flag))
+    return out
+
+
+def build_options(values: Mapping[str, Any], family_table: list[Opt] | tuple[Opt, ...] = ()
+                  ) -> TomOptions:
+    """`TomOptions` from raw values by option name (None or missing: the default).
+
+    ValueError names the option and the bad value."""
+    core: dict[str, Any] = {}
+    for o in core_table():
+        raw = values.get(o.name)
+        core[o.name] = o.default if raw is None else o.parse(raw)
+    fam: dict[str, Any] = {}
+    for o in family_table:
+        raw = values.get(o.name)
+        fam[o.name] = o.default if raw is None else o.parse(raw)
+    return TomOptions(**core, family=MappingProxyType(fam))
