@@ -15,21 +15,14 @@ from typing import Any
 import pytest
 
 from pytest_tom import families
-from pytest_tom.backends.base import ModelRequest
 from pytest_tom.core.outcome import UNAVAILABLE, Outcome
+from pytest_tom.engine.item import NextRequest, build_record, request_key
 from pytest_tom.engine.load import load_suite
-from pytest_tom.engine.offline import item_view
 from pytest_tom.engine.runner import Completion
-from pytest_tom.engine.samples import (
-    call_fields,
-    fetch_samples,
-    sample_params,
-    samples_text,
-    score_samples,
-    submit_samples,
-)
+from pytest_tom.engine.samples import call_fields, sample_count, samples_text, submit_samples
 from pytest_tom.families.base import method_for
-from pytest_tom.session import TomSession, get_session
+from pytest_tom.session import TomSession
+from pytest_tom.stash import get_session
 from pytest_tom.suite import ItemSpec, SuiteError
 
 _MARKER_OK = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -98,63 +91,55 @@ class TomItem(pytest.Item):
             self.add_marker(name)
 
     # -- the model side -------------------------------------------------------------
-    def conversation(self, sample: int = 0) -> Any:
-        tom = _tom(self.config)
-        family = families.get(self.spec.family)
-        view = item_view(self.spec)
-        spec, params = self.spec, sample_params(tom.params, sample)
-        method = method_for(family, tom.settings.method)
-        per_call = params.max_tokens is None and tom.backend.family_max_tokens
-
-        def next_request(responses: list[str]) -> ModelRequest | None:
-            messages = family.conversation(spec, method, responses)
-            if messages is None:
-                return None
-            step = len(responses)
-            call_params = params
-            if per_call:  # no --tom-max-tokens: the family's default answer length
-                from dataclasses import replace
-
-                from pytest_tom.engine.answer_length import default_max_tokens
-
-                call_params = replace(params, max_tokens=default_max_tokens(family, method, step))
-            return ModelRequest(messages=messages, params=call_params, item=view, step=step)
-
-        return next_request
+    # The steps themselves are pytest-free (`engine.item.ItemEngine`); this class maps
+    # them onto pytest's setup (request), call (scoring) and report (record).
+    def conversation(self, sample: int = 0) -> NextRequest:
+        return _tom(self.config).engine.conversation(self.spec, sample)
 
     def request_key(self, sample: int = 0) -> str:
-        key = f"{self.spec.suite}::{self.spec.id}"
-        return f"{key}#{sample}" if sample else key
+        return request_key(self.spec, sample)
+
+    def submit(self) -> list[Any]:
+        """Start (or find started) every sample's requests."""
+        tom = _tom(self.config)
+        return submit_samples(tom.runner, tom.engine, self.spec, sample_count(tom.options))
 
     def prefetch(self) -> None:
         """Start this item's requests now (unless it will be skipped as unavailable)."""
-        tom = _tom(self.config)
-        if not families.get(self.spec.family).unavailable(self.spec, tom.settings):
-            submit_samples(self)
+        if not _tom(self.config).engine.unavailable(self.spec):
+            self.submit()
+
+    def fetch(self) -> list[Completion]:
+        """The completions of every sample, in sample order (waits for them; an xdist
+        worker keeps requesting its queue meanwhile)."""
+        from pytest_tom.request_phase import wait_for
+
+        return wait_for(self.config, self.submit())
 
     def setup(self) -> None:
         tom = _tom(self.config)
-        reason = families.get(self.spec.family).unavailable(self.spec, tom.settings)
+        reason = tom.engine.unavailable(self.spec)
         if reason:
             self.outcome = Outcome(correct=None, error=UNAVAILABLE, detail=reason)
             pytest.skip(reason)
-        self.completions = fetch_samples(self)
+        self.completions = self.fetch()
         self.completion = self.completions[0]
         if self.completion.error:
             self.outcome = Outcome.failed(self.completion.error_kind or "request_failed",
                                           self.completion.error)
             if len(self.completions) > 1:
-                self.sample_outcomes = score_samples(self, self.outcome)
+                self.sample_outcomes = tom.engine.score_samples(self.spec, self.completions,
+                                                                self.outcome)
             # an error of the item (not a wrong answer): shown without a traceback
             pytest.fail(self.story(), pytrace=False)
 
     def runtest(self) -> None:
         tom = _tom(self.config)
         assert self.completion is not None
-        family = families.get(self.spec.family)
-        self.outcome = family.score(self.spec, self.completion.final, tom.scoring)
+        self.outcome = tom.engine.score(self.spec, self.completion.final)
         if len(self.completions) > 1:  # --tom-samples: fails when any sample is wrong
-            self.sample_outcomes = score_samples(self, self.outcome)
+            self.sample_outcomes = tom.engine.score_samples(self.spec, self.completions,
+                                                            self.outcome)
         if self.outcome.correct is False or any(
                 o.correct is False for o in self.sample_outcomes or ()):
             if tom.options.items == "report":  # gates decide: a wrong answer is an xfail
@@ -200,14 +185,10 @@ class TomItem(pytest.Item):
         if self.outcome is None:
             return None
         comp = self.completion
-        return {
-            "item": self.spec.summary(),
-            "outcome": self.outcome.to_dict(),
-            "responses": list(comp.responses) if comp else [],
-            "messages": self.calls(),  # what the model saw, call by call
-            "seconds": round(comp.seconds, 4) if comp else 0.0,
-            **call_fields(self.completions, self.sample_outcomes),
-        }
+        return build_record(self.spec, self.outcome, list(comp.responses) if comp else [],
+                            messages=self.calls(),  # what the model saw, call by call
+                            seconds=round(comp.seconds, 4) if comp else 0.0,
+                            **call_fields(self.completions, self.sample_outcomes))
 
 
 def item_markers(spec: ItemSpec) -> list[str]:

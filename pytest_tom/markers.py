@@ -44,7 +44,7 @@ def register_markers(config: Any, options: dict[str, Any]) -> None:
     from pytest_tom.suite import SuiteError
 
     settings = Settings(method=options.get("method") or "vanilla", seed=options.get("seed") or 0,
-                        options=options)
+                        options=options.as_dict())
     seen: dict[str, set[str]] = {}
     kinds: dict[str, str] = {}
     for path in suite_files(list(config.args), str(options.get("files") or "*.tom.yaml").split()):

@@ -24,8 +24,7 @@ from typing import Any
 import pytest
 
 from pytest_tom.engine.runner import Completion
-
-LOOKAHEAD_KEY = pytest.StashKey["WorkerLookahead"]()
+from pytest_tom.stash import get_session
 
 
 def configure(tom: Any) -> None:
@@ -96,17 +95,13 @@ def request_phase(session: pytest.Session, runner: Any) -> None:
     freeze_more()  # the answers and the client's modules live to the end: out of the GC's sight
 
 
-WINDOW_KEY = pytest.StashKey[dict[int, int]]()
-
-
-def window_prefetch(session: pytest.Session, item: Any, size: int) -> None:
+def window_prefetch(tom: Any, session: pytest.Session, item: Any, size: int) -> None:
     """Under -x/--maxfail: submit `item` and the `size` items after it, no further. A run that
     stops at the first wrong answer then asks the model for at most `size` items it will not
     score (they are counted apart in the usage summary)."""
-    index = session.config.stash.get(WINDOW_KEY, None)
+    index = tom.window_index
     if index is None:
-        index = {id(it): i for i, it in enumerate(session.items)}
-        session.config.stash[WINDOW_KEY] = index
+        index = tom.window_index = {id(it): i for i, it in enumerate(session.items)}
     i = index.get(id(item))
     if i is not None:
         prefetch_items(session.items[i: i + 1 + max(0, size)])
@@ -122,9 +117,7 @@ def prepare_scoring(items: Iterable[Any]) -> int:
     are in (`WorkerLookahead.prepare`). Returns how many answers were handed over.
     """
     from pytest_tom import families
-    from pytest_tom.engine.samples import fetch_samples
     from pytest_tom.items import TomItem
-    from pytest_tom.session import get_session
 
     by_family: dict[str, list[tuple[Any, str]]] = {}
     tom = None
@@ -135,7 +128,7 @@ def prepare_scoring(items: Iterable[Any]) -> int:
         family = families.get(item.spec.family)
         if not prepares(family) or family.unavailable(item.spec, tom.settings):
             continue
-        for comp in fetch_samples(item):
+        for comp in item.fetch():
             if not comp.error:
                 by_family.setdefault(item.spec.family, []).append((item.spec, comp.final))
     for name, pairs in by_family.items():
@@ -214,7 +207,7 @@ class WorkerLookahead:
         if not isinstance(item, TomItem) or not prepares(families.get(item.spec.family)):
             return 0
         self._submitted.setdefault(item.nodeid, item)
-        runner = item.config.stash[_session_key()].runner
+        runner = get_session(item.config).runner
         ready = []
         for nodeid, x in list(self._submitted.items()):
             if nodeid in self._prepared:
@@ -229,16 +222,10 @@ class WorkerLookahead:
             self.scan()
 
 
-def _session_key() -> Any:
-    from pytest_tom.session import STASH_KEY
-
-    return STASH_KEY
-
-
 def _samples(item: Any) -> range:
     from pytest_tom.engine.samples import sample_count
 
-    return range(sample_count(item.config.stash[_session_key()].options))
+    return range(sample_count(get_session(item.config).options))
 
 
 def _find_interactor(config: pytest.Config) -> Any:
@@ -249,17 +236,17 @@ def _find_interactor(config: pytest.Config) -> Any:
 
 
 def worker_lookahead(session: pytest.Session) -> WorkerLookahead:
-    config = session.config
-    look = config.stash.get(LOOKAHEAD_KEY, None)
-    if look is None:
-        look = WorkerLookahead(session)
-        config.stash[LOOKAHEAD_KEY] = look
-    return look
+    tom = get_session(session.config)
+    assert tom is not None
+    if tom.lookahead is None:
+        tom.lookahead = WorkerLookahead(session)
+    return tom.lookahead
 
 
 def wait_for(config: pytest.Config, futures: Sequence[Future[Completion]]) -> list[Completion]:
     """The completions of `futures`; an xdist worker keeps submitting its queue meanwhile."""
-    look = config.stash.get(LOOKAHEAD_KEY, None)
+    tom = get_session(config)
+    look = tom.lookahead if tom is not None else None
     if look is not None:
         for fut in futures:
             while True:
@@ -282,5 +269,5 @@ def write_summary(terminalreporter: Any, tom: Any) -> None:
     if tom._runner is not None:  # without xdist this process's runner made every request
         unscored = tom._runner.stats.requests - sum(int(r.get("requests") or 0)
                                                     for r in tom.records)
-    write_usage(terminalreporter, tom.records, tom.backend.describe(), getattr(tom, "prices", {}),
+    write_usage(terminalreporter, tom.records, tom.backend.describe(), tom.prices,
                 model_name=getattr(tom.backend, "model", ""), unscored=unscored)

@@ -1,5 +1,6 @@
-"""The per-process state of a run, kept in `config.stash`: settings, the backend,
-the runner, the scoring context, and (on the controller) the item records."""
+"""The per-process state of a run, the one object kept in `config.stash`: options,
+settings, the backend, the runner, the item engine, the gates, the xdist look-ahead
+and (on the controller) the item records."""
 
 from __future__ import annotations
 
@@ -11,13 +12,17 @@ import pytest
 
 from pytest_tom.core.options import TomOptions
 from pytest_tom.core.settings import Settings
+from pytest_tom.engine.item import ItemEngine
 from pytest_tom.families.base import ScoringContext
+from pytest_tom.stash import STASH_KEY, get_session
 
 if TYPE_CHECKING:
     from pytest_tom.backends.base import Backend, SamplingParams
     from pytest_tom.engine.runner import Runner
+    from pytest_tom.gates.evaluate import GateState
+    from pytest_tom.request_phase import WorkerLookahead
 
-STASH_KEY = pytest.StashKey["TomSession"]()
+__all__ = ["STASH_KEY", "TomSession", "get_session"]
 
 
 class TomSession:
@@ -39,10 +44,16 @@ class TomSession:
         except BackendSpecError as exc:
             raise pytest.UsageError(str(exc)) from None
         self.scoring = ScoringContext(self.settings)
+        self.engine = ItemEngine(self.settings, self.params, self.scoring,
+                                 family_max_tokens=bool(self.backend.family_max_tokens))
         self._runner: Runner | None = None
         self.records: list[dict[str, Any]] = []
         self.broken_suites: list[str] = []  # node ids of suite files that failed to load
-        self.sink = RecordSink(self)
+        self.gates: GateState | None = None  # set by gating.configure_gates
+        self.lookahead: WorkerLookahead | None = None  # xdist workers: request_phase
+        self.prices: dict[str, tuple[float, float]] = {}  # --tom-prices, parsed
+        self.window_index: dict[int, int] | None = None  # -x/--maxfail: request_phase
+        self.deselected = 0  # items of the suites deselected (-k, -m, --lf, --tom-limit)
         self.results: dict[str, Any] | None = None
         self.started = time.time()
         self.file_patterns = str(options.files).split()
@@ -82,36 +93,3 @@ class TomSession:
             "max_tokens": self.params.max_tokens,  # None: per family (openai) or the backend's
             "concurrency": self.options.concurrency,
         }
-
-
-class RecordSink:
-    """Report hooks bound to the session: item records (from xdist workers too, kept on the
-    controller only) and the node ids of suite files that failed to load."""
-
-    def __init__(self, session: TomSession):
-        self.session = session
-
-    @pytest.hookimpl(trylast=True)  # after the cache plugin's own bookkeeping of --lf
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        data = getattr(report, "tom", None)
-        if data and not self.session.is_worker:
-            self.session.records.append(data)
-            if getattr(report, "wasxfail", None) is not None:
-                # a wrong answer under --tom-items report is an xfail, which pytest's --lf
-                # forgets; it is still a wrong answer that `--lf` should run again
-                lf = self.session.config.pluginmanager.get_plugin("lfplugin")
-                if lf is not None and hasattr(lf, "lastfailed"):
-                    lf.lastfailed[report.nodeid] = True
-
-    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        if report.failed and report.nodeid:
-            from pathlib import Path
-
-            from pytest_tom.items import matches
-
-            if matches(Path(report.nodeid.split("::")[0]), self.session.file_patterns):
-                self.session.broken_suites.append(report.nodeid)
-
-
-def get_session(config: pytest.Config) -> TomSession | None:
-    return config.stash.get(STASH_KEY, None)

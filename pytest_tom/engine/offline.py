@@ -12,19 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from pytest_tom import families
-from pytest_tom.backends.base import ItemView, ModelRequest, SamplingParams
+from pytest_tom.backends.base import ModelRequest
 from pytest_tom.core.model import ItemSpec
 from pytest_tom.core.outcome import REQUEST_FAILED, Outcome
-from pytest_tom.families.base import ScoringContext, Settings, method_for
+from pytest_tom.core.settings import Settings
+from pytest_tom.engine.item import ItemEngine, build_record, converse, item_view
 
-
-def item_view(spec: ItemSpec) -> ItemView:
-    """What a Python backend sees of an item."""
-    return ItemView(id=spec.id, suite=spec.suite, family=spec.family, kind=spec.kind,
-                    question=spec.question, choices=spec.choices_shown, gold=spec.gold,
-                    tags=list(spec.tags), source=dict(spec.source), meta=dict(spec.meta),
-                    scenario=spec.scenario)
+__all__ = ["item_view", "score_records"]
 
 
 def score_records(items: Iterable[ItemSpec], answer: Callable[[ModelRequest], str],
@@ -34,25 +28,11 @@ def score_records(items: Iterable[ItemSpec], answer: Callable[[ModelRequest], st
     Multi-call methods are followed to their end (the last response is scored); an
     exception of the answerer is an error outcome of its item, as in a run.
     """
-    settings = settings or Settings()
-    ctx = ScoringContext(settings)
+    engine = ItemEngine(settings or Settings())
     out = []
     for spec in items:
-        family = families.get(spec.family)
-        view = item_view(spec)
-        responses: list[str] = []
-        outcome: Outcome | None = None
-        method = method_for(family, settings.method)
-        while (messages := family.conversation(spec, method, responses)) is not None:
-            request = ModelRequest(messages=messages, params=SamplingParams(), item=view,
-                                   step=len(responses))
-            try:
-                responses.append(answer(request))
-            except Exception as exc:  # an error outcome, as the runner records it
-                outcome = Outcome.failed(REQUEST_FAILED, str(exc))
-                break
-        if outcome is None:
-            outcome = family.score(spec, responses[-1] if responses else "", ctx)
-        out.append({"item": spec.summary(), "outcome": outcome.to_dict(),
-                    "responses": responses})
+        responses, error = converse(engine.conversation(spec), answer)
+        outcome = (Outcome.failed(REQUEST_FAILED, error) if error is not None
+                   else engine.score(spec, responses[-1] if responses else ""))
+        out.append(build_record(spec, outcome, responses))
     return out

@@ -12,64 +12,28 @@ item passes only when no sample is wrong.
 from __future__ import annotations
 
 from concurrent.futures import Future
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from pytest_tom.backends.base import SamplingParams
-from pytest_tom.core.outcome import REQUEST_FAILED, Outcome
-from pytest_tom.engine.runner import Completion
+from pytest_tom.core.model import ItemSpec
+from pytest_tom.core.outcome import Outcome
+from pytest_tom.engine.item import ItemEngine, request_key, sample_params
+from pytest_tom.engine.runner import Completion, Runner
 
 if TYPE_CHECKING:
     from pytest_tom.core.options import TomOptions
-    from pytest_tom.items import TomItem
+
+__all__ = ["call_fields", "sample_count", "sample_params", "samples_text", "submit_samples"]
 
 
 def sample_count(options: TomOptions) -> int:
     return max(1, int(options.samples or 1))
 
 
-def sample_params(params: SamplingParams, sample: int) -> SamplingParams:
-    if sample and params.seed is not None:
-        return replace(params, seed=params.seed + sample)
-    return params
-
-
-def submit_samples(item: TomItem) -> list[Future[Completion]]:
-    """Start (or find started) every sample of `item`."""
-    tom = item.config.stash[_session_key()]
-    runner = tom.runner
-    return [runner.submit(item.request_key(s), item.conversation(s), s)
-            for s in range(sample_count(tom.options))]
-
-
-def _session_key() -> Any:
-    from pytest_tom.session import STASH_KEY
-
-    return STASH_KEY
-
-
-def fetch_samples(item: TomItem) -> list[Completion]:
-    """The completions of every sample of `item`, in sample order (waits for them)."""
-    from pytest_tom.request_phase import wait_for
-
-    return wait_for(item.config, submit_samples(item))
-
-
-def score_samples(item: TomItem, first: Outcome | None = None) -> list[Outcome]:
-    """An outcome per completion of `item`: its score, or the error of its request."""
-    from pytest_tom import families
-
-    tom = item.config.stash[_session_key()]
-    family = families.get(item.spec.family)
-    out = []
-    for s, comp in enumerate(item.completions):
-        if s == 0 and first is not None:
-            out.append(first)
-        elif comp.error:
-            out.append(Outcome.failed(comp.error_kind or REQUEST_FAILED, comp.error))
-        else:
-            out.append(family.score(item.spec, comp.final, tom.scoring))
-    return out
+def submit_samples(runner: Runner, engine: ItemEngine, spec: ItemSpec,
+                   count: int) -> list[Future[Completion]]:
+    """Start (or find started) every sample of an item."""
+    return [runner.submit(request_key(spec, s), engine.conversation(spec, s), s)
+            for s in range(count)]
 
 
 def call_fields(completions: list[Completion], outcomes: list[Outcome] | None) -> dict[str, Any]:

@@ -20,12 +20,9 @@ says the change is significant (p <= alpha) and goes the wrong way.
 from __future__ import annotations
 
 import json
-import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-import pytest
+from typing import Any
 
 from pytest_tom.gates.spec import (
     TOTALS,
@@ -43,9 +40,6 @@ from pytest_tom.gates.spec import (
 )
 from pytest_tom.metrics.mcnemar import Comparison, Key, Pairing, pair_records
 from pytest_tom.suite.schema import did_you_mean
-
-if TYPE_CHECKING:
-    from pytest_tom.session import TomSession
 
 DEFAULT_COMPARED = ("turn", "goal")
 EPS = 1e-9
@@ -384,101 +378,12 @@ def settings_notes(base: dict[str, Any], settings: dict[str, Any]) -> list[str]:
     return notes
 
 
-# -- the pytest side -----------------------------------------------------------------------
+# -- what the run's end found (kept by the session) ----------------------------------------
 @dataclass
 class GateState:
-    """Kept in `config.stash`: the configuration, then what the end of the run found."""
+    """Kept by the session: the configuration, then what the end of the run found."""
 
     config: GateConfig
     report: GateReport | None = None
     not_evaluated: str = ""  # why the gates were not evaluated
     written: list[str] = field(default_factory=list)  # lines such as "baseline saved to X"
-
-
-GATE_KEY = pytest.StashKey[GateState]()
-
-
-def gate_state(config: pytest.Config) -> GateState | None:
-    return config.stash.get(GATE_KEY, None)
-
-
-def configure_gates(tom: TomSession) -> None:
-    """Parse the gate options (a usage error if bad) and resolve `--tom-items`.
-
-    Workers resolve `items` the same way (they see the same options) but do not
-    read the baseline: only the controller evaluates gates.
-    """
-    try:
-        cfg = GateConfig.from_options(tom.options, load=not tom.is_worker)
-    except GateSpecError as exc:
-        raise pytest.UsageError(str(exc)) from None
-    tom.options = replace(tom.options, items=cfg.items)
-    tom.config.stash[GATE_KEY] = GateState(cfg)
-
-
-def subset_note(session: pytest.Session, tom: TomSession) -> str:
-    """A warning when the gates judged part of the suites: items deselected (-k, -m, --lf,
-    --tom-limit) or named by node id."""
-    deselected = int(getattr(tom, "deselected", 0) or 0)
-    opt = session.config.option
-    selecting = [name for name, on in (("-k", getattr(opt, "keyword", "")),
-                                       ("-m", getattr(opt, "markexpr", "")),
-                                       ("--lf", getattr(opt, "lf", False)),
-                                       ("--tom-limit", tom.options.get("limit"))) if on]
-    if not session.config.pluginmanager.has_plugin("dsession"):
-        selecting = selecting if deselected else []  # counted here; under xdist the workers
-        # deselect and the controller only knows the options
-    by_id = [a for a in session.config.args if "::" in str(a)]
-    if not deselected and not by_id and not selecting:
-        return ""
-    how = []
-    if deselected or selecting:
-        count = f"{deselected} item(s) deselected" if deselected else "items selected"
-        how.append(f"{count} by {', '.join(selecting) or '-k, -m, --lf or --tom-limit'}")
-    if by_id:
-        how.append("items named by node id")
-    return (f"the gates judged a subset: {len(tom.records)} item(s) ran ({'; '.join(how)}); "
-            f"the numbers are those of the subset, not of the whole suites")
-
-
-def finish_gates(session: pytest.Session, tom: TomSession) -> None:
-    """Evaluate the gates after aggregation, set the exit status, write baseline and Markdown."""
-    state = gate_state(session.config)
-    if state is None or tom.results is None or session.config.option.collectonly:
-        return
-    cfg = state.config
-    if session.exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR):
-        state.not_evaluated = ("the run was interrupted: gates not evaluated"
-                               + (", baseline not saved" if cfg.save_baseline else ""))
-        return
-    if cfg.active:
-        report = evaluate(cfg, tom.results, tom.records)
-        if cfg.baseline is not None:
-            report.notes[:0] = settings_notes(cfg.baseline, tom.describe_settings())
-        subset = subset_note(session, tom)
-        if subset:
-            report.notes.insert(0, subset)
-        state.report = report
-        from pytest_tom.report.junit_gates import add_gate_cases
-
-        add_gate_cases(session.config, report)  # each gate a test case of --junitxml
-        if report.error:
-            session.exitstatus = pytest.ExitCode.USAGE_ERROR
-        elif report.failed and session.exitstatus == pytest.ExitCode.OK:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
-    if cfg.save_baseline:
-        if tom.records:
-            from pytest_tom.report.json_report import build_report, write_json_atomic
-
-            write_json_atomic(cfg.save_baseline, build_report(
-                tom.results, tom.records, tom.describe_settings(), tom.started, time.time()))
-            state.written.append(f"tom baseline saved: {cfg.save_baseline}")
-        else:
-            state.written.append("tom baseline not saved: no tom items ran")
-    if cfg.markdown:
-        from pytest_tom.report.markdown import write_markdown
-
-        write_markdown(cfg.markdown, tom.results, state.report, tom.describe_settings(),
-                       exitstatus=int(session.exitstatus), records=tom.records,
-                       baseline_items=cfg.baseline["items"] if cfg.baseline else None)
-        state.written.append(f"tom markdown summary: {cfg.markdown}")

@@ -1,0 +1,202 @@
+"""The hooks of an active run, bound to its session (registered by `plugin.pytest_configure`
+only when a model is given, so none of them needs to check whether the plugin is active)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_tom.items import TomFile, TomItem, matches
+from pytest_tom.session import TomSession
+
+
+class TomHooks:
+    def __init__(self, tom: TomSession):
+        self.tom = tom
+
+    def pytest_report_header(self, config: pytest.Config) -> list[str]:
+        tom = self.tom
+        s = tom.describe_settings()
+        from pytest_tom.request_phase import cache_label
+        from pytest_tom.usage_checks import method_note
+
+        lines = [f"tom: model {s['model']} · method {s['method']} · seed {s['seed']} · temperature "
+                f"{s['temperature']} · {tom.max_tokens_text()} · concurrency "
+                f"{s['concurrency']} · suites {tom.options.files}"
+                + (f" · samples {tom.options.samples}" if tom.options.samples > 1 else "")
+                + f" · {cache_label(tom)}"]
+        note = method_note(s["method"])
+        return [*lines, note] if note else lines
+
+    def pytest_collect_file(self, file_path: Any, parent: pytest.Collector) -> pytest.Collector | None:
+        if matches(file_path, self.tom.file_patterns):
+            return TomFile.from_parent(parent, path=file_path)
+        return None
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_collection(self, session: pytest.Session) -> Any:
+        from pytest_tom.speed import collection_gc
+
+        with collection_gc():  # large suites: no GC passes over the tree being built
+            return (yield)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config,
+                                      items: list[pytest.Item]) -> None:
+        tom = self.tom
+        if not tom.options.limit:
+            return
+        from pytest_tom.selection import limit_items
+
+        kept, dropped = limit_items(items, tom.options.limit, tom.settings.seed)
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = kept
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        """Count deselected items of the suites (the gates warn that they judged a subset)."""
+        self.tom.deselected += sum(1 for i in items if hasattr(i, "spec"))
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        """Suite files that failed to load (their errors must not stop the other suites)."""
+        if (report.failed and report.nodeid
+                and matches(Path(report.nodeid.split("::")[0]), self.tom.file_patterns)):
+            self.tom.broken_suites.append(report.nodeid)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Any:
+        """Broken suites do not stop the others: their collection errors are set aside while
+        the items run (pytest would otherwise interrupt the run) and counted again after."""
+        tom = self.tom
+        held = min(len(tom.broken_suites), session.testsfailed)
+        if not session.config.option.maxfail:
+            session.testsfailed -= held
+        else:
+            held = 0
+        if (not tom.is_worker and not session.config.option.collectonly
+                and not _stops_early(session)):
+            from pytest_tom.request_phase import request_phase
+
+            request_phase(session, tom.runner)  # every selected item, concurrently, live progress
+        try:
+            return (yield)
+        finally:
+            session.testsfailed += held
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
+        if self.tom.is_worker:  # xdist: request what this worker was sent, ahead
+            from pytest_tom.request_phase import worker_lookahead
+
+            worker_lookahead(item.session).scan(item, nextitem)
+        elif _stops_early(item.session):  # -x / --maxfail: only a window of items ahead
+            from pytest_tom.request_phase import window_prefetch
+
+            window_prefetch(self.tom, item.session, item, self.tom.options.concurrency)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> None:
+        if self.tom.is_worker:  # xdist: batch what this worker has answers for
+            from pytest_tom.request_phase import worker_lookahead
+
+            worker_lookahead(item.session).prepare(item)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[Any]) -> Any:
+        report = yield
+        first_outcome = (isinstance(item, TomItem) and item.outcome is not None
+                         and not getattr(item, "_tom_sent", False))
+        if first_outcome and (call.when == "call" or report.outcome in ("failed", "skipped")):
+            report.tom = item.record()
+            item._tom_sent = True
+            if report.tom:  # per-item properties of the JUnit XML (carried by the teardown report)
+                from pytest_tom.report.item_outcome import junit_properties
+
+                item.user_properties.extend(junit_properties(report.tom))
+        return report
+
+    @pytest.hookimpl(trylast=True)  # after the cache plugin's own bookkeeping of --lf
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Item records, from xdist workers too, kept on the controller only."""
+        data = getattr(report, "tom", None)
+        if data and not self.tom.is_worker:
+            self.tom.records.append(data)
+            if getattr(report, "wasxfail", None) is not None:
+                # a wrong answer under --tom-items report is an xfail, which pytest's --lf
+                # forgets; it is still a wrong answer that `--lf` should run again
+                lf = self.tom.config.pluginmanager.get_plugin("lfplugin")
+                if lf is not None and hasattr(lf, "lastfailed"):
+                    lf.lastfailed[report.nodeid] = True
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        tom = self.tom
+        tom.close()  # the collected tree stays frozen to the end (see pytest_tom.speed)
+        if tom.is_worker:
+            return
+        from pytest_tom.engine.aggregate import aggregate
+
+        tom.results = aggregate(tom.records, tom.settings)
+        if tom.options.report or tom.options.html:
+            from pytest_tom.report.json_report import build_report, write_json_atomic
+
+            data = build_report(tom.results, tom.records, tom.describe_settings(), tom.started,
+                                time.time())
+            if tom.options.report:
+                write_json_atomic(tom.options.report, data)
+            if tom.options.html:
+                from pytest_tom.report.html.build import write_report_html
+
+                write_report_html(tom.options.html, data, tom.options.report)
+        if tom.options.record:
+            from pytest_tom.report.json_report import write_replay
+
+            write_replay(tom.options.record, tom.records)
+        from pytest_tom.gating import finish_gates
+
+        finish_gates(session, tom)  # thresholds, baseline -> session.exitstatus; baseline, Markdown
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int,
+                                config: pytest.Config) -> Any:
+        """Around pytest's own summary: big runs list wrong items compactly
+        (report/compact.py), then the tom sections come last: wrong answers, requests,
+        gates, and the scores."""
+        tom = self.tom
+        if tom.is_worker:
+            return (yield)
+        from pytest_tom.report.compact import CompactFailures
+
+        compact = CompactFailures.install(terminalreporter, config)
+        try:
+            result = yield
+        finally:
+            if compact is not None:
+                compact.restore()
+        if compact is not None:
+            compact.write()
+        if tom.results is not None and tom.records:
+            from pytest_tom.request_phase import write_summary as write_requests
+
+            write_requests(terminalreporter, tom)  # requests, cache hits, tokens, cost, failures
+        if tom.gates is not None:
+            from pytest_tom.report.gates import write_gates
+
+            write_gates(terminalreporter, tom.gates)
+        if tom.results is not None and tom.records:
+            from pytest_tom.report.terminal import write_summary
+
+            write_summary(terminalreporter, tom.results, tom.backend.describe(),
+                          tom.options.report)
+            if tom.options.html:
+                terminalreporter.write_line(f"tom html report: {tom.options.html}")
+        return result
+
+
+def _stops_early(session: pytest.Session) -> bool:
+    """-x or --maxfail: the run may stop at the first wrong answers, so the items are asked
+    for a window ahead of the test loop rather than all at once before it."""
+    return bool(session.config.option.maxfail)
