@@ -89,7 +89,7 @@ class TomHooks:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
         if self.tom.is_worker:  # xdist: request what this worker was sent, ahead
-            from pytest_tom.request_phase import worker_lookahead
+            from pytest_tom.lookahead import worker_lookahead
 
             worker_lookahead(item.session).scan(item, nextitem)
         elif _stops_early(item.session):  # -x / --maxfail: only a window of items ahead
@@ -100,7 +100,7 @@ class TomHooks:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_call(self, item: pytest.Item) -> None:
         if self.tom.is_worker:  # xdist: batch what this worker has answers for
-            from pytest_tom.request_phase import worker_lookahead
+            from pytest_tom.lookahead import worker_lookahead
 
             worker_lookahead(item.session).prepare(item)
 

@@ -19,7 +19,13 @@ from pytest_tom.core.outcome import UNAVAILABLE, Outcome
 from pytest_tom.engine.item import NextRequest, build_record, request_key
 from pytest_tom.engine.load import load_suite
 from pytest_tom.engine.runner import Completion
-from pytest_tom.engine.samples import call_fields, sample_count, samples_text, submit_samples
+from pytest_tom.engine.samples import (
+    call_fields,
+    sample_count,
+    samples_text,
+    submit_samples,
+    wait_all,
+)
 from pytest_tom.families.base import method_for
 from pytest_tom.session import TomSession
 from pytest_tom.stash import get_session
@@ -112,9 +118,8 @@ class TomItem(pytest.Item):
     def fetch(self) -> list[Completion]:
         """The completions of every sample, in sample order (waits for them; an xdist
         worker keeps requesting its queue meanwhile)."""
-        from pytest_tom.request_phase import wait_for
-
-        return wait_for(self.config, self.submit())
+        look = _tom(self.config).lookahead
+        return wait_all(self.submit(), look.maybe_scan if look is not None else None)
 
     def setup(self) -> None:
         tom = _tom(self.config)

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from pytest_tom.backends.base import Backend, SamplingParams
     from pytest_tom.engine.runner import Runner
     from pytest_tom.gates.evaluate import GateState
-    from pytest_tom.request_phase import WorkerLookahead
+    from pytest_tom.lookahead import WorkerLookahead
 
 __all__ = ["STASH_KEY", "TomSession", "get_session"]
 
@@ -50,7 +50,7 @@ class TomSession:
         self.records: list[dict[str, Any]] = []
         self.broken_suites: list[str] = []  # node ids of suite files that failed to load
         self.gates: GateState | None = None  # set by gating.configure_gates
-        self.lookahead: WorkerLookahead | None = None  # xdist workers: request_phase
+        self.lookahead: WorkerLookahead | None = None  # xdist workers: lookahead.py
         self.prices: dict[str, tuple[float, float]] = {}  # --tom-prices, parsed
         self.window_index: dict[int, int] | None = None  # -x/--maxfail: request_phase
         self.deselected = 0  # items of the suites deselected (-k, -m, --lf, --tom-limit)

@@ -11,7 +11,9 @@ item passes only when no sample is wrong.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING, Any
 
 from pytest_tom.core.model import ItemSpec
@@ -22,7 +24,8 @@ from pytest_tom.engine.runner import Completion, Runner
 if TYPE_CHECKING:
     from pytest_tom.core.options import TomOptions
 
-__all__ = ["call_fields", "sample_count", "sample_params", "samples_text", "submit_samples"]
+__all__ = ["call_fields", "sample_count", "sample_params", "samples_text", "submit_samples",
+           "wait_all"]
 
 
 def sample_count(options: TomOptions) -> int:
@@ -34,6 +37,21 @@ def submit_samples(runner: Runner, engine: ItemEngine, spec: ItemSpec,
     """Start (or find started) every sample of an item."""
     return [runner.submit(request_key(spec, s), engine.conversation(spec, s), s)
             for s in range(count)]
+
+
+def wait_all(futures: Sequence[Future[Completion]],
+             while_waiting: Callable[[], None] | None = None) -> list[Completion]:
+    """The completions of `futures`, in order; `while_waiting` is called every 50 ms until
+    each is in (an xdist worker keeps submitting its queue meanwhile)."""
+    if while_waiting is not None:
+        for fut in futures:
+            while True:
+                try:
+                    fut.result(timeout=0.05)
+                    break
+                except FutureTimeout:
+                    while_waiting()
+    return [f.result() for f in futures]
 
 
 def call_fields(completions: list[Completion], outcomes: list[Outcome] | None) -> dict[str, Any]:

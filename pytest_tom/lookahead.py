@@ -1,0 +1,117 @@
+"""The xdist look-ahead: a worker does not know its items in advance (the controller sends
+it indices of `session.items` in batches), so it submits the items it has been sent and
+not yet run, and looks again each time an item starts and while an item waits for its
+answer; every worker requests exactly the items it runs. If xdist's queue cannot be
+read (another xdist version), a worker falls back to the current and the next item.
+Before an item is scored, the answers in so far are prepared in one batch
+(`WorkerLookahead.prepare`).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from pytest_tom.engine.samples import sample_count
+from pytest_tom.request_phase import prefetch_items, prepare_scoring, prepares
+from pytest_tom.stash import get_session
+
+
+class WorkerLookahead:
+    """Reads the queue of item indices xdist sent this worker and submits them."""
+
+    def __init__(self, session: pytest.Session):
+        self.session = session
+        self.interactor = _find_interactor(session.config)
+        self._last_scan = 0.0
+        self._seen: set[int] = set()
+        self._submitted: dict[str, Any] = {}  # nodeid -> item, in submission order
+        self._prepared: set[str] = set()  # nodeids handed to prepare_scoring
+
+    def _pending_indices(self) -> list[int] | None:
+        it = self.interactor
+        if it is None:
+            return None
+        try:
+            with it.torun.lock() as queue:
+                snapshot = list(queue)
+            nxt = it.nextitem_index
+        except Exception:  # a different xdist: fall back to nextitem
+            self.interactor = None
+            return None
+        out = [i for i in snapshot if isinstance(i, int)]
+        if isinstance(nxt, int):
+            out.insert(0, nxt)
+        return out
+
+    def scan(self, item: Any = None, nextitem: Any = None) -> None:
+        """Submit the current item, the next one, and every item queued for this worker."""
+        self._last_scan = time.perf_counter()
+        todo: list[Any] = [x for x in (item, nextitem) if x is not None]
+        indices = self._pending_indices()
+        if indices:
+            items = self.session.items
+            # new indices are appended on the right: walk back to the first one already seen
+            fresh = []
+            for i in reversed(indices):
+                if i in self._seen:
+                    break
+                self._seen.add(i)
+                if 0 <= i < len(items):
+                    fresh.append(items[i])
+            todo.extend(reversed(fresh))
+        prefetch_items(todo)
+        for x in todo:
+            self._submitted.setdefault(x.nodeid, x)
+
+    def prepare(self, item: Any) -> int:
+        """Before `item` is scored: prepare, in one batch, the scoring of every item of this
+        worker whose answers are in and that was not prepared yet, `item` included.
+
+        Under xdist the answers arrive while the items run one by one, so there is no
+        moment with every answer at hand; instead, whenever an item's answer has not been
+        prepared, everything answered by then goes in one batch (FANToM then embeds tens of
+        free answers at once instead of one per item). Items whose answers are still
+        coming are left for a later batch. Returns how many answers were prepared."""
+        if item.nodeid in self._prepared:
+            return 0
+        from pytest_tom import families
+        from pytest_tom.items import TomItem
+
+        if not isinstance(item, TomItem) or not prepares(families.get(item.spec.family)):
+            return 0
+        self._submitted.setdefault(item.nodeid, item)
+        runner = get_session(item.config).runner
+        ready = []
+        for nodeid, x in list(self._submitted.items()):
+            if nodeid in self._prepared:
+                continue
+            if x is item or all(runner.done(x.request_key(s)) for s in _samples(x)):
+                ready.append(x)
+                self._prepared.add(nodeid)
+        return prepare_scoring(ready)
+
+    def maybe_scan(self, every: float = 0.05) -> None:
+        if time.perf_counter() - self._last_scan >= every:
+            self.scan()
+
+
+def _samples(item: Any) -> range:
+    return range(sample_count(get_session(item.config).options))
+
+
+def _find_interactor(config: pytest.Config) -> Any:
+    for plugin in config.pluginmanager.get_plugins():
+        if type(plugin).__name__ == "WorkerInteractor" and hasattr(plugin, "torun"):
+            return plugin
+    return None
+
+
+def worker_lookahead(session: pytest.Session) -> WorkerLookahead:
+    tom = get_session(session.config)
+    assert tom is not None
+    if tom.lookahead is None:
+        tom.lookahead = WorkerLookahead(session)
+    return tom.lookahead

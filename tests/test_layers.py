@@ -1,0 +1,199 @@
+"""The package's architecture as a test: layers import only downward, no import cycles
+(imports inside functions count too), families stay in their folders, and an inactive
+plugin imports neither PyYAML nor any family (docs/architecture.md)."""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+PACKAGE = REPO / "pytest_tom"
+
+# lower number = lower layer; a module may import its own layer and the ones below
+LAYERS: dict[str, int] = {
+    "core": 0,
+    "suite": 1,
+    "scoring": 2, "metrics": 2, "backends": 2,
+    "families": 3,
+    "engine": 4,
+    "gates": 5,
+    "report": 6,
+}
+ROOT = 7  # plugin, options, session, items, request phase, hooks, gating, fixtures, cli, api
+PYTEST_FREE = ("core", "suite", "scoring", "metrics", "families", "engine", "gates")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def layer_of(module: str) -> tuple[str, int]:
+    parts = module.split(".")
+    if len(parts) >= 2 and parts[1] in LAYERS:
+        return parts[1], LAYERS[parts[1]]
+    return "root", ROOT
+
+
+def _in_type_checking(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
+    while node in parents:
+        node = parents[node]
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            return True
+    return False
+
+
+def imports_of(module: str) -> set[str]:
+    """pytest_tom modules `module` imports at run time (module level or in functions)."""
+    path = MODULES[module]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if _in_type_checking(node, parents):
+            continue
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1]
+                                + ([base] if base else []))
+            # `from pkg import sub` imports the submodule when there is one
+            names = [f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base
+                     for a in node.names]
+        else:
+            continue
+        out.update(n for n in names if n in MODULES and n != module)
+    return out
+
+
+GRAPH = {m: imports_of(m) for m in MODULES}
+
+
+def test_every_module_is_in_a_layer() -> None:
+    assert "pytest_tom.plugin" in GRAPH and len(GRAPH) > 80
+
+
+def test_no_layer_imports_upward() -> None:
+    bad = []
+    for module, targets in GRAPH.items():
+        name, rank = layer_of(module)
+        for target in sorted(targets):
+            tname, trank = layer_of(target)
+            if trank > rank:
+                bad.append(f"{module} ({name}) imports {target} ({tname})")
+    assert not bad, "\n".join(bad)
+
+
+def test_no_import_cycles() -> None:
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+    counter = [0]
+
+    def strongconnect(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in GRAPH[v]:
+            if w not in index:
+                strongconnect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    for v in GRAPH:
+        if v not in index:
+            strongconnect(v)
+    assert not cycles, "import cycles: " + "; ".join(" <-> ".join(c) for c in cycles)
+
+
+def test_family_folders_import_no_other_family() -> None:
+    bad = []
+    for module, targets in GRAPH.items():
+        parts = module.split(".")
+        if len(parts) < 4 or parts[1] != "families":
+            continue
+        for target in targets:
+            tparts = target.split(".")
+            if len(tparts) >= 4 and tparts[1] == "families" and tparts[2] != parts[2]:
+                bad.append(f"{module} imports {target}")
+    assert not bad, "\n".join(bad)
+
+
+def test_lower_layers_do_not_import_pytest() -> None:
+    bad = []
+    for module, path in MODULES.items():
+        if layer_of(module)[0] not in PYTEST_FREE:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            if any(n == "pytest" or n.startswith(("pytest.", "_pytest")) for n in names):
+                bad.append(module)
+    assert not bad, f"modules below the plugin importing pytest: {bad}"
+
+
+def test_core_imports_nothing_else() -> None:
+    for module, targets in GRAPH.items():
+        if layer_of(module)[0] == "core":
+            assert all(layer_of(t)[0] == "core" for t in targets), (module, targets)
+
+
+INERT = """
+import sys, pytest
+rc = pytest.main(["-p", "pytest_tom.plugin", "-p", "no:cacheprovider", "-q", sys.argv[1]])
+loaded = [m for m in sys.modules if m == "yaml" or m.startswith("yaml.")
+          or (m.startswith("pytest_tom.families.") and not m.endswith(".options")
+              and m.count(".") >= 3)
+          or m.startswith(("pytest_tom.engine", "pytest_tom.suite", "pytest_tom.hooks"))]
+print("RC", rc)
+print("LOADED", sorted(loaded))
+"""
+
+
+@pytest.mark.parametrize("active", [False, True])
+def test_inactive_plugin_loads_no_yaml_and_no_family(tmp_path: Path, active: bool) -> None:
+    (tmp_path / "a.tom.yaml").write_text("suite: s\nscenarios: []\n", encoding="utf-8")
+    (tmp_path / "test_plain.py").write_text("def test_ok():\n    pass\n", encoding="utf-8")
+    if active:  # the check can fail: an active run does load them
+        (tmp_path / "pytest.ini").write_text("[pytest]\ntom_model = python:answers:a\n")
+        (tmp_path / "answers.py").write_text("def a(req):\n    return 'yes'\n")
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+           "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, "-c", INERT, str(tmp_path)], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=300).stdout
+    loaded = next(line for line in out.splitlines() if line.startswith("LOADED"))
+    if active:
+        assert "'yaml" in loaded and "pytest_tom.engine" in loaded
+    else:
+        assert loaded == "LOADED []", out
+        assert "RC 0" in out  # the plain test ran, the suite file was left alone
