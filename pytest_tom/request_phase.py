@@ -138,7 +138,7 @@ def write_summary(terminalreporter: Any, tom: Any) -> None:
     if terminalreporter.config.get_verbosity() < 0 and not any(
             r.get("outcome", {}).get("error") for r in tom.records):
         return  # -q: only when something failed
-    from pytest_tom.engine.usage import write_usage
+    from pytest_tom.report.usage import write_usage
 
     unscored = 0
     if tom._runner is not None:  # without xdist this process's runner made every request

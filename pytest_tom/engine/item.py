@@ -12,6 +12,7 @@ from pytest_tom import families
 from pytest_tom.backends.base import ItemView, ModelRequest, SamplingParams
 from pytest_tom.core.model import ItemSpec
 from pytest_tom.core.outcome import REQUEST_FAILED, Outcome
+from pytest_tom.core.record import Record
 from pytest_tom.core.settings import Settings
 from pytest_tom.engine.answer_length import default_max_tokens
 from pytest_tom.families.base import ScoringContext, method_for
@@ -105,8 +106,8 @@ def converse(next_request: NextRequest, ask: Callable[[ModelRequest], str]
 
 
 def build_record(spec: ItemSpec, outcome: Outcome, responses: list[str],
-                 **calls: Any) -> dict[str, Any]:
+                 **calls: Any) -> Record:
     """The plain-data record of an item (what aggregation, reports and replays read);
     `calls`: the request side (seconds, usage, requests ...) when a runner made them."""
-    return {"item": spec.summary(), "outcome": outcome.to_dict(), "responses": list(responses),
-            **calls}
+    return Record(item=spec.summary(), outcome=outcome.to_dict(),  # type: ignore[typeddict-item]
+                  responses=list(responses), **calls)

@@ -11,8 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from pytest_tom.core.outcome import UNAVAILABLE, UNPARSEABLE
-
-Record = dict[str, Any]
+from pytest_tom.core.record import Record
 
 
 def is_skipped(rec: Record) -> bool:

@@ -1,0 +1,21 @@
+"""The record of one item: the plain data a run leaves (on `report.tom`, in the JSON
+report's `items`, in replay files) and aggregation reads. A TypedDict, so the record
+stays a dict across xdist while its shape is written down in one place."""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+
+class Record(TypedDict, total=False):
+    item: dict[str, Any]  # ItemSpec.summary(): id, suite, family, scenario, kind, gold, meta ...
+    outcome: dict[str, Any]  # Outcome.to_dict(): correct, parsed, value, error, detail, extra
+    responses: list[str]  # every response of the conversation; the last one is scored
+    seconds: float
+    usage: dict[str, int]  # tokens the server reported (summed over samples)
+    cached_usage: dict[str, int]  # tokens of calls answered by the response cache
+    requests: int
+    retries: int
+    cached: int
+    model: str | None  # the model name the server reported
+    samples: list[dict[str, Any]]  # --tom-samples > 1: outcome and responses per sample

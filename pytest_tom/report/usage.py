@@ -1,0 +1,59 @@
+"""The `tom requests` section of the terminal summary: requests, cache hits, tokens,
+cost and the items without an answer (figures from `engine/usage.py`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_tom.engine.usage import failed_requests, usage_by_model
+
+
+def _n(v: int) -> str:
+    return f"{v:,}"
+
+
+def write_usage(tr: Any, records: list[dict[str, Any]], default_model: str,
+                prices: dict[str, tuple[float, float]], max_failed: int = 10,
+                model_name: str = "", unscored: int = 0) -> None:
+    """The `tom requests` section of the terminal summary. `unscored`: requests made for
+    items that were never scored (a run stopped by -x or Ctrl-C), counted apart."""
+    from tabulate import tabulate
+
+    if not records:
+        return
+    models = usage_by_model(records, default_model, model_name)
+    tr.write_sep("-", "tom requests")
+    any_tokens = any(m.tokens or m.cached_tokens for m in models)
+    headers = ["model", "items", "requests", "retries", "from cache", "shared", "errors"]
+    if any_tokens:
+        headers += ["prompt tok", "completion tok", "cached tok"]
+    if prices:
+        headers.append("cost")
+    rows = []
+    for m in models:
+        row = [m.model, m.items, m.requests, m.retries, m.cached, m.shared, m.errors]
+        if any_tokens:
+            row += [_n(m.tokens.get("prompt_tokens", 0)), _n(m.tokens.get("completion_tokens", 0)),
+                    _n(m.cached_tokens.get("total_tokens", 0))]
+        if prices:
+            cost = m.cost(prices)
+            row.append("n/a (no price)" if cost is None else f"${cost:.4f}")
+        rows.append(row)
+    tr.write_line(tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True))
+    if not any_tokens:
+        tr.write_line("(the backend reported no token usage)")
+    served = sorted({s for m in models for s in m.served})
+    if served and served != [model_name]:
+        tr.write_line(f"the server answered as: {', '.join(served)}")
+    if any(m.shared for m in models):
+        tr.write_line("shared: answered by an identical request of this run (asked once)")
+    if unscored > 0:
+        tr.write_line(f"{unscored} further request(s) for items that were not scored "
+                      f"(the run stopped early)")
+    failed = failed_requests(records)
+    if failed:
+        tr.write_line(f"{len(failed)} item(s) without an answer (error outcomes, counted as wrong):")
+        for item, err in failed[:max_failed]:
+            tr.write_line(f"  {item}: {err}")
+        if len(failed) > max_failed:
+            tr.write_line(f"  ... and {len(failed) - max_failed} more (see the JSON report)")
