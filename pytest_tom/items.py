@@ -202,13 +202,10 @@ def item_markers(spec: ItemSpec) -> list[str]:
 
 
 def _register_marker(config: pytest.Config, name: str) -> None:
-    known = config.stash.setdefault(_MARKERS_KEY, set())
+    known = _tom(config).markers
     if name not in known:
         known.add(name)
         config.addinivalue_line("markers", f"{name}: pytest-tom marker (tag or item kind)")
-
-
-_MARKERS_KEY = pytest.StashKey[set]()
 
 
 def _tom(config: pytest.Config) -> TomSession:

@@ -54,6 +54,7 @@ class TomSession:
         self.prices: dict[str, tuple[float, float]] = {}  # --tom-prices, parsed
         self.window_index: dict[int, int] | None = None  # -x/--maxfail: request_phase
         self.deselected = 0  # items of the suites deselected (-k, -m, --lf, --tom-limit)
+        self.markers: set[str] = set()  # item markers registered so far (tags, kinds ...)
         self.results: dict[str, Any] | None = None
         self.started = time.time()
         self.file_patterns = str(options.files).split()

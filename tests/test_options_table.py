@@ -1,0 +1,48 @@
+"""The option table: declared once (TomOptions fields, families' options.py), every name
+unique, read into a frozen object, bad values named."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import importlib.util
+
+import pytest
+
+from pytest_tom import families
+from pytest_tom.core.options import TomOptions, build_options, core_table
+from pytest_tom.options import table
+
+
+def test_every_option_once_and_each_family_declares_its_own() -> None:
+    names = [o.name for o in table()]
+    assert len(names) == len(set(names)), names
+    assert {"model", "fail_under", "fantom_context", "opentom_protocol", "embedder"} <= set(names)
+    for name, target in families.available().items():
+        module = families.options_module(target)
+        declared = getattr(importlib.import_module(module), "OPTIONS", ()) if module and \
+            importlib.util.find_spec(module) else ()
+        assert tuple(families.get(name).options) == tuple(declared), name
+
+
+def test_values_are_typed_and_frozen() -> None:
+    opts = build_options({"seed": "7", "temperature": "0.5", "cache_clear": "yes",
+                          "fantom_context": "full"}, families.declared_options())
+    assert (opts.seed, opts.temperature, opts.cache_clear) == (7, 0.5, True)
+    assert opts.family["fantom_context"] == "full" and opts.get("fantom_context") == "full"
+    assert opts.concurrency == 16 and opts.as_dict()["fantom_group"] == "set"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        opts.seed = 3  # type: ignore[misc]
+    assert [o.name for o in core_table()] == [f.name for f in dataclasses.fields(TomOptions)
+                                              if f.name != "family"]
+
+
+@pytest.mark.parametrize(("raw", "message"), [
+    ({"seed": "x"}, "--tom-seed / tom_seed: 'x' is not valid"),
+    ({"cache": "maybe"}, "--tom-cache: 'maybe' is not one of on, read, write, off"),
+    ({"fantom_group": "team"}, "--tom-fantom-group: 'team' is not one of set, part, conversation"),
+])
+def test_bad_values_name_the_option(raw: dict[str, str], message: str) -> None:
+    with pytest.raises(ValueError) as exc:
+        build_options(raw, families.declared_options())
+    assert str(exc.value) == message
