@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from report_runs import load
 
+from pytest_tom.engine.headline import catalog
 from pytest_tom.metrics.intervals import (
     bootstrap,
     derive_seed,
@@ -24,7 +25,6 @@ from pytest_tom.metrics.intervals import (
 )
 from pytest_tom.metrics.macro_f1 import macro_f1
 from pytest_tom.metrics.weighted_f1 import weighted_f1
-from pytest_tom.report.headline import catalog
 
 
 @pytest.mark.parametrize(("right", "n", "low", "high"), [
@@ -162,7 +162,7 @@ def test_markdown_shows_intervals(demo_reports: dict[str, Path]) -> None:
 
 
 def test_wilson_over_groups_when_every_group_agrees() -> None:
-    from pytest_tom.report.headline import common_specs
+    from pytest_tom.engine.headline import common_specs
 
     recs = [{"item": {"suite": "s", "id": f"g{g}::q{q}", "scenario": f"g{g}", "group": f"g{g}",
                       "tags": []},

@@ -24,6 +24,7 @@ LAYERS: dict[str, int] = {
     "engine": 4,
     "gates": 5,
     "report": 6,
+    "compare": 6,  # comparing saved reports: loading, paired tests, rendering (an output)
 }
 ROOT = 7  # plugin, options, session, items, request phase, hooks, gating, fixtures, cli, api
 PYTEST_FREE = ("core", "suite", "scoring", "metrics", "families", "engine", "gates")

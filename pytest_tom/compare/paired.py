@@ -19,6 +19,7 @@ from collections import Counter
 from typing import Any
 
 from pytest_tom.compare.runs import Record, Run
+from pytest_tom.engine.headline import GROUPED, Spec, catalog, suite_intervals
 from pytest_tom.metrics.accuracy import judged
 from pytest_tom.metrics.intervals import (
     RESAMPLES,
@@ -28,7 +29,6 @@ from pytest_tom.metrics.intervals import (
     wilson,
 )
 from pytest_tom.metrics.mcnemar import mcnemar_exact
-from pytest_tom.report.headline import GROUPED, Spec, catalog, suite_intervals
 
 ANSWER_LIMIT = 300
 

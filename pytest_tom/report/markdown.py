@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pytest_tom.engine.headline import fmt_interval
 from pytest_tom.gates.evaluate import GateReport, ItemDiff
 from pytest_tom.report.atomic import write_atomic
-from pytest_tom.report.headline import fmt_interval
 
 LISTED = 200  # item ids listed per kind of change
 

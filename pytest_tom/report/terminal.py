@@ -6,7 +6,7 @@ from typing import Any
 
 from tabulate import tabulate
 
-from pytest_tom.report.headline import fmt_interval, interval_line
+from pytest_tom.engine.headline import fmt_interval, interval_line
 
 
 def pct(value: float | None) -> str:
