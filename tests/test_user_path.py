@@ -203,8 +203,10 @@ def test_a_big_run_counts_its_wrong_items_and_ends_with_the_scores(
     assert out.index("tom requests -") < out.index("tom scores")
 
 
-def test_a_mid_sized_run_gets_one_line_per_wrong_item(pytester: pytest.Pytester) -> None:
-    result = generic_run(pytester, "unparseable", "-k", "memory")  # 34 wrong items
+@pytest.mark.parametrize("xdist", [(), ("-n", "2")], ids=["plain", "xdist"])
+def test_a_mid_sized_run_gets_one_line_per_wrong_item(pytester: pytest.Pytester,
+                                                      xdist: tuple[str, ...]) -> None:
+    result = generic_run(pytester, "unparseable", "-k", "memory", *xdist)  # 34 wrong items
     result.stdout.fnmatch_lines([
         "*- tom wrong answers -*",
         "UNPARSEABLE *classic-false-belief.tom.yaml::*::memory - answered 'Hmm, hard to say.', "
@@ -311,11 +313,12 @@ def test_a_suite_without_a_model_says_how_to_activate_the_plugin(
 
 
 # -- 6. CI artefacts tell the story ------------------------------------------------------------
-def test_gates_are_junit_test_cases(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize("xdist", [(), ("-n", "2")], ids=["plain", "xdist"])
+def test_gates_are_junit_test_cases(pytester: pytest.Pytester, xdist: tuple[str, ...]) -> None:
     import xml.etree.ElementTree as ET
 
     result = generic_run(pytester, "mixed", "--tom-fail-under=turn=0.99,goal>=0",
-                         "--junitxml=j.xml")
+                         "--junitxml=j.xml", *xdist)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     cases = {c.get("name"): c for c in ET.parse(pytester.path / "j.xml").iter("testcase")
              if c.get("classname") == "tom-gates"}
