@@ -3,8 +3,8 @@ Chromium, and to filter: `python benchmarks/html_report.py [N]` (default 10,000 
 
 Prints figures (no assertions); the machine's load is printed beside them. The items are
 synthetic generic records (as tests/test_html_report.py makes them), with a 1,500-character
-prompt per item in `messages` (one context per scenario of 5 items, as real suites share
-theirs), so the string table's sharing is measured too.
+story line per scenario of 5 items in each item's prompt (`messages`), as real prompts repeat
+their scenario's story, so the string table's sharing is measured too.
 """
 
 from __future__ import annotations
@@ -28,9 +28,11 @@ from pytest_tom.report.html.build import write_html  # noqa: E402
 def main(n: int) -> None:
     data = synthetic_report(n)
     for i, rec in enumerate(data["items"]):
-        context = f"Story {i // 5}: " + ("Sally puts the marble in the basket and leaves. " * 30)
+        story = f"Story {i // 5}: " + ("Sally puts the marble in the basket and leaves. " * 30)
+        prompt = (f"{story}\nQuestion: {rec['item']['question']}\nChoose one of the following:\n"
+                  "a) the basket\nb) the box")
         rec["messages"] = [[{"role": "system", "content": "Answer with the letter."},
-                            {"role": "user", "content": context + rec["item"]["question"]}]]
+                            {"role": "user", "content": prompt}]]
     tmp = Path(tempfile.mkdtemp())
     src = tmp / "big.json"
     src.write_text(json.dumps(data))

@@ -6,7 +6,7 @@ matplotlib SVG inlined as markup; the item browser is plain JavaScript over the 
 embedded once as JSON (`<script type="application/json">`), showing one page of rows at
 a time, so 10,000 items open and filter without a framework, a CDN or any network.
 
-Item data are made small: message texts (a scenario's context repeats in each of its
+Item data are made small: message lines (a scenario's story repeats in each of its
 questions' prompts) are stored once in a string table and referenced by index.
 """
 
@@ -61,9 +61,15 @@ class Strings:
         return i
 
 
+def lines_of(text: str, strings: Strings) -> list[int]:
+    """A message as string-table indices of its lines: a scenario's story line, repeated in
+    the prompt of each of its questions, is stored once."""
+    return [strings.ref(line) for line in text.split("\n")]
+
+
 def messages_of(rec: Record, strings: Strings) -> list[list[list[Any]]] | None:
     """`record["messages"]` (a list of calls, each a list of {role, content}) as
-    [[role, string index], ...] per call; None when the report does not keep them."""
+    [[role, [line indices]], ...] per call; None when the report does not keep them."""
     calls = rec.get("messages")
     if not isinstance(calls, list) or not calls:
         return None
@@ -73,7 +79,7 @@ def messages_of(rec: Record, strings: Strings) -> list[list[list[Any]]] | None:
             call = [call]
         if not isinstance(call, list):
             continue
-        out.append([[str(m.get("role", "?")), strings.ref(text_of(m.get("content")))]
+        out.append([[str(m.get("role", "?")), lines_of(text_of(m.get("content")), strings)]
                     for m in call if isinstance(m, dict)])
     return out
 

@@ -132,7 +132,7 @@
         call.forEach(function (m) {
           var d = el("div", "msg " + m[0]);
           d.appendChild(el("div", "role", m[0]));
-          d.appendChild(pre(strings[m[1]]));
+          d.appendChild(pre(m[1].map(function (k) { return strings[k]; }).join("\n")));
           box.appendChild(d);
         });
         if (o.r[c] !== undefined) {
