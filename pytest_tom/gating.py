@@ -86,17 +86,25 @@ def finish_gates(session: pytest.Session, tom: TomSession) -> None:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
     if cfg.save_baseline:
         if tom.records:
+            from pytest_tom.report.atomic import try_write
             from pytest_tom.report.json_report import build_report, write_json_atomic
 
-            write_json_atomic(cfg.save_baseline, build_report(
-                tom.results, tom.records, tom.describe_settings(), tom.started, time.time()))
-            state.written.append(f"tom baseline saved: {cfg.save_baseline}")
+            if try_write(tom.write_errors, "baseline", cfg.save_baseline,
+                         lambda: write_json_atomic(cfg.save_baseline, build_report(
+                             tom.results, tom.records, tom.describe_settings(), tom.started,
+                             time.time()))):
+                state.written.append(f"tom baseline saved: {cfg.save_baseline}")
         else:
             state.written.append("tom baseline not saved: no tom items ran")
     if cfg.markdown:
+        from pytest_tom.report.atomic import try_write
         from pytest_tom.report.markdown import write_markdown
 
-        write_markdown(cfg.markdown, tom.results, state.report, tom.describe_settings(),
-                       exitstatus=int(session.exitstatus), records=tom.records,
-                       baseline_items=cfg.baseline["items"] if cfg.baseline else None)
-        state.written.append(f"tom markdown summary: {cfg.markdown}")
+        if try_write(tom.write_errors, "Markdown summary", cfg.markdown,
+                     lambda: write_markdown(cfg.markdown, tom.results, state.report,
+                                            tom.describe_settings(),
+                                            exitstatus=int(session.exitstatus),
+                                            records=tom.records,
+                                            baseline_items=(cfg.baseline["items"]
+                                                            if cfg.baseline else None))):
+            state.written.append(f"tom markdown summary: {cfg.markdown}")

@@ -107,6 +107,10 @@ class TomHooks:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[Any]) -> Any:
         report = yield
+        if self.tom.is_worker:
+            from pytest_tom.request_phase import note_cache_problem
+
+            note_cache_problem(self.tom, report)  # once, to the controller's summary
         first_outcome = (isinstance(item, TomItem) and item.outcome is not None
                          and not getattr(item, "_tom_sent", False))
         if first_outcome and (call.when == "call" or report.outcome in ("failed", "skipped")):
@@ -121,6 +125,9 @@ class TomHooks:
     @pytest.hookimpl(trylast=True)  # after the cache plugin's own bookkeeping of --lf
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Item records, from xdist workers too, kept on the controller only."""
+        problem = getattr(report, "tom_cache_problem", None)  # an xdist worker's cache
+        if problem and not self.tom.is_worker and problem not in self.tom.cache_notes:
+            self.tom.cache_notes.append(problem)
         data = getattr(report, "tom", None)
         if data and not self.tom.is_worker:
             self.tom.records.append(data)
@@ -140,24 +147,37 @@ class TomHooks:
         from pytest_tom.engine.aggregate import aggregate
 
         tom.results = aggregate(tom.records, tom.settings)
+        from pytest_tom.report.atomic import try_write
+        from pytest_tom.report.json_report import build_report, write_json_atomic, write_replay
+
+        # Ctrl-C or a crash: what was scored, marked; nothing at all over a previous file
+        interrupted = exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR)
+        data = None
         if tom.options.report or tom.options.html:
-            from pytest_tom.report.json_report import build_report, write_json_atomic
-
             data = build_report(tom.results, tom.records, tom.describe_settings(), tom.started,
-                                time.time())
-            if tom.options.report:
-                write_json_atomic(tom.options.report, data)
-            if tom.options.html:
-                from pytest_tom.report.html.build import write_report_html
+                                time.time(), "interrupted" if interrupted else "complete")
 
-                write_report_html(tom.options.html, data, tom.options.report)
-        if tom.options.record:
-            from pytest_tom.report.json_report import write_replay
+        def write_html(path: str) -> None:
+            from pytest_tom.report.html.build import write_report_html
 
-            write_replay(tom.options.record, tom.records)
+            write_report_html(path, data, tom.options.report)
+
+        for what, path, write in (
+                ("report", tom.options.report, lambda p: write_json_atomic(p, data)),
+                ("HTML report", tom.options.html, write_html),
+                ("replay record", tom.options.record, lambda p: write_replay(p, tom.records))):
+            if not path:
+                continue
+            if interrupted and not tom.records:
+                tom.notes.append(f"tom {what} not written: the run was interrupted before any "
+                                 f"item was scored ({path} is left as it was)")
+            else:
+                try_write(tom.write_errors, what, path, lambda p=path, w=write: w(p))
         from pytest_tom.gating import finish_gates
 
         finish_gates(session, tom)  # thresholds, baseline -> session.exitstatus; baseline, Markdown
+        if tom.write_errors and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED  # asked for a file, did not get it
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int,
@@ -193,6 +213,13 @@ class TomHooks:
                           tom.options.report)
             if tom.options.html:
                 terminalreporter.write_line(f"tom html report: {tom.options.html}")
+        from pytest_tom.request_phase import write_cache_problems
+
+        write_cache_problems(terminalreporter, tom)  # one line each: cache turned off, repaired
+        for line in tom.notes:
+            terminalreporter.write_line(line, yellow=True)
+        for line in tom.write_errors:  # last: a file asked for was not written (exit status 1)
+            terminalreporter.write_line(line, red=True, bold=True)
         return result
 
 

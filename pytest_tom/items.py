@@ -16,7 +16,7 @@ import pytest
 
 from pytest_tom import families
 from pytest_tom.core.outcome import UNAVAILABLE, Outcome
-from pytest_tom.engine.item import NextRequest, build_record, request_key
+from pytest_tom.engine.item import NextRequest, build_record
 from pytest_tom.engine.load import load_suite
 from pytest_tom.engine.runner import Completion
 from pytest_tom.engine.samples import (
@@ -45,6 +45,7 @@ class TomFile(pytest.File):
         tom = _tom(self.config)
         try:
             suite = load_suite(self.path, tom.settings)
+            tom.suite_names.add(suite)  # files sharing a suite name: distinct ids, one family
         except SuiteError as exc:
             raise self.CollectError(exc.render()) from None
         yield from _build_tree(self, [(spec.id.split("::"), spec) for spec in suite.items])
@@ -103,7 +104,7 @@ class TomItem(pytest.Item):
         return _tom(self.config).engine.conversation(self.spec, sample)
 
     def request_key(self, sample: int = 0) -> str:
-        return request_key(self.spec, sample)
+        return _tom(self.config).engine.request_key(self.spec, sample)
 
     def submit(self) -> list[Any]:
         """Start (or find started) every sample's requests."""

@@ -45,10 +45,12 @@ def configure(tom: Any) -> None:
             f"--tom-samples {opts.samples} at temperature 0: the samples will most likely be "
             f"identical; set --tom-temperature above 0"), stacklevel=2)
     if opts.cache_clear and not tom.is_worker:
-        from pytest_tom.engine.cache import clear
+        from pytest_tom.engine.cache import clear_with_note
         from pytest_tom.engine.runner import cache_dir
 
-        clear(cache_dir(opts, tom.config.rootpath))
+        _count, note = clear_with_note(cache_dir(opts, tom.config.rootpath))
+        if note:
+            tom.cache_notes.append(note)
 
 
 def cache_label(tom: Any) -> str:
@@ -146,3 +148,28 @@ def write_summary(terminalreporter: Any, tom: Any) -> None:
                                                     for r in tom.records)
     write_usage(terminalreporter, tom.records, tom.backend.describe(), tom.prices,
                 model_name=getattr(tom.backend, "model", ""), unscored=unscored)
+
+
+def cache_problems(tom: Any) -> list[str]:
+    """The cache's lines for the summary: repaired by --tom-cache-clear, or turned off (in
+    this process or, under xdist, in a worker: see `note_cache_problem`)."""
+    lines = list(tom.cache_notes)
+    runner = tom.peek_runner()
+    if runner is not None and runner.cache_problem:
+        lines.append(runner.cache_problem)
+    return list(dict.fromkeys(lines))
+
+
+def note_cache_problem(tom: Any, report: Any) -> None:
+    """On an xdist worker: carry the cache's problem, once, on an item's report (the report's
+    attributes travel to the controller, which prints it)."""
+    runner = tom.peek_runner()
+    problem = runner.cache_problem if runner is not None else None
+    if problem and problem not in tom.cache_notes:
+        tom.cache_notes.append(problem)
+        report.tom_cache_problem = problem
+
+
+def write_cache_problems(terminalreporter: Any, tom: Any) -> None:
+    for line in cache_problems(tom):
+        terminalreporter.write_line(line, yellow=True, bold=True)

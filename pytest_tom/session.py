@@ -55,6 +55,12 @@ class TomSession:
         self.window_index: dict[int, int] | None = None  # -x/--maxfail: request_phase
         self.deselected = 0  # items of the suites deselected (-k, -m, --lf, --tom-limit)
         self.markers: set[str] = set()  # item markers registered so far (tags, kinds ...)
+        self.cache_notes: list[str] = []  # cache lines for the summary (repaired, turned off)
+        from pytest_tom.engine.suite_names import SuiteNames
+
+        self.suite_names = SuiteNames()  # suites collected so far (files sharing a name)
+        self.notes: list[str] = []  # other lines for the end of the summary
+        self.write_errors: list[str] = []  # files asked for that could not be written
         self.results: dict[str, Any] | None = None
         self.started = time.time()
         self.file_patterns = str(options.files).split()
@@ -65,6 +71,10 @@ class TomSession:
             from pytest_tom.engine.runner import Runner
 
             self._runner = Runner.from_options(self.backend, self.options, self.config.rootpath)
+        return self._runner
+
+    def peek_runner(self) -> Runner | None:
+        """The runner if one was started (never starts one)."""
         return self._runner
 
     def close(self) -> None:

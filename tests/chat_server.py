@@ -10,7 +10,8 @@ For the runner's tests it can also throttle (`max_in_flight`: a 429 when more
 requests than that are in flight at once; `peak_in_flight` records the most
 seen) and stall (`stall_after`: requests after the first N hang uncounted until
 `unstall()`, which drops them unanswered: a run killed meanwhile has exactly N
-answers).
+answers). `trickle` sends each answer's body one byte at a time with that many
+seconds between bytes (a server that is slow but never silent for long).
 
     with ChatServer(responder=lambda body: "a)") as server:
         server.base_url  # http://127.0.0.1:PORT/v1
@@ -57,7 +58,7 @@ class ChatServer:
                  fail_when: dict[str, int] | None = None, empty_when: tuple[str, ...] = (),
                  retry_after: float = 0.05, seed: int = 0, host: str = "127.0.0.1",
                  port: int = 0, max_in_flight: int | None = None,
-                 stall_after: int | None = None):
+                 stall_after: int | None = None, trickle: float | None = None):
         self.responder = responder or (lambda body: "a)")
         self.latency = latency
         self.failure_rate = failure_rate
@@ -77,6 +78,7 @@ class ChatServer:
         self.peak_in_flight = 0
         self.throttled = 0  # 429s sent because of max_in_flight
         self.stall_after = stall_after
+        self.trickle = trickle  # seconds between the bytes of an answer's body (a slow server)
         self.stalled = 0  # requests held (and never counted) by stall_after
         self._unstalled = threading.Event()
         self._admitted = 0
@@ -162,7 +164,16 @@ class ChatServer:
                 for k, v in (headers or {}).items():
                     self.send_header(k, v)
                 self.end_headers()
-                self.wfile.write(data)
+                if server.trickle is None:
+                    self.wfile.write(data)
+                    return
+                try:  # one byte at a time: a read never waits long, the whole body does
+                    for i in range(len(data)):
+                        self.wfile.write(data[i:i + 1])
+                        self.wfile.flush()
+                        time.sleep(server.trickle)
+                except OSError:  # the client gave up
+                    self.close_connection = True
 
             def do_POST(self) -> None:  # noqa: N802 - http.server's naming
                 length = int(self.headers.get("Content-Length") or 0)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -122,7 +123,16 @@ def test_a_run_killed_halfway_resumes_without_asking_twice(
                 proc.kill()
         server.unstall()  # the requests in flight at the kill were never answered
         assert server.requests == half
-        result = pytester.runpytest(*tom_args(server, "--tom-report=r.json"))
+        # half of the dead run's claims as a container would leave them: made by a process
+        # with the pid the rerun has (PID 1), which the rerun must not mistake for itself
+        db = sqlite3.connect(pytester.path / ".tom_cache" / "responses.sqlite3")
+        with db:
+            db.execute("UPDATE claims SET pid = ? WHERE rowid % 2 = 0", (os.getpid(),))
+            assert db.execute("SELECT count(*) FROM claims WHERE pid = ?",
+                              (os.getpid(),)).fetchone()[0] > 0
+        db.close()
+        # (a deadline, so that a wait for the dead run's answers ends: the test fails, not hangs)
+        result = pytester.runpytest(*tom_args(server, "--tom-report=r.json", "--tom-deadline=30"))
     result.assert_outcomes(passed=expected_right(N), failed=N - expected_right(N))
     assert server.requests == N
     assert set(server.per_prompt.values()) == {1}  # no prompt was asked twice

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+
+from pytest_tom.core.secrets import RedactedUrl, Secret, redact_url  # noqa: F401 - re-exported
 
 Message = dict[str, str]
 
@@ -101,17 +102,3 @@ class Backend:
 
     async def aclose(self) -> None:
         """Release connections; called once at the end of the session."""
-
-
-def redact_url(url: str | None) -> str | None:
-    """A base URL fit for reports: user info and query strings removed (they may hold keys)."""
-    if not url:
-        return url
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "<unparseable url>"
-    netloc = parts.hostname or ""
-    if parts.port:
-        netloc += f":{parts.port}"
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))

@@ -14,15 +14,28 @@ client's generic `post(..., cast_to=object)`: the client's request machinery
 (headers, timeouts, errors as `openai.APIStatusError` ...) without its per-call
 parameter transform and response model, which cost as much CPU as the transport
 itself; the answer is read from the plain JSON (see `_reply`).
+
+`--tom-timeout` bounds a whole attempt, not each read: httpx applies a float
+timeout to every socket read, so a server trickling its answer a byte at a
+time would otherwise hold an attempt for as long as it likes.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest, redact_url
+from pytest_tom.backends.base import (
+    Backend,
+    BackendError,
+    ModelReply,
+    ModelRequest,
+    RedactedUrl,
+    Secret,
+    redact_url,
+)
 
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 TRANSPORTS = ("auto", "aiohttp", "httpx")
@@ -63,7 +76,7 @@ class OpenAIBackend(Backend):
         self.base_url = base_url
         self.timeout = timeout
         self._api_key = api_key
-        self._secrets = [s for s in _url_secrets(base_url) + [api_key] if s and len(s) > 3]
+        self._secrets = [Secret(s) for s in _url_secrets(base_url) + [api_key] if s and len(s) > 3]
         self.transport = pick_transport(transport)
         self._client: Any = None
 
@@ -100,8 +113,14 @@ class OpenAIBackend(Backend):
             kwargs["max_tokens"] = request.params.max_tokens
         if request.params.seed is not None:
             kwargs["seed"] = request.params.seed
+        self.client  # noqa: B018 - made (openai imported) outside the attempt's timeout
         try:
-            return await self._complete(kwargs)
+            try:
+                return await asyncio.wait_for(self._complete(kwargs), timeout=self.timeout)
+            except asyncio.TimeoutError:
+                raise BackendError(f"timed out after {self.timeout:g}s (--tom-timeout): the answer "
+                                   f"had not arrived whole", retryable=True,
+                                   timed_out=True) from None
         except BackendError as exc:
             message = str(exc)
             for secret in self._secrets:
@@ -240,7 +259,9 @@ def create(rest: str, options: dict[str, Any]) -> Backend:
     if not rest:
         raise BackendSpecError("--tom-model=openai:<model>: name the model, e.g. openai:gpt-4o-mini")
     base_url = options.get("base_url") or os.environ.get("OPENAI_BASE_URL") or None
+    base_url = RedactedUrl(base_url) if base_url else None
     key = os.environ.get("OPENAI_API_KEY")
+    key = Secret(key) if key else key
     if not key:
         if not base_url:
             raise BackendSpecError(
@@ -248,5 +269,6 @@ def create(rest: str, options: dict[str, Any]) -> Backend:
                 "--tom-base-url at a local OpenAI-compatible server (vLLM, Ollama, llama.cpp)"
             )
         key = "not-needed"  # local servers ignore the key
-    return OpenAIBackend(rest, base_url, key, timeout=float(options.get("timeout") or 120.0),
+    timeout = options.get("timeout")
+    return OpenAIBackend(rest, base_url, key, timeout=120.0 if timeout is None else float(timeout),
                          transport=options.get("transport") or "auto")

@@ -13,10 +13,13 @@ read the values without knowing where they came from.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
+
+from pytest_tom.core.secrets import RedactedUrl
 
 _META = "tom_option"
 
@@ -76,7 +79,8 @@ class TomOptions:
         "local[:<file.gguf>], or a registered backend. Without it the plugin is inert.",
         metavar="SPEC")
     base_url: str | None = opt(
-        "OpenAI-compatible endpoint (default: $OPENAI_BASE_URL or api.openai.com)", metavar="URL")
+        "OpenAI-compatible endpoint (default: $OPENAI_BASE_URL or api.openai.com)",
+        convert=RedactedUrl, metavar="URL")  # may hold credentials: repr shows it redacted
     files: str = opt("space-separated glob patterns of suite files to collect (default: *.tom.yaml)",
                      default="*.tom.yaml", metavar="PATTERNS")
     method: str = opt("prompting method: vanilla, cot, simtom, 1shot, 1shot-cot (as the family "
@@ -194,4 +198,33 @@ def build_options(values: Mapping[str, Any], family_table: list[Opt] | tuple[Opt
     for o in family_table:
         raw = values.get(o.name)
         fam[o.name] = o.default if raw is None else o.parse(raw)
-    return TomOptions(**core, family=MappingProxyType(fam))
+    options = TomOptions(**core, family=MappingProxyType(fam))
+    problems = number_problems(options)
+    if problems:  # every impossible number of the command line at once
+        raise ValueError("; ".join(problems))
+    return options
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def number_problems(options: TomOptions) -> list[str]:
+    """Numbers that would make a run wait forever, never wait, or send nonsense: a timeout
+    of 0 or NaN (which once became 120 s unnoticed), a negative or infinite temperature,
+    max_tokens of 0 ... A usage error before anything runs."""
+    problems = []
+    for name, what in (("timeout", "one attempt"), ("deadline", "one call, retries included")):
+        value = getattr(options, name)
+        if not (_finite(value) and value > 0):
+            problems.append(f"--tom-{name} {value!r}: the seconds {what} may take must be a "
+                            f"positive number")
+    if not (_finite(options.backoff) and options.backoff >= 0):
+        problems.append(f"--tom-backoff {options.backoff!r}: must be 0 or more seconds")
+    if not (_finite(options.temperature) and options.temperature >= 0):
+        problems.append(f"--tom-temperature {options.temperature!r}: must be a finite number, "
+                        f"0 or more")
+    if options.max_tokens is not None and options.max_tokens < 1:
+        problems.append(f"--tom-max-tokens {options.max_tokens!r}: must be at least 1 (leave it "
+                        f"out for the backend's default)")
+    return problems

@@ -4,6 +4,8 @@ a run and an in-process scoring follow the same steps and build the same record.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -28,9 +30,11 @@ def item_view(spec: ItemSpec) -> ItemView:
                     scenario=spec.scenario)
 
 
-def request_key(spec: ItemSpec, sample: int = 0) -> str:
-    """The runner's (and the cache's) key of one sample of an item."""
-    key = f"{spec.suite}::{spec.id}"
+def request_key(spec: ItemSpec, sample: int = 0, asked: str = "") -> str:
+    """The runner's key of one sample of an item; `asked`: a hash of its first messages
+    (`ItemEngine.request_key`), so that two items never share an answer unless they ask
+    the same (two files of one suite with one id would otherwise get one answer)."""
+    key = f"{spec.suite}::{spec.id}" + (f"@{asked}" if asked else "")
     return f"{key}#{sample}" if sample else key
 
 
@@ -52,6 +56,17 @@ class ItemEngine:
         # no --tom-max-tokens and a backend that asks: each call gets the family's default
         # answer length (engine/answer_length.py)
         self.family_max_tokens = family_max_tokens
+        self._asked: dict[int, str] = {}  # id(spec) -> hash of its first messages
+
+    def request_key(self, spec: ItemSpec, sample: int = 0) -> str:
+        """The runner's key of one sample of `spec`: its id and what it asks first."""
+        asked = self._asked.get(id(spec))
+        if asked is None:
+            first = self.conversation(spec)([])
+            blob = json.dumps(first.messages if first else None, sort_keys=True,
+                              ensure_ascii=False, default=str)
+            asked = self._asked[id(spec)] = hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+        return request_key(spec, sample, asked)
 
     def unavailable(self, spec: ItemSpec) -> str | None:
         return families.get(spec.family).unavailable(spec, self.settings)

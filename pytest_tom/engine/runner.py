@@ -286,6 +286,11 @@ class Runner:
         return self._idle.wait(timeout)
 
     @property
+    def cache_problem(self) -> str | None:
+        """Why the cache was turned off during this run (one line), or None."""
+        return self.cache.problem if self.cache is not None else None
+
+    @property
     def pending(self) -> int:
         return self.stats.submitted - self.stats.done
 
@@ -311,7 +316,8 @@ class Runner:
             comp.error, comp.error_kind = "cancelled (the run was stopped)", REQUEST_FAILED
             self._finish(key, comp, start)
             raise
-        except Exception as exc:  # the run never crashes because of a model call
+        except BaseException as exc:  # the run never crashes because of a model call:
+            # a third-party backend's SystemExit or KeyboardInterrupt is an error of this item
             comp.error, comp.error_kind = f"{type(exc).__name__}: {exc}", REQUEST_FAILED
         self._finish(key, comp, start)
         return comp

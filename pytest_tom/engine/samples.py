@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_tom.core.model import ItemSpec
 from pytest_tom.core.outcome import Outcome
-from pytest_tom.engine.item import ItemEngine, request_key, sample_params
+from pytest_tom.engine.item import ItemEngine, sample_params
 from pytest_tom.engine.runner import Completion, Runner
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ def sample_count(options: TomOptions) -> int:
 def submit_samples(runner: Runner, engine: ItemEngine, spec: ItemSpec,
                    count: int) -> list[Future[Completion]]:
     """Start (or find started) every sample of an item."""
-    return [runner.submit(request_key(spec, s), engine.conversation(spec, s), s)
+    return [runner.submit(engine.request_key(spec, s), engine.conversation(spec, s), s)
             for s in range(count)]
 
 

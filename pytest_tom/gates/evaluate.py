@@ -103,6 +103,14 @@ def load_baseline(path: str) -> dict[str, Any]:
             and isinstance(data.get("items"), list)):
         raise GateSpecError(f"{where}: not a pytest-tom report (expected format "
                             f"'pytest-tom-report/1' with suites, totals and items)")
+    if data.get("status", "complete") != "complete":
+        raise GateSpecError(f"{where}: the report is of an {data.get('status')} run "
+                            f"({len(data['items'])} items scored before it stopped): a baseline "
+                            f"must be a complete run; run the reference model to the end with "
+                            f"--tom-save-baseline PATH")
+    if not data["items"]:
+        raise GateSpecError(f"{where}: the report has no items (no tom item ran): nothing to "
+                            f"compare with; save a baseline from a run of the suites")
     for i, rec in enumerate(data["items"]):
         item = rec.get("item") if isinstance(rec, dict) else None
         if not (isinstance(item, dict) and isinstance(item.get("suite"), str)

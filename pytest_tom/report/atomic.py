@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 
@@ -17,6 +17,21 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def try_write(errors: list[str], what: str, path: str | Path, write: Callable[[], None]) -> bool:
+    """Run `write()`; when the disk refuses (full, read-only, the path is a directory ...),
+    add one line naming `what`, the path and the reason to `errors` instead of raising,
+    so that the run's summary is still printed. True when written."""
+    try:
+        write()
+    except OSError as exc:
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        if Path(path).is_dir():
+            reason = f"{reason}: the path is a directory, give a file name"
+        errors.append(f"tom {what} NOT written to {path}: {reason}")
+        return False
+    return True
 
 
 def write_atomic(path: str | Path, chunks: str | Iterable[str]) -> None:

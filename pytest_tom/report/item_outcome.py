@@ -11,10 +11,10 @@ import json
 from typing import Any
 
 from pytest_tom.core.outcome import UNPARSEABLE, Outcome
+from pytest_tom.core.printable import escape_controls
 from pytest_tom.suite import ItemSpec
 
 LIMIT = 200
-
 
 def short(value: Any, limit: int = LIMIT) -> str:
     """A one-line text of at most `limit` characters for a parsed answer."""
@@ -47,7 +47,7 @@ def xfail_reason(spec: ItemSpec, outcome: Outcome) -> str:
         expected = f"{spec.meta['gold_letter']}) {spec.gold}"
     if outcome.error == UNPARSEABLE:
         head = f"unparseable answer ({outcome.detail})" if outcome.detail else "unparseable answer"
-        return f"{head}; expected {short(expected, 80)}"
+        return escape_controls(f"{head}; expected {short(expected, 80)}")
     parsed = "nothing" if outcome.parsed is None else short(outcome.parsed, 120)
     detail = f" [{short(outcome.detail, 80)}]" if outcome.detail else ""
-    return f"wrong answer: {parsed}{detail}; expected {short(expected, 80)}"
+    return escape_controls(f"wrong answer: {parsed}{detail}; expected {short(expected, 80)}")

@@ -1,7 +1,9 @@
 """The JSON report: every item with its outcome, every metric, model, settings, versions.
 
 Written once, atomically (a temporary file renamed over the target), so a
-reader never sees half a report.
+reader never sees half a report. A run stopped by Ctrl-C or a crash writes
+what it scored with `"status": "interrupted"`, and nothing at all (the previous
+file stays) when it scored nothing.
 """
 
 from __future__ import annotations
@@ -34,12 +36,15 @@ def iso(ts: float) -> str:
 
 
 def build_report(results: dict[str, Any], records: list[dict[str, Any]], settings: dict[str, Any],
-                 started: float, finished: float) -> dict[str, Any]:
+                 started: float, finished: float, status: str = "complete") -> dict[str, Any]:
+    """The report; `status` is "complete", or "interrupted" (Ctrl-C, a crash: only the items
+    scored before it; never a baseline)."""
     extra: dict[str, Any] = {}
     if results.get("samples"):  # --tom-samples: the spread of the totals over samples
         extra = {"samples": results["samples"], "totals_spread": results.get("totals_spread", {})}
     return {
         "format": "pytest-tom-report/1",
+        "status": status,
         "model": settings["model"],
         "settings": settings,
         "versions": package_versions(),

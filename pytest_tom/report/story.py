@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_tom.core.printable import escape_controls
+
 HEAD, TAIL = 3, 3  # prompt lines shown before and after the cut
 ANSWER_CHARS = 600
 
@@ -82,7 +84,7 @@ def failure_text(spec: Any, outcome: Any, comp: Any, calls: list[list[dict[str, 
             lines += quoted(raw)
         lines.append(f"  parsed:   {outcome.parsed!r}" if outcome is not None else "  parsed:   -")
         lines.append(f"  why:      {why(spec, outcome)}")
-    return "\n".join(lines)
+    return escape_controls("\n".join(lines))  # suite text, answers, server messages: no ANSI
 
 
 def why(spec: Any, outcome: Any) -> str:

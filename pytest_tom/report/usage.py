@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_tom.core.printable import escape_controls
 from pytest_tom.engine.usage import failed_requests, usage_by_model
 
 
@@ -54,6 +55,6 @@ def write_usage(tr: Any, records: list[dict[str, Any]], default_model: str,
     if failed:
         tr.write_line(f"{len(failed)} item(s) without an answer (error outcomes, counted as wrong):")
         for item, err in failed[:max_failed]:
-            tr.write_line(f"  {item}: {err}")
+            tr.write_line(escape_controls(f"  {item}: {err}"))  # server text: no ANSI
         if len(failed) > max_failed:
             tr.write_line(f"  ... and {len(failed) - max_failed} more (see the JSON report)")
