@@ -60,8 +60,7 @@ def test_a_trickling_server_times_out_after_the_timeout_not_per_read(
     result.assert_outcomes(errors=1)
     item = load_report(pytester.path / "r.json")["items"][0]
     assert item["outcome"]["error"] == "request_failed"
-    assert "timed out after 2s (--tom-timeout): the answer had not arrived whole" in \
-        item["outcome"]["detail"]
+    assert "timed out after 2s (--tom-timeout)" in item["outcome"]["detail"]
     assert elapsed < 12  # not the 15 s the body takes (a loose bound: only "no hang")
 
 

@@ -118,9 +118,9 @@ class OpenAIBackend(Backend):
             try:
                 return await asyncio.wait_for(self._complete(kwargs), timeout=self.timeout)
             except asyncio.TimeoutError:
-                raise BackendError(f"timed out after {self.timeout:g}s (--tom-timeout): the answer "
-                                   f"had not arrived whole", retryable=True,
-                                   timed_out=True) from None
+                # the same words as the client's own timeout: the whole answer was not in
+                raise BackendError(f"timed out after {self.timeout:g}s (--tom-timeout)",
+                                   retryable=True, timed_out=True) from None
         except BackendError as exc:
             message = str(exc)
             for secret in self._secrets:
