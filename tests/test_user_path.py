@@ -199,7 +199,8 @@ def test_a_big_run_counts_its_wrong_items_and_ends_with_the_scores(
                                  "each story: --tb=short*"])
     # the scores come last, right before pytest's own last line
     lines = out.rstrip().splitlines()
-    assert lines[-2].startswith("tom totals: 174 items")
+    totals = next(i for i, line in enumerate(lines) if line.startswith("tom totals: 174 items"))
+    assert all(line.startswith("  ") for line in lines[totals + 1:-1])  # wrapped at 120
     assert out.index("tom requests -") < out.index("tom scores")
 
 
@@ -389,7 +390,8 @@ def test_samples_are_rounded_and_the_totals_carry_their_spread(
         for v in block.values():
             if isinstance(v, float):
                 assert v == round(v, 9)
-    result.stdout.fnmatch_lines(["tom totals: 2 items · turn *% ± *% · goal *mean over 3 samples*"])
+    result.stdout.fnmatch_lines(["tom totals: 2 items · turn *% ± *% · goal *",
+                                 "  mean over 3 samples · model python:*"])
     assert "33333333" not in result.stdout.str()
 
 

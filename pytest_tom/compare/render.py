@@ -11,6 +11,8 @@ from typing import Any
 
 from tabulate import tabulate
 
+from pytest_tom.engine.headline import fmt_interval
+from pytest_tom.metrics.numbers import pct
 from pytest_tom.report.markdown import cell, code, table
 
 LISTED = 20  # flipped items printed per run in the terminal
@@ -18,16 +20,12 @@ LISTED_MD = 200
 TESTS = {"mcnemar": "M", "paired bootstrap": "B"}
 
 
-def pct(v: float | None) -> str:
-    return "n/a" if v is None else f"{100 * v:.1f}%"
-
-
 def value_cell(value: float | None, iv: dict[str, Any] | None) -> str:
     if value is None:
         return "n/a"
     if not iv or iv.get("low") is None:
         return pct(value)
-    return f"{pct(value)} [{100 * iv['low']:.1f}, {100 * iv['high']:.1f}]"
+    return f"{pct(value)} {fmt_interval(iv)}"
 
 
 def p_text(p: float | None) -> str:

@@ -35,6 +35,7 @@ from pytest_tom.metrics.intervals import (
     weighted_f1_of,
     wilson,
 )
+from pytest_tom.metrics.numbers import pct, points, unit
 
 PROPORTION = "proportion"
 GROUPED = "grouped"
@@ -318,14 +319,22 @@ def fmt_interval(iv: dict[str, Any] | None, percent: bool = True) -> str:
     if not iv or iv.get("low") is None:
         return ""
     if percent:
-        return f"[{100 * iv['low']:.1f}, {100 * iv['high']:.1f}]"
-    return f"[{iv['low']:.3f}, {iv['high']:.3f}]"
+        return f"[{points(iv['low'])}, {points(iv['high'])}]"
+    return f"[{unit(iv['low'])}, {unit(iv['high'])}]"
+
+
+def interval_parts(intervals: dict[str, dict[str, Any]], skip: tuple[str, ...] = ("turn", "goal"),
+                   percent: bool = True) -> list[str]:
+    """`TB 68.0% [60.2, 74.9]`, one per headline metric beyond turn and goal; on 0–1
+    (`F1 0.412 [0.301, 0.520]`) for a family whose paper uses that scale."""
+    show = pct if percent else unit
+    return [f"{iv['label']} {show(iv['value'])} {fmt_interval(iv, percent)}"
+            for name, iv in intervals.items() if iv.get("headline") and name not in skip]
 
 
 def interval_line(intervals: dict[str, dict[str, Any]], skip: tuple[str, ...] = ("turn", "goal"),
-                  ) -> str:
+                  percent: bool = True) -> str:
     """`95% intervals: TB 68.0% [60.2, 74.9] · ALL* 10.0% [0.0, 23.3]` for the headline
     metrics beyond turn and goal (empty when there are none)."""
-    parts = [f"{iv['label']} {100 * iv['value']:.1f}% {fmt_interval(iv)}"
-             for name, iv in intervals.items() if iv.get("headline") and name not in skip]
+    parts = interval_parts(intervals, skip, percent)
     return ("95% intervals: " + " · ".join(parts)) if parts else ""

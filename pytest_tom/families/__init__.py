@@ -117,6 +117,14 @@ def lower_is_better(family: str | None, metric: str) -> bool:
     return any(fnmatch.fnmatchcase(metric, pattern) for pattern in fam.lower_is_better)
 
 
+def in_percent(family: str | None) -> bool:
+    """Are the family's headline metrics shown in percent (else on 0–1, as its paper)?"""
+    try:
+        return family is None or get(family).scale == "percent"
+    except KeyError:
+        return True
+
+
 def converters() -> dict[str, str]:
     """`pytest-tom convert` subcommand -> converter module, as the families declare them."""
     out: dict[str, str] = {}

@@ -37,9 +37,11 @@ class MetricTable:
     headers: list[str]
     rows: list[list[Any]]
     note: str = ""
+    caption: str = ""  # the scale of its numbers, stated once ("scores in %, as the paper's")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"title": self.title, "headers": self.headers, "rows": self.rows, "note": self.note}
+        out = {"title": self.title, "headers": self.headers, "rows": self.rows, "note": self.note}
+        return {**out, "caption": self.caption} if self.caption else out
 
 
 @dataclass
@@ -84,6 +86,9 @@ class Family:
     # metrics (fnmatch patterns over the names of `aggregate`) where lower is better: a
     # threshold `name=value` is a ceiling for them and a baseline drop is a rise
     lower_is_better: ClassVar[tuple[str, ...]] = ()
+    # the scale of its headline metrics in the terminal: shares in percent with one decimal,
+    # or "0-1" (three decimals) where the paper reports that scale (OpenToM's macro-F1)
+    scale: ClassVar[str] = "percent"
 
     def check(self, data: dict[str, Any], ck: Checker) -> None:
         """Semantic checks of the whole (schema-valid) document; report problems on `ck`."""

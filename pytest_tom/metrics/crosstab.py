@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from pytest_tom.metrics.accuracy import Record, judged, ratio
+from pytest_tom.metrics.numbers import pct_of
 
 Key = Callable[[Record], str | None]
 
@@ -39,7 +40,7 @@ def table_rows(cells: dict[tuple[str, str], tuple[int, int]], rows: Sequence[str
         line: list[Any] = [rk]
         for ck in [*cols, "all"]:
             right, n = cells.get((rk, ck), (0, 0))
-            line.append(f"{100 * right / n:.1f}% ({right}/{n})" if n else "n/a")
+            line.append(pct_of(right, n))
         out.append(line)
     return out
 

@@ -13,6 +13,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from pytest_tom.metrics.numbers import pct
+
 Record = dict[str, Any]
 
 
@@ -126,6 +128,6 @@ def spread_line(suite: dict[str, Any], names: tuple[str, ...] = ("turn", "goal")
     for name in names:
         if m.get(name) is None:
             continue
-        parts.append(f"{name} {100 * m[name]:.1f}% ± {100 * sd.get(name, 0.0):.1f}%")
+        parts.append(f"{name} {pct(m[name])} ± {pct(sd.get(name, 0.0))}")
     return (f"mean over {suite.get('samples')} samples (± standard deviation over samples): "
             + " · ".join(parts))

@@ -12,6 +12,7 @@ from typing import Any
 
 from pytest_tom.engine.headline import fmt_interval
 from pytest_tom.gates.evaluate import GateReport, ItemDiff
+from pytest_tom.metrics.numbers import pct
 from pytest_tom.report.atomic import write_atomic
 
 LISTED = 200  # item ids listed per kind of change
@@ -40,10 +41,6 @@ def num(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.3f}"
     return str(value)
-
-
-def pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"
 
 
 def code(text: str) -> str:
@@ -124,6 +121,8 @@ def suites_section(results: dict[str, Any]) -> list[str]:
         lines += table(["metric", "value"], [[code(k), num(v)] for k, v in s["metrics"].items()])
         for t in s.get("tables", []):
             lines += ["", f"**{cell(t['title'])}**", ""]
+            if t.get("caption"):  # the scale of the numbers, stated once
+                lines += [cell(t["caption"]), ""]
             lines += table(t["headers"], [[num(c) for c in row] for row in t["rows"]])
             if t.get("note"):
                 lines += ["", cell(t["note"])]

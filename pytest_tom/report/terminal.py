@@ -6,19 +6,29 @@ from typing import Any
 
 from tabulate import tabulate
 
-from pytest_tom.engine.headline import fmt_interval, interval_line
+from pytest_tom.engine.headline import fmt_interval, interval_parts
+from pytest_tom.families import in_percent
+from pytest_tom.metrics.numbers import cell as fmt
+from pytest_tom.metrics.numbers import pct
+
+WIDTH = 120  # no line of the section is wider (tables are cut into column blocks)
 
 
-def pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"
-
-
-def fmt(value: Any) -> str:
-    if value is None:
-        return "n/a"
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    return str(value)
+def wrap_parts(head: str, parts: list[str], width: int = WIDTH, sep: str = " · ") -> list[str]:
+    """`head` and the parts joined by `sep`, broken between parts into lines of at most
+    `width` characters (continuation lines indented by two spaces). A part is never cut,
+    so a single part wider than `width` (a long model name) stays whole on its own line."""
+    lines: list[str] = []
+    line = head
+    tail = sep.rstrip()  # ends a line that is continued
+    for i, part in enumerate(parts):
+        joined = line + (sep if i else "") + part
+        if i and len(joined) + (len(tail) if i < len(parts) - 1 else 0) > width:
+            lines.append(line + tail)
+            line = "  " + part
+        else:
+            line = joined
+    return [*lines, line]
 
 
 def with_interval(text: str, iv: dict[str, Any] | None) -> str:
@@ -52,9 +62,6 @@ def suite_table(metrics: dict[str, Any], intervals: dict[str, Any] | None = None
         rows.append([f"tag {tag}", c(metrics[f"tag.{tag}.items"]), "", "", "", "",
                      pct(metrics[f"tag.{tag}.turn"]), pct(metrics[f"tag.{tag}.goal"])])
     return tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)
-
-
-WIDTH = 120  # tables are cut into column blocks that fit this many characters
 
 
 def _tab(headers: list[str], rows: list[list[str]], cols: list[int]) -> str:
@@ -103,9 +110,10 @@ def write_summary(tr: Any, results: dict[str, Any], model: str, report_path: str
         tr.write_line("")
         tr.write_line(f"{name}  (family {suite['family']}, {m['items']} items)", bold=True)
         tr.write_line(suite_table(m, suite.get("intervals")))
-        line = interval_line(suite.get("intervals") or {})
-        if line:
-            tr.write_line(line)
+        parts = interval_parts(suite.get("intervals") or {}, percent=in_percent(suite["family"]))
+        if parts:
+            for line in wrap_parts("95% intervals: ", parts):
+                tr.write_line(line)
         if suite.get("samples"):  # --tom-samples: the numbers above are means over samples
             from pytest_tom.metrics.samples import spread_line
 
@@ -115,6 +123,9 @@ def write_summary(tr: Any, results: dict[str, Any], model: str, report_path: str
         for table in suite["tables"]:
             tr.write_line("")
             tr.write_line(table["title"], bold=True)
+            if table.get("caption"):  # the scale of the numbers, stated once
+                for line in note_lines(table["caption"]):
+                    tr.write_line(line)
             tr.write_line(render_table(table))
             if table.get("note"):
                 for line in note_lines(table["note"]):
@@ -137,6 +148,7 @@ def write_summary(tr: Any, results: dict[str, Any], model: str, report_path: str
         parts.append(f"{c(t['skipped'])} skipped")
     if results.get("samples"):
         parts.append(f"mean over {results['samples']} samples")
-    tr.write_line(f"tom totals: {' · '.join(parts)} · model {model}", bold=True)
+    for line in wrap_parts("tom totals: ", [*parts, f"model {model}"]):
+        tr.write_line(line, bold=True)
     if report_path:
         tr.write_line(f"tom report: {report_path}")

@@ -34,6 +34,7 @@ from pytest_tom.families.bigtom.conditions import (
 )
 from pytest_tom.families.bigtom.prompts import METHODS
 from pytest_tom.metrics.accuracy import Record, judged, ratio
+from pytest_tom.metrics.numbers import pct_of
 from pytest_tom.metrics.pairing import JointScore, joint_score
 
 JOINTS = (("tb_and_fb", TRUE_BELIEF, FALSE_BELIEF, "TB ∧ FB"),
@@ -62,7 +63,7 @@ def _count(records: list[Record]) -> tuple[int, int]:
 
 
 def _cell(right: int, n: int) -> str | None:
-    return None if n == 0 else f"{right / n:.3f} ({right}/{n})"
+    return None if n == 0 else pct_of(right, n)
 
 
 def aggregate_records(records: list[Record], settings: Settings) -> FamilyResult:
@@ -108,7 +109,7 @@ def aggregate_records(records: list[Record], settings: Settings) -> FamilyResult
                      (TRUE_CONTROL, FALSE_CONTROL), JOINTS[1], counts, joints, percept=True)]
     unpaired = sum(s.unpaired for s in joints.values())
     if unpaired:
-        tables[0].note += (f" {unpaired} item(s) had no partner item in this run (deselected?) "
+        tables[0].note += (f"{unpaired} item(s) had no partner item in this run (deselected?) "
                            f"and are left out of the joint scores.")
     return FamilyResult(metrics=metrics, tables=tables)
 
@@ -133,8 +134,7 @@ def _table(title: str, beliefs: tuple[str, str], joint: tuple[str, str, str, str
     if percept:
         rows.append([INFERENCE_LABEL[PERCEPT_TO_BELIEF], "initial belief", "",
                      _cell(*counts[PERCEPT_TO_BELIEF])])
-    note = "cells: accuracy (right/items); joint rows: accuracy (pairs both right/pairs)."
-    if percept:
-        note += (" Backward belief TC and FC tell the same story (the random event, then the "
-                 "initial-state action), as the authors' generator does.")
-    return MetricTable(title=title, headers=headers, rows=rows, note=note)
+    caption = "accuracy in % (right/items); joint rows: % of pairs both right (both/pairs)"
+    note = ("Backward belief TC and FC tell the same story (the random event, then the "
+            "initial-state action), as the authors' generator does." if percept else "")
+    return MetricTable(title=title, headers=headers, rows=rows, note=note, caption=caption)

@@ -26,6 +26,7 @@ from pytest_tom.families.fantom.expand import (
 from pytest_tom.families.fantom.parsing import IRRELEVANT, NO, YES
 from pytest_tom.families.fantom.schema import ORDERS, name_key
 from pytest_tom.metrics.accuracy import Record, is_request_error, is_skipped
+from pytest_tom.metrics.numbers import points
 from pytest_tom.metrics.weighted_f1 import weighted_f1
 from pytest_tom.scoring.embeddings import describe_spec
 
@@ -277,9 +278,11 @@ def unavailable_reason(records: list[Record]) -> str:
 
 
 def pct(value: float | None, unavailable: bool = False) -> str:
-    if value is None:
-        return "unavailable" if unavailable else "n/a"
-    return f"{100 * value:.1f}"
+    """Percent points, as the paper's tables (each table's caption says "in %")."""
+    return points(value, "unavailable" if unavailable else "n/a")
+
+
+CAPTION = "scores in % (one decimal, as the paper's tables)"
 
 
 def aggregate_fantom(records: list[Record], settings: Settings) -> FamilyResult:
@@ -355,8 +358,9 @@ def aggregate_fantom(records: list[Record], settings: Settings) -> FamilyResult:
             title=f"FANToM scores ({ctx_name} context; ALL* grouped by {grouping})",
             headers=["", *(h for _, h in COLUMNS), "sets"],
             rows=main_rows,
+            caption=CAPTION,
             note=(
-                "scores in %; Y/N = weighted F1 over yes/no/irrelevant; Belief TokenF1 over the "
+                "Y/N = weighted F1 over yes/no/irrelevant; Belief TokenF1 over the "
                 "Dist.-correct answers; fact questions belong to no scenario (same value in "
                 "both rows)"
                 + (
@@ -370,6 +374,7 @@ def aggregate_fantom(records: list[Record], settings: Settings) -> FamilyResult:
             title="FANToM per character",
             headers=["", "All for each character", "Answer consistency", "characters"],
             rows=char_rows,
+            caption=CAPTION,
             note="(set, character) pairs: the characters with yes/no questions and the outer "
             "believers of belief questions; consistent = the yes/no and list answers agree on "
             "whether the character knows",
@@ -378,9 +383,10 @@ def aggregate_fantom(records: list[Record], settings: Settings) -> FamilyResult:
             title="FANToM belief accuracy by ToM order",
             headers=["", "question", "first-order", "second-order", "cyclic", "acyclic"],
             rows=order_rows,
+            caption=CAPTION,
         ),
         MetricTable(
-            title="FANToM error types (% of questions)",
+            title="FANToM error types",
             headers=[
                 "",
                 "question",
@@ -392,6 +398,7 @@ def aggregate_fantom(records: list[Record], settings: Settings) -> FamilyResult:
                 "request errors",
             ],
             rows=error_rows,
+            caption="% of the questions of each kind (n: their number)",
         ),
     ]
     info = {"embedder": embedder, "context": ctx_name, "all_star_grouping": grouping}

@@ -124,6 +124,7 @@ class OpenTomFamily(Family):
     options = OPTIONS
     converters = {"opentom": "pytest_tom.families.opentom.convert"}
     lower_is_better = ("unfaithful.*", "unfaithful_rate.*", "parse_failure.*")
+    scale = "0-1"  # macro-F1 as the paper's Table 2
     methods = ("vanilla", "cot", "simtom")
     metric_patterns = ()  # names beyond aggregate([]) (usage_checks)
     scenario_schema = SCENARIO

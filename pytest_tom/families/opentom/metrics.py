@@ -33,6 +33,7 @@ from pytest_tom.core.outcome import UNPARSEABLE
 from pytest_tom.families.base import FamilyResult, MetricTable, Settings
 from pytest_tom.metrics.accuracy import Record, is_skipped, ratio
 from pytest_tom.metrics.macro_f1 import MacroF1, macro_f1
+from pytest_tom.metrics.numbers import pct, signed_unit
 from pytest_tom.metrics.resampling import disjoint_samples, mean_std
 
 # (metric key, row label in the paper's notation)
@@ -191,7 +192,10 @@ def aggregate(records: list[Record], settings: Settings) -> FamilyResult:
 
 
 def _num(value: float | None) -> float | str:
-    return "n/a" if value is None else round(value, 3)
+    return "n/a" if value is None else round(value, 3)  # the JSON keeps the number
+
+
+CAPTION = "F1 and accuracy on 0–1, as the paper's Table 2; unparseable in %"
 
 
 def table2(metrics: dict[str, Any], protocol: str, note: str) -> MetricTable:
@@ -204,7 +208,7 @@ def table2(metrics: dict[str, Any], protocol: str, note: str) -> MetricTable:
             continue
         rate = metrics[f"parse_failure.{key}"]
         row: list[Any] = [label, _num(metrics[f"f1.{key}"]), _num(metrics[f"accuracy.{key}"]),
-                          metrics[f"items.{key}"], "n/a" if rate is None else f"{100 * rate:.1f}%"]
+                          metrics[f"items.{key}"], pct(rate)]
         if protocol == "samples":
             for name in ("f1", "accuracy"):
                 mean, std = metrics[f"{name}_mean.{key}"], metrics[f"{name}_std.{key}"]
@@ -214,7 +218,7 @@ def table2(metrics: dict[str, Any], protocol: str, note: str) -> MetricTable:
             "an unparseable answer or failed request being the class 'unparsed' (F1 0); "
             "accuracy: share of right answers; Loc_f (F) includes the narrator's questions")
     return MetricTable(title="OpenToM macro-F1 (layout of the paper's Table 2)", headers=headers,
-                       rows=rows, note="\n".join(filter(None, [text, note])))
+                       rows=rows, note="\n".join(filter(None, [text, note])), caption=CAPTION)
 
 
 def faithfulness_table(faith: dict[str, dict[str, int]]) -> MetricTable:
@@ -224,7 +228,7 @@ def faithfulness_table(faith: dict[str, dict[str, int]]) -> MetricTable:
             continue
         rate = ratio(c["unfaithful"], c["parsed"])
         rows.append([f"{order} order", c["pairs"], c["parsed"], c["unfaithful"],
-                     "n/a" if rate is None else f"{100 * rate:.1f}%"])
+                     pct(rate)])
     return MetricTable(
         title="OpenToM unfaithful (Loc_coarse, Loc_fine) pairs", rows=rows,
         headers=["order", "pairs", "both parsed", "unfaithful", "unfaithful rate"],
@@ -239,6 +243,7 @@ def role_table(metrics: dict[str, Any]) -> MetricTable:
             continue
         gap = metrics[f"role_gap.{key}"]
         rows.append([label, _num(metrics[f"f1_mover.{key}"]), _num(metrics[f"f1_observer.{key}"]),
-                     "n/a" if gap is None else f"{gap:+.3f}"])
+                     signed_unit(gap)])
     return MetricTable(title="OpenToM mover − observer F1 gap (layout of the paper's Table 4)",
-                       headers=["question", "mover F1", "observer F1", "gap"], rows=rows)
+                       headers=["question", "mover F1", "observer F1", "gap"], rows=rows,
+                       caption="F1 on 0–1, as the paper's Table 4")

@@ -34,6 +34,7 @@ from pytest_tom.families.robustness.prompts import COT_FIRST, COT_FOLLOW_UP, sce
 from pytest_tom.families.robustness.scenes import VARIANTS, Scene, SceneryBuilder, scenery_id
 from pytest_tom.families.robustness.schema import CLASSES, DEFAULTS, STAGE
 from pytest_tom.metrics.accuracy import Record, judged, ratio
+from pytest_tom.metrics.numbers import pct, pct_of, tiny_pct
 from pytest_tom.scoring.json_final import score_final
 from pytest_tom.suite.schema import Checker, check_unique_ids
 
@@ -43,17 +44,6 @@ COIN_TURN = 0.5  # two plausible answers per scene (the paper's turn baseline)
 def coin_goal(scenes: int) -> float:
     """Chance that coin tosses answer every scene of a scenery right (2^-16 for 16 scenes)."""
     return COIN_TURN ** scenes
-
-
-def pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.2f}%"
-
-
-def small_pct(value: float | None) -> str:
-    """Percentages as small as 2^-16 shown readably: 0.0015% (1.53e-05)."""
-    if value is None:
-        return "n/a"
-    return f"{100 * value:.2f}%" if value >= 0.001 else f"{100 * value:.4f}% ({value:.2e})"
 
 
 class RobustnessFamily(Family):
@@ -168,7 +158,7 @@ class RobustnessFamily(Family):
             turn_rows.append([label, row["sceneries"], row["judged"], row["right"],
                               row["unparseable"], pct(row["turn"]), pct(COIN_TURN)])
             goal_rows.append([label, row["sceneries"], row["all_right"], pct(row["goal"]),
-                              small_pct(row["coin_goal"])])
+                              tiny_pct(row["coin_goal"])])
             prefix = "" if name == "overall" else f"class.{name}."
             metrics[f"{prefix}turn"] = row["turn"]
             metrics[f"{prefix}goal"] = row["goal"]
@@ -184,12 +174,12 @@ class RobustnessFamily(Family):
             MetricTable("Turn accuracy by complexity class (as the paper's Table 1)",
                         ["complexity class", "sceneries", "scenes", "right", "unparseable",
                          "turn acc", "coin toss"], turn_rows,
-                        "turn accuracy = scenes answered right / scenes; coin toss = 50%"),
+                        "turn accuracy = scenes answered right / scenes; coin toss = 50.0%"),
             MetricTable("Goal accuracy by complexity class (as the paper's Table 2)",
                         ["complexity class", "sceneries", "all scenes right", "goal acc",
                          "coin toss"], goal_rows,
                         "goal accuracy = sceneries with every scene right / sceneries; "
-                        "coin toss = 2^-scenes per scenery (2^-16 = 0.0015%)"),
+                        "coin toss = 2^-scenes per scenery (2^-16 = 1.5e-05)"),
             MetricTable("Turn accuracy by scene variant", ["variant", "belief", "world", "all"],
                         variant_rows, "variants: story as written, true belief, informed "
                         "protagonist, visible true state; each with the objects as written "
@@ -238,7 +228,7 @@ def _variant_table(records: list[Record]) -> tuple[list[list[Any]], dict[str, fl
         row: list[Any] = [v]
         for q in ("belief", "world", "all"):
             right, n = cells.get((v, q), (0, 0))
-            row.append(f"{pct(ratio(right, n))} ({right}/{n})" if n else "n/a")
+            row.append(pct_of(right, n))
             metrics[f"variant.{v}.{q}.turn"] = ratio(right, n)
         rows.append(row)
     return rows, metrics

@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_tom.compare.render import diff_cell, value_cell
+from pytest_tom.engine.headline import fmt_interval
+from pytest_tom.metrics import numbers
 
 
 def pct(value: Any) -> str:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return "n/a" if value is None else str(value)
-    return f"{100 * value:.1f}%"
+    return numbers.pct(value)
 
 
 def num(value: Any) -> str:
@@ -24,9 +26,7 @@ def num(value: Any) -> str:
 
 
 def interval(iv: dict[str, Any] | None) -> str:
-    if not iv or iv.get("low") is None:
-        return ""
-    return f"[{100 * iv['low']:.1f}, {100 * iv['high']:.1f}]"
+    return fmt_interval(iv)
 
 
 def method(iv: dict[str, Any] | None) -> str:

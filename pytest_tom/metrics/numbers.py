@@ -1,0 +1,61 @@
+"""How a number is shown in a table: one format across families.
+
+Shares (accuracies, rates) are shown as percent with one decimal (`37.5%`). A family
+whose paper reports another scale keeps it (OpenToM's macro-F1 on 0–1 with three
+decimals, FANToM's scores as bare percent points) and says so once per table, in the
+table's caption. The numbers themselves (metrics, JSON report) are never rounded here:
+these functions only make the text of the terminal and Markdown summaries.
+
+Families build their table cells with these functions (this module sits below the
+families), and the report layer uses them for its own tables.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+NA = "n/a"
+
+
+def pct(value: float | None, na: str = NA) -> str:
+    """A share as percent with one decimal: `37.5%`."""
+    return na if value is None else f"{100 * value:.1f}%"
+
+
+def pct_of(right: int, n: int, na: str = NA) -> str:
+    """A share with its counts: `37.5% (3/8)`."""
+    return na if n == 0 else f"{pct(right / n)} ({right}/{n})"
+
+
+def tiny_pct(value: float | None, na: str = NA) -> str:
+    """A share that may be far below 0.05% (a chance level such as 2^-16): one decimal
+    still, `<0.1%`, with the exact value beside it, `<0.1% (1.5e-05)`."""
+    if value is None:
+        return na
+    if 0 < value < 0.0005:
+        return f"<0.1% ({value:.1e})"
+    return pct(value)
+
+
+def points(value: float | None, na: str = NA) -> str:
+    """Percent points without the sign (a table whose caption says "in %"): `37.5`."""
+    return na if value is None else f"{100 * value:.1f}"
+
+
+def unit(value: float | None, na: str = NA) -> str:
+    """A score on 0–1 with three decimals (a paper's own scale, e.g. macro-F1): `0.375`."""
+    return na if value is None else f"{value:.3f}"
+
+
+def signed_unit(value: float | None, na: str = NA) -> str:
+    """A difference of two 0–1 scores: `+0.125`."""
+    return na if value is None else f"{value:+.3f}"
+
+
+def cell(value: Any) -> str:
+    """A table cell as given by a family: text as is, a float on 0–1 (`unit`), a count."""
+    if value is None:
+        return NA
+    if isinstance(value, float):
+        return unit(value)
+    return str(value)
