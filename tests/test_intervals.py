@@ -54,9 +54,12 @@ def test_bootstrap_is_seeded_and_covers_the_estimate() -> None:
     groups = [Counter(ok=int(rng.random() < 0.4), n=1) for _ in range(60)]
     a = bootstrap(groups, ratio_of(), seed=1)
     b = bootstrap(groups, ratio_of(), seed=1)
-    c = bootstrap(groups, ratio_of(), seed=2)
     assert (a.low, a.high) == (b.low, b.high)
-    assert (a.low, a.high) != (c.low, c.high)
+    # the seed drives the draws (a share of 60 groups moves in steps of 1/60, so two seeds
+    # may well give the same bounds; five seeds all alike would mean the seed is ignored)
+    others = {(iv.low, iv.high) for iv in (bootstrap(groups, ratio_of(), seed=s)
+                                           for s in range(2, 7))}
+    assert len(others | {(a.low, a.high)}) > 1
     assert a.low < a.value < a.high
     # for a share of independent groups the bootstrap is close to Wilson
     w = wilson(sum(g["ok"] for g in groups), len(groups))

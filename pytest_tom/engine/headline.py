@@ -31,6 +31,7 @@ from pytest_tom.metrics.intervals import (
     derive_seed,
     label_pairs,
     macro_f1_of,
+    ratio_batch,
     ratio_of,
     weighted_f1_of,
     wilson,
@@ -57,9 +58,12 @@ class Spec:
     headline: bool = True  # shown in the short interval line of the terminal
     of_groups: bool = False  # GROUPED and a share of groups (summaries ok / n)
 
-    def counts(self, records: Iterable[Record]) -> tuple[int, int]:
-        """PROPORTION: (right, judged) among the selected records."""
-        j = [r for r in judged(records) if self.select(r)]
+    def counts(self, records: Iterable[Record],
+               judged_records: list[Record] | None = None) -> tuple[int, int]:
+        """PROPORTION: (right, judged) among the selected records (`judged_records`: the
+        judged ones of `records` when the caller has them, computed once per suite)."""
+        pool = judged(records) if judged_records is None else judged_records
+        j = [r for r in pool if self.select(r)]
         return sum(1 for r in j if r["outcome"]["correct"]), len(j)
 
     def summaries(self, records: Iterable[Record]) -> dict[Hashable, Counter]:
@@ -72,9 +76,10 @@ class Spec:
         return {u: self.summarize(recs) for u, recs in sorted(units.items(), key=lambda kv: str(kv[0]))}
 
     def interval(self, records: list[Record], seed: int, scope: str,
-                 resamples: int = RESAMPLES) -> Interval:
+                 resamples: int = RESAMPLES,
+                 judged_records: list[Record] | None = None) -> Interval:
         if self.kind == PROPORTION:
-            return wilson(*self.counts(records))
+            return wilson(*self.counts(records, judged_records))
         assert self.finish is not None
         summaries = list(self.summaries(records).values())
         iv = bootstrap(summaries, self.finish, derive_seed(seed, scope, self.name), resamples)
@@ -108,6 +113,9 @@ def value_mean(recs: list[Record]) -> Counter:
 
 def mean_of(c: Counter) -> float | None:
     return c["sum"] / c["n"] if c["n"] else None
+
+
+mean_of.batch = ratio_batch("sum", "n")  # type: ignore[attr-defined]  # the array form
 
 
 @dataclass
@@ -271,10 +279,11 @@ def suite_intervals(family: str, records: list[Record], metrics: dict[str, Any],
     if not records:
         return out
     suite = records[0]["item"]["suite"]
+    pool = judged(records)  # once, not once per proportion spec
     for spec in catalog(family, records).specs:
         if metrics.get(spec.name) is None:
             continue
-        iv = spec.interval(records, seed, suite, resamples)
+        iv = spec.interval(records, seed, suite, resamples, pool)
         if not same(iv.value, metrics[spec.name]):
             continue  # defined differently in this run (e.g. another FANToM grouping): no interval
         if iv.low is not None:
@@ -290,8 +299,9 @@ def same(a: Any, b: Any) -> bool:
 def totals_intervals(records: list[Record], seed: int,
                      resamples: int = RESAMPLES) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
+    pool = judged(records)
     for spec in totals_catalog().specs:
-        iv = spec.interval(records, seed, "totals", resamples)
+        iv = spec.interval(records, seed, "totals", resamples, pool)
         if iv.low is not None:
             out[spec.name] = {**iv.to_dict(), "label": spec.label, "headline": True}
     return out
