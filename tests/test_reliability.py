@@ -406,8 +406,11 @@ scenarios:
 """
 
 
+@pytest.mark.parametrize("transport", [[], ["--tom-transport=httpx"]],
+                         ids=["default-transport", "httpx"])
 def test_no_secret_in_locals_and_no_escape_in_failures(pytester: pytest.Pytester,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+                                                      monkeypatch: pytest.MonkeyPatch,
+                                                      transport: list[str]) -> None:
     from pytest_tom.backends.base import RedactedUrl, Secret
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-KEY-0123456789")
@@ -415,11 +418,13 @@ def test_no_secret_in_locals_and_no_escape_in_failures(pytester: pytest.Pytester
     pytester.makeconftest(BUG_IN_A_FAMILY)
     with ChatServer(respond) as server:
         url = server.base_url.replace("http://", "http://ann:PASSWORD-1@")
-        # (httpx: the aiohttp transport refuses user:password in the URL)
+        # the default transport (aiohttp when installed) must send such a URL too
         result = pytester.runpytest("--tom-model=openai:m", f"--tom-base-url={url}",
-                                    "--tom-transport=httpx", "-p", "no:cacheprovider",
+                                    *transport, "-p", "no:cacheprovider",
                                     "--full-trace", "-l")
+        served = server.requests
     out = result.stdout.str() + result.stderr.str()
+    assert served > 0  # the requests reached the server: the credentials did not stop them
     result.assert_outcomes(failed=1, errors=1)
     assert "settings = Settings(" in out and "a bug in a family" in out  # locals were shown
     for secret in ("PASSWORD-1", "sk-KEY-0123456789"):
@@ -470,3 +475,18 @@ def test_hostile_yaml_is_refused_in_runs_and_in_validate(pytester: pytest.Pytest
     for _, message in HOSTILE.values():
         assert message in out.stderr
     assert "good.tom.yaml: ok" in out.stdout
+
+
+def test_a_url_with_credentials_picks_httpx_and_never_names_the_password() -> None:
+    pytest.importorskip("aiohttp")
+    from pytest_tom.backends import BackendSpecError
+    from pytest_tom.backends.openai_backend import aiohttp_available, pick_transport
+
+    url = "http://ann:PASSWORD-2@127.0.0.1:9/v1"
+    assert pick_transport("auto", url) == "httpx"
+    assert pick_transport("auto", "http://127.0.0.1:9/v1") == (
+        "aiohttp" if aiohttp_available() else "httpx")
+    if aiohttp_available():
+        with pytest.raises(BackendSpecError) as err:
+            pick_transport("aiohttp", url)
+        assert "--tom-transport=httpx" in str(err.value) and "PASSWORD-2" not in str(err.value)

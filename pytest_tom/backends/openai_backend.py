@@ -8,6 +8,10 @@ client's own retries are off: the runner retries with its own policy.
 Transport: the openai client's aiohttp transport (`openai.DefaultAioHttpClient`,
 installed with the `openai[aiohttp]` extra) when it can be imported, else the
 client's default httpx transport; `--tom-transport httpx|aiohttp` forces one.
+A base URL with credentials (`http://user:password@host/v1`) goes through httpx:
+aiohttp refuses userinfo in a URL next to the Authorization header the client
+always sends ("Cannot combine AUTHORIZATION header with AUTH argument"), while
+httpx sends it as HTTP Basic auth.
 On a loopback server aiohttp costs about a third less CPU per request, which is
 what bounds the request phase on a small machine. Each call goes through the
 client's generic `post(..., cast_to=object)`: the client's request machinery
@@ -77,7 +81,7 @@ class OpenAIBackend(Backend):
         self.timeout = timeout
         self._api_key = api_key
         self._secrets = [Secret(s) for s in _url_secrets(base_url) + [api_key] if s and len(s) > 3]
-        self.transport = pick_transport(transport)
+        self.transport = pick_transport(transport, base_url)
         self._client: Any = None
 
     @property
@@ -157,14 +161,23 @@ class OpenAIBackend(Backend):
             await self._client.close()
 
 
-def pick_transport(wanted: str | None) -> str:
-    """"aiohttp" or "httpx": `auto` (the default) takes aiohttp when it is installed."""
+def pick_transport(wanted: str | None, base_url: str | None = None) -> str:
+    """"aiohttp" or "httpx": `auto` (the default) takes aiohttp when it is installed and
+    the base URL carries no credentials (aiohttp cannot send those, see above)."""
     wanted = (wanted or "auto").lower()
     if wanted not in TRANSPORTS:
         from pytest_tom.backends import BackendSpecError
 
         raise BackendSpecError(f"--tom-transport={wanted!r}: use one of {', '.join(TRANSPORTS)}")
     if wanted == "httpx":
+        return "httpx"
+    if has_userinfo(base_url):
+        if wanted == "aiohttp":  # the URL itself is never named: it holds a password
+            from pytest_tom.backends import BackendSpecError
+
+            raise BackendSpecError("--tom-transport=aiohttp cannot send a base URL with "
+                                   "user:password@ (aiohttp refuses it next to the API key's "
+                                   "Authorization header): use --tom-transport=httpx or auto")
         return "httpx"
     if aiohttp_available():
         return "aiohttp"
@@ -226,6 +239,15 @@ def _refused(exc: BaseException) -> bool:
 
 def _root(exc: BaseException) -> str:
     return str(_causes(exc)[-1]) or type(_causes(exc)[-1]).__name__
+
+
+def has_userinfo(url: str | None) -> bool:
+    """True when `url` has a `user[:password]@` part."""
+    if not url:
+        return False
+    from urllib.parse import urlsplit
+
+    return "@" in urlsplit(str(url)).netloc
 
 
 def _url_secrets(url: str | None) -> list[str]:
