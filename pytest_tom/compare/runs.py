@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from pytest_tom.engine.saved_report import SavedReportError, read_saved_report
 
 Record = dict[str, Any]
 
@@ -38,30 +39,11 @@ class Run:
 
 def load_report(path: str | Path) -> dict[str, Any]:
     """A JSON report written by `--tom-report`, checked enough to be read safely."""
-    p = Path(path)
-    if not p.is_file():
-        raise ReportFileError(f"{p}: no such file; write one with "
-                              f"`pytest ... --tom-report={p}`")
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ReportFileError(f"{p}:{exc.lineno}:{exc.colno}: not JSON ({exc.msg}); expected "
-                              f"a pytest-tom JSON report (--tom-report)") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ReportFileError(f"{p}: cannot be read ({exc})") from None
-    if not (isinstance(data, dict) and str(data.get("format", "")).startswith("pytest-tom-report/")
-            and isinstance(data.get("suites"), dict) and isinstance(data.get("totals"), dict)
-            and isinstance(data.get("items"), list)):
-        raise ReportFileError(f"{p}: not a pytest-tom report (expected \"format\": "
-                              f"\"pytest-tom-report/1\" with suites, totals and items; "
-                              f"write one with --tom-report)")
-    for i, rec in enumerate(data["items"]):
-        item = rec.get("item") if isinstance(rec, dict) else None
-        if not (isinstance(item, dict) and isinstance(item.get("suite"), str)
-                and isinstance(item.get("id"), str) and isinstance(rec.get("outcome"), dict)):
-            raise ReportFileError(f"{p}: items[{i}] is not an item record (expected "
-                                  f"{{\"item\": {{\"suite\", \"id\", ...}}, \"outcome\": {{...}}}})")
-    return data
+        return read_saved_report(path, label=str(path),
+                                 how_to_write=f"`pytest ... --tom-report={path}`")
+    except SavedReportError as exc:
+        raise ReportFileError(str(exc)) from None
 
 
 def load_runs(paths: list[str | Path], labels: list[str] | None = None) -> list[Run]:

@@ -19,11 +19,10 @@ says the change is significant (p <= alpha) and goes the wrong way.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
+from pytest_tom.engine.saved_report import SavedReportError, read_saved_report
 from pytest_tom.gates.spec import (
     TOTALS,
     TOTALS_METRICS,
@@ -86,23 +85,12 @@ class GateConfig:
 
 def load_baseline(path: str) -> dict[str, Any]:
     """A previous JSON report (from --tom-report or --tom-save-baseline), checked."""
-    p = Path(path)
     where = f"--tom-baseline {path}"
-    if not p.is_file():
-        raise GateSpecError(f"{where}: no such file; write one with --tom-save-baseline PATH "
-                            f"(or --tom-report PATH) on a run of the reference model")
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise GateSpecError(f"{where}: not JSON (line {exc.lineno}, column {exc.colno}: "
-                            f"{exc.msg}); expected a pytest-tom JSON report") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise GateSpecError(f"{where}: cannot be read ({exc})") from None
-    if not (isinstance(data, dict) and str(data.get("format", "")).startswith("pytest-tom-report/")
-            and isinstance(data.get("suites"), dict) and isinstance(data.get("totals"), dict)
-            and isinstance(data.get("items"), list)):
-        raise GateSpecError(f"{where}: not a pytest-tom report (expected format "
-                            f"'pytest-tom-report/1' with suites, totals and items)")
+        data = read_saved_report(path, label=where, how_to_write=(
+            "--tom-save-baseline PATH (or --tom-report PATH) on a run of the reference model"))
+    except SavedReportError as exc:
+        raise GateSpecError(str(exc)) from None
     if data.get("status", "complete") != "complete":
         raise GateSpecError(f"{where}: the report is of an {data.get('status')} run "
                             f"({len(data['items'])} items scored before it stopped): a baseline "
@@ -111,12 +99,6 @@ def load_baseline(path: str) -> dict[str, Any]:
     if not data["items"]:
         raise GateSpecError(f"{where}: the report has no items (no tom item ran): nothing to "
                             f"compare with; save a baseline from a run of the suites")
-    for i, rec in enumerate(data["items"]):
-        item = rec.get("item") if isinstance(rec, dict) else None
-        if not (isinstance(item, dict) and isinstance(item.get("suite"), str)
-                and isinstance(item.get("id"), str) and isinstance(rec.get("outcome"), dict)):
-            raise GateSpecError(f"{where}: items[{i}] is not an item record (expected "
-                                f"{{item: {{suite, id, ...}}, outcome: {{...}}}})")
     return data
 
 
