@@ -95,20 +95,12 @@ def build_parser() -> argparse.ArgumentParser:
     cmp.add_argument("--json", metavar="PATH", help="also write the comparison as JSON")
     cmp.add_argument("--all", action="store_true",
                      help="print every row (tags, conditions, classes), not only the headline")
-    cmp.add_argument("--labels", metavar="A,B,...",
-                     help="column names of the runs, comma-separated (default: the model names)")
-    cmp.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    cmp.add_argument("--resamples", type=int, default=1000,
-                     help="bootstrap resamples (default 1000)")
+    _add_run_options(cmp)
     cmp.set_defaults(func=cmd_compare)
     h = sub.add_parser("html", help="write one self-contained HTML report of saved JSON reports")
     h.add_argument("reports", nargs="+", metavar="REPORT.json", help="JSON reports (--tom-report)")
     h.add_argument("-o", "--output", required=True, metavar="PATH", help="the HTML file to write")
-    h.add_argument("--labels", metavar="A,B,...",
-                   help="names of the runs, comma-separated (default: the model names)")
-    h.add_argument("--seed", type=int, default=0, help="bootstrap seed of the comparison")
-    h.add_argument("--resamples", type=int, default=1000,
-                   help="bootstrap resamples of the comparison (default 1000)")
+    _add_run_options(h)
     h.set_defaults(func=cmd_html)
     c = sub.add_parser("convert", help="convert upstream benchmark data into suites")
     csub = c.add_subparsers(dest="family", required=True)
@@ -133,3 +125,13 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
+
+
+def _add_run_options(parser: argparse.ArgumentParser) -> None:
+    """The options `compare` and `html` share: names of the runs and the bootstrap's settings."""
+    parser.add_argument("--labels", metavar="A,B,...",
+                        help="names of the runs, comma-separated (default: the model names)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="bootstrap seed of the comparison (default 0)")
+    parser.add_argument("--resamples", type=int, default=1000,
+                        help="bootstrap resamples of the comparison (default 1000)")
