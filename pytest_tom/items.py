@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from pytest_tom import families
 from pytest_tom.core.outcome import UNAVAILABLE, Outcome
 from pytest_tom.engine.item import NextRequest, build_record
 from pytest_tom.engine.load import load_suite
@@ -26,7 +25,6 @@ from pytest_tom.engine.samples import (
     submit_samples,
     wait_all,
 )
-from pytest_tom.families.base import method_for
 from pytest_tom.session import TomSession
 from pytest_tom.stash import get_session
 from pytest_tom.suite import ItemSpec, SuiteError
@@ -166,15 +164,20 @@ class TomItem(pytest.Item):
         return super().repr_failure(excinfo, style=style)
 
     def calls(self) -> list[list[dict[str, str]]]:
-        """The messages of every call this item made (sample 0), rebuilt from its answers."""
+        """The messages of every call this item made (sample 0), rebuilt from its answers
+        through the engine's conversation; once per completion (the failure text and the
+        record both show them)."""
         from pytest_tom.engine.transcript import call_messages
 
         comp = self.completion
         if comp is None:
             return []
-        family = families.get(self.spec.family)
-        return call_messages(family, self.spec, method_for(family, _tom(self.config).settings.method),
-                             comp.responses, failed=bool(comp.error))
+        cached = getattr(self, "_calls", None)
+        if cached is not None and cached[0] is comp:
+            return cached[1]
+        calls = call_messages(self.conversation(), comp.responses, failed=bool(comp.error))
+        self._calls = (comp, calls)
+        return calls
 
     def story(self) -> str:
         """The failure text: what the model saw, its answer, why it is wrong (-v: whole)."""

@@ -10,24 +10,29 @@ failure text shows what the model saw.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 Message = dict[str, str]
 
 
-def call_messages(family: Any, spec: Any, method: str, responses: list[str],
+def call_messages(next_request: Callable[[list[str]], Any], responses: list[str],
                   failed: bool = False) -> list[list[Message]]:
-    """Every call made for `spec`: one list of messages per call, in order."""
+    """Every call made: one list of messages per call, in order.
+
+    `next_request` is the item engine's conversation (`ItemEngine.conversation(spec)`),
+    the same function the runner asked with, so the calls are rebuilt exactly as sent.
+    """
     calls: list[list[Message]] = []
     for i in range(len(responses) + (1 if failed else 0)):
         try:
-            messages = family.conversation(spec, method, list(responses[:i]))
+            request = next_request(list(responses[:i]))
         except Exception:  # a family that cannot rebuild a call: keep what we have
             break
-        if messages is None:
+        if request is None:
             break
         calls.append([{"role": str(m.get("role", "")), "content": str(m.get("content", ""))}
-                      for m in messages])
+                      for m in request.messages])
     return calls
 
 
