@@ -78,6 +78,16 @@ def cmd_html(args: argparse.Namespace) -> int:
     return run_html(args)
 
 
+def _add_run_options(parser: argparse.ArgumentParser) -> None:
+    """The options `compare` and `html` share: names of the runs and the bootstrap's settings."""
+    parser.add_argument("--labels", metavar="A,B,...",
+                        help="names of the runs, comma-separated (default: the model names)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="bootstrap seed of the comparison (default 0)")
+    parser.add_argument("--resamples", type=int, default=1000,
+                        help="bootstrap resamples of the comparison (default 1000)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pytest-tom", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -125,13 +135,3 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
-
-
-def _add_run_options(parser: argparse.ArgumentParser) -> None:
-    """The options `compare` and `html` share: names of the runs and the bootstrap's settings."""
-    parser.add_argument("--labels", metavar="A,B,...",
-                        help="names of the runs, comma-separated (default: the model names)")
-    parser.add_argument("--seed", type=int, default=0,
-                        help="bootstrap seed of the comparison (default 0)")
-    parser.add_argument("--resamples", type=int, default=1000,
-                        help="bootstrap resamples of the comparison (default 1000)")
