@@ -12,7 +12,7 @@ ALL*, Dist. and All-for-each-character unavailable (None), never a number.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from pytest_tom.families.base import FamilyResult, MetricTable, Settings
@@ -78,29 +78,54 @@ def mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def share_all_correct(recs: Iterable[Record], key: Callable[[Record], Any]) -> tuple[int, int]:
-    """(groups whose every record is right, groups)."""
-    groups: dict[Any, bool] = {}
-    for r in recs:
-        k = key(r)
-        groups[k] = groups.get(k, True) and ok(r)
-    return sum(groups.values()), len(groups)
-
-
 def ratio(pair: tuple[int, int]) -> float | None:
     return pair[0] / pair[1] if pair[1] else None
 
 
-def group_key(grouping: str) -> Callable[[Record], Any]:
-    field = {"set": "set", "part": "part", "conversation": "conversation"}[grouping]
-    return lambda r: meta(r).get(field)
+Kinds = dict[str, list[Record]]  # kind -> its records, in the order of the run's records
 
 
-def set_key(rec: Record) -> Any:
-    return meta(rec).get("set")
+class AllRight:
+    """Groups and whether every record of each is right (ALL*, ALL, the Alls).
+
+    Kept as the groups seen and the groups with a wrong record, so adding a record
+    is two set operations at most."""
+
+    __slots__ = ("seen", "failed")
+
+    def __init__(self) -> None:
+        self.seen: set[Any] = set()
+        self.failed: set[Any] = set()
+
+    def add(self, group: Any, right: bool) -> None:
+        self.seen.add(group)
+        if not right:
+            self.failed.add(group)
+
+    def counts(self) -> tuple[int, int]:
+        """(groups whose every record is right, groups)."""
+        return len(self.seen) - len(self.failed), len(self.seen)
 
 
-def control_sets(records: Iterable[Record]) -> set[Any]:
+def split_records(records: Iterable[Record]) -> tuple[Kinds, dict[Any, Kinds], set[Any]]:
+    """One pass over a suite's records: every kind's records, the ToM questions'
+    records per accessibility (scenario) and kind, and the contexts named."""
+    kinds: Kinds = defaultdict(list)
+    for r in records:
+        kinds[r["item"]["kind"]].append(r)
+    scenarios: dict[Any, Kinds] = defaultdict(lambda: defaultdict(list))
+    contexts: set[Any] = set()
+    for k, recs in kinds.items():
+        tom = k in TOM_KINDS
+        for r in recs:
+            m = r["item"].get("meta") or {}
+            contexts.add(m.get("context"))
+            if tom:
+                scenarios[m.get("accessibility")][k].append(r)
+    return kinds, scenarios, contexts - {None}
+
+
+def control_sets(scenarios: dict[Any, Kinds]) -> set[Any]:
     """The sets of the control task: every ToM question of the set is accessible.
 
     Belief questions carry their own accessibility, list and yes/no questions the
@@ -108,52 +133,66 @@ def control_sets(records: Iterable[Record]) -> set[Any]:
     belief questions are accessible, or whose lists became inaccessible in full
     context, is not a control set.
     """
-    sets: dict[Any, bool] = {}
-    for r in records:
-        if kind(r) in TOM_KINDS:
-            k = set_key(r)
-            sets[k] = sets.get(k, True) and meta(r).get("accessibility") == "accessible"
-    return {k for k, accessible in sets.items() if accessible}
+    accessible: set[Any] = set()
+    other: set[Any] = set()
+    for scen, kinds in scenarios.items():
+        sets = accessible if scen == "accessible" else other
+        for recs in kinds.values():
+            sets.update([meta(r).get("set") for r in recs])
+    return accessible - other
 
 
 def scenario_metrics(
-    recs: list[Record], grouping: str, only_sets: set[Any] | None = None
+    kinds: Kinds, grouping: str, only_sets: set[Any] | None = None
 ) -> tuple[dict[str, Any], bool]:
-    """The Table 9 figures of one scenario, and whether free responses were unavailable.
+    """The Table 9 figures of one scenario (its ToM records by kind), and whether free
+    responses were unavailable.
 
     `only_sets` restricts the set-level figures (ALL*, ALL, the two Alls) to those sets:
     the control task counts only fully accessible sets (`control_sets`).
     """
-    by_kind: dict[str, list[Record]] = defaultdict(list)
-    for r in recs:
-        by_kind[kind(r)].append(r)
-    dist = by_kind["belief_dist"]
-    missing = any(is_skipped(r) for r in dist) or bool(by_kind["belief_choice"] and not dist)
-    key = group_key(grouping)
-    grouped = recs if only_sets is None else [r for r in recs if set_key(r) in only_sets]
+    dist = kinds.get("belief_dist", [])
+    missing = any(is_skipped(r) for r in dist) or bool(kinds.get("belief_choice") and not dist)
+    field = {"set": "set", "part": "part", "conversation": "conversation"}[grouping]
+    star, plain = AllRight(), AllRight()  # ALL* over every ToM question, ALL without Dist.
+    alls = {"answerability": AllRight(), "infoaccess": AllRight()}  # per set
+    sets: set[Any] = set()
+    for k, recs in kinds.items():
+        fam = alls.get(k.split("_")[0]) if k in LIST_KINDS or k in YN_KINDS else None
+        for r in recs:
+            m = r["item"].get("meta") or {}
+            set_id = m.get("set")
+            if only_sets is not None and set_id not in only_sets:
+                continue
+            right = r["outcome"].get("correct") is True
+            group = m.get(field)
+            star.add(group, right)
+            if k != "belief_dist":
+                plain.add(group, right)
+            if fam is not None:
+                fam.add(set_id, right)
+            sets.add(set_id)
     m: dict[str, Any] = {}
-    star = share_all_correct(grouped, key)
-    plain = share_all_correct([r for r in grouped if kind(r) != "belief_dist"], key)
-    m["all_star"] = None if missing else ratio(star)
-    m["all"] = ratio(plain)
-    m["groups"] = plain[1]
-    m["sets"] = len({set_key(r) for r in grouped})
-    m["belief_choice"] = accuracy(by_kind["belief_choice"])
+    plain_counts = plain.counts()
+    m["all_star"] = None if missing else ratio(star.counts())
+    m["all"] = ratio(plain_counts)
+    m["groups"] = plain_counts[1]
+    m["sets"] = len(sets)
+    m["belief_choice"] = accuracy(kinds.get("belief_choice", []))
     m["belief_dist"] = None if missing else accuracy(dist)
-    right = [float(r["outcome"].get("value") or 0.0) for r in dist if ok(r)]
-    m["belief_dist_token_f1"] = None if missing else mean(right)
-    for fam in ("answerability", "infoaccess"):
-        lst, yn = by_kind[f"{fam}_list"], by_kind[f"{fam}_yn"]
-        m[f"{fam}_list"] = accuracy(lst)
-        m[f"{fam}_yn_f1"] = weighted_f1(
+    right_f1 = [float(r["outcome"].get("value") or 0.0) for r in dist if ok(r)]
+    m["belief_dist_token_f1"] = None if missing else mean(right_f1)
+    for fam_name, fam_all in alls.items():
+        lst, yn = kinds.get(f"{fam_name}_list", []), kinds.get(f"{fam_name}_yn", [])
+        m[f"{fam_name}_list"] = accuracy(lst)
+        m[f"{fam_name}_yn_f1"] = weighted_f1(
             [str(r["item"]["gold"]) for r in yn], [yn_label(r) for r in yn]
         )
-        both = lst + yn if only_sets is None else [r for r in lst + yn if set_key(r) in only_sets]
-        m[f"{fam}_all"] = ratio(share_all_correct(both, set_key))
+        m[f"{fam_name}_all"] = ratio(fam_all.counts())
     return m, missing
 
 
-def per_character(recs: list[Record]) -> dict[str, Any]:
+def per_character(kinds: Kinds) -> dict[str, Any]:
     """All-for-each-character and answer consistency over (set, character) pairs.
 
     As the authors' evaluator forms them: a pair's answers are the character's yes/no
@@ -164,72 +203,117 @@ def per_character(recs: list[Record]) -> dict[str, Any]:
     questions forms a pair too. Answers are consistent when the yes/no and list answers
     all say the same about whether the character knows (an unreadable answer is
     inconsistent); only pairs with yes/no questions have a consistency.
+
+    Every record is read once into its set's `_SetAnswers`; the pairs are then formed
+    set by set.
     """
-    by_set: dict[Any, list[Record]] = defaultdict(list)
-    for r in recs:
-        by_set[set_key(r)].append(r)
-    all_ok: list[bool] = []
-    consistent: list[bool] = []
+    by_set: dict[Any, _SetAnswers] = defaultdict(_SetAnswers)
     unavailable = False
-    for rs in by_set.values():
-        yn = [r for r in rs if kind(r) in YN_KINDS]
-        lists = [r for r in rs if kind(r) in LIST_KINDS]
-        beliefs = [r for r in rs if kind(r) in BELIEF_KINDS]
-        chars = dict.fromkeys(
-            [name_key(meta(r)["character"]) for r in yn]
-            + [name_key(meta(r)["believer"]) for r in beliefs if meta(r).get("believer")]
-        )
-        for ck in chars:
-            verdicts: list[bool] = []
-            claims: list[bool | None] = []
-            for r in yn:
-                if name_key(meta(r)["character"]) != ck:
-                    continue
-                verdicts.append(ok(r))
-                label = yn_label(r)
-                claims.append(None if label == IRRELEVANT else label == YES)
-                lst = [x for x in lists if kind(x).split("_")[0] == kind(r).split("_")[0]]
-                for x in lst:
-                    named = (x["outcome"].get("extra") or {}).get("named")
-                    if named is None:
-                        verdicts.append(False)
-                        claims.append(None)
-                        continue
-                    included = ck in {name_key(n) for n in named}
-                    verdicts.append(included == (r["item"]["gold"] == YES))
-                    claims.append(included)
-            for r in beliefs:
-                if meta(r).get("believer") and name_key(meta(r)["believer"]) == ck:
-                    unavailable = unavailable or is_skipped(r)
-                    verdicts.append(ok(r))
-            all_ok.append(all(verdicts))
+    for k in YN_KINDS:
+        for r in kinds.get(k, []):
+            by_set[set_key(r)].add_yes_no(k, r)
+    for k in LIST_KINDS:
+        for r in kinds.get(k, []):
+            by_set[set_key(r)].add_list(k, r)
+    for k in BELIEF_KINDS:
+        for r in kinds.get(k, []):
+            believer = meta(r).get("believer")
+            if believer:
+                by_set[set_key(r)].add_belief(name_key(believer), ok(r))
+                unavailable = unavailable or is_skipped(r)
+    all_ok = consistent = pairs = with_claims = 0
+    for answers in by_set.values():
+        for verdict, claims in answers.pairs():
+            pairs += 1
+            all_ok += verdict
             if claims:
-                consistent.append(None not in claims and len(set(claims)) == 1)
+                with_claims += 1
+                consistent += None not in claims and len(claims) == 1
     return {
-        "all_for_each_character": None if unavailable else mean([float(v) for v in all_ok]),
-        "answer_consistency": mean([float(v) for v in consistent]),
-        "characters": len(all_ok),
+        "all_for_each_character": None if unavailable else ratio((all_ok, pairs)),
+        "answer_consistency": ratio((consistent, with_claims)),
+        "characters": pairs,
     }
 
 
-def by_order(recs: list[Record]) -> dict[str, Any]:
+class _SetAnswers:
+    """The answers of one set that the (set, character) pairs are formed from."""
+
+    __slots__ = ("yes_no", "lists", "beliefs")
+
+    def __init__(self) -> None:
+        # character -> (question family, right, claim, gold is yes) of each yes/no answer
+        self.yes_no: dict[str, list[tuple[str, bool, bool | None, bool]]] = {}
+        # question family -> the names each list answer gave (None: no readable list)
+        self.lists: dict[str, list[set[str] | None]] = defaultdict(list)
+        self.beliefs: dict[str, list[bool]] = {}  # outer believer -> right, per answer
+
+    def add_yes_no(self, k: str, r: Record) -> None:
+        label = yn_label(r)
+        claim = None if label == IRRELEVANT else label == YES
+        answer = (k.split("_")[0], ok(r), claim, r["item"]["gold"] == YES)
+        self.yes_no.setdefault(name_key(meta(r)["character"]), []).append(answer)
+
+    def add_list(self, k: str, r: Record) -> None:
+        named = (r["outcome"].get("extra") or {}).get("named")
+        self.lists[k.split("_")[0]].append(None if named is None else {name_key(n) for n in named})
+
+    def add_belief(self, believer: str, right: bool) -> None:
+        self.beliefs.setdefault(believer, []).append(right)
+
+    def pairs(self) -> Iterator[tuple[bool, set[bool | None]]]:
+        """Per character: whether every answer of the pair is right, and the claims
+        (knows / does not / unreadable) of its yes/no and list answers."""
+        for ck in dict.fromkeys([*self.yes_no, *self.beliefs]):
+            right = all(self.beliefs.get(ck, ()))
+            claims: set[bool | None] = set()
+            for fam, yn_right, claim, gold_yes in self.yes_no.get(ck, ()):
+                right = right and yn_right
+                claims.add(claim)
+                for named in self.lists.get(fam, ()):
+                    if named is None:
+                        right = False
+                        claims.add(None)
+                        continue
+                    included = ck in named
+                    right = right and included == gold_yes
+                    claims.add(included)
+            yield right, claims
+
+
+def set_key(rec: Record) -> Any:
+    return meta(rec).get("set")
+
+
+def by_order(kinds: Kinds) -> dict[str, Any]:
+    """Belief accuracy per ToM order (and the second orders pooled), per belief kind;
+    None for a kind with a skipped item."""
     out: dict[str, Any] = {}
     for k in BELIEF_KINDS:
-        rs = [r for r in recs if kind(r) == k and not is_skipped(r)]
-        skipped = any(is_skipped(r) for r in recs if kind(r) == k)
+        right: dict[Any, int] = defaultdict(int)
+        total: dict[Any, int] = defaultdict(int)
+        skipped = False
+        for r in kinds.get(k, []):
+            if is_skipped(r):
+                skipped = True
+                continue
+            order = meta(r).get("tom_order")
+            total[order] += 1
+            right[order] += ok(r)
+        second = [o for o in total if str("" if o is None else o).startswith("second")]
         for order in ORDERS:
-            sel = [r for r in rs if meta(r).get("tom_order") == order]
-            out[f"{k}.{ORDER_NAMES[order]}"] = None if skipped else accuracy(sel)
-        second = [r for r in rs if str(meta(r).get("tom_order", "")).startswith("second")]
-        out[f"{k}.second_order"] = None if skipped else accuracy(second)
+            n = total.get(order, 0)
+            out[f"{k}.{ORDER_NAMES[order]}"] = None if skipped else ratio((right[order], n))
+        n = sum(total[o] for o in second)
+        out[f"{k}.second_order"] = None if skipped else ratio((sum(right[o] for o in second), n))
     return out
 
 
-def error_types(recs: list[Record]) -> dict[str, Any]:
+def error_types(kinds: Kinds) -> dict[str, Any]:
     """Per list and yes/no kind: questions, and shares with each kind of error."""
     out: dict[str, Any] = {}
     for k in (*LIST_KINDS, *YN_KINDS):
-        rs = [r for r in recs if kind(r) == k]
+        rs = kinds.get(k, [])
         n = len(rs)
         fp = fn = irrelevant = failed = 0
         for r in rs:
@@ -289,17 +373,17 @@ def aggregate_fantom(records: list[Record], settings: Settings) -> FamilyResult:
     grouping = str(settings.options.get("fantom_group") or "set")
     if grouping not in GROUPINGS:
         grouping = "set"
-    context = {meta(r).get("context") for r in records} - {None}
-    facts = [r for r in records if kind(r) == "fact"]
+    kinds, scenarios, context = split_records(records)
+    facts = kinds.get("fact", [])
     fact_f1 = mean([float(r["outcome"].get("value") or 0.0) for r in facts])
     metrics: dict[str, Any] = {"fact_token_f1": fact_f1, "fact_questions": len(facts)}
     main_rows: list[list[Any]] = []
     char_rows: list[list[Any]] = []
     order_rows: list[list[Any]] = []
     error_rows: list[list[Any]] = []
-    controls = control_sets(records)
+    controls = control_sets(scenarios)
     for scen, label in SCENARIOS:
-        recs = [r for r in records if meta(r).get("accessibility") == scen and kind(r) in TOM_KINDS]
+        recs = scenarios.get(scen, {})
         m, missing = scenario_metrics(recs, grouping, controls if scen == "accessible" else None)
         m["fact_token_f1"] = fact_f1
         chars = per_character(recs)
