@@ -74,3 +74,23 @@ def test_blocks_and_tags_match_the_plain_definitions() -> None:
 def test_empty_records() -> None:
     assert accuracy_block([])["turn"] is None
     assert core_metrics([])["parse_failure_rate"] is None
+
+
+def test_a_group_across_tag_lists_counts_per_tag_only_its_tagged_items() -> None:
+    """Blocks are counted per list of tags and added up: a group whose items carry
+    different tags is all right for a tag when the items with that tag are."""
+    records = [
+        {"item": {"id": "1", "scenario": "s", "group": "g", "tags": ["a"]},
+         "outcome": {"correct": True}},
+        {"item": {"id": "2", "scenario": "s", "group": "g", "tags": ["a", "b"]},
+         "outcome": {"correct": False}},
+        {"item": {"id": "3", "scenario": "s", "group": "h", "tags": ["b", "c", "c"]},
+         "outcome": {"correct": True}},
+        {"item": {"id": "4", "scenario": "s", "group": "g", "tags": ["c"]},
+         "outcome": {"correct": True}},
+    ]
+    m = core_metrics(records)
+    assert (m["groups"], m["groups_correct"]) == (2, 1)  # g has a wrong item, h has not
+    assert (m["tag.a.items"], m["tag.a.goal"]) == (2, 0.0)  # g: item 2 wrong
+    assert (m["tag.b.items"], m["tag.b.goal"]) == (2, 0.5)  # g wrong, h right
+    assert (m["tag.c.items"], m["tag.c.goal"]) == (2, 1.0)  # h, and g's item 4 only

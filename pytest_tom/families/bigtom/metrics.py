@@ -57,35 +57,43 @@ def _role(rec: Record) -> str | None:
     return _meta(rec).get("belief_condition")
 
 
-def _count(records: list[Record]) -> tuple[int, int]:
-    j = judged(records)
-    return sum(1 for r in j if r["outcome"]["correct"]), len(j)
-
-
 def _cell(right: int, n: int) -> str | None:
     return None if n == 0 else pct_of(right, n)
 
 
 def aggregate_records(records: list[Record], settings: Settings) -> FamilyResult:
-    by_condition: dict[str, list[Record]] = defaultdict(list)
-    for rec in records:
-        by_condition[_meta(rec).get("condition", "")].append(rec)
+    # one pass over the judged records: (right, judged) per condition, the records of each
+    # (inference, initial belief, belief condition) for the joint scores, and the answers
+    # that name one option (for the initial-state rate)
+    tally: dict[str, list[int]] = {cond.id: [0, 0] for cond in CONDITIONS}
+    by_role: dict[tuple[Any, bool, Any], list[Record]] = defaultdict(list)
+    picked = picked_initial = 0
+    for r in judged(records):
+        m = _meta(r)
+        outcome = r["outcome"]
+        cond_tally = tally.get(m.get("condition", ""))
+        if cond_tally is not None:
+            cond_tally[0] += bool(outcome["correct"])
+            cond_tally[1] += 1
+        by_role[(m.get("inference"), bool(m.get("initial_belief")), m.get("belief_condition"))
+                ].append(r)
+        extra = outcome.get("extra") or {}
+        if "initial_state" in extra:
+            picked += 1
+            picked_initial += bool(extra["initial_state"])
+
     metrics: dict[str, float | int | None] = {}
     counts: dict[str, tuple[int, int]] = {}
     for cond in CONDITIONS:
-        counts[cond.id] = _count(by_condition.get(cond.id, []))
+        counts[cond.id] = (tally[cond.id][0], tally[cond.id][1])
         metrics[cond.id] = ratio(*counts[cond.id])
 
-    cells: dict[tuple[Any, bool], list[Record]] = defaultdict(list)
-    for r in records:  # one pass: (inference, initial belief) -> its records, in order
-        m = _meta(r)
-        cells[(m.get("inference"), bool(m.get("initial_belief")))].append(r)
     joints: dict[str, JointScore] = {}
     for inference in INFERENCES:
         for initial, variant in VARIANT_ID.items():
-            cell = cells.get((inference, initial), [])
             for name, anchor, dependent, _ in JOINTS:
-                score = joint_score(cell, key=_pair_key, role=_role, anchor=anchor,
+                pair = by_role[(inference, initial, anchor)] + by_role[(inference, initial, dependent)]
+                score = joint_score(pair, key=_pair_key, role=_role, anchor=anchor,
                                     dependent=dependent)
                 joints[f"{inference}.{name}.{variant}"] = score
                 metrics[f"{inference}.{name}.{variant}"] = score.accuracy
@@ -98,9 +106,7 @@ def aggregate_records(records: list[Record], settings: Settings) -> FamilyResult
         pooled = sum((s for k, s in joints.items() if f".{name}." in k), JointScore())
         metrics[name] = pooled.accuracy
 
-    picked = [r for r in judged(records) if "initial_state" in (r["outcome"].get("extra") or {})]
-    metrics["initial_state_rate"] = ratio(
-        sum(1 for r in picked if r["outcome"]["extra"]["initial_state"]), len(picked))
+    metrics["initial_state_rate"] = ratio(picked_initial, picked)
 
     method = settings.method if settings.method in METHODS else "vanilla"  # as the items ran
     tables = [_table(f"BigToM · {method} · accuracy (rows as the paper's Table 2)",

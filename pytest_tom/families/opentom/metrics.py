@@ -79,18 +79,13 @@ def scored(recs: list[Record]) -> MacroF1:
     return macro_f1([r["item"]["meta"]["gold_label"] for r in recs], [predicted(r) for r in recs])
 
 
-def f1_of(recs: list[Record]) -> float | None:
-    return scored(recs).value
-
-
-def in_subset(rec: Record, role: str) -> bool:
-    """Whether an item counts in the mover's or the observer's perspective subset."""
-    meta = rec["item"]["meta"]
+def subsets_of(meta: dict[str, Any]) -> list[Any]:
+    """The perspective subsets (mover, observer) an item counts in."""
     subsets = meta.get("subsets")
     if subsets is None:  # records written before subsets were recorded
         subsets = ["observer"] if meta["genre"] == "attitude" else (
             list(ROLE_NAMES) if meta.get("role") == "narrator" else [meta.get("role")])
-    return role in subsets
+    return subsets
 
 
 def by_key(records: list[Record]) -> dict[str, list[Record]]:
@@ -99,6 +94,46 @@ def by_key(records: list[Record]) -> dict[str, list[Record]]:
         for key in keys_of(rec["item"]["meta"]):
             out[key].append(rec)
     return out
+
+
+class Answers:
+    """Gold and predicted labels of the items of one F1 key (or one perspective subset of
+    it), and how many answers were unparseable."""
+
+    __slots__ = ("gold", "predicted", "unparseable")
+
+    def __init__(self) -> None:
+        self.gold: list[str] = []
+        self.predicted: list[str | None] = []
+        self.unparseable = 0
+
+    def scored(self) -> MacroF1:
+        return macro_f1(self.gold, self.predicted)
+
+
+def answers_by_key(records: list[Record]) -> tuple[dict[str, Answers], dict[tuple[str, str], Answers]]:
+    """One pass over the records: the answers of each F1 key, and of each (key, perspective
+    subset) of the role keys."""
+    pools: dict[str, Answers] = defaultdict(Answers)
+    roles: dict[tuple[str, str], Answers] = defaultdict(Answers)
+    role_keys = set(ROLE_KEYS)
+    for rec in records:
+        meta, out = rec["item"]["meta"], rec["outcome"]
+        gold, error = meta["gold_label"], out.get("error")
+        label = out.get("parsed") if not error else None  # as `predicted`
+        counted_in = subsets_of(meta)
+        subsets = [role for role in ROLE_NAMES if role in counted_in]
+        for key in keys_of(meta):
+            pool = pools[key]
+            pool.gold.append(gold)
+            pool.predicted.append(label)
+            pool.unparseable += error == UNPARSEABLE
+            if key in role_keys:
+                for role in subsets:
+                    part = roles[(key, role)]
+                    part.gold.append(gold)
+                    part.predicted.append(label)
+    return pools, roles
 
 
 def unfaithfulness(records: list[Record]) -> dict[str, dict[str, int]]:
@@ -130,20 +165,18 @@ def unfaithfulness(records: list[Record]) -> dict[str, dict[str, int]]:
 
 def aggregate(records: list[Record], settings: Settings) -> FamilyResult:
     recs = [r for r in records if not is_skipped(r)]
-    groups = by_key(recs)
+    pools, roles = answers_by_key(recs)
     metrics: dict[str, float | int | None] = {}
     for key in KEYS:
-        part = groups.get(key, [])
-        result = scored(part)
+        answers = pools.get(key, Answers())
+        result = answers.scored()
         metrics[f"f1.{key}"] = result.value
         metrics[f"accuracy.{key}"] = result.accuracy
         metrics[f"items.{key}"] = result.items
-        metrics[f"parse_failure.{key}"] = ratio(
-            sum(1 for r in part if r["outcome"].get("error") == UNPARSEABLE), len(part))
+        metrics[f"parse_failure.{key}"] = ratio(answers.unparseable, result.items)
     for key in ROLE_KEYS:
-        part = groups.get(key, [])
-        mover = f1_of([r for r in part if in_subset(r, "mover")])
-        observer = f1_of([r for r in part if in_subset(r, "observer")])
+        mover = roles.get((key, "mover"), Answers()).scored().value
+        observer = roles.get((key, "observer"), Answers()).scored().value
         metrics[f"f1_mover.{key}"] = mover
         metrics[f"f1_observer.{key}"] = observer
         metrics[f"role_gap.{key}"] = None if mover is None or observer is None else mover - observer
@@ -158,6 +191,7 @@ def aggregate(records: list[Record], settings: Settings) -> FamilyResult:
     info: dict[str, Any] = {}
     sample_note = ""
     if protocol == "samples":
+        groups = by_key(recs)
         count, size = int(opts.get("opentom_samples", 5)), int(opts.get("opentom_sample_size", 50))
         suite = recs[0]["item"]["suite"] if recs else ""
         narratives = {r["item"]["scenario"] for r in recs}

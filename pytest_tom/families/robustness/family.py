@@ -33,7 +33,7 @@ from pytest_tom.families.base import (
 from pytest_tom.families.robustness.prompts import COT_FIRST, COT_FOLLOW_UP, scene_prompt
 from pytest_tom.families.robustness.scenes import VARIANTS, Scene, SceneryBuilder, scenery_id
 from pytest_tom.families.robustness.schema import CLASSES, DEFAULTS, STAGE
-from pytest_tom.metrics.accuracy import Record, judged, ratio
+from pytest_tom.metrics.accuracy import Record, ratio
 from pytest_tom.metrics.numbers import pct, pct_of, tiny_pct
 from pytest_tom.scoring.json_final import score_final
 from pytest_tom.suite.schema import Checker, check_unique_ids
@@ -145,15 +145,16 @@ class RobustnessFamily(Family):
 
     # -- metrics ----------------------------------------------------------------------
     def aggregate(self, records: list[Record], settings: Settings) -> FamilyResult:
-        by_class: dict[str, list[Record]] = defaultdict(list)
-        for r in records:
-            by_class[r["item"]["meta"].get("class", "?")].append(r)
+        by_class, cells = _count(records)
         order = [c for c in CLASSES if c in by_class] + sorted(set(by_class) - set(CLASSES))
+        overall = _ClassCounts()
+        for counts in by_class.values():
+            overall.add(counts)
         metrics: dict[str, float | int | None] = {}
         turn_rows: list[list[Any]] = []
         goal_rows: list[list[Any]] = []
-        for name, recs in [*((c, by_class[c]) for c in order), ("overall", records)]:
-            row = _class_row(recs)
+        for name, counts in [*((c, by_class[c]) for c in order), ("overall", overall)]:
+            row = counts.row()
             label = CLASSES.get(name, name)
             turn_rows.append([label, row["sceneries"], row["judged"], row["right"],
                               row["unparseable"], pct(row["turn"]), pct(COIN_TURN)])
@@ -168,7 +169,7 @@ class RobustnessFamily(Family):
                 metrics["baseline.goal"] = row["coin_goal"]
             else:
                 metrics[f"{prefix}sceneries"] = row["sceneries"]
-        variant_rows, variant_metrics = _variant_table(records)
+        variant_rows, variant_metrics = _variant_table(cells)
         metrics.update(variant_metrics)
         tables = [
             MetricTable("Turn accuracy by complexity class (as the paper's Table 1)",
@@ -188,39 +189,77 @@ class RobustnessFamily(Family):
         return FamilyResult(metrics=metrics, tables=tables)
 
 
-def _class_row(records: list[Record]) -> dict[str, Any]:
-    judged_n = right = unparseable = 0
-    groups: dict[str, bool] = {}  # sceneries with a judged scene: all judged scenes right
-    sizes: dict[str, int] = defaultdict(int)
-    for r in records:  # one pass (a 100,000-record run has 4 rows of this)
+class _ClassCounts:
+    """The counts of one row of the class tables: scenes judged, right and unparseable, and
+    per scenery its scenes and whether every judged one is right."""
+
+    __slots__ = ("judged", "right", "unparseable", "sizes", "seen", "failed")
+
+    def __init__(self) -> None:
+        self.judged = self.right = self.unparseable = 0
+        self.sizes: dict[str, int] = defaultdict(int)  # scenery -> scenes
+        self.seen: set[str] = set()  # sceneries with a judged scene
+        self.failed: set[str] = set()  # ... and with a judged scene wrong
+
+    def add(self, other: _ClassCounts) -> None:
+        """Count `other`'s scenes here too (the overall row adds up the classes)."""
+        self.judged += other.judged
+        self.right += other.right
+        self.unparseable += other.unparseable
+        for key, n in other.sizes.items():
+            self.sizes[key] += n
+        self.seen |= other.seen
+        self.failed |= other.failed
+
+    def row(self) -> dict[str, Any]:
+        sizes = self.sizes
+        n = len(self.seen)
+        ok = n - len(self.failed)
+        return {
+            "sceneries": len(sizes), "judged": self.judged, "right": self.right,
+            "unparseable": self.unparseable,
+            "turn": ratio(self.right, self.judged), "goal": ratio(ok, n), "all_right": ok,
+            "coin_goal": (sum(coin_goal(s) for s in sizes.values()) / len(sizes)) if sizes else None,
+        }
+
+
+Cells = dict[tuple[Any, str], list[int]]  # (variant, question or "all") -> [right, judged]
+
+
+def _count(records: list[Record]) -> tuple[dict[str, _ClassCounts], Cells]:
+    """One pass over the records (a 100,000-record run reads each once): the counts of each
+    complexity class, and the cells of the variant table."""
+    by_class: dict[str, _ClassCounts] = {}
+    cells: Cells = defaultdict(lambda: [0, 0])
+    for r in records:
         item, outcome = r["item"], r["outcome"]
+        meta = item["meta"]
+        cls = meta.get("class", "?")
+        counts = by_class.get(cls)
+        if counts is None:
+            counts = by_class[cls] = _ClassCounts()
         key = item.get("group") or item["scenario"]
-        sizes[key] += 1
+        counts.sizes[key] += 1
         error = outcome.get("error")
         if error == UNPARSEABLE:
-            unparseable += 1
+            counts.unparseable += 1
         correct = outcome.get("correct")
         if correct is None or error == UNAVAILABLE:
             continue
-        judged_n += 1
-        right += bool(correct)
-        groups[key] = groups.get(key, True) and bool(correct)
-    ok, n = sum(groups.values()), len(groups)
-    return {
-        "sceneries": len(sizes), "judged": judged_n, "right": right,
-        "unparseable": unparseable,
-        "turn": ratio(right, judged_n), "goal": ratio(ok, n), "all_right": ok,
-        "coin_goal": (sum(coin_goal(s) for s in sizes.values()) / len(sizes)) if sizes else None,
-    }
+        right = bool(correct)
+        counts.judged += 1
+        counts.right += right
+        counts.seen.add(key)
+        if not right:
+            counts.failed.add(key)
+        variant = meta.get("variant")
+        for cell in (cells[(variant, meta.get("question"))], cells[(variant, "all")]):
+            cell[0] += right
+            cell[1] += 1
+    return by_class, cells
 
 
-def _variant_table(records: list[Record]) -> tuple[list[list[Any]], dict[str, float | None]]:
-    cells: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
-    for r in judged(records):
-        meta = r["item"]["meta"]
-        for key in ((meta.get("variant"), meta.get("question")), (meta.get("variant"), "all")):
-            cells[key][0] += bool(r["outcome"]["correct"])
-            cells[key][1] += 1
+def _variant_table(cells: Cells) -> tuple[list[list[Any]], dict[str, float | None]]:
     variants = [v for v in VARIANTS if any(k[0] == v for k in cells)]
     variants += sorted({k[0] for k in cells} - set(VARIANTS))
     rows, metrics = [], {}
