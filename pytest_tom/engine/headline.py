@@ -18,18 +18,20 @@ belongs to the number printed beside it.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-from pytest_tom.metrics.accuracy import Record, group_key, is_skipped, judged
+import numpy as np
+
+from pytest_tom.metrics.accuracy import Record, group_key, is_skipped
 from pytest_tom.metrics.intervals import (
     RESAMPLES,
     Finish,
     Interval,
+    Summaries,
     bootstrap,
     derive_seed,
-    label_pairs,
     macro_f1_of,
     ratio_batch,
     ratio_of,
@@ -37,6 +39,7 @@ from pytest_tom.metrics.intervals import (
     wilson,
 )
 from pytest_tom.metrics.numbers import pct, points, unit
+from pytest_tom.metrics.record_table import Key, RecordTable
 
 PROPORTION = "proportion"
 GROUPED = "grouped"
@@ -46,69 +49,177 @@ def everything(rec: Record) -> bool:
     return True
 
 
+class Summary(Protocol):
+    """How a grouped metric reduces the selected records of each unit to an additive
+    summary: one row per unit, read from the table's arrays (see `Summaries`)."""
+
+    def __call__(self, table: RecordTable, rows: np.ndarray, unit_of: np.ndarray,
+                 units: int) -> Summaries: ...
+
+
 @dataclass(frozen=True)
 class Spec:
+    """One headline metric. `select` picks its records; it may read only the item's tags
+    and kind, whether it was skipped, and the meta keys its catalog's family declares
+    (`FAMILY_SPECS`): it is evaluated once per facet of the records (see
+    `metrics.record_table`)."""
+
     name: str  # the metric's name in the suite's metrics (totals: "turn", "goal")
     label: str  # a row label for tables
     kind: str  # PROPORTION | GROUPED
     select: Callable[[Record], bool] = everything
-    summarize: Callable[[list[Record]], Counter] | None = None  # GROUPED: one unit's summary
+    summarize: Summary | None = None  # GROUPED: the units' summaries
     finish: Finish | None = None  # GROUPED: metric of a summed summary
-    unit: Callable[[Record], Hashable] = group_key  # GROUPED: the resampling unit
+    unit: Key = group_key  # GROUPED: the resampling unit
     headline: bool = True  # shown in the short interval line of the terminal
     of_groups: bool = False  # GROUPED and a share of groups (summaries ok / n)
 
-    def counts(self, records: Iterable[Record],
-               judged_records: list[Record] | None = None) -> tuple[int, int]:
-        """PROPORTION: (right, judged) among the selected records (`judged_records`: the
-        judged ones of `records` when the caller has them, computed once per suite)."""
-        pool = judged(records) if judged_records is None else judged_records
-        j = [r for r in pool if self.select(r)]
-        return sum(1 for r in j if r["outcome"]["correct"]), len(j)
+    def counts(self, records: list[Record] | RecordTable) -> tuple[int, int]:
+        """PROPORTION: (right, judged) among the selected records."""
+        return as_table(records).counts(self.select)
 
-    def summaries(self, records: Iterable[Record]) -> dict[Hashable, Counter]:
-        """GROUPED: unit -> summary of its selected records (units without any are left out)."""
+    def unit_summaries(self, table: RecordTable) -> tuple[list[Hashable], Summaries]:
+        """GROUPED: the units that have selected records (sorted by `str`) and their
+        summaries."""
         assert self.summarize is not None
-        units: dict[Hashable, list[Record]] = defaultdict(list)
-        for r in records:
-            if self.select(r):
-                units[self.unit(r)].append(r)
-        return {u: self.summarize(recs) for u, recs in sorted(units.items(), key=lambda kv: str(kv[0]))}
+        rows = np.flatnonzero(table.selected(self.select))
+        unit_of, units = table.units(self.unit, rows)
+        return units, self.summarize(table, rows, unit_of, len(units))
 
-    def interval(self, records: list[Record], seed: int, scope: str,
-                 resamples: int = RESAMPLES,
-                 judged_records: list[Record] | None = None) -> Interval:
+    def summaries(self, records: list[Record] | RecordTable) -> dict[Hashable, Counter]:
+        """GROUPED: unit -> summary of its selected records (units without any are left out)."""
+        units, summaries = self.unit_summaries(as_table(records))
+        return dict(zip(units, summaries.rows(), strict=True))
+
+    def interval(self, records: list[Record] | RecordTable, seed: int, scope: str,
+                 resamples: int = RESAMPLES) -> Interval:
+        table = as_table(records)
         if self.kind == PROPORTION:
-            return wilson(*self.counts(records, judged_records))
+            return wilson(*self.counts(table))
         assert self.finish is not None
-        summaries = list(self.summaries(records).values())
+        _, summaries = self.unit_summaries(table)
         iv = bootstrap(summaries, self.finish, derive_seed(seed, scope, self.name), resamples)
         if self.of_groups and iv.value in (0.0, 1.0):
             # every group right (or none): the bootstrap has no spread; the groups are then
             # a plain binomial sample and the Wilson interval over them is the honest one
-            ok = sum(s["ok"] for s in summaries)
-            n = sum(s["n"] for s in summaries)
+            sums = summaries.total()
+            ok, n = sums["ok"], sums["n"]
             w = wilson(ok, n)
             return Interval(iv.value, w.low, w.high, "wilson over groups", n)
         return iv
 
 
+def as_table(records: list[Record] | RecordTable) -> RecordTable:
+    """The records as a table; a plain list gets one facet per record (any selection)."""
+    return records if isinstance(records, RecordTable) else RecordTable(records, None)
+
+
+def _summaries(columns: dict[str, np.ndarray]) -> Summaries:
+    keys = sorted(columns, key=repr)
+    matrix = np.column_stack([columns[k].astype(np.float64) for k in keys])
+    return Summaries(tuple(keys), matrix.reshape(-1, len(keys)))
+
+
 # -- summaries ---------------------------------------------------------------------------
-def all_right(key: Callable[[Record], Hashable] = group_key,
-              include_skipped: bool = False) -> Callable[[list[Record]], Counter]:
-    """Groups (by `key`, within the unit) whose every judged record is right: ok / n."""
-    def summarize(recs: list[Record]) -> Counter:
-        groups: dict[Hashable, bool] = {}
-        pool = recs if include_skipped else judged(recs)
-        for r in pool:
-            k = key(r)
-            groups[k] = groups.get(k, True) and r["outcome"].get("correct") is True
-        return Counter(ok=sum(groups.values()), n=len(groups))
-    return summarize
+@dataclass(frozen=True)
+class AllRight:
+    """A unit is right when every one of its judged selected records is right (with
+    `include_skipped`, every selected record, a skipped or unjudged one counting as
+    wrong): `ok` 1 or 0, `n` 1, or 0 for a unit with no such record."""
+
+    include_skipped: bool = False
+
+    def __call__(self, table: RecordTable, rows: np.ndarray, unit_of: np.ndarray,
+                 units: int) -> Summaries:
+        pool = slice(None) if self.include_skipped else table.judged[rows]
+        counted = np.bincount(unit_of[pool], minlength=units) > 0
+        wrong = np.bincount(unit_of[pool][~table.true[rows][pool]], minlength=units) > 0
+        return _summaries({"ok": counted & ~wrong, "n": counted})
 
 
-def value_mean(recs: list[Record]) -> Counter:
-    return Counter(sum=sum(float(r["outcome"].get("value") or 0.0) for r in recs), n=len(recs))
+@dataclass(frozen=True)
+class Joint:
+    """Pairs of a `dependent` record and the `anchor` record of the same `key` (within
+    the unit, among judged records) with both right: `ok` such pairs of `n` pairs, as
+    `metrics.pairing.joint_score` counts them (a dependent without anchor is no pair)."""
+
+    key: Callable[[Record], Hashable]
+    role: Callable[[Record], Hashable]
+    anchor: str
+    dependent: str
+
+    def __call__(self, table: RecordTable, rows: np.ndarray, unit_of: np.ndarray,
+                 units: int) -> Summaries:
+        pool = table.judged[rows]
+        rows, unit_of = rows[pool], unit_of[pool]
+        roles, role_labels = table.codes(self.role, rows)
+        keys, key_labels = table.codes(self.key, rows)
+        pair_key = unit_of * max(1, len(key_labels)) + keys
+        code = {label: i for i, label in enumerate(role_labels)}
+        anchors = roles == code.get(self.anchor, -1)
+        dependents = roles == code.get(self.dependent, -1)
+        for which, mask in ((self.anchor, anchors), (self.dependent, dependents)):
+            _unique_or_raise(table, which, rows[mask], pair_key[mask], keys[mask], key_labels)
+        anchor_keys = pair_key[anchors]
+        order = np.argsort(anchor_keys)
+        anchor_keys = anchor_keys[order]
+        anchor_right = table.right[rows[anchors]][order]
+        dep_keys = pair_key[dependents]
+        at = np.minimum(np.searchsorted(anchor_keys, dep_keys), max(0, len(anchor_keys) - 1))
+        if len(anchor_keys):
+            paired = anchor_keys[at] == dep_keys
+            both = paired & table.right[rows[dependents]] & anchor_right[at]
+        else:
+            paired = both = np.zeros(len(dep_keys), dtype=bool)
+        dep_units = unit_of[dependents]
+        return _summaries({"ok": np.bincount(dep_units[both], minlength=units),
+                           "n": np.bincount(dep_units[paired], minlength=units)})
+
+
+def _unique_or_raise(table: RecordTable, which: str, rows: np.ndarray, pair_key: np.ndarray,
+                     keys: np.ndarray, key_labels: list[Hashable]) -> None:
+    """Two records of one role and pairing key are an error (as in `joint_score`)."""
+    uniq, count = np.unique(pair_key, return_counts=True)
+    if len(uniq) and count.max() > 1:
+        dup = pair_key == uniq[int(np.argmax(count > 1))]
+        second = rows[np.flatnonzero(dup)[1]]
+        k = key_labels[int(keys[np.flatnonzero(dup)[0]])]
+        raise ValueError(f"two {which} records share the pairing key {k!r} "
+                         f"(item {table.records[int(second)]['item'].get('id')!r}); "
+                         f"the key must identify one pair")
+
+
+@dataclass(frozen=True)
+class LabelPairs:
+    """Counts of (gold, predicted) label pairs of the selected records, keyed
+    `("pair", gold, predicted)`: the additive summary behind any F1."""
+
+    pair: Callable[[Record], tuple[Hashable, Hashable]]
+
+    def __call__(self, table: RecordTable, rows: np.ndarray, unit_of: np.ndarray,
+                 units: int) -> Summaries:
+        codes, labels = table.codes(self.pair, rows)
+        seen = np.unique(codes)
+        cells = np.bincount(unit_of * len(labels) + codes, minlength=units * len(labels))
+        cells = cells.reshape(units, len(labels))
+        return _summaries({("pair", *labels[c]): cells[:, c] for c in seen.tolist()})
+
+
+@dataclass(frozen=True)
+class ValueMean:
+    """The mean of a value over the selected records: `sum` and `n`."""
+
+    value: Callable[[Record], float]
+
+    def __call__(self, table: RecordTable, rows: np.ndarray, unit_of: np.ndarray,
+                 units: int) -> Summaries:
+        values = table.values(self.value, rows)
+        return _summaries({"sum": np.bincount(unit_of, weights=values, minlength=units),
+                           "n": np.bincount(unit_of, minlength=units)})
+
+
+def outcome_value(rec: Record) -> float:
+    return float(rec["outcome"].get("value") or 0.0)
 
 
 def mean_of(c: Counter) -> float | None:
@@ -128,24 +239,38 @@ class Catalog:
         return next((s for s in self.specs if s.name == name), None)
 
 
-def common_specs(records: list[Record]) -> list[Spec]:
+def meta(rec: Record) -> dict[str, Any]:
+    return rec["item"].get("meta") or {}
+
+
+def scenario_of(rec: Record) -> Hashable:
+    return rec["item"]["scenario"]
+
+
+def suite_of(rec: Record) -> Hashable:
+    return rec["item"]["suite"]
+
+
+def representatives(records: list[Record] | RecordTable) -> list[Record]:
+    """One record of every facet of a table (every record of a plain list): enough to see
+    every value of what selections read (tags, meta keys of the family)."""
+    return records.representatives if isinstance(records, RecordTable) else records
+
+
+def common_specs(records: list[Record] | RecordTable) -> list[Spec]:
     specs = [Spec("turn", "turn accuracy", PROPORTION),
-             Spec("goal", "goal accuracy", GROUPED, summarize=all_right(), finish=ratio_of(),
+             Spec("goal", "goal accuracy", GROUPED, summarize=AllRight(), finish=ratio_of(),
                   of_groups=True)]
-    tags = sorted({t for r in records for t in r["item"].get("tags", [])})
+    # the tags are part of every facet: its representatives carry every tag there is
+    tags = sorted({t for r in representatives(records) for t in r["item"].get("tags", [])})
     for tag in tags:
         specs.append(Spec(f"tag.{tag}.turn", f"tag {tag}: turn accuracy", PROPORTION,
                           select=lambda r, t=tag: t in r["item"].get("tags", []), headline=False))
     return specs
 
 
-def meta(rec: Record) -> dict[str, Any]:
-    return rec["item"].get("meta") or {}
-
-
-def bigtom_specs(records: list[Record]) -> list[Spec]:
+def bigtom_specs(records: list[Record] | RecordTable) -> list[Spec]:
     from pytest_tom.families.bigtom.conditions import CONDITIONS
-    from pytest_tom.metrics.pairing import joint_score
 
     belief_of = {c.id: c.belief for c in CONDITIONS}
     labels = {"true_belief": "TB", "false_belief": "FB", "true_control": "TC",
@@ -154,21 +279,18 @@ def bigtom_specs(records: list[Record]) -> list[Spec]:
                   select=lambda r, b=b: belief_of.get(meta(r).get("condition", "")) == b)
              for b, lab in labels.items()]
 
-    def joint(anchor: str, dependent: str) -> Callable[[list[Record]], Counter]:
-        def summarize(recs: list[Record]) -> Counter:
-            s = joint_score(recs, key=lambda r: (r["item"]["scenario"], meta(r).get("inference"),
-                                                 bool(meta(r).get("initial_belief"))),
-                            role=lambda r: meta(r).get("belief_condition"),
-                            anchor=anchor, dependent=dependent)
-            return Counter(ok=s.both, n=s.pairs)
-        return summarize
+    def template(r: Record) -> Hashable:  # what the two items of a pair share
+        m = meta(r)
+        return (r["item"]["scenario"], m.get("inference"), bool(m.get("initial_belief")))
 
-    specs.append(Spec("tb_and_fb", "TB ∧ FB", GROUPED,
-                      summarize=joint("true_belief", "false_belief"),
-                      finish=ratio_of(), unit=lambda r: r["item"]["scenario"], of_groups=True))
-    specs.append(Spec("tc_and_fc", "TC ∧ FC", GROUPED,
-                      summarize=joint("true_control", "false_control"), finish=ratio_of(),
-                      unit=lambda r: r["item"]["scenario"], of_groups=True))
+    def role(r: Record) -> Hashable:
+        return meta(r).get("belief_condition")
+
+    for name, label, anchor, dependent in (("tb_and_fb", "TB ∧ FB", "true_belief", "false_belief"),
+                                           ("tc_and_fc", "TC ∧ FC", "true_control",
+                                            "false_control")):
+        specs.append(Spec(name, label, GROUPED, summarize=Joint(template, role, anchor, dependent),
+                          finish=ratio_of(), unit=scenario_of, of_groups=True))
     for c in CONDITIONS:
         specs.append(Spec(c.id, c.id.replace(".", " · "), PROPORTION,
                           select=lambda r, cid=c.id: meta(r).get("condition") == cid,
@@ -176,27 +298,27 @@ def bigtom_specs(records: list[Record]) -> list[Spec]:
     return specs
 
 
-def fantom_specs(records: list[Record]) -> list[Spec]:
+def fantom_set(r: Record) -> Hashable:
+    return meta(r).get("set")
+
+
+def fantom_specs(records: list[Record] | RecordTable) -> list[Spec]:
     from pytest_tom.families.fantom.expand import LIST_KINDS, TOM_KINDS, YN_KINDS
     from pytest_tom.families.fantom.metrics import yn_label
 
     def inacc(kinds: tuple[str, ...]) -> Callable[[Record], bool]:
         return lambda r: meta(r).get("accessibility") == "inaccessible" and r["item"]["kind"] in kinds
 
-    def set_of(r: Record) -> Hashable:
-        return meta(r).get("set")
-
-    def yn_pairs(recs: list[Record]) -> Counter:
-        return label_pairs([str(r["item"]["gold"]) for r in recs], [yn_label(r) for r in recs])
+    def yn_pair(r: Record) -> tuple[Hashable, Hashable]:
+        return str(r["item"]["gold"]), yn_label(r)
 
     no_dist = tuple(k for k in TOM_KINDS if k != "belief_dist")
+    every_set = AllRight(include_skipped=True)
     specs = [
-        Spec("all_star", "ALL*", GROUPED, select=inacc(TOM_KINDS),
-             summarize=all_right(set_of, include_skipped=True), finish=ratio_of(), unit=set_of,
-             of_groups=True),
-        Spec("all", "ALL", GROUPED, select=inacc(no_dist),
-             summarize=all_right(set_of, include_skipped=True), finish=ratio_of(), unit=set_of,
-             of_groups=True),
+        Spec("all_star", "ALL*", GROUPED, select=inacc(TOM_KINDS), summarize=every_set,
+             finish=ratio_of(), unit=fantom_set, of_groups=True),
+        Spec("all", "ALL", GROUPED, select=inacc(no_dist), summarize=every_set,
+             finish=ratio_of(), unit=fantom_set, of_groups=True),
         Spec("belief_choice", "Belief Choice", PROPORTION, select=inacc(("belief_choice",))),
         Spec("belief_dist", "Belief Dist.", PROPORTION, select=inacc(("belief_dist",))),
     ]
@@ -206,34 +328,36 @@ def fantom_specs(records: list[Record]) -> list[Spec]:
         label = "Answerability" if fam == "answerability" else "Info access"
         specs += [
             Spec(f"{fam}_all", f"{label} All", GROUPED, select=inacc((lst, yn)),
-                 summarize=all_right(set_of, include_skipped=True), finish=ratio_of(),
-                 unit=set_of, of_groups=True),
+                 summarize=every_set, finish=ratio_of(), unit=fantom_set, of_groups=True),
             Spec(f"{fam}_list", f"{label} List", PROPORTION, select=inacc((lst,))),
             Spec(f"{fam}_yn_f1", f"{label} Y/N (weighted F1)", GROUPED, select=inacc((yn,)),
-                 summarize=yn_pairs, finish=weighted_f1_of, unit=set_of),
+                 summarize=LabelPairs(yn_pair), finish=weighted_f1_of, unit=fantom_set),
         ]
     specs.append(Spec("fact_token_f1", "Fact token F1", GROUPED,
-                      select=lambda r: r["item"]["kind"] == "fact", summarize=value_mean,
-                      finish=mean_of, unit=set_of))
+                      select=lambda r: r["item"]["kind"] == "fact",
+                      summarize=ValueMean(outcome_value), finish=mean_of, unit=fantom_set))
     return specs
 
 
-def opentom_specs(records: list[Record]) -> list[Spec]:
+def opentom_specs(records: list[Record] | RecordTable) -> list[Spec]:
     from pytest_tom.families.opentom.metrics import TABLE2_ROWS, keys_of, predicted
 
-    def pairs(recs: list[Record]) -> Counter:
-        return label_pairs([meta(r)["gold_label"] for r in recs], [predicted(r) for r in recs])
+    def pair(r: Record) -> tuple[Hashable, Hashable]:
+        return meta(r)["gold_label"], predicted(r)
 
+    pairs = LabelPairs(pair)
     return [Spec(f"f1.{key}", f"{label} macro-F1", GROUPED,
                  select=lambda r, k=key: not is_skipped(r) and k in keys_of(meta(r)),
-                 summarize=pairs, finish=macro_f1_of, unit=lambda r: r["item"]["scenario"])
+                 summarize=pairs, finish=macro_f1_of, unit=scenario_of)
             for key, label in TABLE2_ROWS]
 
 
-def robustness_specs(records: list[Record]) -> list[Spec]:
+def robustness_specs(records: list[Record] | RecordTable) -> list[Spec]:
     from pytest_tom.families.robustness.schema import CLASSES
 
-    present = [c for c in CLASSES if any(meta(r).get("class") == c for r in records)]
+    # the class is part of every facet: its representatives carry every class there is
+    reps = representatives(records)
+    present = [c for c in CLASSES if any(meta(r).get("class") == c for r in reps)]
     specs: list[Spec] = []
     for c in present:
         def sel(r: Record, c: str = c) -> bool:
@@ -241,49 +365,63 @@ def robustness_specs(records: list[Record]) -> list[Spec]:
         specs.append(Spec(f"class.{c}.turn", f"{CLASSES[c]}: turn", PROPORTION, select=sel,
                           headline=False))
         specs.append(Spec(f"class.{c}.goal", f"{CLASSES[c]}: goal", GROUPED, select=sel,
-                          summarize=all_right(), finish=ratio_of(), headline=False,
+                          summarize=AllRight(), finish=ratio_of(), headline=False,
                           of_groups=True))
     return specs
 
 
-FAMILY_SPECS: dict[str, Callable[[list[Record]], list[Spec]]] = {
-    "bigtom": bigtom_specs,
-    "fantom": fantom_specs,
-    "opentom": opentom_specs,
-    "robustness": robustness_specs,
+@dataclass(frozen=True)
+class FamilySpecs:
+    """A family's own specs and the meta keys their selections read (besides the item's
+    tags and kind and whether it was skipped, which every selection may read)."""
+
+    build: Callable[[list[Record] | RecordTable], list[Spec]]
+    reads: tuple[str, ...]
+
+
+FAMILY_SPECS: dict[str, FamilySpecs] = {
+    "bigtom": FamilySpecs(bigtom_specs, ("condition",)),
+    "fantom": FamilySpecs(fantom_specs, ("accessibility",)),
+    "opentom": FamilySpecs(opentom_specs, ("genre", "order", "role")),  # keys_of(meta)
+    "robustness": FamilySpecs(robustness_specs, ("class",)),
 }
 
 
-def catalog(family: str, records: list[Record]) -> Catalog:
-    specs = common_specs(records)
+def table_of(family: str, records: list[Record]) -> RecordTable:
+    """The records of a suite of `family` as a table whose facets its specs can use."""
+    extra = FAMILY_SPECS.get(family)
+    return RecordTable(records, extra.reads if extra is not None else ())
+
+
+def catalog(family: str, records: list[Record] | RecordTable) -> Catalog:
+    table = records if isinstance(records, RecordTable) else table_of(family, records)
+    specs = common_specs(table)
     extra = FAMILY_SPECS.get(family)
     if extra is not None:
         names = {s.name for s in specs}
-        specs += [s for s in extra(records) if s.name not in names]
+        specs += [s for s in extra.build(table) if s.name not in names]
     return Catalog(specs)
 
 
 def totals_catalog() -> Catalog:
     """Totals over suites: the unit of goal accuracy is (suite, group)."""
     return Catalog([Spec("turn", "turn accuracy", PROPORTION),
-                    Spec("goal", "goal accuracy", GROUPED,
-                         summarize=all_right(lambda r: (r["item"]["suite"], group_key(r))),
-                         finish=ratio_of(), unit=lambda r: (r["item"]["suite"], group_key(r)),
-                         of_groups=True)])
+                    Spec("goal", "goal accuracy", GROUPED, summarize=AllRight(),
+                         finish=ratio_of(), unit=(suite_of, group_key), of_groups=True)])
 
 
-def suite_intervals(family: str, records: list[Record], metrics: dict[str, Any], seed: int,
-                    resamples: int = RESAMPLES) -> dict[str, dict[str, Any]]:
+def suite_intervals(family: str, records: list[Record] | RecordTable, metrics: dict[str, Any],
+                    seed: int, resamples: int = RESAMPLES) -> dict[str, dict[str, Any]]:
     """Interval of every spec whose metric the suite reports with a value."""
     out: dict[str, dict[str, Any]] = {}
-    if not records:
+    table = records if isinstance(records, RecordTable) else table_of(family, records)
+    if not len(table):
         return out
-    suite = records[0]["item"]["suite"]
-    pool = judged(records)  # once, not once per proportion spec
-    for spec in catalog(family, records).specs:
+    suite = table.records[0]["item"]["suite"]
+    for spec in catalog(family, table).specs:
         if metrics.get(spec.name) is None:
             continue
-        iv = spec.interval(records, seed, suite, resamples, pool)
+        iv = spec.interval(table, seed, suite, resamples)
         if not same(iv.value, metrics[spec.name]):
             continue  # defined differently in this run (e.g. another FANToM grouping): no interval
         if iv.low is not None:
@@ -296,12 +434,12 @@ def same(a: Any, b: Any) -> bool:
             and abs(float(a) - float(b)) <= 1e-9)
 
 
-def totals_intervals(records: list[Record], seed: int,
+def totals_intervals(records: list[Record] | RecordTable, seed: int,
                      resamples: int = RESAMPLES) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
-    pool = judged(records)
+    table = records if isinstance(records, RecordTable) else RecordTable(records)
     for spec in totals_catalog().specs:
-        iv = spec.interval(records, seed, "totals", resamples, pool)
+        iv = spec.interval(table, seed, "totals", resamples)
         if iv.low is not None:
             out[spec.name] = {**iv.to_dict(), "label": spec.label, "headline": True}
     return out
@@ -311,16 +449,28 @@ def add_intervals(results: dict[str, Any], records: list[Record], seed: int,
                   resamples: int = RESAMPLES) -> dict[str, Any]:
     """`results` (as `aggregate` returns) with `intervals` on every suite and
     `totals_intervals`. With `--tom-samples k` (k > 1) the numbers are means over samples
-    and their spread over samples is reported instead (no interval)."""
+    and their spread over samples is reported instead (no interval).
+
+    Each suite's records are read into one table (`metrics.record_table`) that all its
+    specs share; the totals reuse those tables."""
     if results.get("samples"):  # means over samples: the spread over samples is shown instead
         return results
     by_suite: dict[str, list[Record]] = defaultdict(list)
     for r in records:
         by_suite[r["item"]["suite"]].append(r)
+    tables = []
+    for name, recs in by_suite.items():
+        suite = results["suites"].get(name)
+        table = table_of(suite["family"] if suite else "", recs)
+        table.constant(suite_of, name)
+        tables.append(table)
+        if suite is not None:
+            suite["intervals"] = suite_intervals(suite["family"], table, suite["metrics"], seed,
+                                                 resamples)
     for name, suite in results["suites"].items():
-        suite["intervals"] = suite_intervals(suite["family"], by_suite.get(name, []),
-                                             suite["metrics"], seed, resamples)
-    results["totals_intervals"] = totals_intervals(records, seed, resamples)
+        if name not in by_suite:
+            suite["intervals"] = {}
+    results["totals_intervals"] = totals_intervals(RecordTable.concat(tables), seed, resamples)
     return results
 
 

@@ -12,14 +12,19 @@ uncertainty comes from resampling the units the benchmark is built of: the group
 is computed on each resample, and the 2.5th and 97.5th percentiles are the interval.
 
 Fast and exact on any duplicate. Each group is first reduced to an additive summary
-(a `Counter`, e.g. `{"ok": 1, "n": 1}` for "all right", or counts of (gold, predicted)
-label pairs for an F1); a resample sums the summaries of the drawn groups and the
-metric is computed from the sum. A group drawn twice simply counts twice (no item ids
-to collide). The resampling is done with numpy, all resamples at once: the summaries
-become a matrix (groups × keys), the draws an integer matrix of group indices
-(resamples × groups) turned into draw counts, and the sums of every resample are one
-matrix product. Metrics with a `batch` form (ratios, means) are then computed on the
-arrays too; the others (the F1s) from one `Counter` per resample.
+(e.g. `{"ok": 1, "n": 1}` for "all right", or counts of (gold, predicted) label pairs
+for an F1); a resample sums the summaries of the drawn groups and the metric is
+computed from the sum. A group drawn twice simply counts twice (no item ids to
+collide). The summaries of all groups are one matrix (`Summaries`: groups × keys) and
+the resampling is done with numpy, a chunk of resamples at a time: the draws are an
+integer matrix of group indices (resamples × groups); a key whose summary is the same
+in every group sums to that times the number of groups, a single other key is summed
+by indexing its column with the draws, several are summed as draw counts (a bincount)
+times their columns. Every metric has an array form (`finish.batch`) computed on the
+summed columns of all resamples at once: ratios and means, and the F1s, whose array
+forms add up the same terms in the same order as their scalar forms (so a resample
+gets the same number either way). The point estimate always comes from the scalar form
+on the summed `Counter`.
 
 Reproducible: the resampling uses `numpy.random.default_rng(seed)` with a seed derived
 from the run's seed, the scope and the metric's name, so the same report gives the same
@@ -31,7 +36,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections import Counter
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -103,32 +108,92 @@ def total(summaries: Sequence[Counter]) -> Counter:
     return out
 
 
-# how many draw counts (resamples × groups) one chunk of resamples may hold
-CHUNK_CELLS = 1 << 21
+@dataclass(frozen=True)
+class Summaries:
+    """The additive summaries of n groups as one matrix: a row per group, a column per
+    key (keys in the order of their `repr`, so that any two builds agree)."""
+
+    keys: tuple[Hashable, ...]
+    matrix: np.ndarray  # float64, (groups, keys); counts are exact in float64
+
+    @classmethod
+    def of(cls, counters: Sequence[Counter]) -> Summaries:
+        keys = tuple(sorted({k for c in counters for k in c}, key=repr))
+        matrix = np.array([[float(c.get(k, 0)) for k in keys] for c in counters],
+                          dtype=np.float64).reshape(len(counters), len(keys))
+        return cls(keys, matrix)
+
+    def __len__(self) -> int:
+        return len(self.matrix)
+
+    def total(self) -> Counter:
+        """The sum over groups as a `Counter`: added up group after group (a cumulative
+        sum, so float sums come out as the running sum of the groups in order), counts
+        back to ints."""
+        if not len(self):
+            return Counter()
+        sums = np.cumsum(self.matrix, axis=0)[-1]
+        return Counter({k: _number(v) for k, v in zip(self.keys, sums.tolist(), strict=True)})
+
+    def rows(self) -> list[Counter]:
+        """One `Counter` per group (counts as ints)."""
+        return [Counter({k: _number(v) for k, v in zip(self.keys, row, strict=True)})
+                for row in self.matrix.tolist()]
+
+
+# how many drawn group indices (resamples × groups) one chunk of resamples may hold: a
+# chunk's arrays stay within the processor's caches. The chunking does not change the
+# draws: numpy draws bounded integers below 2**32 from a 32-bit stream whose leftover
+# half-word the generator keeps between calls (tests/test_intervals.py checks it).
+CHUNK_CELLS = 1 << 16
+# up to this many keys that differ between groups are summed column by column (indexing
+# with the draws); more, as draw counts times their columns (with einsum: a BLAS product
+# may start threads, which on a busy machine cost more than they save)
+GATHER_KEYS = 3
 
 
 class Resampler:
-    """Sums of group summaries over resamples, vectorised: the summaries become a matrix
-    (groups × keys) and a chunk of resamples is a matrix of draw counts (resamples ×
-    groups, how often each group was drawn) times it."""
+    """Sums of group summaries over resamples (see the module docstring)."""
 
-    def __init__(self, summaries: Sequence[Counter]):
-        self.keys = sorted({k for s in summaries for k in s}, key=repr)
+    def __init__(self, summaries: Summaries):
+        self.keys = summaries.keys
         self.n = len(summaries)
-        self.matrix = np.array([[float(s.get(k, 0)) for k in self.keys] for s in summaries],
-                               dtype=np.float64).reshape(self.n, len(self.keys))
+        matrix = summaries.matrix
+        same = (matrix == matrix[:1]).all(axis=0) if self.n else np.ones(len(self.keys), bool)
+        # a key equal in every group sums to n times its value in any resample
+        self.fixed = {k: float(matrix[0, j]) * self.n if self.n else 0.0
+                      for j, k in enumerate(self.keys) if same[j]}
+        self.varying = [k for j, k in enumerate(self.keys) if not same[j]]
+        self.columns = np.asfortranarray(matrix[:, ~same])  # a column's values contiguous
 
-    def counts(self, rng: np.random.Generator, resamples: int) -> np.ndarray:
-        """Draw counts of `resamples` resamples of the n groups (with replacement)."""
-        n = self.n
-        drawn = rng.integers(0, n, size=(resamples, n))
-        drawn += (np.arange(resamples) * n)[:, None]
-        return np.bincount(drawn.ravel(), minlength=resamples * n).reshape(resamples, n)
+    def resamples(self, rng: np.random.Generator,
+                  resamples: int) -> Iterator[tuple[int, dict[Hashable, np.ndarray]]]:
+        """(m, the summed summaries of m resamples) chunk by chunk. When no key differs
+        between groups every resample sums to the same, and nothing needs drawing."""
+        for m in chunks(resamples, self.n):
+            draws = (self.draws(rng, m) if self.varying
+                     else np.empty((m, 0), dtype=np.int32))
+            yield m, self.sums(draws)
 
-    def sums(self, counts: np.ndarray) -> dict[Hashable, np.ndarray]:
-        """Key -> the summed summary of every resample (a column per key)."""
-        out = counts.astype(np.float64) @ self.matrix
-        return {k: out[:, j] for j, k in enumerate(self.keys)}
+    def draws(self, rng: np.random.Generator, resamples: int) -> np.ndarray:
+        """Group indices of `resamples` resamples of the n groups (with replacement), one
+        row per resample. 32-bit indices are the same draws as 64-bit ones, faster."""
+        dtype = np.int32 if self.n < 2**31 else np.int64
+        return rng.integers(0, self.n, size=(resamples, self.n), dtype=dtype)
+
+    def sums(self, draws: np.ndarray) -> dict[Hashable, np.ndarray]:
+        """Key -> the summed summary of every resample (one value per row of `draws`)."""
+        m = len(draws)
+        out = {k: np.full(m, v) for k, v in self.fixed.items()}
+        if len(self.varying) <= GATHER_KEYS:
+            for j, k in enumerate(self.varying):
+                out[k] = np.take(self.columns[:, j], draws).sum(axis=1)
+        else:
+            flat = draws + (np.arange(m, dtype=draws.dtype) * self.n)[:, None]
+            counts = np.bincount(flat.ravel(), minlength=m * self.n).reshape(m, self.n)
+            summed = np.einsum("mn,nk->mk", counts.astype(np.float64), self.columns)
+            out.update({k: summed[:, j] for j, k in enumerate(self.varying)})
+        return out
 
 
 def chunks(resamples: int, n: int) -> list[int]:
@@ -158,21 +223,22 @@ def _number(x: float) -> float | int:
     return int(x) if float(x).is_integer() else x
 
 
-def bootstrap(summaries: Sequence[Counter], finish: Finish, seed: int,
+def bootstrap(summaries: Sequence[Counter] | Summaries, finish: Finish, seed: int,
               resamples: int = RESAMPLES) -> Interval:
     """Percentile interval of `finish(sum of summaries)` over resamples of the groups.
 
     Resamples where the metric is undefined (None: no item of its kind was drawn) are
     left out; if fewer than half are defined the interval is not given.
     """
-    value = finish(total(summaries))
+    if not isinstance(summaries, Summaries):
+        summaries = Summaries.of(summaries)
+    value = finish(summaries.total())
     n = len(summaries)
     if value is None or n == 0:
         return Interval(value, None, None, "bootstrap", n, resamples, seed)
     rng = np.random.default_rng(seed)
     sampler = Resampler(summaries)
-    parts = [apply(finish, sampler.sums(sampler.counts(rng, m)), m)
-             for m in chunks(resamples, n)]
+    parts = [apply(finish, sums, m) for m, sums in sampler.resamples(rng, resamples)]
     stats = np.concatenate(parts) if parts else np.empty(0)
     stats = np.sort(stats[~np.isnan(stats)])
     if len(stats) < resamples / 2 or not len(stats):
@@ -216,11 +282,12 @@ def paired_bootstrap(pairs: Sequence[tuple[Counter, Counter]], finish: Finish, s
     if a is None or b is None or n == 0:
         return PairedDiff(a, b, None, None, None, None, "paired bootstrap", n)
     rng = np.random.default_rng(seed)
-    first, second = Resampler([p[0] for p in pairs]), Resampler([p[1] for p in pairs])
+    first = Resampler(Summaries.of([p[0] for p in pairs]))
+    second = Resampler(Summaries.of([p[1] for p in pairs]))
     parts = []
     for m in chunks(resamples, n):
-        counts = first.counts(rng, m)  # the same draw of groups for both runs
-        parts.append(apply(finish, second.sums(counts), m) - apply(finish, first.sums(counts), m))
+        draws = first.draws(rng, m)  # the same draw of groups for both runs
+        parts.append(apply(finish, second.sums(draws), m) - apply(finish, first.sums(draws), m))
     diffs = np.concatenate(parts) if parts else np.empty(0)
     diffs = np.sort(diffs[~np.isnan(diffs)])
     delta = b - a
@@ -260,6 +327,13 @@ def label_pairs(gold: Sequence[Hashable], predicted: Sequence[Hashable | None]) 
     return Counter(("pair", g, p) for g, p in zip(gold, predicted, strict=True))
 
 
+def _pairs(c: Counter | dict[Hashable, Any]) -> list[tuple[Hashable, Hashable, Any]]:
+    """The (gold, predicted, count) of the label-pair keys of a summary (or of its sums
+    over resamples); other keys are not label pairs and are ignored."""
+    return [(key[1], key[2], count) for key, count in c.items()
+            if isinstance(key, tuple) and len(key) == 3 and key[0] == "pair"]
+
+
 def macro_f1_of(c: Counter) -> float | None:
     """Macro F1 of summed (gold, predicted) pair counts, exactly as `metrics.macro_f1`: a
     None prediction (no usable answer) is the label `unparsed`, a class with no true
@@ -269,10 +343,9 @@ def macro_f1_of(c: Counter) -> float | None:
     tp: Counter = Counter()
     fp: Counter = Counter()
     fn: Counter = Counter()
-    for key, count in c.items():
-        if not (isinstance(key, tuple) and key and key[0] == "pair") or count <= 0:
+    for g, p, count in _pairs(c):
+        if count <= 0:
             continue
-        _, g, p = key
         p = UNPARSED if p is None else p
         if p == g:
             tp[g] += count
@@ -285,16 +358,46 @@ def macro_f1_of(c: Counter) -> float | None:
     return sum(2 * tp[lab] / (2 * tp[lab] + fp[lab] + fn[lab]) for lab in labels) / len(labels)
 
 
+def _macro_f1_batch(sums: dict[Hashable, np.ndarray], m: int) -> np.ndarray:
+    """`macro_f1_of` of every resample: the same terms added in the same order (a label
+    no pair of a resample names adds nothing there and is not counted)."""
+    from pytest_tom.metrics.macro_f1 import UNPARSED
+
+    zero = np.zeros(m)
+    tp: dict[Hashable, np.ndarray] = {}
+    fp: dict[Hashable, np.ndarray] = {}
+    fn: dict[Hashable, np.ndarray] = {}
+    for g, p, count in _pairs(sums):
+        count = np.maximum(count, 0.0)
+        p = UNPARSED if p is None else p
+        if p == g:
+            tp[g] = tp.get(g, zero) + count
+        else:
+            fn[g] = fn.get(g, zero) + count
+            fp[p] = fp.get(p, zero) + count
+    total = np.zeros(m)
+    labels = np.zeros(m)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for lab in sorted(set(tp) | set(fp) | set(fn), key=repr):
+            t, f_p, f_n = tp.get(lab, zero), fp.get(lab, zero), fn.get(lab, zero)
+            seen = t + f_p + f_n > 0
+            total += np.where(seen, 2 * t / (2 * t + f_p + f_n), 0.0)
+            labels += seen
+        return np.where(labels > 0, total / labels, np.nan)
+
+
+macro_f1_of.batch = _macro_f1_batch  # type: ignore[attr-defined]
+
+
 def weighted_f1_of(c: Counter) -> float | None:
     """Support-weighted F1 (as `metrics.weighted_f1`): every prediction is a label there,
     so a None prediction is kept as a label of its own."""
     tp: Counter = Counter()
     n_pred: Counter = Counter()
     n_gold: Counter = Counter()
-    for key, count in c.items():
-        if not (isinstance(key, tuple) and key and key[0] == "pair") or count <= 0:
+    for g, p, count in _pairs(c):
+        if count <= 0:
             continue
-        _, g, p = key
         n_gold[g] += count
         n_pred[p] += count
         if g == p:
@@ -308,3 +411,31 @@ def weighted_f1_of(c: Counter) -> float | None:
         rec = tp[label] / support
         out += support * (2 * prec * rec / (prec + rec) if prec + rec else 0.0)
     return out / n
+
+
+def _weighted_f1_batch(sums: dict[Hashable, np.ndarray], m: int) -> np.ndarray:
+    """`weighted_f1_of` of every resample: the same terms added in the same order (a gold
+    label absent from a resample adds nothing there)."""
+    zero = np.zeros(m)
+    tp: dict[Hashable, np.ndarray] = {}
+    n_pred: dict[Hashable, np.ndarray] = {}
+    n_gold: dict[Hashable, np.ndarray] = {}
+    for g, p, count in _pairs(sums):
+        count = np.maximum(count, 0.0)
+        n_gold[g] = n_gold.get(g, zero) + count
+        n_pred[p] = n_pred.get(p, zero) + count
+        if g == p:
+            tp[g] = tp.get(g, zero) + count
+    n = sum(n_gold.values(), zero)
+    out = np.zeros(m)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for label in sorted(n_gold, key=repr):
+            support, t, pred = n_gold[label], tp.get(label, zero), n_pred.get(label, zero)
+            prec = np.where(pred > 0, t / pred, 0.0)
+            rec = t / support
+            f1 = np.where(prec + rec > 0, 2 * prec * rec / (prec + rec), 0.0)
+            out += np.where(support > 0, support * f1, 0.0)
+        return np.where(n > 0, out / n, np.nan)
+
+
+weighted_f1_of.batch = _weighted_f1_batch  # type: ignore[attr-defined]

@@ -1,0 +1,248 @@
+"""A suite's item records read once into columns, for metric definitions evaluated many
+times over the same records (the headline specs of `engine.headline`: dozens per suite,
+each with its own selection, resampling unit and summary).
+
+Asking every definition to walk every record cost seconds for 100,000 records. Here
+
+* a selection (`select(record) -> bool`) is evaluated once per **facet**: the records
+  that agree on everything a selection may read (the item's tags and kind, whether the
+  item was skipped, and the meta keys the table was built with) are one facet, and
+  their one verdict is that of the facet's first record;
+* a record-level value (a resampling unit, a label pair) is read once per function and
+  interned as an integer code, so that summaries over units are numpy bincounts;
+* whether each record was judged and right is an array.
+
+Which meta keys a suite's selections read is declared with them (`engine.headline`);
+tests/test_intervals.py checks on every bundled suite that the facets give each
+selection the verdict it gives record by record. A table built with `meta_keys=None`
+has one facet per record: any selection is then evaluated record by record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from pytest_tom.core.outcome import UNAVAILABLE
+from pytest_tom.core.record import Record
+
+Select = Callable[[Record], bool]
+# a record's value (a unit, a label), or a tuple of such functions (the tuple of values)
+Key = Callable[[Record], Hashable] | tuple[Callable[[Record], Hashable], ...]
+
+
+class _Missing:
+    """A meta key a record does not have (apart from one holding None)."""
+
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+MISSING = _Missing()
+
+
+@dataclass
+class Column:
+    """A record-level value as integer codes: `codes[i]` indexes `labels` (-1: not read
+    yet; values are read only for the records asked about)."""
+
+    codes: np.ndarray
+    labels: list[Hashable]
+    index: dict[Hashable, int]
+
+    def read(self, fn: Callable[[Record], Hashable], records: Sequence[Record],
+             rows: np.ndarray) -> None:
+        todo = rows[self.codes[rows] < 0]
+        if not len(todo):
+            return
+        if len(todo) == len(records):
+            values = list(map(fn, records))
+        else:
+            values = [fn(records[i]) for i in todo.tolist()]
+        index = self.index
+        for v in dict.fromkeys(values):  # the new values, in the order first read
+            if v not in index:
+                index[v] = len(self.labels)
+                self.labels.append(v)
+        self.codes[todo] = np.fromiter(map(index.__getitem__, values), dtype=np.int64,
+                                       count=len(values))
+
+
+class RecordTable:
+    """The records of one suite (or of several, `concat`) as arrays and facets."""
+
+    def __init__(self, records: Sequence[Record], meta_keys: Iterable[str] | None = ()):
+        self.records = list(records)
+        self.meta_keys: frozenset[str] | None = None if meta_keys is None else frozenset(meta_keys)
+        if self.meta_keys is None:
+            self.facet = np.arange(len(self.records), dtype=np.int64)
+            self.representatives = self.records
+        else:
+            self.facet, self.representatives = _facets(self.records, sorted(self.meta_keys))
+        # the outcome is part of every facet: each record's status is its facet's
+        status = np.array([_status(r) for r in self.representatives], dtype=bool).reshape(-1, 4)
+        self.skipped, self.judged, self.right, self.true = status[self.facet].T
+        self._columns: dict[Any, Column] = {}
+        self._orders: dict[Any, tuple[int, np.ndarray]] = {}
+
+    def constant(self, fn: Callable[[Record], Hashable], value: Hashable) -> None:
+        """Declare that `fn` gives `value` for every record (the suite of a suite's table),
+        so that it is never read record by record."""
+        self._columns[fn] = Column(np.zeros(len(self), dtype=np.int64), [value], {value: 0})
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    # -- selections ------------------------------------------------------------------
+    def selected(self, select: Select) -> np.ndarray:
+        """The mask of the records `select` picks (evaluated once per facet)."""
+        verdicts = np.array([bool(select(r)) for r in self.representatives], dtype=bool)
+        return verdicts[self.facet] if len(verdicts) else np.zeros(len(self), dtype=bool)
+
+    def counts(self, select: Select) -> tuple[int, int]:
+        """(right, judged) among the records `select` picks."""
+        mask = self.selected(select)
+        return int(np.count_nonzero(mask & self.right)), int(np.count_nonzero(mask & self.judged))
+
+    # -- record-level values -----------------------------------------------------------
+    def codes(self, key: Key, rows: np.ndarray) -> tuple[np.ndarray, list[Hashable]]:
+        """The codes of `key` for the records `rows` (indices) and the labels they index.
+        A tuple of functions gives tuples of their values."""
+        if isinstance(key, tuple):
+            return self._joint_codes(key, rows)
+        col = self._column(key)
+        col.read(key, self.records, rows)
+        return col.codes[rows], col.labels
+
+    def units(self, key: Key, rows: np.ndarray) -> tuple[np.ndarray, list[Hashable]]:
+        """`key`'s values for `rows` as units: (index of each row's unit, the units). The
+        units are those the rows have, sorted by `str` (the order intervals resample)."""
+        codes, labels = self.codes(key, rows)
+        rank = self._order(key, labels)
+        ranked = rank[codes]
+        present = np.bincount(ranked, minlength=len(labels)) > 0
+        new_index = np.cumsum(present) - 1
+        by_rank = np.empty(len(labels), dtype=np.int64)
+        by_rank[rank] = np.arange(len(labels))
+        return new_index[ranked], [labels[i] for i in by_rank[present].tolist()]
+
+    def values(self, fn: Callable[[Record], float], rows: np.ndarray) -> np.ndarray:
+        """`fn` of the records `rows`, as floats."""
+        return np.array([fn(self.records[i]) for i in rows.tolist()], dtype=np.float64)
+
+    def first_record(self, rows: np.ndarray) -> Record:
+        return self.records[int(rows[0])]
+
+    def _column(self, fn: Any) -> Column:
+        col = self._columns.get(fn)
+        if col is None:
+            col = self._columns[fn] = Column(np.full(len(self), -1, dtype=np.int64), [], {})
+        return col
+
+    def _order(self, key: Key, labels: list[Hashable]) -> np.ndarray:
+        if isinstance(key, tuple):  # labels of the rows asked about only: nothing to keep
+            return _ranks(labels)
+        cached = self._orders.get(key)
+        if cached is None or cached[0] != len(labels):  # more labels read since
+            cached = self._orders[key] = (len(labels), _ranks(labels))
+        return cached[1]
+
+    def _joint_codes(self, key: tuple[Callable[[Record], Hashable], ...],
+                     rows: np.ndarray) -> tuple[np.ndarray, list[Hashable]]:
+        parts = [self.codes(fn, rows) for fn in key]
+        combined = np.zeros(len(rows), dtype=np.int64)
+        for codes, labels in parts:
+            combined = combined * max(1, len(labels)) + codes
+        uniq, inverse = np.unique(combined, return_inverse=True)
+        labels_of: list[Hashable] = []
+        for code in uniq.tolist():
+            parts_of = []
+            for _, labels in reversed(parts):
+                code, c = divmod(code, max(1, len(labels)))
+                parts_of.append(labels[c])
+            labels_of.append(tuple(reversed(parts_of)))
+        return inverse.reshape(-1), labels_of
+
+    # -- several suites ------------------------------------------------------------------
+    @classmethod
+    def concat(cls, tables: Sequence[RecordTable]) -> RecordTable:
+        """One table of the records of `tables` (in order), keeping what they have read:
+        facets stay those of each table, values read by all of them are merged."""
+        out = cls.__new__(cls)
+        out.records = [r for t in tables for r in t.records]
+        keys = [t.meta_keys for t in tables]
+        out.meta_keys = (None if any(k is None for k in keys)
+                         else frozenset.intersection(*keys) if keys else frozenset())
+        for name in ("skipped", "judged", "right", "true"):
+            setattr(out, name, np.concatenate([getattr(t, name) for t in tables])
+                    if tables else np.zeros(0, dtype=bool))
+        offsets = np.cumsum([0] + [len(t.representatives) for t in tables])
+        out.facet = (np.concatenate([t.facet + off for t, off in zip(tables, offsets, strict=False)])
+                     if tables else np.zeros(0, dtype=np.int64))
+        out.representatives = [r for t in tables for r in t.representatives]
+        out._columns = {}
+        out._orders = {}
+        shared = set.intersection(*(set(t._columns) for t in tables)) if tables else set()
+        for fn in shared:
+            col = out._column(fn)
+            parts = []
+            for t in tables:
+                part = t._columns[fn]
+                remap = [col.index.setdefault(v, len(col.index)) for v in part.labels]
+                parts.append(np.append(np.array(remap, dtype=np.int64), -1)[part.codes])
+            col.labels.extend(col.index)
+            col.codes = np.concatenate(parts)
+        return out
+
+
+def _ranks(labels: list[Hashable]) -> np.ndarray:
+    """Each label's rank when the labels are sorted by their `str` (the order of units in
+    an interval's resampling; ties keep the order the labels were first read)."""
+    order = sorted(range(len(labels)), key=lambda i: str(labels[i]))
+    out = np.empty(len(order), dtype=np.int64)
+    out[order] = np.arange(len(order))
+    return out
+
+
+def _status(rec: Record) -> tuple[bool, bool, bool, bool]:
+    """(skipped, judged, judged and right, `correct is True`)."""
+    out = rec["outcome"]
+    correct = out.get("correct")
+    skipped = out.get("error") == UNAVAILABLE
+    judged = not skipped and correct is not None
+    return skipped, judged, judged and bool(correct), correct is True
+
+
+def _facets(records: Sequence[Record], meta_keys: list[str]) -> tuple[np.ndarray, list[Record]]:
+    """Each record's facet and one record of every facet (the first). A facet is what a
+    selection may read, and the record's outcome status (so that it is the facet's)."""
+    index: dict[Hashable, int] = {}
+    representatives: list[Record] = []
+    codes = []
+    for r in records:
+        item, out = r["item"], r["outcome"]
+        meta = item.get("meta") or {}
+        facet = (tuple(item.get("tags", ())), item.get("kind", MISSING),
+                 out.get("error") == UNAVAILABLE, out.get("correct"), out.get("correct") is True,
+                 *[meta.get(k, MISSING) for k in meta_keys])
+        try:
+            code = index.get(facet)
+        except TypeError:  # an unhashable value (a list, say): by its repr
+            facet = tuple(_hashable(v) for v in facet)
+            code = index.get(facet)
+        if code is None:
+            code = index[facet] = len(representatives)
+            representatives.append(r)
+        codes.append(code)
+    return np.array(codes, dtype=np.int64), representatives
+
+
+def _hashable(value: Any) -> Hashable:
+    try:
+        hash(value)
+    except TypeError:
+        return ("<unhashable>", type(value).__name__, repr(value))
+    return value
