@@ -71,9 +71,15 @@ def pytest_collection(session): mark("collection")
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session): mark("collected")
 @pytest.hookimpl(tryfirst=True)
-def pytest_runtestloop(session): mark("requests_done")  # after pytest-tom's request phase
+def pytest_runtestloop(session): mark("loop_start")  # after pytest-tom's request phase, if any
 @pytest.hookimpl(tryfirst=True)
-def pytest_sessionfinish(session): mark("loop_done")
+def pytest_sessionfinish(session):
+    mark("loop_done")
+    from pytest_tom.stash import get_session
+    tom = get_session(session.config)
+    runner = tom.peek_runner() if tom is not None else None
+    if runner is not None and runner.stats.finished is not None:  # the last answer's arrival
+        T["last_answer"] = time.time() - (time.perf_counter() - runner.stats.finished)
 @pytest.hookimpl(tryfirst=True)
 def pytest_terminal_summary(terminalreporter): mark("summary")
 @pytest.hookimpl(trylast=True)
@@ -147,8 +153,8 @@ def main() -> int:
             for line in phases_file.read_text().splitlines():
                 k, v = line.split()
                 marks[k] = float(v)
-    needed = ("configure", "collection", "collected", "requests_done", "loop_done", "summary",
-              "unconfigured", "exit")
+    needed = ("configure", "collection", "collected", "loop_start", "loop_done", "last_answer",
+              "summary", "unconfigured", "exit")
     if m_right is None or any(k not in marks for k in needed):
         print(out[-3000:], err[-2000:])
         print("FAILED: the run did not print its scores or its phases")
@@ -157,8 +163,9 @@ def main() -> int:
     whole = end - start
     startup = marks["collection"] - start
     collection = marks["collected"] - marks["collection"]
-    request_phase = marks["requests_done"] - marks["collected"]
-    loop = marks["loop_done"] - marks["requests_done"]
+    request_phase = marks["last_answer"] - marks["collected"]  # collected to the last answer
+    loop = marks["loop_done"] - marks["loop_start"]
+    after_last = marks["loop_done"] - max(marks["last_answer"], marks["loop_start"])
     summary = marks["unconfigured"] - marks["loop_done"]
     exit_ = end - marks["unconfigured"]
     base = request_phase + collection
@@ -181,6 +188,7 @@ def main() -> int:
     print(f"{'start-up (to collection)':44} {startup:8.2f}")
     print(f"{'collection':44} {collection:8.2f}")
     print(f"{'test loop (scoring, reports)':44} {loop:8.2f}")
+    print(f"{'  ... of which after the last answer':44} {after_last:8.2f}")
     print(f"{'summary and unconfigure':44} {summary:8.2f}")
     print(f"{'exit':44} {exit_:8.2f}")
     print(f"{'whole pytest process':44} {whole:8.2f} {whole / base:7.2f}  request phase + "

@@ -78,13 +78,23 @@ class TomHooks:
             held = 0
         if (not tom.is_worker and not session.config.option.collectonly
                 and not _stops_early(session)):
-            from pytest_tom.request_phase import request_phase
+            if tom.options.requests_first:
+                from pytest_tom.request_phase import request_phase
 
-            request_phase(session, tom.runner)  # every selected item, concurrently, live progress
+                request_phase(session, tom.runner)  # every answer first, with a live line
+            else:
+                from pytest_tom.streaming import start_stream
+
+                tom.stream = start_stream(session)  # every item asked for; scored as answered
         try:
             return (yield)
         finally:
             session.testsfailed += held
+            if tom.stream is not None:
+                tom.stream.finish(tom.runner)
+            from pytest_tom.speed import freeze_more
+
+            freeze_more()  # what the run built lives to the end: out of the GC's sight
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
@@ -103,6 +113,8 @@ class TomHooks:
             from pytest_tom.lookahead import worker_lookahead
 
             worker_lookahead(item.session).prepare(item)
+        elif self.tom.stream is not None:  # the answers still arriving: batch a window
+            self.tom.stream.prepare(item)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[Any]) -> Any:

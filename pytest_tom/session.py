@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from pytest_tom.engine.runner import Runner
     from pytest_tom.gates.evaluate import GateState
     from pytest_tom.lookahead import WorkerLookahead
+    from pytest_tom.streaming import StreamedRun
 
 __all__ = ["STASH_KEY", "TomSession", "get_session"]
 
@@ -51,6 +52,7 @@ class TomSession:
         self.broken_suites: list[str] = []  # node ids of suite files that failed to load
         self.gates: GateState | None = None  # set by gating.configure_gates
         self.lookahead: WorkerLookahead | None = None  # xdist workers: lookahead.py
+        self.stream: StreamedRun | None = None  # the default test loop: streaming.py
         self.prices: dict[str, tuple[float, float]] = {}  # --tom-prices, parsed
         self.window_index: dict[int, int] | None = None  # -x/--maxfail: request_phase
         self.deselected = 0  # items of the suites deselected (-k, -m, --lf, --tom-limit)

@@ -120,6 +120,10 @@ class TomOptions:
     cache_dir: str = opt("folder of the response cache, relative to the rootdir (default "
                          ".tom_cache)", default=".tom_cache", metavar="DIR")
     cache_clear: bool = opt("empty the response cache before the run", default=False, flag=True)
+    requests_first: bool = opt(
+        "ask for every answer before the first item runs, with a live line of the requests "
+        "(default: the items run while the answers arrive, pytest's progress shows the run; "
+        "-x and xdist ask a window ahead either way)", default=False, flag=True)
     samples: int = opt("answers per item (each its own cache key; use with --tom-temperature > 0): "
                        "metrics report the mean and the spread over samples (default 1)",
                        default=1, convert=int, metavar="K")

@@ -92,9 +92,16 @@ class RunnerStats:
     throttled: int = 0  # 429 answers
     waiting: int = 0  # calls waiting for another process's answer right now
     started: float | None = None  # perf_counter of the first submission
+    finished: float | None = None  # perf_counter of the latest conversation finished
 
     def elapsed(self) -> float:
-        return 0.0 if self.started is None else time.perf_counter() - self.started
+        """Seconds since the first submission; once every conversation is finished, up to
+        the last answer (the items may still be scored after it)."""
+        if self.started is None:
+            return 0.0
+        if self.finished is not None and self.done >= self.submitted:
+            return self.finished - self.started
+        return time.perf_counter() - self.started
 
 
 class AdaptiveLimit:
@@ -331,6 +338,7 @@ class Runner:
         elif comp.requests == 0:
             st.done_cached += 1  # no request of its own (cache or shared): not in the pace
         st.done += 1
+        st.finished = time.perf_counter()
         if st.done >= st.submitted:
             self._idle.set()
 

@@ -1,0 +1,85 @@
+"""The default run without xdist and without -x: the items run while the answers arrive.
+
+Every selected item is submitted at the start of the test loop (as with
+`--tom-requests-first`), and the test loop starts at once: each item waits for
+its own answer in its setup and is scored as soon as the answer is in, while
+the runner's thread is still asking for the items after it. pytest's own
+progress shows how far the run is; the line of the requests (`tom requests:
+2000/2000 ... done in 5.2s`) is written once, when the test loop ends.
+
+pytest's cost per item (reports, hooks, about half a millisecond) is then paid
+while the run waits for the server anyway, instead of after the last answer.
+Outcomes, reports and exit codes are those of a run with every answer first:
+an item's answer does not depend on when it is scored.
+
+FANToM's batch preparation (`request_phase.prepare_scoring`: the free answers
+embedded together) is kept: before the first unprepared item of a family that
+prepares is scored, the `window` such items from it on are waited for and
+prepared in one batch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pytest_tom.request_phase import prefetch_items, prepare_scoring, prepares
+
+WINDOW = 256  # items of a preparing family handed to prepare_scoring together
+
+
+class StreamedRun:
+    """The items of one test loop, submitted at its start, prepared in windows."""
+
+    def __init__(self, session: pytest.Session, window: int | None = None):
+        from pytest_tom.items import TomItem
+
+        self.session = session
+        self.window = max(1, window or WINDOW)
+        self.items = [x for x in session.items if isinstance(x, TomItem)]
+        self._position = {id(x): i for i, x in enumerate(self.items)}
+        self._prepared: set[int] = set()  # id() of items handed to prepare_scoring
+        self._prepares: dict[str, bool] = {}  # family name -> prepares anything
+
+    def start(self) -> int:
+        """Submit every item (unavailable ones excepted); returns how many."""
+        return prefetch_items(self.items)
+
+    def _family_prepares(self, item: Any) -> bool:
+        name = item.spec.family
+        known = self._prepares.get(name)
+        if known is None:
+            from pytest_tom import families
+
+            known = self._prepares[name] = prepares(families.get(name))
+        return known
+
+    def prepare(self, item: Any) -> int:
+        """Before `item` is scored: if its family prepares and it was not prepared yet, wait
+        for it and the next `window - 1` items of preparing families, and prepare them in
+        one batch. Returns how many answers were prepared."""
+        i = self._position.get(id(item))
+        if i is None or id(item) in self._prepared or not self._family_prepares(item):
+            return 0
+        batch = []
+        for x in self.items[i:]:
+            if id(x) in self._prepared or not self._family_prepares(x):
+                continue
+            batch.append(x)
+            self._prepared.add(id(x))
+            if len(batch) >= self.window:
+                break
+        return prepare_scoring(batch)  # waits for each answer of the batch
+
+    def finish(self, runner: Any) -> None:
+        """The requests' line, once, after the test loop (`-q` hides it)."""
+        from pytest_tom.report.progress import Progress
+
+        Progress(runner, self.session.config).finish()
+
+
+def start_stream(session: pytest.Session) -> StreamedRun | None:
+    """Submit the selection and return the run, or None when it holds no item to ask for."""
+    run = StreamedRun(session)
+    return run if run.start() else None
