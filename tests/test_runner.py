@@ -137,6 +137,68 @@ def test_a_backend_exception_is_an_error_not_a_crash() -> None:
     assert out["x"].error == "ZeroDivisionError: boom"
 
 
+class Gated(Backend):
+    """Answers only once `open` is called; counts the requests in flight."""
+
+    name = "gated"
+    cacheable = False
+
+    def __init__(self) -> None:
+        self.active = 0
+        self.gate: asyncio.Event | None = None
+
+    async def acomplete(self, request: ModelRequest) -> ModelReply:
+        if self.gate is None:
+            self.gate = asyncio.Event()
+        self.active += 1
+        await self.gate.wait()
+        return ModelReply(text=f"ok:{request.prompt}")
+
+    def open(self, runner: Runner) -> None:
+        asyncio.run_coroutine_threadsafe(self._open(), runner._ensure_loop()).result(10)
+
+    async def _open(self) -> None:
+        if self.gate is None:
+            self.gate = asyncio.Event()
+        self.gate.set()
+
+
+def test_conversations_start_a_few_per_slot_and_in_submission_order() -> None:
+    """Thousands submitted at once do not all build their requests (and look them up in
+    the cache) before the first is sent: ADMITTED per slot are under way, the rest start
+    in order as those finish."""
+    from pytest_tom.engine.runner import ADMITTED
+
+    backend = Gated()
+    runner = Runner(backend, concurrency=2)
+    started: list[str] = []
+
+    def conversation(key: str) -> Any:
+        request = ModelRequest(messages=[{"role": "user", "content": key}], params=SamplingParams())
+
+        def step(responses: list[str]) -> ModelRequest | None:
+            if responses:
+                return None
+            started.append(key)
+            return request
+        return step
+
+    keys = [f"k{i:02d}" for i in range(20)]
+    futures = [runner.submit(k, conversation(k)) for k in keys]
+    for _ in range(1000):  # until both slots hold a request
+        if backend.active == 2:
+            break
+        time.sleep(0.01)
+    loop = runner._ensure_loop()
+    for _ in range(5):  # every task that could start has had its turn
+        asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop).result(10)
+    assert backend.active == 2 and started == keys[:ADMITTED * 2]
+    backend.open(runner)
+    assert [f.result(30).final for f in futures] == [f"ok:{k}" for k in keys]
+    assert started == keys
+    runner.close()
+
+
 def test_identical_calls_in_flight_are_shared_and_keys_never_run_twice() -> None:
     backend = Scripted(latency=0.05)
     runner = Runner(backend, concurrency=8)

@@ -48,6 +48,13 @@ CACHEABLE_BACKENDS = frozenset({"openai", "local"})
 
 THROTTLE_STATUS = 429
 
+# conversations under way at once, per concurrency slot. Thousands are submitted at once;
+# started all together, each would build its request, hash its key and look it up and
+# claim it in the cache before the event loop sent the first request or read the first
+# answer (about a second at 2,000 items). A few per slot keep the slots busy and let the
+# rest start in submission order as the first ones finish.
+ADMITTED = 2
+
 
 def is_cacheable(backend: Backend) -> bool:
     flag = getattr(backend, "cacheable", None)
@@ -209,6 +216,8 @@ class Runner:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._closed = False
+        # conversations past their start at once (created in the loop, at the first one)
+        self._admission: asyncio.Semaphore | None = None
 
     @classmethod
     def from_options(cls, backend: Backend, options: TomOptions, rootdir: str | Path) -> Runner:
@@ -303,6 +312,12 @@ class Runner:
 
     # -- one conversation ------------------------------------------------------------
     async def _run(self, key: str, conversation: Conversation, sample: int) -> Completion:
+        if self._admission is None:
+            self._admission = asyncio.Semaphore(ADMITTED * self.concurrency)
+        async with self._admission:
+            return await self._converse(key, conversation, sample)
+
+    async def _converse(self, key: str, conversation: Conversation, sample: int) -> Completion:
         comp = Completion()
         start = time.perf_counter()
         try:
