@@ -29,16 +29,20 @@ def _aggregate_once(records: list[Record], settings: Settings) -> dict[str, Any]
     grouped: dict[str, list[Record]] = defaultdict(list)
     for rec in records:
         grouped[rec["item"]["suite"]].append(rec)
-    # suites by name, each suite's records by id (as one sort by (suite, id) would give)
-    by_suite = {name: sorted(grouped[name], key=_item_id) for name in sorted(grouped)}
     suites: dict[str, Any] = {}
-    for name, recs in by_suite.items():
+    for name in sorted(grouped):
+        arrived = grouped[name]
+        # the family gets the suite's records by id (as one sort by (suite, id) would give:
+        # its figures must not depend on the order in which items finished); the counts
+        # of the core metrics do not depend on any order, so they read the records as they
+        # arrived, which are also the closest together in memory
+        recs = sorted(arrived, key=_item_id)
         family_name = recs[0]["item"]["family"]
         try:
             result = families.get(family_name).aggregate(recs, settings)
         except KeyError:
             result = FamilyResult()
-        metrics = core_metrics(recs)
+        metrics = core_metrics(arrived)
         metrics.update(result.metrics)
         suites[name] = {
             "family": family_name,
@@ -47,8 +51,7 @@ def _aggregate_once(records: list[Record], settings: Settings) -> dict[str, Any]
             "tables": [t.to_dict() for t in result.tables],
             "info": result.info,
         }
-    all_records = [r for recs in by_suite.values() for r in recs]
-    totals = accuracy_block(all_records, key=lambda r: (r["item"]["suite"], r["item"].get("group")))
+    totals = accuracy_block(records, key=lambda r: (r["item"]["suite"], r["item"].get("group")))
     return {"suites": suites, "totals": totals}
 
 
