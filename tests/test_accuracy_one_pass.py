@@ -7,7 +7,12 @@ import random
 from typing import Any
 
 from pytest_tom.core.outcome import UNAVAILABLE, UNPARSEABLE
-from pytest_tom.metrics.accuracy import accuracy_block, core_metrics, goal_counts
+from pytest_tom.metrics.accuracy import (
+    accuracy_block,
+    accuracy_block_of_parts,
+    core_metrics,
+    goal_counts,
+)
 
 
 def random_records(n: int, seed: int) -> list[dict[str, Any]]:
@@ -94,3 +99,17 @@ def test_a_group_across_tag_lists_counts_per_tag_only_its_tagged_items() -> None
     assert (m["tag.a.items"], m["tag.a.goal"]) == (2, 0.0)  # g: item 2 wrong
     assert (m["tag.b.items"], m["tag.b.goal"]) == (2, 0.5)  # g wrong, h right
     assert (m["tag.c.items"], m["tag.c.goal"]) == (2, 1.0)  # h, and g's item 4 only
+
+
+def test_block_of_parts_keeps_each_parts_groups_apart() -> None:
+    """The totals of a run: the suites' blocks added up, a group being (suite, group), so
+    that the same group name in two suites is two groups."""
+    parts: dict[str, list[dict[str, Any]]] = {}
+    for seed, suite in enumerate(("s1", "s2", "s3")):
+        parts[suite] = random_records(300, seed)  # the same group names in every suite
+        for r in parts[suite]:
+            r["item"]["suite"] = suite
+    every = [r for recs in parts.values() for r in recs]
+    by_pair = accuracy_block(every, key=lambda r: (r["item"]["suite"], r["item"]["group"]))
+    assert accuracy_block_of_parts(parts, key=lambda r: r["item"]["group"]) == by_pair
+    assert by_pair["groups"] > accuracy_block(every, key=lambda r: r["item"]["group"])["groups"]

@@ -11,7 +11,7 @@ from typing import Any
 
 from pytest_tom import families
 from pytest_tom.families.base import FamilyResult, Settings
-from pytest_tom.metrics.accuracy import Record, accuracy_block, core_metrics
+from pytest_tom.metrics.accuracy import Record, accuracy_block_of_parts, core_metrics
 
 
 def aggregate(records: list[Record], settings: Settings) -> dict[str, Any]:
@@ -51,9 +51,14 @@ def _aggregate_once(records: list[Record], settings: Settings) -> dict[str, Any]
             "tables": [t.to_dict() for t in result.tables],
             "info": result.info,
         }
-    totals = accuracy_block(records, key=lambda r: (r["item"]["suite"], r["item"].get("group")))
+    # the totals' groups are (suite, group): a suite's items without a group form one
+    totals = accuracy_block_of_parts(grouped, key=_group)
     return {"suites": suites, "totals": totals}
 
 
 def _item_id(rec: Record) -> str:
     return rec["item"]["id"]
+
+
+def _group(rec: Record) -> Any:
+    return rec["item"].get("group")

@@ -8,7 +8,7 @@ count as wrong and stay in the denominators.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any
 
 from pytest_tom.core.outcome import UNAVAILABLE, UNPARSEABLE
@@ -24,9 +24,16 @@ def is_request_error(rec: Record) -> bool:
     return err not in (None, UNPARSEABLE, UNAVAILABLE)
 
 
+def is_judged(rec: Record) -> bool:
+    """Whether a record counts in accuracies: not skipped, and right/wrong (not merely
+    measured)."""
+    outcome = rec["outcome"]
+    return outcome.get("correct") is not None and outcome.get("error") != UNAVAILABLE
+
+
 def judged(records: Iterable[Record]) -> list[Record]:
     """Records that count in accuracies: not skipped, and right/wrong (not merely measured)."""
-    return [r for r in records if not is_skipped(r) and r["outcome"].get("correct") is not None]
+    return [r for r in records if is_judged(r)]
 
 
 def ratio(num: int, den: int) -> float | None:
@@ -99,14 +106,23 @@ class _Tally:
 
     def add(self, other: _Tally) -> None:
         """Count `other`'s records (disjoint from this block's) in this block too."""
+        self._add_counts(other)
+        self.seen |= other.seen
+        self.failed |= other.failed
+
+    def add_apart(self, other: _Tally, part: Hashable) -> None:
+        """Like `add`, with `other`'s groups kept apart from the others as (part, group)."""
+        self._add_counts(other)
+        self.seen.update([(part, g) for g in other.seen])
+        self.failed.update([(part, g) for g in other.failed])
+
+    def _add_counts(self, other: _Tally) -> None:
         self.items += other.items
         self.judged += other.judged
         self.correct += other.correct
         self.errors += other.errors
         self.unparseable += other.unparseable
         self.skipped += other.skipped
-        self.seen |= other.seen
-        self.failed |= other.failed
 
     def block(self) -> dict[str, Any]:
         g_n = len(self.seen)
@@ -151,6 +167,17 @@ def _tally(records: Iterable[Record], key: Callable[[Record], Any],
 def accuracy_block(records: list[Record], key: Callable[[Record], Any] = group_key) -> dict[str, Any]:
     """Counts and both accuracies for a set of records."""
     return _tally(records, key)[0].block()
+
+
+def accuracy_block_of_parts(parts: Mapping[Hashable, Iterable[Record]],
+                            key: Callable[[Record], Any] = group_key) -> dict[str, Any]:
+    """The block of the records of every part, each part's groups apart: the groups are
+    (part, key(record)), as `accuracy_block` with that key gives, without building a
+    pair per record (the totals of a run: its suites' records)."""
+    total = _Tally()
+    for part, records in parts.items():
+        total.add_apart(_Tally.of(records, key), part)
+    return total.block()
 
 
 def core_metrics(records: list[Record], key: Callable[[Record], Any] = group_key) -> dict[str, Any]:

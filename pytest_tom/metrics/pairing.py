@@ -36,6 +36,39 @@ class JointScore:
                           self.unpaired + other.unpaired)
 
 
+class Pairs:
+    """The anchor and dependent answers of one joint score, by pairing key, added one
+    at a time (a family can fill several in one pass over its records)."""
+
+    __slots__ = ("anchor", "dependent", "anchors", "dependents")
+
+    def __init__(self, anchor: str, dependent: str) -> None:
+        self.anchor, self.dependent = anchor, dependent
+        self.anchors: dict[Hashable, bool] = {}
+        self.dependents: dict[Hashable, bool] = {}
+
+    def add(self, which: str | None, key: Hashable, right: bool, item_id: object = None) -> None:
+        """Count a judged answer of role `which` (other roles are ignored). Two answers
+        with the same key and role are an error (the key does not identify a pair)."""
+        if which not in (self.anchor, self.dependent):
+            return
+        table = self.anchors if which == self.anchor else self.dependents
+        if key in table:
+            raise ValueError(f"two {which} records share the pairing key {key!r} "
+                             f"(item {item_id!r}); the key must identify one pair")
+        table[key] = right
+
+    def score(self) -> JointScore:
+        both = pairs = unpaired = 0
+        for k, ok in self.dependents.items():
+            if k not in self.anchors:
+                unpaired += 1
+                continue
+            pairs += 1
+            both += ok and self.anchors[k]
+        return JointScore(both=both, pairs=pairs, unpaired=unpaired)
+
+
 def joint_score(records: Iterable[Record], *, key: Callable[[Record], Hashable],
                 role: Callable[[Record], str | None], anchor: str, dependent: str) -> JointScore:
     """The joint score of the `dependent` items paired with the `anchor` items of the same key.
@@ -44,23 +77,9 @@ def joint_score(records: Iterable[Record], *, key: Callable[[Record], Hashable],
     `key(record)` is what the two items of a pair share. Two records with the
     same key and role are an error (the key does not identify a pair).
     """
-    anchors: dict[Hashable, bool] = {}
-    dependents: dict[Hashable, bool] = {}
+    pairs = Pairs(anchor, dependent)
     for rec in judged(records):
         which = role(rec)
-        if which not in (anchor, dependent):
-            continue
-        table = anchors if which == anchor else dependents
-        k = key(rec)
-        if k in table:
-            raise ValueError(f"two {which} records share the pairing key {k!r} "
-                             f"(item {rec['item'].get('id')!r}); the key must identify one pair")
-        table[k] = bool(rec["outcome"]["correct"])
-    both = pairs = unpaired = 0
-    for k, ok in dependents.items():
-        if k not in anchors:
-            unpaired += 1
-            continue
-        pairs += 1
-        both += ok and anchors[k]
-    return JointScore(both=both, pairs=pairs, unpaired=unpaired)
+        if which in (anchor, dependent):
+            pairs.add(which, key(rec), bool(rec["outcome"]["correct"]), rec["item"].get("id"))
+    return pairs.score()

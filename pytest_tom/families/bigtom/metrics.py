@@ -17,7 +17,6 @@ A value is None when no item of it was run (e.g. deselected with `-m`).
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Any
 
 from pytest_tom.families.base import FamilyResult, MetricTable, Settings
@@ -33,9 +32,9 @@ from pytest_tom.families.bigtom.conditions import (
     VARIANT_ID,
 )
 from pytest_tom.families.bigtom.prompts import METHODS
-from pytest_tom.metrics.accuracy import Record, judged, ratio
+from pytest_tom.metrics.accuracy import Record, is_judged, ratio
 from pytest_tom.metrics.numbers import pct_of
-from pytest_tom.metrics.pairing import JointScore, joint_score
+from pytest_tom.metrics.pairing import JointScore, Pairs
 
 JOINTS = (("tb_and_fb", TRUE_BELIEF, FALSE_BELIEF, "TB ∧ FB"),
           ("tc_and_fc", TRUE_CONTROL, FALSE_CONTROL, "TC ∧ FC"))
@@ -53,30 +52,35 @@ def _pair_key(rec: Record) -> tuple[str, str, bool]:
     return rec["item"]["scenario"], m["inference"], bool(m["initial_belief"])
 
 
-def _role(rec: Record) -> str | None:
-    return _meta(rec).get("belief_condition")
-
-
 def _cell(right: int, n: int) -> str | None:
     return None if n == 0 else pct_of(right, n)
 
 
 def aggregate_records(records: list[Record], settings: Settings) -> FamilyResult:
-    # one pass over the judged records: (right, judged) per condition, the records of each
-    # (inference, initial belief, belief condition) for the joint scores, and the answers
-    # that name one option (for the initial-state rate)
+    # one pass over the judged records: (right, judged) per condition, the pairs of each
+    # joint score per (inference, initial belief), and the answers that name one option
+    # (for the initial-state rate)
     tally: dict[str, list[int]] = {cond.id: [0, 0] for cond in CONDITIONS}
-    by_role: dict[tuple[Any, bool, Any], list[Record]] = defaultdict(list)
+    pairs = {(inference, initial, name): Pairs(anchor, dependent)
+             for inference in INFERENCES for initial in VARIANT_ID
+             for name, anchor, dependent, _ in JOINTS}
+    roles = {anchor: name for name, anchor, _, _ in JOINTS}
+    roles.update({dependent: name for name, _, dependent, _ in JOINTS})
     picked = picked_initial = 0
-    for r in judged(records):
+    for r in records:
+        if not is_judged(r):
+            continue
         m = _meta(r)
         outcome = r["outcome"]
+        right = bool(outcome["correct"])
         cond_tally = tally.get(m.get("condition", ""))
         if cond_tally is not None:
-            cond_tally[0] += bool(outcome["correct"])
+            cond_tally[0] += right
             cond_tally[1] += 1
-        by_role[(m.get("inference"), bool(m.get("initial_belief")), m.get("belief_condition"))
-                ].append(r)
+        role = m.get("belief_condition")
+        joint = pairs.get((m.get("inference"), bool(m.get("initial_belief")), roles.get(role)))
+        if joint is not None:
+            joint.add(role, _pair_key(r), right, r["item"].get("id"))
         extra = outcome.get("extra") or {}
         if "initial_state" in extra:
             picked += 1
@@ -91,10 +95,8 @@ def aggregate_records(records: list[Record], settings: Settings) -> FamilyResult
     joints: dict[str, JointScore] = {}
     for inference in INFERENCES:
         for initial, variant in VARIANT_ID.items():
-            for name, anchor, dependent, _ in JOINTS:
-                pair = by_role[(inference, initial, anchor)] + by_role[(inference, initial, dependent)]
-                score = joint_score(pair, key=_pair_key, role=_role, anchor=anchor,
-                                    dependent=dependent)
+            for name, *_ in JOINTS:
+                score = pairs[(inference, initial, name)].score()
                 joints[f"{inference}.{name}.{variant}"] = score
                 metrics[f"{inference}.{name}.{variant}"] = score.accuracy
 

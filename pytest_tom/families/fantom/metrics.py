@@ -61,17 +61,9 @@ def meta(rec: Record) -> dict[str, Any]:
     return rec["item"].get("meta") or {}
 
 
-def ok(rec: Record) -> bool:
-    return rec["outcome"].get("correct") is True
-
-
 def yn_label(rec: Record) -> str:
     parsed = rec["outcome"].get("parsed")
     return parsed if parsed in (YES, NO) else IRRELEVANT
-
-
-def accuracy(recs: list[Record]) -> float | None:
-    return sum(ok(r) for r in recs) / len(recs) if recs else None
 
 
 def mean(values: list[float]) -> float | None:
@@ -82,158 +74,196 @@ def ratio(pair: tuple[int, int]) -> float | None:
     return pair[0] / pair[1] if pair[1] else None
 
 
-Kinds = dict[str, list[Record]]  # kind -> its records, in the order of the run's records
-
-
 class AllRight:
-    """Groups and whether every record of each is right (ALL*, ALL, the Alls).
+    """Groups and whether every record of each is right (ALL*, ALL, the two Alls).
 
-    Kept as the groups seen and the groups with a wrong record, so adding a record
-    is two set operations at most."""
+    Kept per set as (set, group) pairs, those with a record and those with a wrong
+    record, so that the control task can count only its sets once every record is read."""
 
     __slots__ = ("seen", "failed")
 
     def __init__(self) -> None:
-        self.seen: set[Any] = set()
-        self.failed: set[Any] = set()
+        self.seen: set[tuple[Any, Any]] = set()
+        self.failed: set[tuple[Any, Any]] = set()
 
-    def add(self, group: Any, right: bool) -> None:
-        self.seen.add(group)
+    def add(self, set_id: Any, group: Any, right: bool) -> None:
+        self.seen.add((set_id, group))
         if not right:
-            self.failed.add(group)
+            self.failed.add((set_id, group))
 
-    def counts(self) -> tuple[int, int]:
-        """(groups whose every record is right, groups)."""
-        return len(self.seen) - len(self.failed), len(self.seen)
+    def counts(self, only_sets: set[Any] | None = None) -> tuple[int, int]:
+        """(groups whose every record is right, groups), over `only_sets` if given."""
+        seen = {g for s, g in self.seen if only_sets is None or s in only_sets}
+        failed = {g for s, g in self.failed if only_sets is None or s in only_sets}
+        return len(seen) - len(failed), len(seen)
 
-
-def split_records(records: Iterable[Record]) -> tuple[Kinds, dict[Any, Kinds], set[Any]]:
-    """One pass over a suite's records: every kind's records, the ToM questions'
-    records per accessibility (scenario) and kind, and the contexts named."""
-    kinds: Kinds = defaultdict(list)
-    for r in records:
-        kinds[r["item"]["kind"]].append(r)
-    scenarios: dict[Any, Kinds] = defaultdict(lambda: defaultdict(list))
-    contexts: set[Any] = set()
-    for k, recs in kinds.items():
-        tom = k in TOM_KINDS
-        for r in recs:
-            m = r["item"].get("meta") or {}
-            contexts.add(m.get("context"))
-            if tom:
-                scenarios[m.get("accessibility")][k].append(r)
-    return kinds, scenarios, contexts - {None}
+    def sets(self, only_sets: set[Any] | None = None) -> int:
+        return len({s for s, _ in self.seen if only_sets is None or s in only_sets})
 
 
-def control_sets(scenarios: dict[Any, Kinds]) -> set[Any]:
-    """The sets of the control task: every ToM question of the set is accessible.
+class ScenarioTally:
+    """The figures of one scenario (the inaccessible one or the accessible control),
+    counted as its ToM records are read.
 
-    Belief questions carry their own accessibility, list and yes/no questions the
-    set's (relabelled in full context by `fantom_expand`), so a set where only some
-    belief questions are accessible, or whose lists became inaccessible in full
-    context, is not a control set.
+    Each record is read once for every figure (Table 9, per character, by order, error
+    types): the records of a 100,000-record run lie far apart in memory, and a pass
+    over them costs more than the arithmetic done in it.
     """
-    accessible: set[Any] = set()
-    other: set[Any] = set()
-    for scen, kinds in scenarios.items():
-        sets = accessible if scen == "accessible" else other
-        for recs in kinds.values():
-            sets.update([meta(r).get("set") for r in recs])
-    return accessible - other
 
+    def __init__(self, grouping: str) -> None:
+        self.field = {"set": "set", "part": "part", "conversation": "conversation"}[grouping]
+        self.count: dict[str, int] = defaultdict(int)  # kind -> questions
+        self.right: dict[str, int] = defaultdict(int)  # kind -> right answers
+        self.star, self.plain = AllRight(), AllRight()  # ALL* (every ToM kind), ALL (no Dist.)
+        self.alls = {"answerability": AllRight(), "infoaccess": AllRight()}  # grouped by set
+        self.dist_skipped = False
+        self.dist_right_f1: list[float] = []  # token F1 of the Dist.-correct answers
+        self.yn_gold: dict[str, list[str]] = {"answerability": [], "infoaccess": []}
+        self.yn_labels: dict[str, list[str]] = {"answerability": [], "infoaccess": []}
+        self.by_set: dict[Any, _SetAnswers] = defaultdict(_SetAnswers)
+        self.believer_skipped = False  # a belief item of an outer believer was skipped
+        # belief kind -> ToM order -> [right, answered] (skipped items left out)
+        self.orders: dict[str, dict[Any, list[int]]] = {k: {} for k in BELIEF_KINDS}
+        self.order_skipped: set[str] = set()
+        # list / yes-no kind -> [included unaware, excluded aware, unparseable, request errors]
+        self.errors: dict[str, list[int]] = {k: [0, 0, 0, 0] for k in (*LIST_KINDS, *YN_KINDS)}
 
-def scenario_metrics(
-    kinds: Kinds, grouping: str, only_sets: set[Any] | None = None
-) -> tuple[dict[str, Any], bool]:
-    """The Table 9 figures of one scenario (its ToM records by kind), and whether free
-    responses were unavailable.
+    def add(self, k: str, rec: Record, m: dict[str, Any]) -> None:
+        """Count one ToM record of kind `k` (`m`: its meta)."""
+        outcome = rec["outcome"]
+        right = outcome.get("correct") is True
+        set_id = m.get("set")
+        self.count[k] += 1
+        self.right[k] += right
+        group = m.get(self.field)
+        self.star.add(set_id, group, right)
+        if k != "belief_dist":
+            self.plain.add(set_id, group, right)
+        if k in BELIEF_KINDS:
+            self._belief(k, outcome, m, right, is_skipped(rec))
+            return
+        fam = k.split("_")[0]  # answerability / infoaccess
+        self.alls[fam].add(set_id, set_id, right)
+        request_error = is_request_error(rec)
+        errors = self.errors[k]
+        errors[3] += request_error
+        if k in LIST_KINDS:
+            extra = outcome.get("extra") or {}
+            named = extra.get("named")
+            self.by_set[set_id].add_list(fam, None if named is None else
+                                         {name_key(n) for n in named})
+            if not request_error:
+                errors[0] += bool(extra.get("included_unaware"))
+                errors[1] += bool(extra.get("excluded_aware"))
+                errors[2] += "named" not in extra
+            return
+        parsed, gold = outcome.get("parsed"), rec["item"]["gold"]
+        label = parsed if parsed in (YES, NO) else IRRELEVANT  # as `yn_label`
+        self.yn_gold[fam].append(str(gold))
+        self.yn_labels[fam].append(label)
+        claim = None if label == IRRELEVANT else label == YES
+        self.by_set[set_id].add_yes_no(name_key(m["character"]), fam, right, claim, gold == YES)
+        if not request_error:
+            errors[0] += label == YES and gold == NO
+            errors[1] += label == NO and gold == YES
+            errors[2] += label == IRRELEVANT
 
-    `only_sets` restricts the set-level figures (ALL*, ALL, the two Alls) to those sets:
-    the control task counts only fully accessible sets (`control_sets`).
-    """
-    dist = kinds.get("belief_dist", [])
-    missing = any(is_skipped(r) for r in dist) or bool(kinds.get("belief_choice") and not dist)
-    field = {"set": "set", "part": "part", "conversation": "conversation"}[grouping]
-    star, plain = AllRight(), AllRight()  # ALL* over every ToM question, ALL without Dist.
-    alls = {"answerability": AllRight(), "infoaccess": AllRight()}  # per set
-    sets: set[Any] = set()
-    for k, recs in kinds.items():
-        fam = alls.get(k.split("_")[0]) if k in LIST_KINDS or k in YN_KINDS else None
-        for r in recs:
-            m = r["item"].get("meta") or {}
-            set_id = m.get("set")
-            if only_sets is not None and set_id not in only_sets:
-                continue
-            right = r["outcome"].get("correct") is True
-            group = m.get(field)
-            star.add(group, right)
-            if k != "belief_dist":
-                plain.add(group, right)
-            if fam is not None:
-                fam.add(set_id, right)
-            sets.add(set_id)
-    m: dict[str, Any] = {}
-    plain_counts = plain.counts()
-    m["all_star"] = None if missing else ratio(star.counts())
-    m["all"] = ratio(plain_counts)
-    m["groups"] = plain_counts[1]
-    m["sets"] = len(sets)
-    m["belief_choice"] = accuracy(kinds.get("belief_choice", []))
-    m["belief_dist"] = None if missing else accuracy(dist)
-    right_f1 = [float(r["outcome"].get("value") or 0.0) for r in dist if ok(r)]
-    m["belief_dist_token_f1"] = None if missing else mean(right_f1)
-    for fam_name, fam_all in alls.items():
-        lst, yn = kinds.get(f"{fam_name}_list", []), kinds.get(f"{fam_name}_yn", [])
-        m[f"{fam_name}_list"] = accuracy(lst)
-        m[f"{fam_name}_yn_f1"] = weighted_f1(
-            [str(r["item"]["gold"]) for r in yn], [yn_label(r) for r in yn]
-        )
-        m[f"{fam_name}_all"] = ratio(fam_all.counts())
-    return m, missing
+    def _belief(self, k: str, outcome: dict[str, Any], m: dict[str, Any], right: bool,
+                skipped: bool) -> None:
+        if skipped:
+            self.order_skipped.add(k)
+            self.dist_skipped = self.dist_skipped or k == "belief_dist"
+        else:
+            cell = self.orders[k].setdefault(m.get("tom_order"), [0, 0])
+            cell[0] += right
+            cell[1] += 1
+        if k == "belief_dist" and right:
+            self.dist_right_f1.append(float(outcome.get("value") or 0.0))
+        believer = m.get("believer")
+        if believer:
+            self.by_set[m.get("set")].add_belief(name_key(believer), right)
+            self.believer_skipped = self.believer_skipped or skipped
 
+    def accuracy(self, k: str) -> float | None:
+        return ratio((self.right[k], self.count[k]))
 
-def per_character(kinds: Kinds) -> dict[str, Any]:
-    """All-for-each-character and answer consistency over (set, character) pairs.
+    def scenario_metrics(self, only_sets: set[Any] | None = None) -> tuple[dict[str, Any], bool]:
+        """The Table 9 figures, and whether free responses were unavailable.
 
-    As the authors' evaluator forms them: a pair's answers are the character's yes/no
-    answers, each belief answer whose outer believer (`meta.believer`, who holds the
-    belief) is the character, and each list answer spread to the characters that have a
-    yes/no question of the same kind (answerability / info access), judged by whether it
-    names the character as that yes/no gold says. A character with only belief
-    questions forms a pair too. Answers are consistent when the yes/no and list answers
-    all say the same about whether the character knows (an unreadable answer is
-    inconsistent); only pairs with yes/no questions have a consistency.
+        `only_sets` restricts the set-level figures (ALL*, ALL, the two Alls) to those
+        sets: the control task counts only fully accessible sets (`control_sets`).
+        """
+        missing = self.dist_skipped or bool(self.count["belief_choice"]
+                                            and not self.count["belief_dist"])
+        m: dict[str, Any] = {}
+        plain = self.plain.counts(only_sets)
+        m["all_star"] = None if missing else ratio(self.star.counts(only_sets))
+        m["all"] = ratio(plain)
+        m["groups"] = plain[1]
+        m["sets"] = self.star.sets(only_sets)
+        m["belief_choice"] = self.accuracy("belief_choice")
+        m["belief_dist"] = None if missing else self.accuracy("belief_dist")
+        m["belief_dist_token_f1"] = None if missing else mean(self.dist_right_f1)
+        for fam, fam_all in self.alls.items():
+            m[f"{fam}_list"] = self.accuracy(f"{fam}_list")
+            m[f"{fam}_yn_f1"] = weighted_f1(self.yn_gold[fam], self.yn_labels[fam])
+            m[f"{fam}_all"] = ratio(fam_all.counts(only_sets))
+        return m, missing
 
-    Every record is read once into its set's `_SetAnswers`; the pairs are then formed
-    set by set.
-    """
-    by_set: dict[Any, _SetAnswers] = defaultdict(_SetAnswers)
-    unavailable = False
-    for k in YN_KINDS:
-        for r in kinds.get(k, []):
-            by_set[set_key(r)].add_yes_no(k, r)
-    for k in LIST_KINDS:
-        for r in kinds.get(k, []):
-            by_set[set_key(r)].add_list(k, r)
-    for k in BELIEF_KINDS:
-        for r in kinds.get(k, []):
-            believer = meta(r).get("believer")
-            if believer:
-                by_set[set_key(r)].add_belief(name_key(believer), ok(r))
-                unavailable = unavailable or is_skipped(r)
-    all_ok = consistent = pairs = with_claims = 0
-    for answers in by_set.values():
-        for verdict, claims in answers.pairs():
-            pairs += 1
-            all_ok += verdict
-            if claims:
-                with_claims += 1
-                consistent += None not in claims and len(claims) == 1
-    return {
-        "all_for_each_character": None if unavailable else ratio((all_ok, pairs)),
-        "answer_consistency": ratio((consistent, with_claims)),
-        "characters": pairs,
-    }
+    def per_character(self) -> dict[str, Any]:
+        """All-for-each-character and answer consistency over (set, character) pairs.
+
+        As the authors' evaluator forms them: a pair's answers are the character's yes/no
+        answers, each belief answer whose outer believer (`meta.believer`, who holds the
+        belief) is the character, and each list answer spread to the characters that have
+        a yes/no question of the same kind (answerability / info access), judged by whether
+        it names the character as that yes/no gold says. A character with only belief
+        questions forms a pair too. Answers are consistent when the yes/no and list answers
+        all say the same about whether the character knows (an unreadable answer is
+        inconsistent); only pairs with yes/no questions have a consistency.
+        """
+        all_ok = consistent = pairs = with_claims = 0
+        for answers in self.by_set.values():
+            for verdict, claims in answers.pairs():
+                pairs += 1
+                all_ok += verdict
+                if claims:
+                    with_claims += 1
+                    consistent += None not in claims and len(claims) == 1
+        return {
+            "all_for_each_character": None if self.believer_skipped else ratio((all_ok, pairs)),
+            "answer_consistency": ratio((consistent, with_claims)),
+            "characters": pairs,
+        }
+
+    def by_order(self) -> dict[str, Any]:
+        """Belief accuracy per ToM order (and the second orders pooled), per belief kind;
+        None for a kind with a skipped item."""
+        out: dict[str, Any] = {}
+        for k in BELIEF_KINDS:
+            cells = self.orders[k]
+            skipped = k in self.order_skipped
+            for order in ORDERS:
+                right, n = cells.get(order, (0, 0))
+                out[f"{k}.{ORDER_NAMES[order]}"] = None if skipped else ratio((right, n))
+            second = [c for o, c in cells.items()
+                      if str("" if o is None else o).startswith("second")]
+            pooled = (sum(c[0] for c in second), sum(c[1] for c in second))
+            out[f"{k}.second_order"] = None if skipped else ratio(pooled)
+        return out
+
+    def error_types(self) -> dict[str, Any]:
+        """Per list and yes/no kind: questions, and shares with each kind of error."""
+        out: dict[str, Any] = {}
+        for k, (fp, fn, irrelevant, failed) in self.errors.items():
+            n = self.count[k]
+            out[f"{k}.questions"] = n
+            out[f"{k}.wrong"] = (n - self.right[k]) / n if n else None
+            out[f"{k}.included_unaware"] = fp / n if n else None
+            out[f"{k}.excluded_aware"] = fn / n if n else None
+            out[f"{k}.unparseable"] = irrelevant / n if n else None
+            out[f"{k}.request_errors"] = failed / n if n else None
+        return out
 
 
 class _SetAnswers:
@@ -248,15 +278,12 @@ class _SetAnswers:
         self.lists: dict[str, list[set[str] | None]] = defaultdict(list)
         self.beliefs: dict[str, list[bool]] = {}  # outer believer -> right, per answer
 
-    def add_yes_no(self, k: str, r: Record) -> None:
-        label = yn_label(r)
-        claim = None if label == IRRELEVANT else label == YES
-        answer = (k.split("_")[0], ok(r), claim, r["item"]["gold"] == YES)
-        self.yes_no.setdefault(name_key(meta(r)["character"]), []).append(answer)
+    def add_yes_no(self, character: str, fam: str, right: bool, claim: bool | None,
+                   gold_yes: bool) -> None:
+        self.yes_no.setdefault(character, []).append((fam, right, claim, gold_yes))
 
-    def add_list(self, k: str, r: Record) -> None:
-        named = (r["outcome"].get("extra") or {}).get("named")
-        self.lists[k.split("_")[0]].append(None if named is None else {name_key(n) for n in named})
+    def add_list(self, fam: str, named: set[str] | None) -> None:
+        self.lists[fam].append(named)
 
     def add_belief(self, believer: str, right: bool) -> None:
         self.beliefs.setdefault(believer, []).append(right)
@@ -281,62 +308,36 @@ class _SetAnswers:
             yield right, claims
 
 
-def set_key(rec: Record) -> Any:
-    return meta(rec).get("set")
+class Reading:
+    """A FANToM suite's records, read once: each scenario's tally, the fact answers'
+    token F1, the contexts named and the control sets."""
 
-
-def by_order(kinds: Kinds) -> dict[str, Any]:
-    """Belief accuracy per ToM order (and the second orders pooled), per belief kind;
-    None for a kind with a skipped item."""
-    out: dict[str, Any] = {}
-    for k in BELIEF_KINDS:
-        right: dict[Any, int] = defaultdict(int)
-        total: dict[Any, int] = defaultdict(int)
-        skipped = False
-        for r in kinds.get(k, []):
-            if is_skipped(r):
-                skipped = True
-                continue
-            order = meta(r).get("tom_order")
-            total[order] += 1
-            right[order] += ok(r)
-        second = [o for o in total if str("" if o is None else o).startswith("second")]
-        for order in ORDERS:
-            n = total.get(order, 0)
-            out[f"{k}.{ORDER_NAMES[order]}"] = None if skipped else ratio((right[order], n))
-        n = sum(total[o] for o in second)
-        out[f"{k}.second_order"] = None if skipped else ratio((sum(right[o] for o in second), n))
-    return out
-
-
-def error_types(kinds: Kinds) -> dict[str, Any]:
-    """Per list and yes/no kind: questions, and shares with each kind of error."""
-    out: dict[str, Any] = {}
-    for k in (*LIST_KINDS, *YN_KINDS):
-        rs = kinds.get(k, [])
-        n = len(rs)
-        fp = fn = irrelevant = failed = 0
-        for r in rs:
-            if is_request_error(r):
-                failed += 1
-                continue
-            if k in LIST_KINDS:
-                extra = r["outcome"].get("extra") or {}
-                fp += bool(extra.get("included_unaware"))
-                fn += bool(extra.get("excluded_aware"))
-                irrelevant += "named" not in extra
-            else:
-                label, gold = yn_label(r), r["item"]["gold"]
-                fp += label == YES and gold == NO
-                fn += label == NO and gold == YES
-                irrelevant += label == IRRELEVANT
-        out[f"{k}.questions"] = n
-        out[f"{k}.wrong"] = (n - sum(ok(r) for r in rs)) / n if n else None
-        out[f"{k}.included_unaware"] = fp / n if n else None
-        out[f"{k}.excluded_aware"] = fn / n if n else None
-        out[f"{k}.unparseable"] = irrelevant / n if n else None
-        out[f"{k}.request_errors"] = failed / n if n else None
-    return out
+    def __init__(self, records: Iterable[Record], grouping: str) -> None:
+        self.scenarios = {scen: ScenarioTally(grouping) for scen, _ in SCENARIOS}
+        self.fact_f1: list[float] = []
+        contexts: set[Any] = set()
+        accessible: set[Any] = set()  # sets with an accessible ToM question ...
+        other: set[Any] = set()  # ... and with another one
+        for r in records:
+            item = r["item"]
+            k = item["kind"]
+            m = item.get("meta") or {}
+            contexts.add(m.get("context"))
+            if k in TOM_KINDS:
+                scen = m.get("accessibility")
+                (accessible if scen == "accessible" else other).add(m.get("set"))
+                tally = self.scenarios.get(scen)
+                if tally is not None:
+                    tally.add(k, r, m)
+            elif k == "fact":
+                self.fact_f1.append(float(r["outcome"].get("value") or 0.0))
+        self.contexts = contexts - {None}
+        # The sets of the control task: every ToM question of the set is accessible.
+        # Belief questions carry their own accessibility, list and yes/no questions the
+        # set's (relabelled in full context by `fantom_expand`), so a set where only some
+        # belief questions are accessible, or whose lists became inaccessible in full
+        # context, is not a control set.
+        self.control_sets = accessible - other
 
 
 def embedder_info(records: list[Record], settings: Settings) -> str:
@@ -373,22 +374,21 @@ def aggregate_fantom(records: list[Record], settings: Settings) -> FamilyResult:
     grouping = str(settings.options.get("fantom_group") or "set")
     if grouping not in GROUPINGS:
         grouping = "set"
-    kinds, scenarios, context = split_records(records)
-    facts = kinds.get("fact", [])
-    fact_f1 = mean([float(r["outcome"].get("value") or 0.0) for r in facts])
-    metrics: dict[str, Any] = {"fact_token_f1": fact_f1, "fact_questions": len(facts)}
+    reading = Reading(records, grouping)
+    context = reading.contexts
+    fact_f1 = mean(reading.fact_f1)
+    metrics: dict[str, Any] = {"fact_token_f1": fact_f1, "fact_questions": len(reading.fact_f1)}
     main_rows: list[list[Any]] = []
     char_rows: list[list[Any]] = []
     order_rows: list[list[Any]] = []
     error_rows: list[list[Any]] = []
-    controls = control_sets(scenarios)
     for scen, label in SCENARIOS:
-        recs = scenarios.get(scen, {})
-        m, missing = scenario_metrics(recs, grouping, controls if scen == "accessible" else None)
+        tally = reading.scenarios[scen]
+        m, missing = tally.scenario_metrics(reading.control_sets if scen == "accessible" else None)
         m["fact_token_f1"] = fact_f1
-        chars = per_character(recs)
-        orders = by_order(recs)
-        errors = error_types(recs)
+        chars = tally.per_character()
+        orders = tally.by_order()
+        errors = tally.error_types()
         flat = {**m, **chars, **orders, **errors}
         metrics.update({f"{scen}.{k}": v for k, v in flat.items() if k != "fact_token_f1"})
         main_rows.append(

@@ -111,44 +111,59 @@ class Answers:
         return macro_f1(self.gold, self.predicted)
 
 
-def answers_by_key(records: list[Record]) -> tuple[dict[str, Answers], dict[tuple[str, str], Answers]]:
-    """One pass over the records: the answers of each F1 key, and of each (key, perspective
-    subset) of the role keys."""
-    pools: dict[str, Answers] = defaultdict(Answers)
-    roles: dict[tuple[str, str], Answers] = defaultdict(Answers)
-    role_keys = set(ROLE_KEYS)
-    for rec in records:
-        meta, out = rec["item"]["meta"], rec["outcome"]
-        gold, error = meta["gold_label"], out.get("error")
-        label = out.get("parsed") if not error else None  # as `predicted`
-        counted_in = subsets_of(meta)
-        subsets = [role for role in ROLE_NAMES if role in counted_in]
-        for key in keys_of(meta):
-            pool = pools[key]
-            pool.gold.append(gold)
-            pool.predicted.append(label)
-            pool.unparseable += error == UNPARSEABLE
-            if key in role_keys:
-                for role in subsets:
-                    part = roles[(key, role)]
-                    part.gold.append(gold)
-                    part.predicted.append(label)
-    return pools, roles
+LocationPairs = dict[tuple[str, str, str], dict[str, str | None]]
 
 
-def unfaithfulness(records: list[Record]) -> dict[str, dict[str, int]]:
+class Reading:
+    """An OpenToM suite's records, read once (the records of a 100,000-record run lie
+    far apart in memory: a pass over them costs more than the arithmetic done in it).
+
+    Skipped items are left out. Holds the answers of each F1 key and of each (key,
+    perspective subset) of the role keys, each perspective's (coarse, fine) location
+    answers for the unfaithful rate, the narrative versions, and the records kept (for
+    the samples protocol)."""
+
+    def __init__(self, records: list[Record]) -> None:
+        self.kept: list[Record] = []
+        self.pools: dict[str, Answers] = defaultdict(Answers)
+        self.roles: dict[tuple[str, str], Answers] = defaultdict(Answers)
+        # (narrative, order, perspective) -> genre -> the answer's label
+        self.location_pairs: LocationPairs = defaultdict(dict)
+        self.versions: set[Any] = set()
+        role_keys = set(ROLE_KEYS)
+        for rec in records:
+            if is_skipped(rec):
+                continue
+            self.kept.append(rec)
+            item, out = rec["item"], rec["outcome"]
+            meta = item["meta"]
+            gold, error = meta["gold_label"], out.get("error")
+            label = out.get("parsed") if not error else None  # as `predicted`
+            counted_in = subsets_of(meta)
+            subsets = [role for role in ROLE_NAMES if role in counted_in]
+            for key in keys_of(meta):
+                pool = self.pools[key]
+                pool.gold.append(gold)
+                pool.predicted.append(label)
+                pool.unparseable += error == UNPARSEABLE
+                if key in role_keys:
+                    for role in subsets:
+                        part = self.roles[(key, role)]
+                        part.gold.append(gold)
+                        part.predicted.append(label)
+            genre, role = meta["genre"], meta.get("role")
+            if genre in ("loc_coarse", "loc_fine") and role in ROLE_NAMES:
+                self.location_pairs[(item["scenario"], meta["order"], role)][genre] = label
+            self.versions.add(meta.get("narrative", "short"))
+
+
+def unfaithfulness(pairs: LocationPairs) -> dict[str, dict[str, int]]:
     """Per order: (coarse, fine) pairs of one perspective, pairs where both parse, contradictions.
 
     Contradiction: the coarse answer says the entity is still in its initial
     location ("Yes") while the fine answer names the new place, or the coarse
     answer says "No" while the fine answer names the original place.
     """
-    pairs: dict[tuple[str, str, str], dict[str, str | None]] = defaultdict(dict)
-    for rec in records:
-        meta = rec["item"]["meta"]
-        if meta["genre"] in ("loc_coarse", "loc_fine") and meta.get("role") in ROLE_NAMES:
-            key = (rec["item"]["scenario"], meta["order"], meta["role"])
-            pairs[key][meta["genre"]] = predicted(rec)
     out = {order: {"pairs": 0, "parsed": 0, "unfaithful": 0} for order in ("first", "second")}
     for (_scenario, order, _role), answers in pairs.items():
         if set(answers) != {"loc_coarse", "loc_fine"}:
@@ -164,8 +179,8 @@ def unfaithfulness(records: list[Record]) -> dict[str, dict[str, int]]:
 
 
 def aggregate(records: list[Record], settings: Settings) -> FamilyResult:
-    recs = [r for r in records if not is_skipped(r)]
-    pools, roles = answers_by_key(recs)
+    reading = Reading(records)
+    recs, pools, roles = reading.kept, reading.pools, reading.roles
     metrics: dict[str, float | int | None] = {}
     for key in KEYS:
         answers = pools.get(key, Answers())
@@ -180,7 +195,7 @@ def aggregate(records: list[Record], settings: Settings) -> FamilyResult:
         metrics[f"f1_mover.{key}"] = mover
         metrics[f"f1_observer.{key}"] = observer
         metrics[f"role_gap.{key}"] = None if mover is None or observer is None else mover - observer
-    faith = unfaithfulness(recs)
+    faith = unfaithfulness(reading.location_pairs)
     for order, counts in faith.items():
         metrics[f"faithfulness_pairs.{order}"] = counts["parsed"]
         metrics[f"unfaithful.{order}"] = counts["unfaithful"]
@@ -217,7 +232,7 @@ def aggregate(records: list[Record], settings: Settings) -> FamilyResult:
             metrics[f"accuracy_std.{key}"] = std
     else:
         info["opentom protocol"] = "whole pool"
-    versions = sorted({r["item"]["meta"].get("narrative", "short") for r in recs})
+    versions = sorted(reading.versions)
     if versions:
         info["opentom narratives"] = ", ".join(versions)
     tables = [table2(metrics, protocol, sample_note), faithfulness_table(faith),
