@@ -41,6 +41,8 @@ def test_values_are_typed_and_frozen() -> None:
     ({"seed": "x"}, "--tom-seed / tom_seed: 'x' is not valid"),
     ({"cache": "maybe"}, "--tom-cache: 'maybe' is not one of on, read, write, off"),
     ({"fantom_group": "team"}, "--tom-fantom-group: 'team' is not one of set, part, conversation"),
+    ({"embedder_dtype": "float16"},
+     "--tom-embedder-dtype: 'float16' is not one of auto, float32, bfloat16"),
 ])
 def test_bad_values_name_the_option(raw: dict[str, str], message: str) -> None:
     with pytest.raises(ValueError) as exc:

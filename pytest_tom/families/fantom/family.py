@@ -181,7 +181,8 @@ class FantomFamily(Family):
 
     def prepare_scoring(self, pairs: Iterable[tuple[ItemSpec, str]], ctx: ScoringContext) -> int:
         """Embed the free responses of many items in one batch, before they are scored one
-        at a time (scoring then finds them in the cache). Returns how many were embedded.
+        at a time (scoring then finds them in the cache), and, in bfloat16, embed again in
+        float32 (one batch) those too close to call. Returns how many were prepared.
 
         Scoring one answer per call costs several times more per answer than a batch; a
         caller that has the responses of a run (all of them, or an xdist worker's share)
@@ -194,14 +195,14 @@ class FantomFamily(Family):
         emb = self._embedder(items[0][0], ctx)
         if isinstance(emb, EmbedderError):
             return 0
-        texts = [t for _, t in items]
-        emb.embed(texts)
-        return len(texts)
+        emb.compare_many([(t, str(item.gold), item.data["wrong"]) for item, t in items])
+        return len(items)
 
     def _embedder(self, item: ItemSpec, ctx: ScoringContext) -> Any:
         """The session's embedder (loaded once per process), with the suite's options embedded."""
         spec = ctx.settings.options.get("embedder")
-        emb = ctx.service("fantom.embedder", lambda: _load_or_error(spec))
+        dtype = ctx.settings.options.get("embedder_dtype")
+        emb = ctx.service("fantom.embedder", lambda: _load_or_error(spec, dtype))
         if not isinstance(emb, EmbedderError):
             shared = item.data["prime"]
             emb.prime(shared.key, shared.texts)
@@ -211,7 +212,8 @@ class FantomFamily(Family):
         emb = self._embedder(item, ctx)
         if isinstance(emb, EmbedderError):
             return Outcome.failed(EMBEDDER_FAILED, str(emb))
-        right, wrong = emb.similarities(text, [str(item.gold), item.data["wrong"]])
+        sims = emb.compare(text, str(item.gold), item.data["wrong"])
+        right, wrong = sims.right, sims.wrong
         correct = right > wrong  # a tie is wrong
         return Outcome(
             correct=correct,
@@ -221,7 +223,8 @@ class FantomFamily(Family):
             extra={
                 "sim_answer": round(right, 6),
                 "sim_wrong": round(wrong, 6),
-                "embedder": emb.name,
+                "embedder": emb.description,
+                "embedding_dtype": sims.dtype,  # of this answer's vector (options: float32)
             },
         )
 
@@ -229,8 +232,8 @@ class FantomFamily(Family):
         return aggregate_fantom(records, settings)
 
 
-def _load_or_error(spec: str | None) -> Any:
+def _load_or_error(spec: str | None, dtype: str | None) -> Any:
     try:
-        return get_embedder(spec)
+        return get_embedder(spec, dtype=dtype or "auto")
     except EmbedderError as exc:
         return exc

@@ -28,7 +28,7 @@ from pytest_tom.families.fantom.schema import ORDERS, name_key
 from pytest_tom.metrics.accuracy import Record, is_request_error, is_skipped
 from pytest_tom.metrics.numbers import points
 from pytest_tom.metrics.weighted_f1 import weighted_f1
-from pytest_tom.scoring.embeddings import describe_spec
+from pytest_tom.scoring.embeddings import describe_spec, resolve_dtype
 
 SCENARIOS = (("inaccessible", "inaccessible"), ("accessible", "control"))
 COLUMNS = (
@@ -345,7 +345,8 @@ def embedder_info(records: list[Record], settings: Settings) -> str:
         name = (r["outcome"].get("extra") or {}).get("embedder")
         if name:
             return str(name)
-    configured = describe_spec(settings.options.get("embedder"))
+    configured = describe_spec(settings.options.get("embedder"),
+                               resolve_dtype(settings.options.get("embedder_dtype")))
     for r in records:
         if kind(r) == "belief_dist" and is_skipped(r):
             return f"unavailable ({r['outcome'].get('detail')})"

