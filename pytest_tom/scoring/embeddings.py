@@ -220,14 +220,15 @@ class Embedder:
         batches."""
         with self._lock:
             cache = self._caches[dtype]
-            missing = list(dict.fromkeys(t for t in texts if t not in cache))
+            found = {t: cache[t] for t in texts if t in cache}
+            missing = [t for t in dict.fromkeys(texts) if t not in found]
             if missing:
                 vectors = self._encode(missing, dtype)
                 if len(cache) + len(missing) > MAX_CACHED_TEXTS:
                     cache.clear()
                 for text, vec in zip(missing, vectors, strict=True):
-                    cache[text] = vec
-            return [cache[t] for t in texts]
+                    cache[text] = found[text] = vec
+            return [found[t] for t in texts]
 
     def _encode(self, texts: list[str], dtype: str) -> Any:
         """Run the model on `texts` (nothing cached): float32 unit vectors, as a numpy array."""
@@ -293,27 +294,27 @@ class Embedder:
                 vectors = self.embed(answers)
                 return [_comparison(v, options[2 * i], options[2 * i + 1], FLOAT32)
                         for i, v in enumerate(vectors)]
-            fast = [t for t in answers if t not in exact]
+            fast = list(dict.fromkeys(t for t in answers if t not in exact))
             if fast and self.error_bound is None:
                 self._calibrate()
             fast_vectors = dict(zip(fast, self.embed(fast, self.dtype), strict=True))
-            near = []
+            bound = self.error_bound or 0.0
+            near = set()
             for i, text in enumerate(answers):
                 if text in fast_vectors:
-                    right, wrong = options[2 * i], options[2 * i + 1]
-                    diff = right - wrong
+                    diff = options[2 * i] - options[2 * i + 1]
                     gap = float(fast_vectors[text] @ diff)
-                    if abs(gap) <= (self.error_bound or 0.0) * float((diff @ diff) ** 0.5):
-                        near.append(text)
-            if near:
-                near = list(dict.fromkeys(near))
-                self.embed(near)
-                self.rechecked += len(near)
+                    if abs(gap) <= bound * float((diff @ diff) ** 0.5):
+                        near.add(text)
+            # float32 vectors: the answers already embedded in float32 and the near ties
+            in_float32 = [t for t in dict.fromkeys(answers) if t not in fast_vectors or t in near]
+            exact_vectors = dict(zip(in_float32, self.embed(in_float32), strict=True))
+            self.rechecked += len(near)
             out = []
             for i, text in enumerate(answers):
                 right, wrong = options[2 * i], options[2 * i + 1]
-                if text in exact:
-                    out.append(_comparison(exact[text], right, wrong, FLOAT32))
+                if text in exact_vectors:
+                    out.append(_comparison(exact_vectors[text], right, wrong, FLOAT32))
                 else:
                     out.append(_comparison(fast_vectors[text], right, wrong, self.dtype))
             return out
