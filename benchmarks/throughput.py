@@ -85,7 +85,7 @@ def pytest_sessionfinish(session):
     from pytest_tom.stash import get_session
     tom = get_session(session.config)
     runner = tom.peek_runner() if tom is not None else None
-    if runner is not None and runner.stats.finished is not None:  # the last answer's arrival
+    if runner is not None and getattr(runner.stats, "finished", None) is not None:  # last answer
         T["last_answer"] = time.time() - (time.perf_counter() - runner.stats.finished)
 @pytest.hookimpl(tryfirst=True)
 def pytest_terminal_summary(terminalreporter): mark("summary")
