@@ -160,3 +160,28 @@ def test_streamed_fantom_answers_are_prepared_in_batches(
     assert sum(stream_calls) == answered  # each answer prepared once
     size = window or 256
     assert stream_calls == [min(size, answered - i) for i in range(0, answered, size)]
+
+
+INTERRUPT_AT_FIRST = """\
+def pytest_runtest_call(item):
+    if item.name == "q00001":
+        raise KeyboardInterrupt
+"""
+
+
+def test_ctrl_c_while_answers_are_coming_stops_the_requests_and_marks_the_report(
+        pytester: pytest.Pytester) -> None:
+    """Ctrl-C in a streamed run: the items scored so far are in the report (marked
+    interrupted), the requests still to come are not made, the exit status says so."""
+    pytester.makefile(".tom.yaml", numbers=numbers_suite(N))
+    pytester.makeconftest(INTERRUPT_AT_FIRST)
+    with ChatServer(respond, latency=0.2) as server:
+        result = pytester.runpytest(*tom_args(server, "--tom-concurrency=2", "--tom-cache=off",
+                                              "--tom-report=r.json"), "-p", "no:randomly",
+                                    no_reraise_ctrlc=True)
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    rep = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))
+    assert rep["status"] == "interrupted"
+    assert [r["item"]["id"] for r in rep["items"]] == ["sc0000::q00000"]
+    assert server.requests < N  # 2 in flight and 2 more admitted per slot, not the 40
+    result.stdout.fnmatch_lines(["tom requests: */40 · * · stopped after *"])
