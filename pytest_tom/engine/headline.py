@@ -98,15 +98,15 @@ class Spec:
             return wilson(*self.counts(table))
         assert self.finish is not None
         _, summaries = self.unit_summaries(table)
-        iv = bootstrap(summaries, self.finish, derive_seed(seed, scope, self.name), resamples)
-        if self.of_groups and iv.value in (0.0, 1.0):
-            # every group right (or none): the bootstrap has no spread; the groups are then
-            # a plain binomial sample and the Wilson interval over them is the honest one
+        if self.of_groups:
             sums = summaries.total()
-            ok, n = sums["ok"], sums["n"]
-            w = wilson(ok, n)
-            return Interval(iv.value, w.low, w.high, "wilson over groups", n)
-        return iv
+            value = self.finish(sums)
+            if value in (0.0, 1.0):
+                # every group right (or none): a bootstrap has no spread; the groups are then
+                # a plain binomial sample and the Wilson interval over them is the honest one
+                w = wilson(sums["ok"], sums["n"])
+                return Interval(value, w.low, w.high, "wilson over groups", sums["n"])
+        return bootstrap(summaries, self.finish, derive_seed(seed, scope, self.name), resamples)
 
 
 def as_table(records: list[Record] | RecordTable) -> RecordTable:

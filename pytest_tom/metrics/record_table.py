@@ -87,6 +87,7 @@ class RecordTable:
         self.skipped, self.judged, self.right, self.true = status[self.facet].T
         self._columns: dict[Any, Column] = {}
         self._orders: dict[Any, tuple[int, np.ndarray]] = {}
+        self._facet_counts: np.ndarray | None = None
 
     def constant(self, fn: Callable[[Record], Hashable], value: Hashable) -> None:
         """Declare that `fn` gives `value` for every record (the suite of a suite's table),
@@ -104,8 +105,13 @@ class RecordTable:
 
     def counts(self, select: Select) -> tuple[int, int]:
         """(right, judged) among the records `select` picks."""
-        mask = self.selected(select)
-        return int(np.count_nonzero(mask & self.right)), int(np.count_nonzero(mask & self.judged))
+        if self._facet_counts is None:  # (right, judged) of every facet
+            n = len(self.representatives)
+            self._facet_counts = np.stack([np.bincount(self.facet[self.right], minlength=n),
+                                           np.bincount(self.facet[self.judged], minlength=n)])
+        verdicts = np.array([bool(select(r)) for r in self.representatives], dtype=bool)
+        right, judged = self._facet_counts[:, verdicts].sum(axis=1).tolist()
+        return right, judged
 
     # -- record-level values -----------------------------------------------------------
     def codes(self, key: Key, rows: np.ndarray) -> tuple[np.ndarray, list[Hashable]]:
@@ -185,6 +191,7 @@ class RecordTable:
         out.representatives = [r for t in tables for r in t.representatives]
         out._columns = {}
         out._orders = {}
+        out._facet_counts = None
         shared = set.intersection(*(set(t._columns) for t in tables)) if tables else set()
         for fn in shared:
             col = out._column(fn)
