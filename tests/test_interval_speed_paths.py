@@ -127,14 +127,20 @@ def reference_summary(spec: Spec, recs: list[dict]) -> Counter:
     raise AssertionError(kind)
 
 
-def test_joint_raises_on_two_records_of_one_role_and_key() -> None:
-    def rec(i: int, role: str) -> dict:
-        return {"item": {"suite": "s", "id": f"q{i}", "scenario": "sc", "tags": [], "kind": "k",
-                         "meta": {"role": role, "t": 1}}, "outcome": {"correct": True}}
+def test_joint_pairs_within_a_unit_and_raises_on_two_records_of_one_role_and_key() -> None:
+    def rec(i: int, role: str, scenario: str = "sc", right: bool = True) -> dict:
+        return {"item": {"suite": "s", "id": f"q{i}", "scenario": scenario, "tags": [],
+                         "kind": "k", "meta": {"role": role, "t": 1}},
+                "outcome": {"correct": right}}
     spec = Spec("j", "j", GROUPED, summarize=Joint(lambda r: r["item"]["meta"]["t"],
                                                    lambda r: r["item"]["meta"]["role"], "a", "d"),
                 finish=ratio_of(), unit=lambda r: r["item"]["scenario"])
-    assert spec.summaries([rec(0, "a"), rec(1, "d")])["sc"] == Counter(ok=1, n=1)
+    got = spec.summaries([rec(0, "a"), rec(1, "d"), rec(2, "a", "other", False),
+                          rec(3, "d", "third")])
+    # the anchor of "other" is wrong, and the dependent of "third" has no anchor there
+    assert got == {"other": Counter(ok=0, n=0), "sc": Counter(ok=1, n=1),
+                   "third": Counter(ok=0, n=0)}
+    assert spec.summaries([rec(0, "a", right=False), rec(1, "d")])["sc"] == Counter(ok=0, n=1)
     with pytest.raises(ValueError, match="two a records share the pairing key 1"):
         spec.summaries([rec(0, "a"), rec(1, "d"), rec(2, "a")])
 

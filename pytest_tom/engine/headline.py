@@ -139,9 +139,10 @@ class AllRight:
 
 @dataclass(frozen=True)
 class Joint:
-    """Pairs of a `dependent` record and the `anchor` record of the same `key` (within
-    the unit, among judged records) with both right: `ok` such pairs of `n` pairs, as
-    `metrics.pairing.joint_score` counts them (a dependent without anchor is no pair)."""
+    """Pairs of a `dependent` record and the `anchor` record of the same `key` within
+    the unit (among judged records) with both right: `ok` such pairs of `n` pairs, as
+    `metrics.pairing.joint_score` counts them in each unit (a dependent without anchor is
+    no pair). The key need not name the unit: records of two units never pair."""
 
     key: Callable[[Record], Hashable]
     role: Callable[[Record], Hashable]
@@ -279,9 +280,9 @@ def bigtom_specs(records: list[Record] | RecordTable) -> list[Spec]:
                   select=lambda r, b=b: belief_of.get(meta(r).get("condition", "")) == b)
              for b, lab in labels.items()]
 
-    def template(r: Record) -> Hashable:  # what the two items of a pair share
+    def template(r: Record) -> Hashable:  # what the two items of a pair share in a scenario
         m = meta(r)
-        return (r["item"]["scenario"], m.get("inference"), bool(m.get("initial_belief")))
+        return m.get("inference"), bool(m.get("initial_belief"))
 
     def role(r: Record) -> Hashable:
         return meta(r).get("belief_condition")
