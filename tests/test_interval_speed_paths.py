@@ -230,3 +230,21 @@ def test_f1_array_forms_equal_their_scalar_forms(finish) -> None:
     assert np.isnan(batch[:5]).all() and np.isnan(scalar[:5]).all()
     assert np.allclose(batch, scalar, rtol=1e-12, atol=0, equal_nan=True)
     assert not np.isnan(batch[5:]).all()
+
+
+@pytest.mark.parametrize("distinct", [3, 5000])
+def test_codes_of_a_tuple_of_functions_are_the_tuples_of_their_values(distinct: int) -> None:
+    # few combinations are found by counting, many by sorting: both give the same units
+    rng = random.Random(distinct)
+    records = [{"item": {"suite": "s", "id": f"q{i}", "scenario": f"sc{rng.randrange(distinct)}",
+                         "group": f"g{rng.randrange(distinct)}"}, "outcome": {"correct": True}}
+               for i in range(300)]
+    table = RecordTable(records, None)
+    rows = np.arange(0, 300, 2)
+    key = (lambda r: r["item"]["scenario"], group_key)
+    codes, labels = table.codes(key, rows)
+    assert [labels[c] for c in codes.tolist()] == \
+        [(records[i]["item"]["scenario"], group_key(records[i])) for i in rows.tolist()]
+    unit_of, units = table.units(key, rows)
+    assert units == sorted({labels[c] for c in codes.tolist()}, key=str)
+    assert [units[u] for u in unit_of.tolist()] == [labels[c] for c in codes.tolist()]

@@ -162,7 +162,13 @@ class RecordTable:
         combined = np.zeros(len(rows), dtype=np.int64)
         for codes, labels in parts:
             combined = combined * max(1, len(labels)) + codes
-        uniq, inverse = np.unique(combined, return_inverse=True)
+        space = int(np.prod([max(1, len(labels)) for _, labels in parts], dtype=np.float64))
+        if space <= 4 * len(rows) + 1024:  # few combinations: found by counting, not sorting
+            present = np.bincount(combined, minlength=space) > 0
+            uniq = np.flatnonzero(present)
+            inverse = (np.cumsum(present) - 1)[combined]
+        else:
+            uniq, inverse = np.unique(combined, return_inverse=True)
         labels_of: list[Hashable] = []
         for code in uniq.tolist():
             parts_of = []
