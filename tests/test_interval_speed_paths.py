@@ -248,3 +248,17 @@ def test_codes_of_a_tuple_of_functions_are_the_tuples_of_their_values(distinct: 
     unit_of, units = table.units(key, rows)
     assert units == sorted({labels[c] for c in codes.tolist()}, key=str)
     assert [units[u] for u in unit_of.tolist()] == [labels[c] for c in codes.tolist()]
+
+
+def test_facets_of_unhashable_meta_values() -> None:
+    records = [{"item": {"suite": "s", "id": f"q{i}", "scenario": "s", "tags": ["t"],
+                         "meta": {"x": [i % 3]}}, "outcome": {"correct": i % 2 == 0}}
+               for i in range(12)]
+    table = RecordTable(records, ("x",))
+    assert len(table.representatives) == 6  # 3 values of x × right or wrong
+
+    def select(r: dict) -> bool:
+        return r["item"]["meta"]["x"] == [1]
+
+    assert table.selected(select).tolist() == [select(r) for r in records]
+    assert table.counts(select) == (2, 4)

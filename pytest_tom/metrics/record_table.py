@@ -42,6 +42,7 @@ class _Missing:
 
 
 MISSING = _Missing()
+_EMPTY: dict[str, Any] = {}
 
 
 @dataclass
@@ -234,13 +235,15 @@ def _facets(records: Sequence[Record], meta_keys: list[str]) -> tuple[np.ndarray
     selection may read, and the record's outcome status (so that it is the facet's)."""
     index: dict[Hashable, int] = {}
     representatives: list[Record] = []
-    codes = []
+    codes: list[int] = []
+    append = codes.append
+    missing = (MISSING,) * len(meta_keys)
     for r in records:
         item, out = r["item"], r["outcome"]
-        meta = item.get("meta") or {}
+        correct = out.get("correct")
         facet = (tuple(item.get("tags", ())), item.get("kind", MISSING),
-                 out.get("error") == UNAVAILABLE, out.get("correct"), out.get("correct") is True,
-                 *[meta.get(k, MISSING) for k in meta_keys])
+                 out.get("error") == UNAVAILABLE, correct, correct is True,
+                 *map((item.get("meta") or _EMPTY).get, meta_keys, missing))
         try:
             code = index.get(facet)
         except TypeError:  # an unhashable value (a list, say): by its repr
@@ -249,7 +252,7 @@ def _facets(records: Sequence[Record], meta_keys: list[str]) -> tuple[np.ndarray
         if code is None:
             code = index[facet] = len(representatives)
             representatives.append(r)
-        codes.append(code)
+        append(code)
     return np.array(codes, dtype=np.int64), representatives
 
 
