@@ -2,9 +2,12 @@
 and the requests summary.
 
 Without xdist the whole selection (after `-k`, `-m` and deselection) is
-submitted at the start of the test loop and the request phase runs with a
-live progress line; the items then only score their answers. Under xdist each
-worker requests the items it has been sent (`lookahead.py`).
+submitted at the start of the test loop; by default the items then run while
+the answers arrive (`streaming.py`), with `--tom-requests-first` the request
+phase runs first with a live progress line and the items only score their
+answers. Under -x / --maxfail each item asks for a window ahead
+(`window_prefetch`); under xdist each worker requests the items it has been
+sent (`lookahead.py`).
 """
 
 from __future__ import annotations
@@ -104,9 +107,11 @@ def prepare_scoring(items: Iterable[Any]) -> int:
 
     Scoring stays per item; this only lets a family do in one batch what it would
     otherwise do answer by answer (FANToM embeds every free response at once).
-    Without xdist it is called once the request phase is over, with the whole
-    selection; an xdist worker calls it with the items of its queue whose answers
-    are in (`WorkerLookahead.prepare`). Returns how many answers were handed over.
+    With `--tom-requests-first` it is called once the request phase is over, with
+    the whole selection; a streamed test loop calls it with windows of items
+    (`streaming.StreamedRun.prepare`); an xdist worker calls it with the items of
+    its queue whose answers are in (`WorkerLookahead.prepare`). Returns how many
+    answers were handed over.
     """
     from pytest_tom import families
     from pytest_tom.items import TomItem
