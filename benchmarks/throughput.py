@@ -128,6 +128,8 @@ def run_pytest(args: argparse.Namespace, root: Path, env: dict[str, str], plugin
         end = time.time()
         load = os.getloadavg()[0]
         span = (server.last_reply or 0) - (server.first_arrival or 0)
+        wall = time.time() - time.perf_counter()  # the server's clock to wall time
+        first_arrival = wall + (server.first_arrival or 0)
         requests, failures = server.requests, server.failures
     m_right = re.search(r"^all +(\d+) +(\d+)", proc.stdout, re.M)
     marks = {}
@@ -142,6 +144,7 @@ def run_pytest(args: argparse.Namespace, root: Path, env: dict[str, str], plugin
     last = marks.get("last_answer", marks["loop_done" if args.xdist else "loop_start"])
     return {
         "right": int(m_right.group(2)), "load": load, "span": span, "requests": requests,
+        "to_first": first_arrival - marks["collected"],  # end of collection to first request
         "failures": failures, "whole": end - start,
         "startup": marks["collection"] - start,
         "collection": marks["collected"] - marks["collection"],
@@ -227,6 +230,8 @@ def main() -> int:
             print(f"{'  request phase / ' + label:46} {'':8} {rp / wall:7.2f}  ({load:.2f})")
         print(f"{'  ... before the first / after the last answer':46} {rp - r['span']:8.2f} "
               f"{(rp - r['span']) / rp:7.2f}  request phase")
+        print(f"{'  ... collected to the first request (server)':46} {r['to_first']:8.2f} "
+              f"{r['to_first'] / rp:7.2f}  request phase")
         for label, key in (("start-up (to collection)", "startup"), ("collection", "collection"),
                            ("test loop (scoring, reports)", "loop"),
                            ("  ... after the last answer", "after_last"),
