@@ -170,14 +170,11 @@ class RecordTable:
             inverse = (np.cumsum(present) - 1)[combined]
         else:
             uniq, inverse = np.unique(combined, return_inverse=True)
-        labels_of: list[Hashable] = []
-        for code in uniq.tolist():
-            parts_of = []
-            for _, labels in reversed(parts):
-                code, c = divmod(code, max(1, len(labels)))
-                parts_of.append(labels[c])
-            labels_of.append(tuple(reversed(parts_of)))
-        return inverse.reshape(-1), labels_of
+        values = []  # each part's label of every combination, last part first
+        for _, labels in reversed(parts):
+            uniq, index = np.divmod(uniq, max(1, len(labels)))
+            values.append([labels[i] for i in index.tolist()])
+        return inverse.reshape(-1), list(zip(*reversed(values), strict=True))
 
     # -- several suites ------------------------------------------------------------------
     @classmethod
