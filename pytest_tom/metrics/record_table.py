@@ -6,14 +6,15 @@ Asking every definition to walk every record cost seconds for 100,000 records. H
 
 * a selection (`select(record) -> bool`) is evaluated once per **facet**: the records
   that agree on everything a selection may read (the item's tags and kind, whether the
-  item was skipped, and the meta keys the table was built with) are one facet, and
-  their one verdict is that of the facet's first record;
+  item was skipped, and the meta keys the table was built with) and on their outcome
+  (right, wrong or not judged) are one facet, and their one verdict is that of the
+  facet's first record;
 * a record-level value (a resampling unit, a label pair) is read once per function and
   interned as an integer code, so that summaries over units are numpy bincounts;
-* whether each record was judged and right is an array.
+* whether each record was judged and right is an array (its facet's).
 
 Which meta keys a suite's selections read is declared with them (`engine.headline`);
-tests/test_intervals.py checks on every bundled suite that the facets give each
+tests/test_interval_speed_paths.py checks on every bundled suite that the facets give each
 selection the verdict it gives record by record. A table built with `meta_keys=None`
 has one facet per record: any selection is then evaluated record by record.
 """
@@ -99,9 +100,13 @@ class RecordTable:
         return len(self.records)
 
     # -- selections ------------------------------------------------------------------
+    def verdicts(self, select: Select) -> np.ndarray:
+        """`select` of every facet (of its first record)."""
+        return np.array([bool(select(r)) for r in self.representatives], dtype=bool)
+
     def selected(self, select: Select) -> np.ndarray:
         """The mask of the records `select` picks (evaluated once per facet)."""
-        verdicts = np.array([bool(select(r)) for r in self.representatives], dtype=bool)
+        verdicts = self.verdicts(select)
         return verdicts[self.facet] if len(verdicts) else np.zeros(len(self), dtype=bool)
 
     def counts(self, select: Select) -> tuple[int, int]:
@@ -110,8 +115,7 @@ class RecordTable:
             n = len(self.representatives)
             self._facet_counts = np.stack([np.bincount(self.facet[self.right], minlength=n),
                                            np.bincount(self.facet[self.judged], minlength=n)])
-        verdicts = np.array([bool(select(r)) for r in self.representatives], dtype=bool)
-        right, judged = self._facet_counts[:, verdicts].sum(axis=1).tolist()
+        right, judged = self._facet_counts[:, self.verdicts(select)].sum(axis=1).tolist()
         return right, judged
 
     # -- record-level values -----------------------------------------------------------
@@ -139,9 +143,6 @@ class RecordTable:
     def values(self, fn: Callable[[Record], float], rows: np.ndarray) -> np.ndarray:
         """`fn` of the records `rows`, as floats."""
         return np.array([fn(self.records[i]) for i in rows.tolist()], dtype=np.float64)
-
-    def first_record(self, rows: np.ndarray) -> Record:
-        return self.records[int(rows[0])]
 
     def _column(self, fn: Any) -> Column:
         col = self._columns.get(fn)
