@@ -17,7 +17,9 @@ when it was measured. The pytest run is made once per test loop mode: `stream`
 (`--tom-requests-first`: every answer before the first item), each against a
 fresh server and an emptied cache. The request phase is the time from the end
 of collection to the last answer (in both modes), and `after the last answer`
-is what the test loop still took after it. Targets (first mode): request phase
+is what the test loop still took after it. Under `--xdist K` the controller
+collects nothing and sees no answer: its test loop (workers' start-up and
+collection included) counts as the request phase. Targets (first mode): request phase
 ≤ 1.3 × ideal; whole run ≤ 1.3 × (request phase + collection). The response cache is on (the default) in a fresh
 folder, so writing it is part of the measured time. `--tb line` shows what
 pytest's failure summary costs (N/5 items are answered wrong). Only pytest-tom
@@ -63,7 +65,11 @@ T = {}
 def mark(name):
     T.setdefault(name, time.time())
 
+WORKER = []  # an xdist worker's phases are not the run's: only the controller writes
+
 def _dump():
+    if WORKER:
+        return
     mark("exit")
     with open(os.environ["TOM_PHASES"], "w") as f:
         for k, v in T.items():
@@ -72,7 +78,10 @@ def _dump():
 atexit.register(_dump)
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_configure(config): mark("configure")
+def pytest_configure(config):
+    mark("configure")
+    if hasattr(config, "workerinput"):
+        WORKER.append(True)
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection(session): mark("collection")
 @pytest.hookimpl(trylast=True)
@@ -137,8 +146,10 @@ def run_pytest(args: argparse.Namespace, root: Path, env: dict[str, str], plugin
         for line in phases_file.read_text().splitlines():
             k, v = line.split()
             marks[k] = float(v)
+    if args.xdist and "collection" in marks:  # the controller collects nothing: the
+        marks.setdefault("collected", marks["collection"])  # workers do, in the loop
     if m_right is None or any(k not in marks for k in NEEDED if k != "last_answer"):
-        return f"{proc.stdout[-3000:]}\n{proc.stderr[-2000:]}"
+        return (f"{proc.stdout[-3000:]}\n{proc.stderr[-2000:]}\nphases: {sorted(marks)}")
     # under xdist the workers' answers are not seen here: the loop is the request phase;
     # a pytest-tom older than the streamed loop does not say: its loop started after them
     last = marks.get("last_answer", marks["loop_done" if args.xdist else "loop_start"])
