@@ -439,6 +439,7 @@ def _load_model(spec: str | None, device: str) -> Any:
         target = spec
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    passive_openmp_waits(os.environ, sys.modules)
     try:
         from sentence_transformers import SentenceTransformer
     except ImportError as exc:  # pragma: no cover - checked above
@@ -455,6 +456,21 @@ def _load_model(spec: str | None, device: str) -> Any:
             f"name of a model in the local Hugging Face cache; nothing is "
             f"downloaded"
         ) from exc
+
+
+def passive_openmp_waits(environ: Any, modules: Any) -> bool:
+    """Let torch's OpenMP threads sleep rather than spin while they wait for each other
+    (`OMP_WAIT_POLICY=PASSIVE`), unless the variable is set or torch is already loaded (the
+    OpenMP runtime reads it once, when torch loads it). Returns whether it was set.
+
+    With spinning waits, two threads on two cores are several times slower as soon as
+    another process wants the cores (measured at load 4: 40-70 texts/s instead of 110-280
+    with passive waits); with nothing else running the two policies are within the noise.
+    """
+    if "OMP_WAIT_POLICY" in environ or modules.get("torch") is not None:
+        return False
+    environ["OMP_WAIT_POLICY"] = "PASSIVE"
+    return True
 
 
 def _quiet_transformers() -> None:

@@ -289,3 +289,15 @@ def test_auto_precision_is_bfloat16_only_on_native_hardware(
     assert embeddings.resolve_dtype("bfloat16") == "bfloat16"  # asked for: emulated if need be
     with pytest.raises(ValueError, match="is not one of auto, float32, bfloat16"):
         embeddings.resolve_dtype("float16")
+
+
+def test_openmp_waits_are_made_passive_only_before_torch_and_when_unset() -> None:
+    from pytest_tom.scoring.embeddings import passive_openmp_waits
+
+    env: dict[str, str] = {}
+    assert passive_openmp_waits(env, {}) and env == {"OMP_WAIT_POLICY": "PASSIVE"}
+    env = {"OMP_WAIT_POLICY": "ACTIVE"}  # the user's choice stays
+    assert not passive_openmp_waits(env, {}) and env == {"OMP_WAIT_POLICY": "ACTIVE"}
+    env = {}
+    assert not passive_openmp_waits(env, {"torch": object()}) and env == {}  # too late
+    assert passive_openmp_waits(env, {"torch": None})  # blocked import: torch is not loaded
