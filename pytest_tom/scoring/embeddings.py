@@ -11,7 +11,7 @@ loaded, never at collection: `embeddings_available()` only looks the packages up
 
 Precision (`--tom-embedder-dtype`): the model is compute-bound in float32 on a CPU;
 where the CPU multiplies bfloat16 natively (avx512_bf16, amx_bf16) the answers are
-embedded in bfloat16 (about 1.4 times as many per second here), and every decision
+embedded in bfloat16 (1.4 to 2 times as many per second here), and every decision
 stays float32's: the options an answer is compared with are always float32 vectors,
 and an answer whose bfloat16 decision is too close to call is embedded again in
 float32 and decided there (`Embedder.compare`).
