@@ -57,10 +57,6 @@ def kind(rec: Record) -> str:
     return rec["item"]["kind"]
 
 
-def meta(rec: Record) -> dict[str, Any]:
-    return rec["item"].get("meta") or {}
-
-
 def yn_label(rec: Record) -> str:
     parsed = rec["outcome"].get("parsed")
     return parsed if parsed in (YES, NO) else IRRELEVANT
