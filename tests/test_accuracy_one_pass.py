@@ -7,11 +7,13 @@ import random
 from typing import Any
 
 from pytest_tom.core.outcome import UNAVAILABLE, UNPARSEABLE
+from pytest_tom.engine.aggregate import _aggregate_once
+from pytest_tom.families.base import Settings
 from pytest_tom.metrics.accuracy import (
     accuracy_block,
-    accuracy_block_of_parts,
     core_metrics,
     goal_counts,
+    sum_blocks,
 )
 
 
@@ -101,15 +103,21 @@ def test_a_group_across_tag_lists_counts_per_tag_only_its_tagged_items() -> None
     assert (m["tag.c.items"], m["tag.c.goal"]) == (2, 1.0)  # h, and g's item 4 only
 
 
-def test_block_of_parts_keeps_each_parts_groups_apart() -> None:
+
+def test_run_totals_keep_each_suites_groups_apart() -> None:
     """The totals of a run: the suites' blocks added up, a group being (suite, group), so
-    that the same group name in two suites is two groups."""
-    parts: dict[str, list[dict[str, Any]]] = {}
+    that the same group name in two suites is two groups, and a suite's items without a
+    group are one group (its core metrics group those by scenario)."""
+    records = []
     for seed, suite in enumerate(("s1", "s2", "s3")):
-        parts[suite] = random_records(300, seed)  # the same group names in every suite
-        for r in parts[suite]:
-            r["item"]["suite"] = suite
-    every = [r for recs in parts.values() for r in recs]
-    by_pair = accuracy_block(every, key=lambda r: (r["item"]["suite"], r["item"]["group"]))
-    assert accuracy_block_of_parts(parts, key=lambda r: r["item"]["group"]) == by_pair
-    assert by_pair["groups"] > accuracy_block(every, key=lambda r: r["item"]["group"])["groups"]
+        for r in random_records(300, seed):  # the same group names in every suite
+            r["item"].update(suite=suite, family="none", source={})
+            if suite == "s1":  # every item grouped: the suite's core block is its share
+                r["item"]["group"] = r["item"]["group"] or f"g{r['item']['id']}"
+            records.append(r)
+    result = _aggregate_once(records, Settings())
+    by_pair = accuracy_block(records, key=lambda r: (r["item"]["suite"], r["item"]["group"]))
+    assert result["totals"] == by_pair
+    assert by_pair["groups"] > accuracy_block(records, key=lambda r: r["item"]["group"])["groups"]
+    assert sum_blocks([result["suites"][s]["metrics"] for s in ("s1", "s2", "s3")]) != by_pair
+    assert sum_blocks([accuracy_block(records)]) == accuracy_block(records)

@@ -11,7 +11,7 @@ from typing import Any
 
 from pytest_tom import families
 from pytest_tom.families.base import FamilyResult, Settings
-from pytest_tom.metrics.accuracy import Record, accuracy_block_of_parts, core_metrics
+from pytest_tom.metrics.accuracy import Record, accuracy_block, core_metrics, sum_blocks
 
 
 def aggregate(records: list[Record], settings: Settings) -> dict[str, Any]:
@@ -30,6 +30,7 @@ def _aggregate_once(records: list[Record], settings: Settings) -> dict[str, Any]
     for rec in records:
         grouped[rec["item"]["suite"]].append(rec)
     suites: dict[str, Any] = {}
+    blocks: list[dict[str, Any]] = []  # each suite's share of the totals
     for name in sorted(grouped):
         arrived = grouped[name]
         # the family gets the suite's records by id (as one sort by (suite, id) would give:
@@ -42,8 +43,9 @@ def _aggregate_once(records: list[Record], settings: Settings) -> dict[str, Any]
             result = families.get(family_name).aggregate(recs, settings)
         except KeyError:
             result = FamilyResult()
-        metrics = core_metrics(arrived)
-        metrics.update(result.metrics)
+        core = core_metrics(arrived)
+        blocks.append(_totals_share(arrived, core))
+        metrics = {**core, **result.metrics}
         suites[name] = {
             "family": family_name,
             "path": recs[0]["item"]["source"].get("file", ""),
@@ -51,9 +53,16 @@ def _aggregate_once(records: list[Record], settings: Settings) -> dict[str, Any]
             "tables": [t.to_dict() for t in result.tables],
             "info": result.info,
         }
-    # the totals' groups are (suite, group): a suite's items without a group form one
-    totals = accuracy_block_of_parts(grouped, key=_group)
-    return {"suites": suites, "totals": totals}
+    return {"suites": suites, "totals": sum_blocks(blocks)}
+
+
+def _totals_share(records: list[Record], core: dict[str, Any]) -> dict[str, Any]:
+    """A suite's block in the totals, whose groups are (suite, group): a suite's items
+    without a group form one group there, while its core metrics group them by scenario.
+    When every item has a group the two groupings are the same and the core block is it."""
+    if all(r["item"].get("group") for r in records):
+        return core
+    return accuracy_block(records, key=_group)
 
 
 def _item_id(rec: Record) -> str:

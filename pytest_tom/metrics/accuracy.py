@@ -8,7 +8,7 @@ count as wrong and stay in the denominators.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from pytest_tom.core.outcome import UNAVAILABLE, UNPARSEABLE
@@ -106,40 +106,36 @@ class _Tally:
 
     def add(self, other: _Tally) -> None:
         """Count `other`'s records (disjoint from this block's) in this block too."""
-        self._add_counts(other)
-        self.seen |= other.seen
-        self.failed |= other.failed
-
-    def add_apart(self, other: _Tally, part: Hashable) -> None:
-        """Like `add`, with `other`'s groups kept apart from the others as (part, group)."""
-        self._add_counts(other)
-        self.seen.update([(part, g) for g in other.seen])
-        self.failed.update([(part, g) for g in other.failed])
-
-    def _add_counts(self, other: _Tally) -> None:
         self.items += other.items
         self.judged += other.judged
         self.correct += other.correct
         self.errors += other.errors
         self.unparseable += other.unparseable
         self.skipped += other.skipped
+        self.seen |= other.seen
+        self.failed |= other.failed
 
     def block(self) -> dict[str, Any]:
         g_n = len(self.seen)
-        g_ok = g_n - len(self.failed)
-        return {
-            "items": self.items,
-            "judged": self.judged,
-            "correct": self.correct,
-            "wrong": self.judged - self.correct,
-            "errors": self.errors,
-            "unparseable": self.unparseable,
-            "skipped": self.skipped,
-            "turn": ratio(self.correct, self.judged),
-            "goal": ratio(g_ok, g_n),
-            "groups": g_n,
-            "groups_correct": g_ok,
-        }
+        return _block(self.items, self.judged, self.correct, self.errors, self.unparseable,
+                      self.skipped, g_n - len(self.failed), g_n)
+
+
+def _block(items: int, judged: int, correct: int, errors: int, unparseable: int, skipped: int,
+           groups_correct: int, groups: int) -> dict[str, Any]:
+    return {
+        "items": items,
+        "judged": judged,
+        "correct": correct,
+        "wrong": judged - correct,
+        "errors": errors,
+        "unparseable": unparseable,
+        "skipped": skipped,
+        "turn": ratio(correct, judged),
+        "goal": ratio(groups_correct, groups),
+        "groups": groups,
+        "groups_correct": groups_correct,
+    }
 
 
 def _tally(records: Iterable[Record], key: Callable[[Record], Any],
@@ -169,15 +165,17 @@ def accuracy_block(records: list[Record], key: Callable[[Record], Any] = group_k
     return _tally(records, key)[0].block()
 
 
-def accuracy_block_of_parts(parts: Mapping[Hashable, Iterable[Record]],
-                            key: Callable[[Record], Any] = group_key) -> dict[str, Any]:
-    """The block of the records of every part, each part's groups apart: the groups are
-    (part, key(record)), as `accuracy_block` with that key gives, without building a
-    pair per record (the totals of a run: its suites' records)."""
-    total = _Tally()
-    for part, records in parts.items():
-        total.add_apart(_Tally.of(records, key), part)
-    return total.block()
+def sum_blocks(blocks: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """One block from the blocks of disjoint sets of records whose groups are disjoint too
+    (a run's suites, a group being (suite, group)): the counts added up, both accuracies
+    computed from the sums."""
+    names = ("items", "judged", "correct", "errors", "unparseable", "skipped",
+             "groups_correct", "groups")
+    sums = dict.fromkeys(names, 0)
+    for b in blocks:
+        for name in names:
+            sums[name] += b[name]
+    return _block(**sums)
 
 
 def core_metrics(records: list[Record], key: Callable[[Record], Any] = group_key) -> dict[str, Any]:
