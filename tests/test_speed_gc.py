@@ -19,13 +19,15 @@ def test_the_collected_tree_stays_frozen_until_the_next_session_collects() -> No
             assert not gc.isenabled()
             tree = [[i] for i in range(1000)]
         assert gc.isenabled()
-        frozen = gc.get_freeze_count()
-        assert frozen >= len(tree)  # the tree is out of the collector's sight after collection
+        # counts are compared with what this test keeps alive, not with an earlier count:
+        # frozen objects of other threads (a runner's event loop left by an in-process run)
+        # may be freed meanwhile, which lowers the count by a few
+        assert gc.get_freeze_count() >= len(tree)  # out of the collector's sight after collection
         gc.collect()
-        assert gc.get_freeze_count() == frozen  # ... and stays there (no unfreeze at the end)
+        assert gc.get_freeze_count() >= len(tree)  # ... and stays there (no unfreeze at the end)
         answers = [[i] for i in range(500)]  # what the request phase builds
         speed.freeze_more()
-        assert gc.get_freeze_count() >= frozen + len(answers)
+        assert gc.get_freeze_count() >= len(tree) + len(answers)
         with speed.collection_gc():  # a second session in this process gives it back first
             assert gc.get_freeze_count() == 0
     finally:

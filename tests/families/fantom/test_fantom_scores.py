@@ -302,9 +302,11 @@ def test_xdist_workers_embed_their_queued_answers_in_batches(pytester: pytest.Py
     batches = sum(b for b, _ in stats)
     encoded = sum(e for _, e in stats)
     assert answered >= 100 and encoded >= answered  # every answer (and the options) embedded
-    # one batch for the suite's options per worker, then a few for the answers, never one
-    # per answer (what scoring item by item does)
-    assert batches <= answered // 4
+    # one batch for the suite's options per worker, then a batch of the answers in so far
+    # before each item scored (plus, in bfloat16, one float32 batch for near ties): never
+    # one per answer, as scoring item by item does. How many answers are in at each look
+    # depends on the machine's load, hence the loose bound
+    assert batches <= answered // 2
 
 
 def test_marker_selection_by_kind_and_accessibility(pytester: pytest.Pytester) -> None:
