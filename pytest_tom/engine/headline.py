@@ -39,6 +39,7 @@ from pytest_tom.metrics.intervals import (
     wilson,
 )
 from pytest_tom.metrics.numbers import pct, points, unit
+from pytest_tom.metrics.pairing import duplicate_key
 from pytest_tom.metrics.record_table import Key, RecordTable
 
 PROPORTION = "proportion"
@@ -185,9 +186,7 @@ def _unique_or_raise(table: RecordTable, which: str, rows: np.ndarray, pair_key:
         dup = pair_key == uniq[int(np.argmax(count > 1))]
         second = rows[np.flatnonzero(dup)[1]]
         k = key_labels[int(keys[np.flatnonzero(dup)[0]])]
-        raise ValueError(f"two {which} records share the pairing key {k!r} "
-                         f"(item {table.records[int(second)]['item'].get('id')!r}); "
-                         f"the key must identify one pair")
+        raise duplicate_key(which, k, table.records[int(second)]["item"].get("id"))
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,13 @@ class JointScore:
                           self.unpaired + other.unpaired)
 
 
+def duplicate_key(which: str | None, key: Hashable, item_id: object) -> ValueError:
+    """The error of two `which` records sharing a pairing key (the key does not identify
+    a pair), as every form of the joint score raises it."""
+    return ValueError(f"two {which} records share the pairing key {key!r} "
+                      f"(item {item_id!r}); the key must identify one pair")
+
+
 class Pairs:
     """The anchor and dependent answers of one joint score, by pairing key, added one
     at a time (a family can fill several in one pass over its records)."""
@@ -54,8 +61,7 @@ class Pairs:
             return
         table = self.anchors if which == self.anchor else self.dependents
         if key in table:
-            raise ValueError(f"two {which} records share the pairing key {key!r} "
-                             f"(item {item_id!r}); the key must identify one pair")
+            raise duplicate_key(which, key, item_id)
         table[key] = right
 
     def score(self) -> JointScore:
