@@ -29,6 +29,7 @@ import numpy as np
 
 from pytest_tom.core.outcome import UNAVAILABLE
 from pytest_tom.core.record import Record
+from pytest_tom.metrics.accuracy import is_judged, is_skipped
 
 Select = Callable[[Record], bool]
 # a record's value (a unit, a label), or a tuple of such functions (the tuple of values)
@@ -220,12 +221,11 @@ def _ranks(labels: list[Hashable]) -> np.ndarray:
 
 
 def _status(rec: Record) -> tuple[bool, bool, bool, bool]:
-    """(skipped, judged, judged and right, `correct is True`)."""
-    out = rec["outcome"]
-    correct = out.get("correct")
-    skipped = out.get("error") == UNAVAILABLE
-    judged = not skipped and correct is not None
-    return skipped, judged, judged and bool(correct), correct is True
+    """(skipped, judged, judged and right, `correct is True`), as `metrics.accuracy`
+    counts them."""
+    correct = rec["outcome"].get("correct")
+    judged = is_judged(rec)
+    return is_skipped(rec), judged, judged and bool(correct), correct is True
 
 
 def _facets(records: Sequence[Record], meta_keys: list[str]) -> tuple[np.ndarray, list[Record]]:
