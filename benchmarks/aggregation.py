@@ -100,7 +100,7 @@ def main() -> int:
     sys.path.insert(0, str(REPO))
     from pytest_tom.engine.aggregate import aggregate
     from pytest_tom.families.base import Settings
-    from pytest_tom.metrics.samples import aggregate_samples
+    from pytest_tom.metrics.sample_spread import aggregate_samples
 
     base = bundled_records()
     records = scale(base, args.n, args.samples)

@@ -91,7 +91,7 @@ def pytest_runtestloop(session): mark("loop_start")  # after pytest-tom's reques
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session):
     mark("loop_done")
-    from pytest_tom.stash import get_session
+    from pytest_tom.plugin.stash import get_session
     tom = get_session(session.config)
     runner = tom.peek_runner() if tom is not None else None
     if runner is not None and getattr(runner.stats, "finished", None) is not None:  # last answer

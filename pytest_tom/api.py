@@ -1,6 +1,6 @@
 """What family and backend authors need, in one import: `from pytest_tom.api import ...`.
 
-A family's `options.py` imports `Opt` from `pytest_tom.core.options` instead: the
+A family's `options.py` imports `Opt` from `pytest_tom.core.option_table` instead: the
 inert plugin reads it, and this module loads the suite toolkit (and PyYAML).
 See docs/adding-a-family.md and docs/backends.md.
 """
@@ -14,7 +14,7 @@ from pytest_tom.backends.base import (
     SamplingParams,
 )
 from pytest_tom.core.model import ItemSpec, Suite
-from pytest_tom.core.options import Opt
+from pytest_tom.core.option_table import Opt
 from pytest_tom.core.outcome import REQUEST_FAILED, UNAVAILABLE, UNPARSEABLE, Outcome
 from pytest_tom.core.settings import Settings
 from pytest_tom.engine.load import load_suite

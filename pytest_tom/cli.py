@@ -28,7 +28,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from pytest_tom.engine.load import load_suite
     from pytest_tom.engine.suite_names import SuiteNames
     from pytest_tom.families.base import Settings
-    from pytest_tom.speed import paused_gc
+    from pytest_tom.plugin.speed import paused_gc
     from pytest_tom.suite import SuiteError
 
     settings = Settings(method=args.method, seed=args.seed)

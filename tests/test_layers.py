@@ -175,7 +175,7 @@ rc = pytest.main(["-p", "pytest_tom.plugin", "-p", "no:cacheprovider", "-q", sys
 loaded = [m for m in sys.modules if m == "yaml" or m.startswith("yaml.")
           or (m.startswith("pytest_tom.families.") and not m.endswith(".options")
               and m.count(".") >= 3)
-          or m.startswith(("pytest_tom.engine", "pytest_tom.suite", "pytest_tom.hooks"))]
+          or m.startswith(("pytest_tom.engine", "pytest_tom.suite", "pytest_tom.plugin.hooks"))]
 print("RC", rc)
 print("LOADED", sorted(loaded))
 """

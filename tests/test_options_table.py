@@ -10,8 +10,8 @@ import importlib.util
 import pytest
 
 from pytest_tom import families
-from pytest_tom.core.options import TomOptions, build_options, core_table
-from pytest_tom.options import table
+from pytest_tom.core.option_table import TomOptions, build_options, core_table
+from pytest_tom.plugin.pytest_options import table
 
 
 def test_every_option_once_and_each_family_declares_its_own() -> None:

@@ -1,4 +1,4 @@
-"""Whole-run speed settings: the garbage collector around a large collection (pytest_tom.speed)
+"""Whole-run speed settings: the garbage collector around a large collection (pytest_tom.plugin.speed)
 and the threads of embedding batches under xdist."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import gc
 
 import pytest
 
-from pytest_tom import speed
+from pytest_tom.plugin import speed
 
 
 def test_the_collected_tree_stays_frozen_until_the_next_session_collects() -> None:

@@ -141,9 +141,9 @@ def test_streamed_fantom_answers_are_prepared_in_batches(
     """Streaming keeps FANToM's batch preparation: a window of answers at a time (never one
     per item), each answer once, and the scores of a run with every answer first."""
     if window is not None:
-        import pytest_tom.streaming  # from sys.modules (an earlier in-process run dropped it)
+        import pytest_tom.plugin.streaming  # from sys.modules (an earlier in-process run dropped it)
 
-        monkeypatch.setattr(pytest_tom.streaming, "WINDOW", window)
+        monkeypatch.setattr(pytest_tom.plugin.streaming, "WINDOW", window)
     pytester.makeini("[pytest]\n")
     (pytester.path / FANTOM.name).write_text(FANTOM.read_text(encoding="utf-8"), encoding="utf-8")
     pytester.makeconftest(PREPARE_SPY)

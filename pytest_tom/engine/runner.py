@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest
-from pytest_tom.core.options import TomOptions
+from pytest_tom.core.option_table import TomOptions
 from pytest_tom.core.outcome import REQUEST_FAILED
 from pytest_tom.engine.cache import CachedReply, ResponseCache, request_key
 

@@ -19,7 +19,7 @@ from importlib.metadata import entry_points
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pytest_tom.core.options import Opt
+    from pytest_tom.core.option_table import Opt
     from pytest_tom.families.base import Family
 
 BUILTIN: dict[str, str] = {

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from pytest_tom.core.model import ItemSpec, Suite
-from pytest_tom.core.options import Opt
+from pytest_tom.core.option_table import Opt
 from pytest_tom.core.outcome import Outcome
 from pytest_tom.core.settings import Settings
 from pytest_tom.suite.schema import Checker, Obj

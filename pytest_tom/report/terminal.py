@@ -115,7 +115,7 @@ def write_summary(tr: Any, results: dict[str, Any], model: str, report_path: str
             for line in wrap_parts("95% intervals: ", parts):
                 tr.write_line(line)
         if suite.get("samples"):  # --tom-samples: the numbers above are means over samples
-            from pytest_tom.metrics.samples import spread_line
+            from pytest_tom.metrics.sample_spread import spread_line
 
             tr.write_line(spread_line(suite))
         for key, value in suite.get("info", {}).items():

@@ -53,7 +53,7 @@ class ToyFamily(Family):
                                                    if r["outcome"]["correct"] is False)})
 '''
 OPTIONS = '''
-from pytest_tom.core.options import Opt
+from pytest_tom.core.option_table import Opt
 
 OPTIONS = (Opt("toy_exact", "toy: the answer must be the word alone", default=False, flag=True),)
 '''

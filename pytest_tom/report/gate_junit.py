@@ -32,7 +32,7 @@ def add_gate_cases(config: Any, report: Any) -> int:
     xml = config.stash.get(xml_key, None)
     if xml is None or report is None:
         return 0
-    from pytest_tom.report.gates import gate_line
+    from pytest_tom.report.gate_summary import gate_line
 
     cases: list[tuple[str, bool, str, list[tuple[str, str]]]] = []
     if report.error:

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from pytest_tom.options import add_options, read_options
-from pytest_tom.stash import STASH_KEY, get_session
+from pytest_tom.plugin.pytest_options import add_options, read_options
+from pytest_tom.plugin.stash import STASH_KEY, get_session
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -25,25 +25,25 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "tom: a pytest-tom benchmark item")
     options = read_options(config)
     if getattr(config.option, "markers", False):  # pytest --markers collects nothing
-        from pytest_tom.markers import register_markers
+        from pytest_tom.plugin.markers import register_markers
 
         register_markers(config, options)
     if not options.model:
         explicit = config.args_source == pytest.Config.ArgsSource.ARGS  # not testpaths
         if explicit and config.args and not hasattr(config, "workerinput"):
-            from pytest_tom.inactive import check_inactive
+            from pytest_tom.plugin.inactive import check_inactive
 
             check_inactive(config, str(options.files).split())
         return
-    from pytest_tom.gating import configure_gates
-    from pytest_tom.hooks import TomHooks
-    from pytest_tom.request_phase import configure as configure_calls
-    from pytest_tom.session import TomSession
+    from pytest_tom.plugin.hooks import TomHooks
+    from pytest_tom.plugin.request_phase import configure as configure_calls
+    from pytest_tom.plugin.run_gates import configure_gates
+    from pytest_tom.plugin.session import TomSession
 
     tom = TomSession(config, options)
     config.stash[STASH_KEY] = tom
     configure_calls(tom)  # runner options checked; --tom-cache-clear (controller only)
-    from pytest_tom.usage_checks import check_start
+    from pytest_tom.plugin.usage_errors import check_start
 
     check_start(tom)  # method, family options, family metric names: usage errors at start
     configure_gates(tom)  # gate options: usage errors now, not after the run; --tom-items
@@ -65,6 +65,6 @@ def tom_model(request: pytest.FixtureRequest) -> Any:
     tom = get_session(request.config)
     if tom is None:
         pytest.skip("no model configured: pass --tom-model (or set tom_model in the ini file)")
-    from pytest_tom.fixtures import ModelHandle
+    from pytest_tom.plugin.fixtures import ModelHandle
 
     return ModelHandle(tom)

@@ -18,15 +18,15 @@ from pytest_tom.core.outcome import UNAVAILABLE, Outcome
 from pytest_tom.engine.item import NextRequest, build_record
 from pytest_tom.engine.load import load_suite
 from pytest_tom.engine.runner import Completion
-from pytest_tom.engine.samples import (
+from pytest_tom.engine.sample_requests import (
     call_fields,
     sample_count,
     samples_text,
     submit_samples,
     wait_all,
 )
-from pytest_tom.session import TomSession
-from pytest_tom.stash import get_session
+from pytest_tom.plugin.session import TomSession
+from pytest_tom.plugin.stash import get_session
 from pytest_tom.suite import ItemSpec, SuiteError
 
 _MARKER_OK = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

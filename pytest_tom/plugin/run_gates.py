@@ -17,7 +17,7 @@ from pytest_tom.gates.evaluate import GateConfig, GateState, evaluate, settings_
 from pytest_tom.gates.spec import GateSpecError
 
 if TYPE_CHECKING:
-    from pytest_tom.session import TomSession
+    from pytest_tom.plugin.session import TomSession
 
 
 def configure_gates(tom: TomSession) -> None:
@@ -77,7 +77,7 @@ def finish_gates(session: pytest.Session, tom: TomSession) -> None:
         if subset:
             report.notes.insert(0, subset)
         state.report = report
-        from pytest_tom.report.junit_gates import add_gate_cases
+        from pytest_tom.report.gate_junit import add_gate_cases
 
         add_gate_cases(session.config, report)  # each gate a test case of --junitxml
         if report.error:

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from pytest_tom.request_phase import prefetch_items, prepare_scoring, prepares
+from pytest_tom.plugin.request_phase import prefetch_items, prepare_scoring, prepares
 
 WINDOW = 256  # items of a preparing family handed to prepare_scoring together
 
@@ -33,7 +33,7 @@ class StreamedRun:
     """The items of one test loop, submitted at its start, prepared in windows."""
 
     def __init__(self, session: pytest.Session, window: int | None = None):
-        from pytest_tom.items import TomItem
+        from pytest_tom.plugin.items import TomItem
 
         self.session = session
         self.window = max(1, window or WINDOW)

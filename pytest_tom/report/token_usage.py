@@ -1,12 +1,12 @@
 """The `tom requests` section of the terminal summary: requests, cache hits, tokens,
-cost and the items without an answer (figures from `engine/usage.py`)."""
+cost and the items without an answer (figures from `engine/token_usage.py`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from pytest_tom.core.printable import escape_controls
-from pytest_tom.engine.usage import failed_requests, usage_by_model
+from pytest_tom.engine.token_usage import failed_requests, usage_by_model
 
 
 def _n(v: int) -> str:

@@ -10,18 +10,18 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_tom.core.options import TomOptions
+from pytest_tom.core.option_table import TomOptions
 from pytest_tom.core.settings import Settings
 from pytest_tom.engine.item import ItemEngine
 from pytest_tom.families.base import ScoringContext
-from pytest_tom.stash import STASH_KEY, get_session
+from pytest_tom.plugin.stash import STASH_KEY, get_session
 
 if TYPE_CHECKING:
     from pytest_tom.backends.base import Backend, SamplingParams
     from pytest_tom.engine.runner import Runner
     from pytest_tom.gates.evaluate import GateState
-    from pytest_tom.lookahead import WorkerLookahead
-    from pytest_tom.streaming import StreamedRun
+    from pytest_tom.plugin.lookahead import WorkerLookahead
+    from pytest_tom.plugin.streaming import StreamedRun
 
 __all__ = ["STASH_KEY", "TomSession", "get_session"]
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from pytest_tom.session import TomSession
+    from pytest_tom.plugin.session import TomSession
 
 STASH_KEY = pytest.StashKey["TomSession"]()
 

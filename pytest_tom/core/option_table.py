@@ -4,7 +4,7 @@ An option is a field of `TomOptions` declared with `opt(...)`: its name gives
 `--tom-<name>` on the command line and `tom_<name>` in the ini file, its
 metadata the help, default, converter and choices. Adding an option is adding
 one field here (or, for a family, one `Opt` in `families/<name>/options.py`);
-`pytest_tom.options` registers and reads them all, and the code reads
+`pytest_tom.plugin.pytest_options` registers and reads them all, and the code reads
 `tom.options.<name>` instead of looking strings up.
 
 No pytest here: the table is plain data, so the engine and the families can

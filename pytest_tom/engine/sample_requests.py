@@ -22,7 +22,7 @@ from pytest_tom.engine.item import ItemEngine, sample_params
 from pytest_tom.engine.runner import Completion, Runner
 
 if TYPE_CHECKING:
-    from pytest_tom.core.options import TomOptions
+    from pytest_tom.core.option_table import TomOptions
 
 __all__ = ["call_fields", "sample_count", "sample_params", "samples_text", "submit_samples",
            "wait_all"]

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from pytest_tom.stash import get_session
+from pytest_tom.plugin.stash import get_session
 
 
 def configure(tom: Any) -> None:
@@ -35,7 +35,7 @@ def configure(tom: Any) -> None:
         problems.append("--tom-deadline must be a positive number of seconds")
     if opts.backoff < 0:
         problems.append("--tom-backoff must be 0 or more seconds")
-    from pytest_tom.engine.usage import PriceError, parse_prices
+    from pytest_tom.engine.token_usage import PriceError, parse_prices
 
     try:
         tom.prices = parse_prices(opts.prices)
@@ -67,7 +67,7 @@ def cache_label(tom: Any) -> str:
 
 def prefetch_items(items: Iterable[Any]) -> int:
     """Submit every TomItem of `items` (each knows how); returns how many."""
-    from pytest_tom.items import TomItem
+    from pytest_tom.plugin.items import TomItem
 
     n = 0
     for item in items:
@@ -85,7 +85,7 @@ def request_phase(session: pytest.Session, runner: Any) -> None:
         return
     Progress(runner, session.config).run()
     prepare_scoring(session.items)
-    from pytest_tom.speed import freeze_more
+    from pytest_tom.plugin.speed import freeze_more
 
     freeze_more()  # the answers and the client's modules live to the end: out of the GC's sight
 
@@ -114,7 +114,7 @@ def prepare_scoring(items: Iterable[Any]) -> int:
     answers were handed over.
     """
     from pytest_tom import families
-    from pytest_tom.items import TomItem
+    from pytest_tom.plugin.items import TomItem
 
     by_family: dict[str, list[tuple[Any, str]]] = {}
     tom = None
@@ -145,7 +145,7 @@ def write_summary(terminalreporter: Any, tom: Any) -> None:
     if terminalreporter.config.get_verbosity() < 0 and not any(
             r.get("outcome", {}).get("error") for r in tom.records):
         return  # -q: only when something failed
-    from pytest_tom.report.usage import write_usage
+    from pytest_tom.report.token_usage import write_usage
 
     unscored = 0
     if tom._runner is not None:  # without xdist this process's runner made every request

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from pytest_tom.engine.samples import sample_count
-from pytest_tom.request_phase import prefetch_items, prepare_scoring, prepares
-from pytest_tom.stash import get_session
+from pytest_tom.engine.sample_requests import sample_count
+from pytest_tom.plugin.request_phase import prefetch_items, prepare_scoring, prepares
+from pytest_tom.plugin.stash import get_session
 
 
 class WorkerLookahead:
@@ -78,7 +78,7 @@ class WorkerLookahead:
         if item.nodeid in self._prepared:
             return 0
         from pytest_tom import families
-        from pytest_tom.items import TomItem
+        from pytest_tom.plugin.items import TomItem
 
         if not isinstance(item, TomItem) or not prepares(families.get(item.spec.family)):
             return 0

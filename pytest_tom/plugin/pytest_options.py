@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from pytest_tom import families
-from pytest_tom.core.options import Opt, TomOptions, build_options, core_table
+from pytest_tom.core.option_table import Opt, TomOptions, build_options, core_table
 
 
 def table() -> list[Opt]:

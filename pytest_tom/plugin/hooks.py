@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from pytest_tom.items import TomFile, TomItem, matches
-from pytest_tom.session import TomSession
+from pytest_tom.plugin.items import TomFile, TomItem, matches
+from pytest_tom.plugin.session import TomSession
 
 
 class TomHooks:
@@ -20,8 +20,8 @@ class TomHooks:
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
         tom = self.tom
         s = tom.describe_settings()
-        from pytest_tom.request_phase import cache_label
-        from pytest_tom.usage_checks import method_note
+        from pytest_tom.plugin.request_phase import cache_label
+        from pytest_tom.plugin.usage_errors import method_note
 
         lines = [f"tom: model {s['model']} · method {s['method']} · seed {s['seed']} · temperature "
                 f"{s['temperature']} · {tom.max_tokens_text()} · concurrency "
@@ -38,7 +38,7 @@ class TomHooks:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_collection(self, session: pytest.Session) -> Any:
-        from pytest_tom.speed import collection_gc
+        from pytest_tom.plugin.speed import collection_gc
 
         with collection_gc():  # large suites: no GC passes over the tree being built
             return (yield)
@@ -49,7 +49,7 @@ class TomHooks:
         tom = self.tom
         if not tom.options.limit:
             return
-        from pytest_tom.selection import limit_items
+        from pytest_tom.plugin.selection import limit_items
 
         kept, dropped = limit_items(items, tom.options.limit, tom.settings.seed)
         if dropped:
@@ -79,11 +79,11 @@ class TomHooks:
         if (not tom.is_worker and not session.config.option.collectonly
                 and not _stops_early(session)):
             if tom.options.requests_first:
-                from pytest_tom.request_phase import request_phase
+                from pytest_tom.plugin.request_phase import request_phase
 
                 request_phase(session, tom.runner)  # every answer first, with a live line
             else:
-                from pytest_tom.streaming import start_stream
+                from pytest_tom.plugin.streaming import start_stream
 
                 tom.stream = start_stream(session)  # every item asked for; scored as answered
         try:
@@ -92,25 +92,25 @@ class TomHooks:
             session.testsfailed += held
             if tom.stream is not None:
                 tom.stream.finish(tom.runner)
-            from pytest_tom.speed import freeze_more
+            from pytest_tom.plugin.speed import freeze_more
 
             freeze_more()  # what the run built lives to the end: out of the GC's sight
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
         if self.tom.is_worker:  # xdist: request what this worker was sent, ahead
-            from pytest_tom.lookahead import worker_lookahead
+            from pytest_tom.plugin.lookahead import worker_lookahead
 
             worker_lookahead(item.session).scan(item, nextitem)
         elif _stops_early(item.session):  # -x / --maxfail: only a window of items ahead
-            from pytest_tom.request_phase import window_prefetch
+            from pytest_tom.plugin.request_phase import window_prefetch
 
             window_prefetch(self.tom, item.session, item, self.tom.options.concurrency)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_call(self, item: pytest.Item) -> None:
         if self.tom.is_worker:  # xdist: batch what this worker has answers for
-            from pytest_tom.lookahead import worker_lookahead
+            from pytest_tom.plugin.lookahead import worker_lookahead
 
             worker_lookahead(item.session).prepare(item)
         elif self.tom.stream is not None:  # the answers still arriving: batch a window
@@ -120,7 +120,7 @@ class TomHooks:
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[Any]) -> Any:
         report = yield
         if self.tom.is_worker:
-            from pytest_tom.request_phase import note_cache_problem
+            from pytest_tom.plugin.request_phase import note_cache_problem
 
             note_cache_problem(self.tom, report)  # once, to the controller's summary
         first_outcome = (isinstance(item, TomItem) and item.outcome is not None
@@ -153,7 +153,7 @@ class TomHooks:
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         tom = self.tom
-        tom.close()  # the collected tree stays frozen to the end (see pytest_tom.speed)
+        tom.close()  # the collected tree stays frozen to the end (see pytest_tom.plugin.speed)
         if tom.is_worker:
             return
         from pytest_tom.engine.aggregate import aggregate
@@ -185,7 +185,7 @@ class TomHooks:
                                  f"item was scored ({path} is left as it was)")
             else:
                 try_write(tom.write_errors, what, path, lambda p=path, w=write: w(p))
-        from pytest_tom.gating import finish_gates
+        from pytest_tom.plugin.run_gates import finish_gates
 
         finish_gates(session, tom)  # thresholds, baseline -> session.exitstatus; baseline, Markdown
         if tom.write_errors and session.exitstatus == pytest.ExitCode.OK:
@@ -211,11 +211,11 @@ class TomHooks:
         if compact is not None:
             compact.write()
         if tom.results is not None and tom.records:
-            from pytest_tom.request_phase import write_summary as write_requests
+            from pytest_tom.plugin.request_phase import write_summary as write_requests
 
             write_requests(terminalreporter, tom)  # requests, cache hits, tokens, cost, failures
         if tom.gates is not None:
-            from pytest_tom.report.gates import write_gates
+            from pytest_tom.report.gate_summary import write_gates
 
             write_gates(terminalreporter, tom.gates)
         if tom.results is not None and tom.records:
@@ -225,7 +225,7 @@ class TomHooks:
                           tom.options.report)
             if tom.options.html:
                 terminalreporter.write_line(f"tom html report: {tom.options.html}")
-        from pytest_tom.request_phase import write_cache_problems
+        from pytest_tom.plugin.request_phase import write_cache_problems
 
         write_cache_problems(terminalreporter, tom)  # one line each: cache turned off, repaired
         for line in tom.notes:
