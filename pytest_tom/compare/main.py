@@ -6,8 +6,12 @@ import argparse
 import json
 import sys
 
+from pytest_tom.compare.paired import compare_runs
+from pytest_tom.compare.render import render_markdown, render_text
 from pytest_tom.compare.runs import ReportFileError, load_runs
 from pytest_tom.report.atomic import write_atomic
+from pytest_tom.report.html import missing
+from pytest_tom.report.html.build import write_html
 
 
 def _load(paths: list[str], command: str, labels: str | None = None):  # type: ignore[no-untyped-def]
@@ -19,9 +23,6 @@ def _load(paths: list[str], command: str, labels: str | None = None):  # type: i
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from pytest_tom.compare.paired import compare_runs
-    from pytest_tom.compare.render import render_markdown, render_text
-
     if len(args.reports) < 2:
         print("pytest-tom compare: give at least two JSON reports (the first is the reference); "
               "for one run use `pytest-tom html REPORT.json -o report.html`", file=sys.stderr)
@@ -41,8 +42,6 @@ def run_compare(args: argparse.Namespace) -> int:
         write_atomic(args.json, json.dumps(cmp, indent=1, ensure_ascii=False) + "\n")
         print(f"json: {args.json}")
     if args.html:
-        from pytest_tom.report.html.build import write_html
-
         write_html(args.html, runs, comparison=cmp)
         print(f"html: {args.html}")
     return 0
@@ -52,16 +51,13 @@ def run_html(args: argparse.Namespace) -> int:
     runs = _load(args.reports, "html", args.labels)
     if runs is None:
         return 2
-    try:
-        from pytest_tom.report.html.build import write_html
-    except ModuleNotFoundError as exc:
-        print(f"pytest-tom html: {exc.name} is missing: pip install 'pytest-tom[html]'",
+    lacking = missing()
+    if lacking:
+        print(f"pytest-tom html: {', '.join(lacking)} missing: pip install 'pytest-tom[html]'",
               file=sys.stderr)
         return 2
     cmp = None
     if len(runs) > 1:
-        from pytest_tom.compare.paired import compare_runs
-
         cmp = compare_runs(runs, seed=args.seed, resamples=args.resamples)
     write_html(args.output, runs, comparison=cmp)
     print(f"html: {args.output}")

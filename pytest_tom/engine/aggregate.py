@@ -10,17 +10,16 @@ from collections import defaultdict
 from typing import Any
 
 from pytest_tom import families
+from pytest_tom.engine.headline import add_intervals
 from pytest_tom.families.base import FamilyResult, Settings
 from pytest_tom.metrics.accuracy import Record, accuracy_block, core_metrics, sum_blocks
+from pytest_tom.metrics.sample_spread import aggregate_samples
 
 
 def aggregate(records: list[Record], settings: Settings) -> dict[str, Any]:
     """`{"suites": {name: {...}}, "totals": {...}}` for the records of one run; with
     `--tom-samples k` every number is the mean over samples and `spread` holds the standard
     deviations (see `pytest_tom.metrics.sample_spread`)."""
-    from pytest_tom.engine.headline import add_intervals
-    from pytest_tom.metrics.sample_spread import aggregate_samples
-
     results = aggregate_samples(records, lambda recs: _aggregate_once(recs, settings))
     return add_intervals(results, records, settings.seed)
 

@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_tom import families
+from pytest_tom.families.base import Settings
 from pytest_tom.metrics.accuracy import accuracy_block
 from pytest_tom.suite.schema import did_you_mean
 
@@ -47,8 +49,6 @@ class MetricRef:
 
 def family_names() -> set[str]:
     """Names that make `<name>.<metric>` a family-qualified metric."""
-    from pytest_tom import families
-
     return set(families.BUILTIN) | set(families.available())
 
 
@@ -64,7 +64,6 @@ def lower_is_better(metric: str, family: str | None = None) -> bool:
         return True
     if family is None:
         return False
-    from pytest_tom import families
 
     return families.lower_is_better(family, metric)
 
@@ -199,9 +198,6 @@ SHOWN_NAMES = 12  # names listed in an unknown-metric message (the rest counted)
 def family_metric_names(family_name: str, options: dict[str, Any]) -> tuple[set[str], tuple[str, ...]] | None:
     """(the metric names a family's suite reports, patterns of data-dependent names), or None
     when the family cannot say before the run (`Family.metric_patterns` is None)."""
-    from pytest_tom import families
-    from pytest_tom.families.base import Settings
-
     fam = families.get(family_name)
     if fam.metric_patterns is None:
         return None

@@ -42,6 +42,8 @@ from typing import Any
 
 import numpy as np
 
+from pytest_tom.metrics.macro_f1 import UNPARSED
+
 LEVEL = 0.95
 Z95 = 1.959963984540054  # the standard normal quantile of 0.975
 RESAMPLES = 1000
@@ -338,8 +340,6 @@ def macro_f1_of(c: Counter) -> float | None:
     """Macro F1 of summed (gold, predicted) pair counts, exactly as `metrics.macro_f1`: a
     None prediction (no usable answer) is the label `unparsed`, a class with no true
     positive, and the average runs over every label seen as gold or as a prediction."""
-    from pytest_tom.metrics.macro_f1 import UNPARSED
-
     tp: Counter = Counter()
     fp: Counter = Counter()
     fn: Counter = Counter()
@@ -361,8 +361,6 @@ def macro_f1_of(c: Counter) -> float | None:
 def _macro_f1_batch(sums: dict[Hashable, np.ndarray], m: int) -> np.ndarray:
     """`macro_f1_of` of every resample: the same terms added in the same order (a label
     no pair of a resample names adds nothing there and is not counted)."""
-    from pytest_tom.metrics.macro_f1 import UNPARSED
-
     zero = np.zeros(m)
     tp: dict[Hashable, np.ndarray] = {}
     fp: dict[Hashable, np.ndarray] = {}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 from typing import Any
 
 from pytest_tom.backends.base import Message, ModelRequest
@@ -23,8 +24,6 @@ class ModelHandle:
 
     def complete(self, messages: list[Message], **params: Any) -> Completion:
         """One call with these chat messages; returns the Completion (text or error)."""
-        from dataclasses import replace
-
         sampling = replace(self._session.params, **params) if params else self._session.params
         request = ModelRequest(messages=list(messages), params=sampling)
         key = f"__fixture__::{next(self._counter)}"

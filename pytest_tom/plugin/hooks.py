@@ -9,8 +9,30 @@ from typing import Any
 
 import pytest
 
+from pytest_tom.engine.aggregate import aggregate
 from pytest_tom.plugin.items import TomFile, TomItem, matches
+from pytest_tom.plugin.lookahead import worker_lookahead
+from pytest_tom.plugin.request_phase import (
+    cache_label,
+    note_cache_problem,
+    request_phase,
+    window_prefetch,
+    write_cache_problems,
+)
+from pytest_tom.plugin.request_phase import write_summary as write_requests
+from pytest_tom.plugin.run_gates import finish_gates
+from pytest_tom.plugin.selection import limit_items
 from pytest_tom.plugin.session import TomSession
+from pytest_tom.plugin.speed import collection_gc, freeze_more
+from pytest_tom.plugin.streaming import start_stream
+from pytest_tom.plugin.usage_errors import method_note
+from pytest_tom.report.atomic import try_write
+from pytest_tom.report.compact import CompactFailures
+from pytest_tom.report.gate_summary import write_gates
+from pytest_tom.report.html.build import write_report_html
+from pytest_tom.report.item_outcome import junit_properties
+from pytest_tom.report.json_report import build_report, write_json_atomic, write_replay
+from pytest_tom.report.terminal import write_summary
 
 
 class TomHooks:
@@ -20,8 +42,6 @@ class TomHooks:
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
         tom = self.tom
         s = tom.describe_settings()
-        from pytest_tom.plugin.request_phase import cache_label
-        from pytest_tom.plugin.usage_errors import method_note
 
         lines = [f"tom: model {s['model']} · method {s['method']} · seed {s['seed']} · temperature "
                 f"{s['temperature']} · {tom.max_tokens_text()} · concurrency "
@@ -38,8 +58,6 @@ class TomHooks:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_collection(self, session: pytest.Session) -> Any:
-        from pytest_tom.plugin.speed import collection_gc
-
         with collection_gc():  # large suites: no GC passes over the tree being built
             return (yield)
 
@@ -49,7 +67,6 @@ class TomHooks:
         tom = self.tom
         if not tom.options.limit:
             return
-        from pytest_tom.plugin.selection import limit_items
 
         kept, dropped = limit_items(items, tom.options.limit, tom.settings.seed)
         if dropped:
@@ -79,12 +96,8 @@ class TomHooks:
         if (not tom.is_worker and not session.config.option.collectonly
                 and not _stops_early(session)):
             if tom.options.requests_first:
-                from pytest_tom.plugin.request_phase import request_phase
-
                 request_phase(session, tom.runner)  # every answer first, with a live line
             else:
-                from pytest_tom.plugin.streaming import start_stream
-
                 tom.stream = start_stream(session)  # every item asked for; scored as answered
         try:
             return (yield)
@@ -92,25 +105,21 @@ class TomHooks:
             session.testsfailed += held
             if tom.stream is not None:
                 tom.stream.finish(tom.runner)
-            from pytest_tom.plugin.speed import freeze_more
 
             freeze_more()  # what the run built lives to the end: out of the GC's sight
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
         if self.tom.is_worker:  # xdist: request what this worker was sent, ahead
-            from pytest_tom.plugin.lookahead import worker_lookahead
 
             worker_lookahead(item.session).scan(item, nextitem)
         elif _stops_early(item.session):  # -x / --maxfail: only a window of items ahead
-            from pytest_tom.plugin.request_phase import window_prefetch
 
             window_prefetch(self.tom, item.session, item, self.tom.options.concurrency)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_call(self, item: pytest.Item) -> None:
         if self.tom.is_worker:  # xdist: batch what this worker has answers for
-            from pytest_tom.plugin.lookahead import worker_lookahead
 
             worker_lookahead(item.session).prepare(item)
         elif self.tom.stream is not None:  # the answers still arriving: batch a window
@@ -120,8 +129,6 @@ class TomHooks:
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[Any]) -> Any:
         report = yield
         if self.tom.is_worker:
-            from pytest_tom.plugin.request_phase import note_cache_problem
-
             note_cache_problem(self.tom, report)  # once, to the controller's summary
         first_outcome = (isinstance(item, TomItem) and item.outcome is not None
                          and not getattr(item, "_tom_sent", False))
@@ -129,7 +136,6 @@ class TomHooks:
             report.tom = item.record()
             item._tom_sent = True
             if report.tom:  # per-item properties of the JUnit XML (carried by the teardown report)
-                from pytest_tom.report.item_outcome import junit_properties
 
                 item.user_properties.extend(junit_properties(report.tom))
         return report
@@ -156,11 +162,8 @@ class TomHooks:
         tom.close()  # the collected tree stays frozen to the end (see pytest_tom.plugin.speed)
         if tom.is_worker:
             return
-        from pytest_tom.engine.aggregate import aggregate
 
         tom.results = aggregate(tom.records, tom.settings)
-        from pytest_tom.report.atomic import try_write
-        from pytest_tom.report.json_report import build_report, write_json_atomic, write_replay
 
         # Ctrl-C or a crash: what was scored, marked; nothing at all over a previous file
         interrupted = exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR)
@@ -170,8 +173,6 @@ class TomHooks:
                                 time.time(), "interrupted" if interrupted else "complete")
 
         def write_html(path: str) -> None:
-            from pytest_tom.report.html.build import write_report_html
-
             write_report_html(path, data, tom.options.report)
 
         for what, path, write in (
@@ -185,7 +186,6 @@ class TomHooks:
                                  f"item was scored ({path} is left as it was)")
             else:
                 try_write(tom.write_errors, what, path, lambda p=path, w=write: w(p))
-        from pytest_tom.plugin.run_gates import finish_gates
 
         finish_gates(session, tom)  # thresholds, baseline -> session.exitstatus; baseline, Markdown
         if tom.write_errors and session.exitstatus == pytest.ExitCode.OK:
@@ -200,7 +200,6 @@ class TomHooks:
         tom = self.tom
         if tom.is_worker:
             return (yield)
-        from pytest_tom.report.compact import CompactFailures
 
         compact = CompactFailures.install(terminalreporter, config)
         try:
@@ -211,21 +210,14 @@ class TomHooks:
         if compact is not None:
             compact.write()
         if tom.results is not None and tom.records:
-            from pytest_tom.plugin.request_phase import write_summary as write_requests
-
             write_requests(terminalreporter, tom)  # requests, cache hits, tokens, cost, failures
         if tom.gates is not None:
-            from pytest_tom.report.gate_summary import write_gates
-
             write_gates(terminalreporter, tom.gates)
         if tom.results is not None and tom.records:
-            from pytest_tom.report.terminal import write_summary
-
             write_summary(terminalreporter, tom.results, tom.backend.describe(),
                           tom.options.report)
             if tom.options.html:
                 terminalreporter.write_line(f"tom html report: {tom.options.html}")
-        from pytest_tom.plugin.request_phase import write_cache_problems
 
         write_cache_problems(terminalreporter, tom)  # one line each: cache turned off, repaired
         for line in tom.notes:

@@ -18,15 +18,13 @@ from pytest_tom.core.outcome import UNAVAILABLE, Outcome
 from pytest_tom.engine.item import NextRequest, build_record
 from pytest_tom.engine.load import load_suite
 from pytest_tom.engine.runner import Completion
-from pytest_tom.engine.sample_requests import (
-    call_fields,
-    sample_count,
-    samples_text,
-    submit_samples,
-    wait_all,
-)
+from pytest_tom.engine.sample_requests import call_fields, samples_text
+from pytest_tom.engine.transcript import call_messages
+from pytest_tom.plugin.request_phase import completions
 from pytest_tom.plugin.session import TomSession
 from pytest_tom.plugin.stash import get_session
+from pytest_tom.report.item_outcome import xfail_reason
+from pytest_tom.report.story import failure_text
 from pytest_tom.suite import ItemSpec, SuiteError
 
 _MARKER_OK = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -104,29 +102,13 @@ class TomItem(pytest.Item):
     def request_key(self, sample: int = 0) -> str:
         return _tom(self.config).engine.request_key(self.spec, sample)
 
-    def submit(self) -> list[Any]:
-        """Start (or find started) every sample's requests."""
-        tom = _tom(self.config)
-        return submit_samples(tom.runner, tom.engine, self.spec, sample_count(tom.options))
-
-    def prefetch(self) -> None:
-        """Start this item's requests now (unless it will be skipped as unavailable)."""
-        if not _tom(self.config).engine.unavailable(self.spec):
-            self.submit()
-
-    def fetch(self) -> list[Completion]:
-        """The completions of every sample, in sample order (waits for them; an xdist
-        worker keeps requesting its queue meanwhile)."""
-        look = _tom(self.config).lookahead
-        return wait_all(self.submit(), look.maybe_scan if look is not None else None)
-
     def setup(self) -> None:
         tom = _tom(self.config)
         reason = tom.engine.unavailable(self.spec)
         if reason:
             self.outcome = Outcome(correct=None, error=UNAVAILABLE, detail=reason)
             pytest.skip(reason)
-        self.completions = self.fetch()
+        self.completions = completions(tom, self.spec)  # the request phase's answers
         self.completion = self.completions[0]
         if self.completion.error:
             self.outcome = Outcome.failed(self.completion.error_kind or "request_failed",
@@ -147,7 +129,6 @@ class TomItem(pytest.Item):
         if self.outcome.correct is False or any(
                 o.correct is False for o in self.sample_outcomes or ()):
             if tom.options.items == "report":  # gates decide: a wrong answer is an xfail
-                from pytest_tom.report.item_outcome import xfail_reason
 
                 pytest.xfail(xfail_reason(self.spec, self.outcome))
             raise TomFailure()
@@ -167,8 +148,6 @@ class TomItem(pytest.Item):
         """The messages of every call this item made (sample 0), rebuilt from its answers
         through the engine's conversation; once per completion (the failure text and the
         record both show them)."""
-        from pytest_tom.engine.transcript import call_messages
-
         comp = self.completion
         if comp is None:
             return []
@@ -181,8 +160,6 @@ class TomItem(pytest.Item):
 
     def story(self) -> str:
         """The failure text: what the model saw, its answer, why it is wrong (-v: whole)."""
-        from pytest_tom.report.story import failure_text
-
         return failure_text(self.spec, self.outcome, self.completion, self.calls(),
                             verbose=self.config.get_verbosity() > 0)
 

@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
+from pytest_tom import families
 from pytest_tom.engine.sample_requests import sample_count
-from pytest_tom.plugin.request_phase import prefetch_items, prepare_scoring, prepares
+from pytest_tom.plugin.request_phase import prefetch_items, prepare_scoring, prepares, spec_of
 from pytest_tom.plugin.stash import get_session
 
 
@@ -77,18 +78,18 @@ class WorkerLookahead:
         coming are left for a later batch. Returns how many answers were prepared."""
         if item.nodeid in self._prepared:
             return 0
-        from pytest_tom import families
-        from pytest_tom.plugin.items import TomItem
-
-        if not isinstance(item, TomItem) or not prepares(families.get(item.spec.family)):
+        spec = spec_of(item)
+        if spec is None or not prepares(families.get(spec.family)):
             return 0
         self._submitted.setdefault(item.nodeid, item)
-        runner = get_session(item.config).runner
+        tom = get_session(item.config)
+        runner, engine = tom.runner, tom.engine
         ready = []
         for nodeid, x in list(self._submitted.items()):
             if nodeid in self._prepared:
                 continue
-            if x is item or all(runner.done(x.request_key(s)) for s in _samples(x)):
+            if x is item or all(runner.done(engine.request_key(x.spec, s))
+                                for s in _samples(x)):
                 ready.append(x)
                 self._prepared.add(nodeid)
         return prepare_scoring(ready)

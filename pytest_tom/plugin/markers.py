@@ -7,16 +7,20 @@ nothing, so without this it would list only `tom`.
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from pathlib import Path
 from typing import Any
+
+from pytest_tom import families
+from pytest_tom.engine.load import load_suite
+from pytest_tom.families.base import Settings
+from pytest_tom.suite import SuiteError
 
 _MARKER_OK = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def suite_files(args: list[str], patterns: list[str], limit: int = 500) -> list[Path]:
-    import fnmatch
-
     found: list[Path] = []
     for arg in args:
         path = Path(str(arg).split("::")[0])
@@ -30,8 +34,6 @@ def suite_files(args: list[str], patterns: list[str], limit: int = 500) -> list[
 
 
 def register_markers(config: Any, options: dict[str, Any]) -> None:
-    from pytest_tom import families
-
     for name in families.available():
         config.addinivalue_line("markers", f"tom_{name}: every item of the {name} family (pytest-tom)")
     config.addinivalue_line("markers", "<tag>: every tag of a pytest-tom suite is a marker of "
@@ -39,9 +41,6 @@ def register_markers(config: Any, options: dict[str, Any]) -> None:
                             "--markers SUITES lists them")
     if not options.get("model"):
         return
-    from pytest_tom.engine.load import load_suite
-    from pytest_tom.families.base import Settings
-    from pytest_tom.suite import SuiteError
 
     settings = Settings(method=options.get("method") or "vanilla", seed=options.get("seed") or 0,
                         options=options.as_dict())

@@ -1,5 +1,10 @@
-"""The plugin side of model calls: option checks, the cache folder, the request phase
-and the requests summary.
+"""The plugin side of model calls: option checks, the cache folder, the request phase,
+each item's answers and the requests summary.
+
+The request path goes one way: the hooks (and the streamed loop, the xdist look-ahead)
+submit items here, this module asks the engine (`engine/sample_requests`, the runner),
+and an item asks here for its answers (`completions`); nothing here calls back into
+`items.py`: a benchmark item is recognised by its `spec` (`spec_of`).
 
 Without xdist the whole selection (after `-k`, `-m` and deselection) is
 submitted at the start of the test loop; by default the items then run while
@@ -17,7 +22,17 @@ from typing import Any
 
 import pytest
 
+from pytest_tom import families
+from pytest_tom.engine.cache import clear_with_note
+from pytest_tom.engine.runner import Completion, cache_dir, is_cacheable
+from pytest_tom.engine.sample_requests import sample_count, submit_samples, wait_all
+from pytest_tom.engine.token_usage import PriceError, parse_prices
+from pytest_tom.families.base import Family
+from pytest_tom.plugin.speed import freeze_more
 from pytest_tom.plugin.stash import get_session
+from pytest_tom.report.progress import Progress
+from pytest_tom.report.token_usage import write_usage
+from pytest_tom.suite import ItemSpec
 
 
 def configure(tom: Any) -> None:
@@ -35,7 +50,6 @@ def configure(tom: Any) -> None:
         problems.append("--tom-deadline must be a positive number of seconds")
     if opts.backoff < 0:
         problems.append("--tom-backoff must be 0 or more seconds")
-    from pytest_tom.engine.token_usage import PriceError, parse_prices
 
     try:
         tom.prices = parse_prices(opts.prices)
@@ -48,9 +62,6 @@ def configure(tom: Any) -> None:
             f"--tom-samples {opts.samples} at temperature 0: the samples will most likely be "
             f"identical; set --tom-temperature above 0"), stacklevel=2)
     if opts.cache_clear and not tom.is_worker:
-        from pytest_tom.engine.cache import clear_with_note
-        from pytest_tom.engine.runner import cache_dir
-
         _count, note = clear_with_note(cache_dir(opts, tom.config.rootpath))
         if note:
             tom.cache_notes.append(note)
@@ -58,34 +69,51 @@ def configure(tom: Any) -> None:
 
 def cache_label(tom: Any) -> str:
     """For the header: the cache mode, or why there is no cache."""
-    from pytest_tom.engine.runner import is_cacheable
-
     if not is_cacheable(tom.backend):
         return f"no cache ({tom.backend.name} backend)"
     return f"cache {tom.options.cache}"
 
 
-def prefetch_items(items: Iterable[Any]) -> int:
-    """Submit every TomItem of `items` (each knows how); returns how many."""
-    from pytest_tom.plugin.items import TomItem
+def spec_of(item: Any) -> ItemSpec | None:
+    """The benchmark item behind a pytest item (None for other tests of the session)."""
+    spec = getattr(item, "spec", None)
+    return spec if isinstance(spec, ItemSpec) else None
 
+
+def submit(tom: Any, spec: ItemSpec) -> list[Any]:
+    """Start (or find started) the requests of every sample of `spec`."""
+    return submit_samples(tom.runner, tom.engine, spec, sample_count(tom.options))
+
+
+def completions(tom: Any, spec: ItemSpec) -> list[Completion]:
+    """The completions of every sample of `spec`, in sample order (waits for them; an
+    xdist worker keeps requesting its queue meanwhile)."""
+    look = tom.lookahead
+    return wait_all(submit(tom, spec), look.maybe_scan if look is not None else None)
+
+
+def prefetch_items(items: Iterable[Any]) -> int:
+    """Submit the requests of every benchmark item of `items` (unless it will be skipped
+    as unavailable); returns how many items there were."""
     n = 0
+    tom = None
     for item in items:
-        if isinstance(item, TomItem):
-            item.prefetch()
-            n += 1
+        spec = spec_of(item)
+        if spec is None:
+            continue
+        tom = tom or get_session(item.config)
+        if not tom.engine.unavailable(spec):
+            submit(tom, spec)
+        n += 1
     return n
 
 
 def request_phase(session: pytest.Session, runner: Any) -> None:
     """Submit the selection and wait for every answer with a live line (no xdist)."""
-    from pytest_tom.report.progress import Progress
-
     if prefetch_items(session.items) == 0:
         return
     Progress(runner, session.config).run()
     prepare_scoring(session.items)
-    from pytest_tom.plugin.speed import freeze_more
 
     freeze_more()  # the answers and the client's modules live to the end: out of the GC's sight
 
@@ -113,21 +141,19 @@ def prepare_scoring(items: Iterable[Any]) -> int:
     its queue whose answers are in (`WorkerLookahead.prepare`). Returns how many
     answers were handed over.
     """
-    from pytest_tom import families
-    from pytest_tom.plugin.items import TomItem
-
     by_family: dict[str, list[tuple[Any, str]]] = {}
     tom = None
     for item in items:
-        if not isinstance(item, TomItem):
+        spec = spec_of(item)
+        if spec is None:
             continue
         tom = tom or get_session(item.config)
-        family = families.get(item.spec.family)
-        if not prepares(family) or family.unavailable(item.spec, tom.settings):
+        family = families.get(spec.family)
+        if not prepares(family) or family.unavailable(spec, tom.settings):
             continue
-        for comp in item.fetch():
+        for comp in completions(tom, spec):
             if not comp.error:
-                by_family.setdefault(item.spec.family, []).append((item.spec, comp.final))
+                by_family.setdefault(spec.family, []).append((spec, comp.final))
     for name, pairs in by_family.items():
         families.get(name).prepare_scoring(pairs, tom.scoring)
     return sum(len(pairs) for pairs in by_family.values())
@@ -135,8 +161,6 @@ def prepare_scoring(items: Iterable[Any]) -> int:
 
 def prepares(family: Any) -> bool:
     """Whether the family does anything in `prepare_scoring` (most do not)."""
-    from pytest_tom.families.base import Family
-
     return getattr(type(family), "prepare_scoring", None) is not Family.prepare_scoring
 
 
@@ -145,7 +169,6 @@ def write_summary(terminalreporter: Any, tom: Any) -> None:
     if terminalreporter.config.get_verbosity() < 0 and not any(
             r.get("outcome", {}).get("error") for r in tom.records):
         return  # -q: only when something failed
-    from pytest_tom.report.token_usage import write_usage
 
     unscored = 0
     if tom._runner is not None:  # without xdist this process's runner made every request

@@ -15,6 +15,10 @@ import pytest
 
 from pytest_tom.gates.evaluate import GateConfig, GateState, evaluate, settings_notes
 from pytest_tom.gates.spec import GateSpecError
+from pytest_tom.report.atomic import try_write
+from pytest_tom.report.gate_junit import add_gate_cases
+from pytest_tom.report.json_report import build_report, write_json_atomic
+from pytest_tom.report.markdown import write_markdown
 
 if TYPE_CHECKING:
     from pytest_tom.plugin.session import TomSession
@@ -77,7 +81,6 @@ def finish_gates(session: pytest.Session, tom: TomSession) -> None:
         if subset:
             report.notes.insert(0, subset)
         state.report = report
-        from pytest_tom.report.gate_junit import add_gate_cases
 
         add_gate_cases(session.config, report)  # each gate a test case of --junitxml
         if report.error:
@@ -86,9 +89,6 @@ def finish_gates(session: pytest.Session, tom: TomSession) -> None:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
     if cfg.save_baseline:
         if tom.records:
-            from pytest_tom.report.atomic import try_write
-            from pytest_tom.report.json_report import build_report, write_json_atomic
-
             if try_write(tom.write_errors, "baseline", cfg.save_baseline,
                          lambda: write_json_atomic(cfg.save_baseline, build_report(
                              tom.results, tom.records, tom.describe_settings(), tom.started,
@@ -96,15 +96,11 @@ def finish_gates(session: pytest.Session, tom: TomSession) -> None:
                 state.written.append(f"tom baseline saved: {cfg.save_baseline}")
         else:
             state.written.append("tom baseline not saved: no tom items ran")
-    if cfg.markdown:
-        from pytest_tom.report.atomic import try_write
-        from pytest_tom.report.markdown import write_markdown
-
-        if try_write(tom.write_errors, "Markdown summary", cfg.markdown,
-                     lambda: write_markdown(cfg.markdown, tom.results, state.report,
-                                            tom.describe_settings(),
-                                            exitstatus=int(session.exitstatus),
-                                            records=tom.records,
-                                            baseline_items=(cfg.baseline["items"]
-                                                            if cfg.baseline else None))):
-            state.written.append(f"tom markdown summary: {cfg.markdown}")
+    if cfg.markdown and try_write(
+            tom.write_errors, "Markdown summary", cfg.markdown,
+            lambda: write_markdown(cfg.markdown, tom.results, state.report,
+                                   tom.describe_settings(), exitstatus=int(session.exitstatus),
+                                   records=tom.records,
+                                   baseline_items=(cfg.baseline["items"]
+                                                   if cfg.baseline else None))):
+        state.written.append(f"tom markdown summary: {cfg.markdown}")

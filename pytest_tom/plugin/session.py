@@ -10,9 +10,15 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_tom import families
+from pytest_tom.backends import BackendSpecError, create_backend
+from pytest_tom.backends.base import SamplingParams
 from pytest_tom.core.option_table import TomOptions
 from pytest_tom.core.settings import Settings
+from pytest_tom.engine.answer_length import header_text
 from pytest_tom.engine.item import ItemEngine
+from pytest_tom.engine.runner import Runner
+from pytest_tom.engine.suite_names import SuiteNames
 from pytest_tom.families.base import ScoringContext
 from pytest_tom.plugin.stash import STASH_KEY, get_session
 
@@ -28,9 +34,6 @@ __all__ = ["STASH_KEY", "TomSession", "get_session"]
 
 class TomSession:
     def __init__(self, config: pytest.Config, options: TomOptions):
-        from pytest_tom.backends import BackendSpecError, create_backend
-        from pytest_tom.backends.base import SamplingParams
-
         self.config = config
         self.options = options
         self.is_worker = hasattr(config, "workerinput")
@@ -58,7 +61,6 @@ class TomSession:
         self.deselected = 0  # items of the suites deselected (-k, -m, --lf, --tom-limit)
         self.markers: set[str] = set()  # item markers registered so far (tags, kinds ...)
         self.cache_notes: list[str] = []  # cache lines for the summary (repaired, turned off)
-        from pytest_tom.engine.suite_names import SuiteNames
 
         self.suite_names = SuiteNames()  # suites collected so far (files sharing a name)
         self.notes: list[str] = []  # other lines for the end of the summary
@@ -70,8 +72,6 @@ class TomSession:
     @property
     def runner(self) -> Runner:
         if self._runner is None:
-            from pytest_tom.engine.runner import Runner
-
             self._runner = Runner.from_options(self.backend, self.options, self.config.rootpath)
         return self._runner
 
@@ -90,8 +90,6 @@ class TomSession:
             return f"max_tokens {self.params.max_tokens}"
         if not self.backend.family_max_tokens:
             return "max_tokens: the backend's default"
-        from pytest_tom import families
-        from pytest_tom.engine.answer_length import header_text
 
         return header_text([families.get(n) for n in families.BUILTIN], self.settings.method)
 

@@ -24,7 +24,9 @@ from typing import Any
 
 import pytest
 
-from pytest_tom.plugin.request_phase import prefetch_items, prepare_scoring, prepares
+from pytest_tom import families
+from pytest_tom.plugin.request_phase import prefetch_items, prepare_scoring, prepares, spec_of
+from pytest_tom.report.progress import Progress
 
 WINDOW = 256  # items of a preparing family handed to prepare_scoring together
 
@@ -33,11 +35,9 @@ class StreamedRun:
     """The items of one test loop, submitted at its start, prepared in windows."""
 
     def __init__(self, session: pytest.Session, window: int | None = None):
-        from pytest_tom.plugin.items import TomItem
-
         self.session = session
         self.window = max(1, window or WINDOW)
-        self.items = [x for x in session.items if isinstance(x, TomItem)]
+        self.items = [x for x in session.items if spec_of(x) is not None]
         self._position = {id(x): i for i, x in enumerate(self.items)}
         self._prepared: set[int] = set()  # id() of items handed to prepare_scoring
         self._prepares: dict[str, bool] = {}  # family name -> prepares anything
@@ -50,8 +50,6 @@ class StreamedRun:
         name = item.spec.family
         known = self._prepares.get(name)
         if known is None:
-            from pytest_tom import families
-
             known = self._prepares[name] = prepares(families.get(name))
         return known
 
@@ -74,8 +72,6 @@ class StreamedRun:
 
     def finish(self, runner: Any) -> None:
         """The requests' line, once, after the test loop (`-q` hides it)."""
-        from pytest_tom.report.progress import Progress
-
         Progress(runner, self.session.config).finish()
 
 

@@ -17,14 +17,15 @@ from typing import Any
 
 import pytest
 
+from pytest_tom import families
+from pytest_tom.gates.spec import GateSpecError, check_family_metrics
+
 PATH_OPTIONS = ("report", "record", "markdown", "save_baseline", "baseline", "embedder",
                 "cache_dir")
 
 
 def check_start(tom: Any) -> None:
     """Raise one UsageError listing every problem of the options (controller and workers)."""
-    from pytest_tom import families
-
     problems: list[str] = []
     for name in PATH_OPTIONS:  # `--tom-markdown="$GITHUB_STEP_SUMMARY"` with the variable unset
         value = tom.config.getoption(f"tom_{name}", None)
@@ -43,7 +44,6 @@ def check_start(tom: Any) -> None:
         except Exception:
             continue
         problems += fam.option_problems(tom.settings.options)
-    from pytest_tom.gates.spec import GateSpecError, check_family_metrics
 
     try:
         check_family_metrics(tom.settings.options)
@@ -55,8 +55,6 @@ def check_start(tom: Any) -> None:
 
 def method_note(method: str) -> str | None:
     """For the header: where a method applies when not every family offers it."""
-    from pytest_tom import families
-
     offering, others = families.method_offers(method)
     if not offering or not others:
         return None

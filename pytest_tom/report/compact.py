@@ -15,6 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_tom.report.item_outcome import short
+from pytest_tom.report.story import gold_text
+
 STORIES = 10  # up to this many failing items: pytest shows each story
 LINES = 50  # up to this many wrong items: one line each; beyond, a count
 KEYS = ("failed", "error", "xfailed")
@@ -92,12 +95,9 @@ def _errored(rep: Any) -> bool:
 
 def one_line(rep: Any) -> str:
     """`WRONG file::scenario::question - answer 'b)', expected 'a) the box'`"""
-    from pytest_tom.report.item_outcome import short
-
     rec = rep.tom
     out = rec.get("outcome", {})
     item = rec.get("item", {})
-    from pytest_tom.report.story import gold_text
 
     expected = gold_text(str(item.get("kind")), item.get("gold"), item.get("meta") or {})
     if _errored(rep):

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_tom.report.gate_summary import gate_line
+
 
 def _report(nodeid: str, name: str, when: str, failed: bool, message: str,
             properties: list[tuple[str, str]]) -> Any:
@@ -32,8 +34,6 @@ def add_gate_cases(config: Any, report: Any) -> int:
     xml = config.stash.get(xml_key, None)
     if xml is None or report is None:
         return 0
-    from pytest_tom.report.gate_summary import gate_line
-
     cases: list[tuple[str, bool, str, list[tuple[str, str]]]] = []
     if report.error:
         cases.append(("usage-error", True, report.error, [("tom_gate_kind", "usage error")]))

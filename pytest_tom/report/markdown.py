@@ -14,6 +14,7 @@ from pytest_tom.engine.headline import fmt_interval
 from pytest_tom.gates.evaluate import GateReport, ItemDiff
 from pytest_tom.metrics.numbers import pct
 from pytest_tom.report.atomic import write_atomic
+from pytest_tom.report.markdown_items import by_key, flipped_lines, weakest_lines
 
 LISTED = 200  # item ids listed per kind of change
 
@@ -140,7 +141,6 @@ def diff_section(diff: ItemDiff, listed: int = LISTED, records: list[dict[str, A
              ""]
     flips: tuple[tuple[str, list[Any]], ...] = ()
     if records is not None and baseline_items is not None:  # told with question and answers
-        from pytest_tom.report.markdown_items import by_key, flipped_lines
 
         before, now = by_key(baseline_items), by_key(records)
         for title, keys in (("newly wrong", diff.newly_wrong), ("newly right", diff.newly_right)):
@@ -189,7 +189,6 @@ def render(results: dict[str, Any], report: GateReport | None, settings: dict[st
     if report is not None and report.diff is not None and not report.error:
         lines += diff_section(report.diff, records=records, baseline_items=baseline_items)
     elif records:  # no baseline: where the model is weakest
-        from pytest_tom.report.markdown_items import weakest_lines
 
         lines += weakest_lines(records, table)
     return "\n".join(lines).rstrip() + "\n"

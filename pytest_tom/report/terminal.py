@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 from tabulate import tabulate
@@ -10,6 +11,7 @@ from pytest_tom.engine.headline import fmt_interval, interval_parts
 from pytest_tom.families import in_percent
 from pytest_tom.metrics.numbers import cell as fmt
 from pytest_tom.metrics.numbers import pct
+from pytest_tom.metrics.sample_spread import spread_line
 
 WIDTH = 120  # no line of the section is wider (tables are cut into column blocks)
 
@@ -98,8 +100,6 @@ def column_blocks(headers: list[str], rows: list[list[str]], width: int) -> list
 
 def note_lines(text: str, width: int = WIDTH) -> list[str]:
     """A table's note, wrapped to `width`."""
-    import textwrap
-
     return textwrap.wrap(text, width) or [""]
 
 
@@ -115,7 +115,6 @@ def write_summary(tr: Any, results: dict[str, Any], model: str, report_path: str
             for line in wrap_parts("95% intervals: ", parts):
                 tr.write_line(line)
         if suite.get("samples"):  # --tom-samples: the numbers above are means over samples
-            from pytest_tom.metrics.sample_spread import spread_line
 
             tr.write_line(spread_line(suite))
         for key, value in suite.get("info", {}).items():

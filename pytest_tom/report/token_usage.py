@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tabulate import tabulate
+
 from pytest_tom.core.printable import escape_controls
 from pytest_tom.engine.token_usage import failed_requests, usage_by_model
 
@@ -18,8 +20,6 @@ def write_usage(tr: Any, records: list[dict[str, Any]], default_model: str,
                 model_name: str = "", unscored: int = 0) -> None:
     """The `tom requests` section of the terminal summary. `unscored`: requests made for
     items that were never scored (a run stopped by -x or Ctrl-C), counted apart."""
-    from tabulate import tabulate
-
     if not records:
         return
     models = usage_by_model(records, default_model, model_name)

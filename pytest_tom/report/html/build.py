@@ -18,6 +18,7 @@ from typing import Any
 
 from pytest_tom.compare.runs import Record, Run
 from pytest_tom.report.atomic import write_atomic
+from pytest_tom.report.html import filters
 
 TEMPLATES = Path(__file__).parent / "templates"
 RESPONSE_LIMIT = 20_000  # characters of one response kept in the page
@@ -160,7 +161,7 @@ def embed_json(data: Any) -> str:
 
 
 def build_context(runs: list[Run], comparison: dict[str, Any] | None = None) -> dict[str, Any]:
-    from pytest_tom.report.html.plots import suite_plots
+    from pytest_tom.report.html.plots import suite_plots  # noqa: PLC0415 matplotlib (html extra), heavy
 
     labels = [r.label for r in runs]
     names = list(dict.fromkeys(n for r in runs for n in r.data["suites"]))
@@ -189,9 +190,7 @@ def build_context(runs: list[Run], comparison: dict[str, Any] | None = None) -> 
 
 
 def render_html(runs: list[Run], comparison: dict[str, Any] | None = None) -> str:
-    import jinja2
-
-    from pytest_tom.report.html import filters
+    import jinja2  # noqa: PLC0415 optional (html extra): only when a page is written
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
                              autoescape=jinja2.select_autoescape(["html", "j2"]),

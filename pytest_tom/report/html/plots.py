@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+import matplotlib
 from matplotlib.figure import Figure
 
 SuiteData = dict[str, Any] | None
@@ -23,9 +24,8 @@ RC = {"svg.fonttype": "none", "font.size": 9, "axes.spines.top": False,
       "axes.spines.right": False, "svg.hashsalt": "pytest-tom"}
 
 
-def _svg(fig: Figure) -> str:
-    import matplotlib
 
+def _svg(fig: Figure) -> str:
     buf = io.StringIO()
     with matplotlib.rc_context(RC):
         fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
@@ -39,8 +39,6 @@ def bars(title: str, labels: Sequence[str], series: Sequence[tuple[str, Sequence
          ymax: float = 100.0) -> str | None:
     """Grouped bars: one group per label, one bar per series (run); each value is a
     (value, low, high) triple in 0..1 (low/high may be None) or None (no bar)."""
-    import matplotlib
-
     if not labels or not series or all(v is None for _, vals in series for v in vals):
         return None
     with matplotlib.rc_context(RC):
