@@ -25,7 +25,8 @@ class TeardownIndex:
         self._index: dict[str, list[Any]] = {}
         self._read = 0
 
-    def __call__(self, nodeid: str) -> list[Any]:
+    def __call__(self, nodeid: Any) -> list[Any]:
+        nodeid = str(nodeid)  # pytest 9.2 passes `report.id`, a NodeId whose str is the nodeid
         reports = self.reporter.stats.get("", [])
         if len(reports) < self._read:  # the list was replaced: index it again
             self._index.clear()

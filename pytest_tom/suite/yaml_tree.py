@@ -81,10 +81,26 @@ def _mark(mark: Any) -> tuple[int, int]:
 
 def load_located(text: str) -> Located:
     """Parse one YAML document safely, keeping positions. Raises YamlSyntaxError."""
-    loader = _Loader(text)
+    try:
+        return _load(text, _Loader)
+    except _TooDeepForLibyaml:
+        # libyaml (PyYAML 6.0.4 and later) refuses flow collections nested 1,000 deep while
+        # it scans ahead, before the events that would reach MAX_DEPTH are built; the
+        # pure-Python parser has no such limit, so the project's own check says where
+        return _load(text, yaml.SafeLoader)
+
+
+class _TooDeepForLibyaml(Exception):
+    pass
+
+
+def _load(text: str, loader_class: Any) -> Located:
+    loader = loader_class(text)
     try:
         return _Builder(loader).run()
     except yaml.MarkedYAMLError as exc:
+        if loader_class is not yaml.SafeLoader and "nesting depth" in str(exc.problem):
+            raise _TooDeepForLibyaml() from None
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         raise YamlSyntaxError(f"YAML syntax error: {exc.problem or exc}", line, col) from None
