@@ -95,12 +95,10 @@ class TomItem(pytest.Item):
 
     # -- the model side -------------------------------------------------------------
     # The steps themselves are pytest-free (`engine.item.ItemEngine`); this class maps
-    # them onto pytest's setup (request), call (scoring) and report (record).
+    # them onto pytest's setup (its answers, from `request_phase.completions`), call
+    # (scoring) and report (record).
     def conversation(self, sample: int = 0) -> NextRequest:
         return _tom(self.config).engine.conversation(self.spec, sample)
-
-    def request_key(self, sample: int = 0) -> str:
-        return _tom(self.config).engine.request_key(self.spec, sample)
 
     def setup(self) -> None:
         tom = _tom(self.config)
