@@ -48,6 +48,7 @@ from urllib.parse import quote
 DB_NAME = "responses.sqlite3"
 KEY_VERSION = 1
 MODES = ("on", "read", "write", "off")
+SETUP_TIMEOUT = 60.0  # seconds a process waits for a sibling's lock (the busy timeout)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -267,10 +268,27 @@ class ResponseCache:
                 # read it as a file nobody writes (nobody can: the folder is read-only)
                 return self._open_read_only("mode=ro&immutable=1")
         prepare_dir(self.path)
-        db = sqlite3.connect(self.db_path, timeout=60.0, isolation_level=None,
+        # Several processes of one run (xdist workers, two runs at once) open a new cache at
+        # the same moment. Switching a new file to WAL and creating the tables then meet the
+        # sibling's lock in ways where SQLite answers "locked" at once instead of waiting
+        # (its deadlock avoidance skips the busy handler): set-up is retried, as a whole,
+        # within the busy timeout, so no process turns its cache off because of a sibling.
+        deadline = time.monotonic() + SETUP_TIMEOUT
+        pause = 0.005
+        while True:
+            try:
+                return self._open_for_writing()
+            except sqlite3.OperationalError as exc:
+                if not _is_lock(exc) or time.monotonic() + pause > deadline:
+                    raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.25)
+
+    def _open_for_writing(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.db_path, timeout=SETUP_TIMEOUT, isolation_level=None,
                              check_same_thread=False)
         try:
-            db.execute("PRAGMA busy_timeout = 60000")
+            db.execute(f"PRAGMA busy_timeout = {int(SETUP_TIMEOUT * 1000)}")
             # WAL: readers never block the writer; NORMAL: a commit survives a killed process
             # (it is in the OS's hands), only a power cut may lose the last commits.
             db.execute("PRAGMA journal_mode = WAL")
@@ -455,6 +473,12 @@ class ResponseCache:
                     db.execute("DELETE FROM claims WHERE owner = ?", (self.owner,))
             with contextlib.suppress(sqlite3.Error):
                 db.close()
+
+
+def _is_lock(exc: sqlite3.Error) -> bool:
+    """Is this SQLite's "database is locked" / "busy" (another connection holds a lock)?"""
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
 
 
 def _rollback(db: sqlite3.Connection) -> None:
