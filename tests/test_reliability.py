@@ -335,8 +335,10 @@ def test_an_interrupted_run_marks_its_report_and_is_never_a_baseline(
 # -- 6. a report that cannot be written: the summary, then one line, a non-zero status --------
 def test_an_unwritable_report_prints_the_summary_then_one_line(pytester: pytest.Pytester) -> None:
     pytester.makefile(".tom.yaml", numbers=numbers_suite(4))
-    pytester.makepyfile(right=RIGHT_ANSWERER)
-    pytester.mkdir("taken")
+    # the path is free at the start (checked then: test_output_paths.py) and taken by a
+    # directory during the run, as a disk can fill up or a folder change meanwhile
+    pytester.makepyfile(right="import os\n" + RIGHT_ANSWERER.replace(
+        "def answer(request):\n", "def answer(request):\n    os.makedirs('taken', exist_ok=True)\n"))
     result = pytester.runpytest("--tom-model=python:right:answer", "-p", "no:cacheprovider",
                                 "--tom-report=taken", "--tom-save-baseline=taken")
     assert result.ret == pytest.ExitCode.TESTS_FAILED  # every item passed: the files failed

@@ -8,7 +8,11 @@ early, in one message (exit status 4).
 - a family metric in `--tom-fail-under` / `--tom-max-drop` that its family never
   reports (`fantom.allstar`: did you mean `fantom.all_star`?);
 - an empty path on the command line (`--tom-markdown=""`), which would silently
-  write nothing.
+  write nothing;
+- an output that cannot be written (`--tom-report`, `--tom-html`, `--tom-markdown`,
+  `--tom-record`, `--tom-save-baseline`, `--junitxml`): a directory, a folder that
+  cannot be created or written. Checked on the controller, before the first
+  request, so a long run is not lost at its end; a missing folder is created.
 """
 
 from __future__ import annotations
@@ -19,7 +23,9 @@ import pytest
 
 from pytest_tom import families
 from pytest_tom.gates.spec import GateSpecError, check_family_metrics
+from pytest_tom.report.atomic import unwritable
 
+OUTPUT_OPTIONS = ("report", "html", "markdown", "record", "save_baseline")
 PATH_OPTIONS = ("report", "record", "markdown", "save_baseline", "baseline", "embedder",
                 "cache_dir")
 
@@ -33,6 +39,8 @@ def check_start(tom: Any) -> None:
             flag = "--tom-" + name.replace("_", "-")
             problems.append(f"{flag}: an empty path; give a file (in CI: is the variable set?), "
                             f"or leave the option out")
+    if not tom.is_worker:
+        problems += output_problems(tom.config)
     method = tom.settings.method
     offering, _ = families.method_offers(method)
     if not offering:
@@ -51,6 +59,20 @@ def check_start(tom: Any) -> None:
         problems.append(str(exc))
     if problems:
         raise pytest.UsageError("\n".join(dict.fromkeys(problems)))
+
+
+def output_problems(config: pytest.Config) -> list[str]:
+    """One line per output file of the run that could not be written (option and path)."""
+    outputs = [(f"--tom-{name.replace('_', '-')}", config.getoption(f"tom_{name}", None), True)
+               for name in OUTPUT_OPTIONS]
+    outputs.append(("--junitxml", getattr(config.option, "xmlpath", None), False))
+    problems = []
+    for flag, value, atomic in outputs:
+        if isinstance(value, str) and value.strip():
+            why = unwritable(value, atomic=atomic)
+            if why:
+                problems.append(f"{flag} {value}: {why}; nothing was asked")
+    return problems
 
 
 def method_note(method: str) -> str | None:
