@@ -5,9 +5,19 @@ one of them, meeting the other's lock while setting the file up, turned its
 cache off for the whole run ("stayed locked by another program"), so about half
 the answers were never cached. Twenty runs in a row on a fresh cache folder:
 every answer is cached every time and no run prints a cache line.
+
+A `-n 2` run killed with `kill -9` (controller and workers at once) keeps every
+answer its workers had received: the rerun asks again only what was in flight
+at the kill (before: 1,512 of 2,000 items asked again after 1,010 answers).
 """
 
 from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 from chat_server import ChatServer
@@ -33,3 +43,45 @@ def test_twenty_runs_under_n2_cache_every_answer(pytester: pytest.Pytester) -> N
             assert lines == [], (run, lines)
             assert cached_rows(folder) == ITEMS, (run, cached_rows(folder))
         assert server.requests == RUNS * ITEMS
+
+
+KILL_ITEMS = 200
+ANSWERED = 100  # answers the server gives before the kill
+CONCURRENCY = 8  # per worker: at most 2 x 8 requests in flight at the kill
+
+
+@pytest.mark.slow
+def test_a_run_under_n2_killed_hard_reasks_only_what_was_in_flight(
+        pytester: pytest.Pytester) -> None:
+    pytester.makefile(".tom.yaml", numbers=numbers_suite(KILL_ITEMS))
+    folder = pytester.path / "cache"
+    with ChatServer(respond, stall_after=ANSWERED) as server:
+        cmd = [sys.executable, "-m", "pytest", "-q", "-n", "2",
+               *tom_args(server, f"--tom-cache-dir={folder}", f"--tom-concurrency={CONCURRENCY}")]
+        proc = subprocess.Popen(cmd, cwd=pytester.path, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, start_new_session=True)
+        try:
+            deadline = time.monotonic() + 120
+            while server.requests < ANSWERED:  # kill at once, at the last answer
+                assert proc.poll() is None, "the run ended before it could be killed"
+                assert time.monotonic() < deadline, "the run never got halfway"
+                time.sleep(0.01)
+            os.killpg(proc.pid, signal.SIGKILL)  # the controller and both workers
+            assert proc.wait(30) == -signal.SIGKILL
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(30)
+        server.unstall()  # the requests held at the kill were never answered
+        assert server.requests == ANSWERED
+        kept = cached_rows(folder)
+        assert kept >= ANSWERED - 2 * CONCURRENCY, kept  # lost: at most what was in flight
+        result = pytester.runpytest_subprocess(
+            *tom_args(server, f"--tom-cache-dir={folder}", f"--tom-concurrency={CONCURRENCY}",
+                      "--tom-deadline=60", "-n", "2"))
+    result.assert_outcomes(passed=KILL_ITEMS - KILL_ITEMS // 5, failed=KILL_ITEMS // 5)
+    asked_again = server.requests - ANSWERED
+    assert asked_again == KILL_ITEMS - kept  # nothing the cache held was asked again
+    assert asked_again <= KILL_ITEMS - ANSWERED + 2 * CONCURRENCY
+    assert cached_rows(folder) == KILL_ITEMS
+    assert [ln for ln in result.outlines if "tom cache:" in ln] == []

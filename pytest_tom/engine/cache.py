@@ -20,6 +20,15 @@ once it is older than `stale_after`.
 
 Failures are never cached: only a reply with text is stored.
 
+No call waits inside SQLite: after set-up the connection's busy timeout is 0, so a
+statement that meets another process's lock fails at once and is tried again
+after a short pause, by `time.sleep` for the plain methods and by `asyncio.sleep`
+for the `a...` methods the runner's event loop uses: a put that meets a sibling's
+lock never stops the loop from sending and reading the other requests. A lock
+that lasts `lock_timeout` (60 s) turns the cache off with a line that names the
+processes using the cache (pid, host, start: from their claims), not "another
+program".
+
 The cache is a convenience, never a reason for a run to fail: a damaged,
 truncated or foreign file, a directory in its place, a read-only folder or
 file, a full disk or a lock that never clears turn the cache off for the rest
@@ -29,6 +38,7 @@ then asked and scored as without a cache.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import errno
 import hashlib
@@ -186,6 +196,10 @@ class CacheFault(Exception):
     """The file is not a pytest-tom cache (another program's database)."""
 
 
+class CacheBusy(Exception):
+    """Another connection holds the lock this statement needs, right now (try again)."""
+
+
 def describe_fault(db: Path, exc: BaseException) -> tuple[str, str]:
     """(kind, one line naming the file and the fix) for an error of the cache."""
     text = str(exc) or type(exc).__name__
@@ -208,8 +222,8 @@ def describe_fault(db: Path, exc: BaseException) -> tuple[str, str]:
                             f"folder {db.parent} and the file writable, use --tom-cache-dir for "
                             f"another folder, {tail}")
     if "locked" in low or "busy" in low:
-        return "locked", (f"tom cache: {db} stayed locked by another program ({text}): stop it or "
-                          f"delete the cache, {tail}")
+        return "locked", (f"tom cache: {db} stayed locked ({text}): stop it or let it finish, "
+                          f"{tail}")
     return "other", f"tom cache: {db}: {text}: delete the cache folder {db.parent}, {tail}"
 
 
@@ -221,13 +235,15 @@ class ResponseCache:
     unwritable cache from then on.
     """
 
-    def __init__(self, path: str | Path, mode: str = "on", stale_after: float = 3600.0):
+    def __init__(self, path: str | Path, mode: str = "on", stale_after: float = 3600.0,
+                 lock_timeout: float = SETUP_TIMEOUT):
         if mode not in MODES:
             raise ValueError(f"cache mode {mode!r} is not one of {', '.join(MODES)}")
         self.path = Path(path)
         self.db_path = self.path / DB_NAME
         self.mode = mode
         self.stale_after = stale_after
+        self.lock_timeout = lock_timeout  # how long a lock may stop this process's writes
         self.owner = uuid.uuid4().hex
         self.host = socket.gethostname()
         self.pid = os.getpid()
@@ -273,27 +289,30 @@ class ResponseCache:
         # sibling's lock in ways where SQLite answers "locked" at once instead of waiting
         # (its deadlock avoidance skips the busy handler): set-up is retried, as a whole,
         # within the busy timeout, so no process turns its cache off because of a sibling.
-        deadline = time.monotonic() + SETUP_TIMEOUT
+        deadline = time.monotonic() + self.lock_timeout
         pause = 0.005
         while True:
             try:
                 return self._open_for_writing()
             except sqlite3.OperationalError as exc:
-                if not _is_lock(exc) or time.monotonic() + pause > deadline:
+                if not _is_lock(exc):
                     raise
+                if time.monotonic() + pause > deadline:
+                    raise sqlite3.OperationalError(f"{exc}; {self._holders()}") from exc
             time.sleep(pause)
             pause = min(pause * 2, 0.25)
 
     def _open_for_writing(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.db_path, timeout=SETUP_TIMEOUT, isolation_level=None,
+        db = sqlite3.connect(self.db_path, timeout=self.lock_timeout, isolation_level=None,
                              check_same_thread=False)
         try:
-            db.execute(f"PRAGMA busy_timeout = {int(SETUP_TIMEOUT * 1000)}")
+            db.execute(f"PRAGMA busy_timeout = {int(self.lock_timeout * 1000)}")
             # WAL: readers never block the writer; NORMAL: a commit survives a killed process
             # (it is in the OS's hands), only a power cut may lose the last commits.
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")
             self._check_tables(db, create=True)
+            db.execute("PRAGMA busy_timeout = 0")  # from now on a lock is waited for in Python
         except BaseException:
             db.close()
             raise
@@ -349,51 +368,146 @@ class ResponseCache:
             with contextlib.suppress(sqlite3.Error):
                 db.close()
 
-    def _guarded(self, default: T, work: Callable[[sqlite3.Connection], T]) -> T:
-        """`work(db)` under the lock; on a database or disk error the cache turns off and
+    def _attempt(self, default: T, work: Callable[[sqlite3.Connection], T]) -> T:
+        """`work(db)` once, under the lock; raises CacheBusy when another connection holds
+        the lock it needs; on any other database or disk error the cache turns off and
         `default` is returned."""
         with self._lock:
             if self._db is None:
                 return default
             try:
                 return work(self._db)
+            except sqlite3.OperationalError as exc:
+                if _is_lock(exc):
+                    raise CacheBusy(str(exc)) from exc
+                self._give_up(exc)
+                return default
             except (sqlite3.Error, OSError, ValueError) as exc:
                 self._give_up(exc)
                 return default
+
+    def _guarded(self, default: T, work: Callable[[sqlite3.Connection], T]) -> T:
+        """`work(db)`, waiting (`time.sleep`) while another process holds the lock, at most
+        `lock_timeout`; then the cache turns off and `default` is returned."""
+        deadline = time.monotonic() + self.lock_timeout
+        pause = 0.001
+        while True:
+            try:
+                return self._attempt(default, work)
+            except CacheBusy as exc:
+                if time.monotonic() + pause > deadline:
+                    return self._locked_out(exc, default)
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
+
+    async def _aguarded(self, default: T, work: Callable[[sqlite3.Connection], T]) -> T:
+        """`_guarded` for an event loop: the waits are `asyncio.sleep`, so the loop goes on
+        with every other request while this one waits for a sibling's lock."""
+        deadline = time.monotonic() + self.lock_timeout
+        pause = 0.001
+        while True:
+            try:
+                return self._attempt(default, work)
+            except CacheBusy as exc:
+                if time.monotonic() + pause > deadline:
+                    return self._locked_out(exc, default)
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.05)
+
+    def _locked_out(self, exc: CacheBusy, default: T) -> T:
+        """A lock held for `lock_timeout`: the cache turns off, naming who uses it."""
+        with self._lock:
+            if self.problem is None:
+                self.fault = "locked"
+                self.problem = (f"tom cache: {self.db_path} stayed locked for "
+                                f"{self.lock_timeout:g}s ({exc}); {self._holders()}: stop it or "
+                                f"let it finish, or run with --tom-cache off; this run goes on "
+                                f"without the cache")
+            self._give_up(exc)
+        return default
+
+    def _holders(self) -> str:
+        """Who is using the cache besides this process, from the claims (read apart: a
+        WAL reader is not stopped by a writer's lock)."""
+        try:
+            db = sqlite3.connect(f"file:{quote(str(self.db_path))}?mode=ro", uri=True,
+                                 timeout=1.0)
+            try:
+                rows = db.execute(
+                    "SELECT host, pid, pstart, boot, min(started), count(*) FROM claims "
+                    "WHERE owner != ? GROUP BY host, pid ORDER BY min(started)",
+                    (self.owner,)).fetchall()
+            finally:
+                db.close()
+        except sqlite3.Error as exc:
+            return f"the claims could not be read to say by whom ({exc})"
+        if not rows:
+            return ("no pytest-tom process has a claim in it: another program holds it "
+                    "(an sqlite3 shell, a backup or sync tool?)")
+        return "in use by " + "; ".join(self._describe_holder(*row) for row in rows[:5]) + (
+            f" and {len(rows) - 5} more" if len(rows) > 5 else "")
+
+    def _describe_holder(self, host: str, pid: int, pstart: str, boot: str, first: float,
+                         claims: int) -> str:
+        since = _utc(float(first))
+        alive = ""
+        if host == self.host and (not boot or boot == PROCESS.boot):
+            began = _process_started(str(pstart)) if pstart else None
+            alive = "" if _pid_alive(int(pid)) else ", no longer running"
+            if began is not None:
+                since = f"{_utc(began)} (claiming since {_utc(float(first))})"
+        return (f"pytest-tom pid {pid} on host {host}, started {since}, asking {claims} "
+                f"request{'s' if claims != 1 else ''}{alive}")
 
     # -- responses --------------------------------------------------------------------
     def get(self, key: str) -> CachedReply | None:
         if not self.readable:
             return None
 
-        def work(db: sqlite3.Connection) -> CachedReply | None:
-            row = db.execute("SELECT text, usage, model FROM responses WHERE key = ?",
-                             (key,)).fetchone()
-            if row is None:
-                return None
-            usage = json.loads(row[1]) if row[1] else None
-            return CachedReply(text=row[0], usage=usage, model=row[2])
-
-        return self._guarded(None, work)
+        return self._guarded(None, lambda db: _reply(db, key))
 
     def put(self, key: str, text: str, usage: dict[str, int] | None, model: str | None) -> None:
         """Store a reply (and drop this process's claim of it) in one transaction."""
         if not self.writable:
             return
 
-        def work(db: sqlite3.Connection) -> None:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                db.execute("INSERT OR REPLACE INTO responses (key, text, usage, model, created) "
-                           "VALUES (?, ?, ?, ?, ?)",
-                           (key, text, json.dumps(usage) if usage else None, model, time.time()))
-                db.execute("DELETE FROM claims WHERE key = ? AND owner = ?", (key, self.owner))
-                db.execute("COMMIT")
-            except BaseException:
-                _rollback(db)  # never masks the error itself (SQLITE_FULL has rolled back)
-                raise
+        self._guarded(None, lambda db: self._store(db, key, text, usage, model))
 
-        self._guarded(None, work)
+    def _store(self, db: sqlite3.Connection, key: str, text: str, usage: dict[str, int] | None,
+               model: str | None) -> None:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute("INSERT OR REPLACE INTO responses (key, text, usage, model, created) "
+                       "VALUES (?, ?, ?, ?, ?)",
+                       (key, text, json.dumps(usage) if usage else None, model, time.time()))
+            db.execute("DELETE FROM claims WHERE key = ? AND owner = ?", (key, self.owner))
+            db.execute("COMMIT")
+        except BaseException:
+            _rollback(db)  # never masks the error itself (SQLITE_FULL has rolled back)
+            raise
+
+    async def aget(self, key: str) -> CachedReply | None:
+        """`get` for the event loop (waits for a lock without blocking it)."""
+        if not self.readable:
+            return None
+        return await self._aguarded(None, lambda db: _reply(db, key))
+
+    async def aput(self, key: str, text: str, usage: dict[str, int] | None,
+                   model: str | None) -> None:
+        """`put` for the event loop (waits for a lock without blocking it)."""
+        if self.writable:
+            await self._aguarded(None, lambda db: self._store(db, key, text, usage, model))
+
+    async def aclaim(self, key: str) -> bool:
+        """`claim` for the event loop (waits for a lock without blocking it)."""
+        if not self.coordinating:
+            return True
+        return await self._aguarded(True, lambda db: self._take(db, key, time.time()))
+
+    async def arelease(self, key: str) -> None:
+        """`release` for the event loop (waits for a lock without blocking it)."""
+        if self.coordinating:
+            await self._aguarded(None, lambda db: self._drop(db, key))
 
     def count(self) -> int:
         return self._guarded(0, lambda db: int(db.execute(
@@ -418,25 +532,24 @@ class ResponseCache:
         if not self.coordinating:
             return True
         now = time.time()
+        return self._guarded(True, lambda db: self._take(db, key, now))  # no cache: ask
 
-        def work(db: sqlite3.Connection) -> bool:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                row = db.execute("SELECT owner, host, pid, started, process, pstart, boot "
-                                 "FROM claims WHERE key = ?", (key,)).fetchone()
-                mine = row is None or row[0] == self.owner or self._abandoned(row, now)
-                if mine:
-                    db.execute("INSERT OR REPLACE INTO claims (key, owner, host, pid, started, "
-                               "process, pstart, boot) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                               (key, self.owner, self.host, PROCESS.pid, now, PROCESS.token,
-                                PROCESS.start, PROCESS.boot))
-                db.execute("COMMIT")
-            except BaseException:
-                _rollback(db)
-                raise
-            return mine
-
-        return self._guarded(True, work)  # no cache to coordinate in: ask
+    def _take(self, db: sqlite3.Connection, key: str, now: float) -> bool:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            row = db.execute("SELECT owner, host, pid, started, process, pstart, boot "
+                             "FROM claims WHERE key = ?", (key,)).fetchone()
+            mine = row is None or row[0] == self.owner or self._abandoned(row, now)
+            if mine:
+                db.execute("INSERT OR REPLACE INTO claims (key, owner, host, pid, started, "
+                           "process, pstart, boot) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                           (key, self.owner, self.host, PROCESS.pid, now, PROCESS.token,
+                            PROCESS.start, PROCESS.boot))
+            db.execute("COMMIT")
+        except BaseException:
+            _rollback(db)
+            raise
+        return mine
 
     def _abandoned(self, row: tuple[Any, ...], now: float) -> bool:
         """Is the process that made this claim gone? Sure only on this host; a claim from
@@ -460,8 +573,10 @@ class ResponseCache:
         """Give up this process's claim of `key` (the request failed or was cancelled)."""
         if not self.coordinating:
             return
-        self._guarded(None, lambda db: db.execute(
-            "DELETE FROM claims WHERE key = ? AND owner = ?", (key, self.owner)) and None)
+        self._guarded(None, lambda db: self._drop(db, key))
+
+    def _drop(self, db: sqlite3.Connection, key: str) -> None:
+        db.execute("DELETE FROM claims WHERE key = ? AND owner = ?", (key, self.owner))
 
     def close(self) -> None:
         with self._lock:
@@ -469,10 +584,33 @@ class ResponseCache:
             if db is None:
                 return
             with contextlib.suppress(sqlite3.Error):
-                if self.mode == "on":
+                if self.mode == "on":  # this once, SQLite may wait a little for a sibling
+                    db.execute(f"PRAGMA busy_timeout = {int(min(self.lock_timeout, 5.0) * 1000)}")
                     db.execute("DELETE FROM claims WHERE owner = ?", (self.owner,))
             with contextlib.suppress(sqlite3.Error):
                 db.close()
+
+
+def _reply(db: sqlite3.Connection, key: str) -> CachedReply | None:
+    row = db.execute("SELECT text, usage, model FROM responses WHERE key = ?", (key,)).fetchone()
+    if row is None:
+        return None
+    return CachedReply(text=row[0], usage=json.loads(row[1]) if row[1] else None, model=row[2])
+
+
+def _utc(seconds: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(seconds))
+
+
+def _process_started(ticks: str) -> float | None:
+    """The wall-clock start of a process of this boot, from its start in clock ticks."""
+    for line in _read("/proc/stat").splitlines():
+        if line.startswith("btime "):
+            try:
+                return int(line.split()[1]) + int(ticks) / os.sysconf("SC_CLK_TCK")
+            except (ValueError, OSError):
+                return None
+    return None
 
 
 def _is_lock(exc: sqlite3.Error) -> bool:

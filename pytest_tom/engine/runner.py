@@ -12,7 +12,9 @@ It owns an asyncio event loop in a background thread and hands each item its
 5. retryable failures (429, 5xx, timeouts, connection resets) are retried with
    exponential backoff and jitter, honouring Retry-After, at most `retries`
    times and never past the per-request `deadline`; other failures are final;
-6. the answer is written to the cache the moment it arrives.
+6. the answer is written to the cache the moment it arrives. Cache calls never wait
+   inside SQLite: a sibling process's lock is waited for with `asyncio.sleep`
+   (`ResponseCache.a...`), so the loop keeps sending and reading meanwhile.
 
 A key (an item, or one sample of it) is started at most once per process. The
 runner knows requests and responses only: which messages to send next is
@@ -366,7 +368,7 @@ class Runner:
         key = request_key(self._identity, request.messages, request.params.to_dict(), sample)
         cache = self.cache
         if cache is not None and cache.readable:
-            hit = cache.get(key)
+            hit = await cache.aget(key)
             if hit is not None:
                 return self._hit(comp, ModelReply(text=hit.text, usage=hit.usage, model=hit.model))
         shared = self._inflight.get(key)
@@ -406,27 +408,30 @@ class Runner:
                 return self._hit(comp, ModelReply(hit.text, hit.usage, hit.model))
         try:
             reply = await self._fetch(request, comp)
-        except BaseException:
+        except BaseException as exc:
             if cache is not None:
-                cache.release(key)
+                if isinstance(exc, asyncio.CancelledError):
+                    cache.release(key)  # at once: the run is stopping (no await here)
+                else:
+                    await cache.arelease(key)
             raise
-        if cache is not None:
+        if cache is not None:  # a sibling's lock is waited for without stopping the loop
             if cache.writable:
-                cache.put(key, reply.text, reply.usage, reply.model)
+                await cache.aput(key, reply.text, reply.usage, reply.model)
             else:
-                cache.release(key)
+                await cache.arelease(key)
         return reply, False
 
     async def _claim(self, cache: ResponseCache, key: str, deadline: float) -> CachedReply | None:
         """Claim `key` for this process (returns None), or wait while another live process
         holds it and return its answer. Raises when its answer does not come in time."""
         loop = asyncio.get_running_loop()
-        if not cache.claim(key):
+        if not await cache.aclaim(key):
             self.stats.waiting += 1
             try:
-                while not cache.claim(key):
+                while not await cache.aclaim(key):
                     await asyncio.sleep(self.poll)
-                    hit = cache.get(key)
+                    hit = await cache.aget(key)
                     if hit is not None:
                         return hit
                     if loop.time() > deadline:
@@ -434,9 +439,9 @@ class Runner:
                                            f"answer within the deadline ({self.deadline:g}s)")
             finally:
                 self.stats.waiting -= 1
-        hit = cache.get(key)  # answered between our first look and our claim
+        hit = await cache.aget(key)  # answered between our first look and our claim
         if hit is not None:
-            cache.release(key)
+            await cache.arelease(key)
         return hit
 
     async def _fetch(self, request: ModelRequest, comp: Completion) -> ModelReply:
