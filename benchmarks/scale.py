@@ -1,0 +1,127 @@
+"""Large runs: time and memory of a whole pytest-tom run against a plain aiohttp script.
+
+For each size N (default 2,000 / 20,000 / 100,000) a generic suite of N items is
+generated (`tests/runner_support.numbers_suite`: 4 questions per scenario) and
+answered by the loopback chat server (`tests/chat_server.py`, latency 0, in this
+process). Three child processes are measured, each alone:
+
+- `pytest --collect-only` of the suite: its peak RSS is the floor (the collected tree);
+- the run: `--tom-model openai:bench --tom-concurrency 64 --tom-cache off
+  --tom-report r.json --tom-html r.html`, only pytest-tom loaded
+  (PYTEST_DISABLE_PLUGIN_AUTOLOAD): wall time and peak RSS;
+- the plain aiohttp script: the same N chat-completion requests (one per item,
+  64 at a time) from one `aiohttp.ClientSession`, no openai client, no pytest:
+  wall time of the whole process, start-up included as in the run.
+
+Peak RSS is the child's own `ru_maxrss` (`os.wait4`, the `resource.getrusage`
+figure of that one child). Printed per size: whole run, script, ratio (target
+<= 2.0), peak RSS of the run and of collect-only, KB per item above collect-only
+(target <= 10, not growing with N), report and HTML sizes, and the load average.
+Prints figures, asserts nothing.
+
+    python benchmarks/scale.py [--sizes 2000 20000 100000] [--concurrency 64]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+
+from chat_server import ChatServer  # noqa: E402
+from runner_support import expected_right, numbers_suite, respond  # noqa: E402
+
+PLAIN = """
+import asyncio, sys, aiohttp
+URL, N, C = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+async def main():
+    sem = asyncio.Semaphore(C)
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=C)) as s:
+        async def one(i):
+            body = {"model": "bench", "temperature": 0.0, "seed": 0, "max_tokens": 16,
+                    "messages": [{"role": "user", "content": f"Is the number {i} even?"}]}
+            async with sem:
+                async with s.post(URL + "/chat/completions", json=body,
+                                  headers={"Authorization": "Bearer not-needed"}) as r:
+                    text = (await r.json())["choices"][0]["message"]["content"]
+            assert text
+        await asyncio.gather(*(one(i) for i in range(N)))
+asyncio.run(main())
+"""
+
+
+def measure(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int, int, str]:
+    """(wall seconds, peak RSS in KB, exit status, stdout) of one child process."""
+    out = cwd / "child.out"
+    with open(out, "w") as fh:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=fh, stderr=subprocess.STDOUT)
+        _pid, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return wall, int(usage.ru_maxrss), proc.returncode, out.read_text(errors="replace")
+
+
+def one_size(n: int, args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory(prefix="tom-scale-") as tmp:
+        root = Path(tmp)
+        (root / "numbers.tom.yaml").write_text(numbers_suite(n))
+        env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
+                   PYTHONPATH=os.pathsep.join(filter(None, [str(REPO),
+                                                            os.environ.get("PYTHONPATH")])))
+        with ChatServer(respond) as server:
+            base = [sys.executable, "-m", "pytest", "numbers.tom.yaml", "-p", "pytest_tom.plugin",
+                    "-p", "no:cacheprovider", "--tom-model=openai:bench",
+                    f"--tom-base-url={server.base_url}", "--tom-cache=off"]
+            _, floor, status, out = measure([*base, "--collect-only", "-q"], root, env)
+            if status != 0:
+                print(f"N {n}: collect-only failed ({status}):\n{out[-2000:]}")
+                return
+            whole, peak, status, out = measure(
+                [*base, f"--tom-concurrency={args.concurrency}", "--tom-report=r.json",
+                 "--tom-html=r.html", "-q", "--tb=no"], root, env)
+            load_run = os.getloadavg()[0]
+            if server.requests != n or f"{expected_right(n)}" not in out:
+                print(f"N {n}: the run did not ask/score every item (requests "
+                      f"{server.requests}, status {status}):\n{out[-3000:]}")
+                return
+            plain, _, status, out = measure(
+                [sys.executable, "-c", PLAIN, server.base_url, str(n), str(args.concurrency)],
+                root, env)
+            load_plain = os.getloadavg()[0]
+            if status != 0:
+                print(f"N {n}: the aiohttp script failed:\n{out[-2000:]}")
+                return
+        report = (root / "r.json").stat().st_size
+        html = (root / "r.html").stat().st_size
+        per_item = (peak - floor) / n
+        print(f"{n:>7} {whole:9.1f} {plain:8.1f} {whole / plain:6.2f} {peak / 1024:9.0f} "
+              f"{floor / 1024:9.0f} {per_item:8.2f} {report / 1e6:8.1f} {html / 1e6:7.1f}   "
+              f"{load_run:.2f} / {load_plain:.2f}", flush=True)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[2000, 20000, 100000])
+    ap.add_argument("--concurrency", type=int, default=64)
+    args = ap.parse_args()
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > 0  # Linux: KB
+    print(f"latency 0 · concurrency {args.concurrency} · cache off · --tom-report and --tom-html"
+          f" · cpus {os.cpu_count()} · load {os.getloadavg()}")
+    print(f"{'items':>7} {'run s':>9} {'aiohttp':>8} {'ratio':>6} {'peak MB':>9} "
+          f"{'collect':>9} {'KB/item':>8} {'JSON MB':>8} {'HTML MB':>7}   load (run / script)")
+    for n in args.sizes:
+        one_size(n, args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
