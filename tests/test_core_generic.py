@@ -139,7 +139,8 @@ def test_junit_xml_has_one_case_per_item(pytester: pytest.Pytester) -> None:
 def test_header_shows_model_and_settings(pytester: pytest.Pytester) -> None:
     result = run(pytester, "right", "--tom-seed=7", "--tom-temperature=0.5", "--co", "-q")
     result2 = pytester.runpytest(str(GENERIC), f"--tom-model=python:{ANSWERERS}:right", "--co")
-    result2.stdout.fnmatch_lines(["tom: model python:*answerers.py:right · method vanilla · seed 0*"])
+    result2.stdout.fnmatch_lines(["tom: model python:*answerers.py:right (one worker thread (not "
+                                   "thread-safe)) · method vanilla · seed 0*"])
     assert result.ret == 0
 
 
@@ -159,7 +160,7 @@ def test_ini_keys_and_command_line_precedence(pytester: pytest.Pytester) -> None
                      f"tom_report = {report}\n")
     (pytester.path / GENERIC.name).write_text(GENERIC.read_text(encoding="utf-8"), encoding="utf-8")
     result = pytester.runpytest(GENERIC.name, "-p", "no:cacheprovider", "--tom-seed=9")
-    result.stdout.fnmatch_lines(["tom: model python:*mixed · method vanilla · seed 9*"])
+    result.stdout.fnmatch_lines(["tom: model python:*mixed (*) · method vanilla · seed 9*"])
     data = load_report(report)
     assert data["settings"]["seed"] == 9
 

@@ -40,7 +40,7 @@ PYTEST_FREE = ("core", "suite", "scoring", "metrics", "families", "engine", "gat
 # the request phase, which drives the engine; items ask the request phase for their
 # answers, and the request phase never reaches back into items or hooks
 PLUGIN_ORDER: dict[str, int] = {
-    "stash": 0, "pytest_options": 0, "inactive": 0, "speed": 0, "selection": 0,
+    "stash": 0, "pytest_options": 0, "own_model_hook": 0, "own_model": 0, "inactive": 0, "speed": 0, "selection": 0,
     "session": 1, "fixtures": 1, "usage_errors": 1, "run_gates": 1, "markers": 1,
     "request_phase": 2, "lookahead": 3, "streaming": 3,
     "items": 4,

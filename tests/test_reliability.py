@@ -118,12 +118,12 @@ def test_an_answerer_that_exits_interrupts_or_hangs_errors_its_item_only(
 
 
 def test_an_async_answerer_raising_system_exit_is_an_item_error() -> None:
-    from pytest_tom.backends.python_backend import PythonBackend
+    from pytest_tom.backends.in_process import InProcessBackend
 
     async def leave(request: ModelRequest) -> str:
         raise SystemExit("bye")
 
-    runner = Runner(PythonBackend("mod:leave", leave), retries=0)
+    runner = Runner(InProcessBackend(leave, name="python", label="mod:leave"), retries=0)
     request = ModelRequest(messages=[{"role": "user", "content": "hi"}], params=SamplingParams())
     try:
         comp = runner.submit("k", lambda rs: None if rs else request).result(timeout=30)

@@ -223,5 +223,5 @@ def test_python_backends_are_not_cached(pytester: pytest.Pytester, suite: Path) 
                                 "--tom-samples=2")
     result.assert_outcomes(passed=N // 2, failed=N // 2)
     assert not (pytester.path / ".tom_cache").exists()
-    result.stdout.fnmatch_lines(["*no cache (python backend)*",
+    result.stdout.fnmatch_lines(["*no cache (python backend: no identity())*",
                                  "*--tom-samples 2 at temperature 0: the samples will most likely*"])

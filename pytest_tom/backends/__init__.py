@@ -1,6 +1,7 @@
 """Backend registry: `--tom-model` specs like `openai:gpt-4o`, `python:mod:fn`,
-`replay:file.jsonl`, `local[:model.gguf]`, plus entry points in the group
-``pytest_tom.backends`` (name -> factory(spec, options) -> Backend)."""
+`replay:file.jsonl`, `local[:model.gguf]`, `hf:model_dir`, plus entry points in the group
+``pytest_tom.backends`` (name -> factory(spec, options) -> Backend). Specs no backend
+names go to the `pytest_tom_backend` hook (`plugin/own_model.py`)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ BUILTIN: dict[str, str] = {
     "python": "pytest_tom.backends.python_backend:create",
     "replay": "pytest_tom.backends.replay:create",
     "local": "pytest_tom.backends.local:create",
+    "hf": "pytest_tom.backends.hf:create",
 }
 
 __all__ = ["Backend", "BackendError", "ModelReply", "ModelRequest", "SamplingParams", "create_backend"]
@@ -33,6 +35,11 @@ def _factories() -> dict[str, str]:
     return out
 
 
+def backend_kinds() -> list[str]:
+    """The spec prefixes a backend answers (built in, then registered), `fixture` aside."""
+    return list(_factories())
+
+
 def create_backend(spec: str, options: dict[str, Any]) -> Backend:
     """Build the backend a `--tom-model` spec names. `options` holds base_url, rootdir, ..."""
     kind, _, rest = spec.partition(":")
@@ -42,6 +49,8 @@ def create_backend(spec: str, options: dict[str, Any]) -> Backend:
             f"--tom-model={spec!r}: unknown backend {kind!r}; use one of "
             + ", ".join(f"{k}:..." for k in factories)
             + " (e.g. openai:gpt-4o-mini, python:mymodule:answer, replay:responses.jsonl, local)"
+            + "; or fixture:NAME, or answer the spec with a pytest_tom_backend hook in "
+            "conftest.py (docs/own-model.md)"
         )
     module, _, attr = factories[kind].partition(":")
     factory: Callable[[str, dict[str, Any]], Backend] = getattr(importlib.import_module(module), attr)

@@ -3,12 +3,21 @@
 Backends know requests and responses only, never scoring or pytest. Every
 backend is asynchronous (`acomplete`) so that the runner can keep many
 requests in flight; a synchronous model is run in a worker thread.
+
+Two ways to be a backend:
+
+* a `Backend` subclass (`openai`, `local`, `replay`, entry points): it implements
+  `acomplete` and declares `cacheable` itself;
+* an object following the `Answerer` protocol below (the `python:` spec, the
+  `pytest_tom_backend` hook, `--tom-model=fixture:NAME`, `hf:`): the runner sees it
+  through `backends/in_process.py`, which adds the threading, batching and identity
+  rules. Both go through the same runner (cache, retries, deadline, progress, usage).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from pytest_tom.core.secrets import RedactedUrl, Secret, redact_url  # noqa: F401 - re-exported
 
@@ -81,6 +90,29 @@ class ItemView:
     scenario: str = ""
 
 
+@runtime_checkable
+class Answerer(Protocol):
+    """The protocol of an in-process model (docs/own-model.md).
+
+    Required: ``answer(request) -> str`` (or a `ModelReply`, for token counts), a plain
+    or an ``async`` method; a plain function of the request is an answerer too.
+
+    Optional, read once when the backend is made:
+
+    * ``answer_batch(requests) -> list[str]`` (plain or async): the runner then hands
+      over up to ``--tom-batch-size`` requests at once (default: ``batch_size``);
+    * ``batch_size: int``: the batch the object prefers (default 1: no batching);
+    * ``identity() -> str``: the model's name and revision or fingerprint. Declaring it
+      says the answers depend on the messages and sampling parameters alone, so they
+      are cached (keyed by the identity) like `openai:`'s; without it nothing is cached;
+    * ``thread_safe: bool``: a synchronous answerer runs in ONE worker thread (never
+      entered twice at once) unless it declares ``thread_safe = True``; an async one
+      runs on the runner's event loop and must not block it.
+    """
+
+    def answer(self, request: ModelRequest) -> Any: ...
+
+
 class Backend:
     """Base class. Subclasses set `name` and implement `acomplete`."""
 
@@ -89,9 +121,17 @@ class Backend:
     # True: the backend has no answer length of its own (a server generates until it stops);
     # requests without --tom-max-tokens then carry the family's default (answer_length.py)
     family_max_tokens: bool = False
+    # True: the answer depends only on `identity()`, the messages, the sampling parameters
+    # and the sample index, so the runner may cache it and share identical calls. A backend
+    # that reads the item (python answerers, replay) or may change between runs says False.
+    cacheable: bool = False
 
     async def acomplete(self, request: ModelRequest) -> ModelReply:
         raise NotImplementedError
+
+    def in_flight(self, asked: int) -> int:
+        """How many calls the runner keeps in flight, given `--tom-concurrency` (`asked`)."""
+        return asked
 
     def identity(self) -> dict[str, Any]:
         """What identifies the model for caching and reports: never a secret."""
@@ -99,6 +139,10 @@ class Backend:
 
     def describe(self) -> str:
         return f"{self.name}:{self.model}" if self.model else self.name
+
+    def details(self) -> str:
+        """More for the run's header, after `describe()` (how calls run, the revision)."""
+        return ""
 
     async def aclose(self) -> None:
         """Release connections; called once at the end of the session."""

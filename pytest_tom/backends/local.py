@@ -245,6 +245,7 @@ def loaded_model(spec: LoadSpec) -> LoadedModel:
 # -- the backend -----------------------------------------------------------------------
 class LocalBackend(Backend):
     name = "local"
+    cacheable = True  # greedy answers depend only on the file, the runtime and the request
 
     def __init__(self, path: Path, *, threads: int, ctx: int, runtime: str,
                  default_max_tokens: int = DEFAULT_MAX_TOKENS):

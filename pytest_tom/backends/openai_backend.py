@@ -81,6 +81,7 @@ def _openai() -> Any:
 class OpenAIBackend(Backend):
     name = "openai"
     family_max_tokens = True  # a server's own limit is often the whole context
+    cacheable = True  # keyed by the model and the endpoint (identity): answers per request
 
     def __init__(self, model: str, base_url: str | None, api_key: str, timeout: float,
                  transport: str = "auto"):

@@ -1,113 +1,96 @@
-"""`python:<module>:<callable>`: a Python function answers (sync or async).
+"""`python:<module>:<name>` and `python:<path/to/file.py>:<name>`: your own Python code answers.
+
+`<name>` is an answerer (`backends/base.py`, docs/own-model.md): a function of the
+request (sync or async), or an object with `answer(request)` and optionally
+`answer_batch`, `identity()`, `thread_safe`, `batch_size`. This module only finds the
+object; `in_process.InProcessBackend` runs it like every other in-process model.
 
 The callable gets a :class:`ModelRequest` (messages, params, step, and `item`
 with id, family, kind, question, choices as shown, gold, tags, source) and
-returns the reply text (or a ModelReply). `<module>` may also be a path to a
-.py file. A synchronous callable runs in a thread of its own so that many items
-can be in flight at once.
+returns the reply text (or a ModelReply).
 
-The callable is the user's code, so nothing it does may stop the run: any
-exception, `sys.exit()` and KeyboardInterrupt included, is an error outcome of
-its item. A synchronous callable runs in a daemon thread: one that never
-returns is abandoned at the deadline (`--tom-deadline`) and cannot keep the
-process alive after the run. (An `async` callable that blocks the event loop
-without awaiting cannot be abandoned: it must not block.)
+A file is imported with its own directory on `sys.path` (a `tom_answer.py` beside a
+`mymodel/` package can `import mymodel`), under its own name in `sys.modules`. A module
+name is looked up on `sys.path`, then in the rootdir and the current directory.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import importlib
 import importlib.util
-import inspect
 import sys
-import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from pytest_tom.backends import BackendSpecError
-from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest
+from pytest_tom.backends.base import Backend
+from pytest_tom.backends.in_process import AnswererError, InProcessBackend
 
 
-class PythonBackend(Backend):
-    name = "python"
-
-    def __init__(self, target: str, fn: Any):
-        self.model = target
-        self.fn = fn
-
-    async def acomplete(self, request: ModelRequest) -> ModelReply:
-        if inspect.iscoroutinefunction(self.fn):
-            try:
-                out = await self.fn(request)
-            except asyncio.CancelledError:
-                raise  # the runner gave up on this call (its deadline): not the user's error
-            except BaseException as exc:  # SystemExit too: an error outcome, never a crash
-                raise self._error(exc) from None
-        else:
-            out = await in_daemon_thread(self.fn, request, self._error)
-        if isinstance(out, ModelReply):
-            return out
-        if not isinstance(out, str):
-            raise BackendError(f"{self.model} returned {type(out).__name__}, expected a str")
-        return ModelReply(text=out)
+class ImportProblem(Exception):
+    """The module or file could not be imported; the message says what and where."""
 
 
-    def _error(self, exc: BaseException) -> BackendError:
-        text = str(exc)
-        return BackendError(f"{self.model} raised {type(exc).__name__}" + (f": {text}" if text else ""))
+def _on_path(folder: Path) -> None:
+    entry = str(folder)
+    if entry not in sys.path:
+        sys.path.insert(0, entry)
 
 
-async def in_daemon_thread(fn: Callable[[Any], Any], arg: Any,
-                           error: Callable[[BaseException], BackendError]) -> Any:
-    """`fn(arg)` in a new daemon thread; its result, or `error(exc)` raised for whatever it
-    raised (BaseException included). If the caller stops waiting, the thread is left to end
-    on its own: being a daemon, it never holds up the interpreter's exit."""
-    loop = asyncio.get_running_loop()
-    fut: asyncio.Future[Any] = loop.create_future()
-
-    def deliver(ok: bool, value: Any) -> None:
-        if fut.done():  # cancelled meanwhile (deadline, end of the run)
-            return
-        if ok:
-            fut.set_result(value)
-        else:
-            fut.set_exception(value)
-
-    def work() -> None:
-        try:
-            ok, value = True, fn(arg)
-        except BaseException as exc:  # the user's code: whatever it raised is reported
-            ok, value = False, error(exc)
-        with contextlib.suppress(RuntimeError):  # a closed loop: the run ended without it
-            loop.call_soon_threadsafe(deliver, ok, value)
-
-    threading.Thread(target=work, name="tom-answerer", daemon=True).start()
-    return await fut
+def _import_file(path: Path, spec_text: str) -> Any:
+    if not path.is_file():
+        raise ImportProblem(f"no Python file at {path}")
+    _on_path(path.parent)  # the file's own modules and packages, as `python file.py` would
+    name = path.stem
+    module_spec = importlib.util.spec_from_file_location(name, path)
+    if module_spec is None or module_spec.loader is None:
+        raise ImportProblem(f"{path} cannot be imported as a Python module")
+    mod = importlib.util.module_from_spec(module_spec)
+    sys.modules[name] = mod  # dataclasses, pickling and `import name` elsewhere find it
+    try:
+        module_spec.loader.exec_module(mod)
+    except ModuleNotFoundError as exc:
+        sys.modules.pop(name, None)
+        raise ImportProblem(
+            f"importing {path} failed: No module named {exc.name!r} (its folder {path.parent} "
+            f"is on sys.path; install {exc.name!r} into this environment, or put it beside "
+            f"the file)") from exc
+    except BaseException as exc:
+        sys.modules.pop(name, None)
+        raise ImportProblem(f"importing {path} raised {type(exc).__name__}: {exc}") from exc
+    return mod
 
 
-def _import(module: str, rootdir: str | None) -> Any:
-    if module.endswith(".py") or "/" in module:
-        path = Path(module)
-        if not path.is_absolute() and rootdir:
-            path = Path(rootdir) / path
-        spec = importlib.util.spec_from_file_location(path.stem, path)
-        if spec is None or spec.loader is None or not path.exists():
-            raise FileNotFoundError(f"no Python file at {path}")
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        return mod
+def _import_module(module: str, rootdir: str | None) -> Any:
     try:
         return importlib.import_module(module)
     except ModuleNotFoundError as exc:
-        if exc.name != module.split(".")[0] or not rootdir:
-            raise
-        for extra in (rootdir, str(Path.cwd())):
-            if extra not in sys.path:
-                sys.path.insert(0, extra)
+        if exc.name != module.split(".")[0]:
+            raise ImportProblem(f"importing {module!r} failed: No module named {exc.name!r} "
+                                f"(install it into this environment)") from exc
+    searched = [str(p) for p in (Path(rootdir) if rootdir else None, Path.cwd()) if p]
+    for extra in searched:
+        _on_path(Path(extra))
+    try:
         return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        raise ImportProblem(
+            f"No module named {exc.name!r} (looked on sys.path, in the rootdir and the current "
+            f"directory: {', '.join(dict.fromkeys(searched))}; for a file give its path, e.g. "
+            f"python:path/to/{module.replace('.', '/')}.py:NAME)") from exc
+    except BaseException as exc:
+        raise ImportProblem(f"importing {module!r} raised {type(exc).__name__}: {exc}") from exc
+
+
+def load_target(module: str, rootdir: str | None) -> Any:
+    """The module a `python:` spec names (a dotted name or a path to a .py file)."""
+    if module.endswith(".py") or "/" in module or "\\" in module:
+        path = Path(module).expanduser()
+        if not path.is_absolute():
+            candidates = [Path.cwd() / path] + ([Path(rootdir) / path] if rootdir else [])
+            path = next((c for c in candidates if c.exists()), candidates[-1])
+        return _import_file(path.resolve(), module)
+    return _import_module(module, rootdir)
 
 
 def create(rest: str, options: dict[str, Any]) -> Backend:
@@ -116,10 +99,15 @@ def create(rest: str, options: dict[str, Any]) -> Backend:
         raise BackendSpecError(f"--tom-model=python:{rest}: expected python:<module>:<callable>, "
                                f"e.g. python:my_answers:answer or python:tools/answer.py:answer")
     try:
-        mod = _import(module, options.get("rootdir"))
-    except (ImportError, FileNotFoundError) as exc:
-        raise BackendSpecError(f"--tom-model=python:{rest}: cannot import {module!r}: {exc}") from exc
-    fn = getattr(mod, attr, None)
-    if not callable(fn):
+        mod = load_target(module, options.get("rootdir"))
+    except ImportProblem as exc:
+        raise BackendSpecError(f"--tom-model=python:{rest}: cannot import {module!r}: {exc}") from None
+    target = getattr(mod, attr, None)
+    if target is None or not (callable(target) or hasattr(target, "answer")
+                              or hasattr(target, "answer_batch")):
         raise BackendSpecError(f"--tom-model=python:{rest}: {module!r} has no callable {attr!r}")
-    return PythonBackend(rest, fn)
+    try:
+        return InProcessBackend(target, name="python", label=rest,
+                                batch_size=options.get("batch_size"))
+    except AnswererError as exc:
+        raise BackendSpecError(f"--tom-model=python:{rest}: {exc}") from None

@@ -75,8 +75,10 @@ class TomOptions:
 
     # -- core -------------------------------------------------------------------------
     model: str | None = opt(
-        "backend spec: openai:<model>, python:<module>:<callable>, replay:<file.jsonl>, "
-        "local[:<file.gguf>], or a registered backend. Without it the plugin is inert.",
+        "backend spec: openai:<model>, python:<module or file.py>:<name>, replay:<file.jsonl>, "
+        "local[:<file.gguf>], hf:<model dir>, fixture:<session fixture>, a spec your "
+        "pytest_tom_backend hook answers, or a registered backend. Without it the plugin is "
+        "inert.",
         metavar="SPEC")
     base_url: str | None = opt(
         "OpenAI-compatible endpoint (default: $OPENAI_BASE_URL or api.openai.com)",
@@ -137,6 +139,17 @@ class TomOptions:
         "least 1", convert=int, metavar="N")
     local_ctx: int | None = opt("context window of the local model in tokens (default 8192); "
                                 "longer prompts are error outcomes", convert=int, metavar="N")
+    # -- in-process models (python:, the pytest_tom_backend hook, fixture:, hf:) -----------
+    batch_size: int | None = opt(
+        "requests handed over at once to a backend that answers batches (answer_batch, hf:); "
+        "default: the backend's preference (hf: 8); 1 turns batching off", convert=int,
+        metavar="N")
+    hf_device: str | None = opt("device of the hf: model: cpu, cuda, cuda:1, mps ... (default: "
+                                "cuda when available, else cpu)", metavar="DEVICE")
+    hf_dtype: str | None = opt("weights' dtype of the hf: model: auto (the checkpoint's own), "
+                               "float32, bfloat16, float16 (default float32 on cpu, else auto)",
+                               choices=("auto", "float32", "bfloat16", "float16"),
+                        metavar="auto|float32|bfloat16|float16")
     # -- gating ----------------------------------------------------------------------
     fail_under: str | None = opt(
         "thresholds on metrics of the JSON report, comma-separated: turn=0.7 (totals), "

@@ -43,11 +43,6 @@ from pytest_tom.engine.cache import CachedReply, ResponseCache, request_key
 # given the responses so far, the next request of a conversation, or None when done
 Conversation = Callable[[list[str]], ModelRequest | None]
 
-# backends whose answer depends only on the messages and parameters (safe to cache and to
-# share between identical calls). A python or replay backend sees the item and may change
-# between runs, so it is never cached unless it sets `cacheable = True` itself.
-CACHEABLE_BACKENDS = frozenset({"openai", "local"})
-
 THROTTLE_STATUS = 429
 
 # conversations under way at once, per concurrency slot. Thousands are submitted at once;
@@ -59,10 +54,9 @@ ADMITTED = 2
 
 
 def is_cacheable(backend: Backend) -> bool:
-    flag = getattr(backend, "cacheable", None)
-    if flag is not None:
-        return bool(flag)
-    return backend.name in CACHEABLE_BACKENDS
+    """Whether the backend declares that its answers depend on the request alone (safe to
+    cache and to share between identical calls): `Backend.cacheable`, never its name."""
+    return bool(getattr(backend, "cacheable", False))
 
 
 @dataclass
@@ -198,7 +192,11 @@ class Runner:
                  cache: ResponseCache | None = None, deadline: float = 600.0,
                  poll: float = 0.05):
         self.backend = backend
-        self.concurrency = max(1, concurrency)
+        # what the backend can use: one call at a time for a model that is not thread-safe,
+        # two batches for a batching one (Backend.in_flight)
+        in_flight = getattr(backend, "in_flight", None)
+        asked = max(1, concurrency)
+        self.concurrency = max(1, in_flight(asked) if in_flight is not None else asked)
         self.retries = max(0, retries)
         self.backoff = max(0.0, backoff)
         self.max_backoff = max_backoff

@@ -16,9 +16,15 @@ from typing import Any
 
 import pytest
 
+from pytest_tom.plugin import own_model_hook
 from pytest_tom.plugin.inactive import check_inactive
 from pytest_tom.plugin.pytest_options import add_options, read_options
 from pytest_tom.plugin.stash import get_session
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    """`pytest_tom_backend(config, spec)`: a conftest's own model (docs/own-model.md)."""
+    pluginmanager.add_hookspecs(own_model_hook)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

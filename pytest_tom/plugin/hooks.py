@@ -12,6 +12,7 @@ import pytest
 from pytest_tom.engine.aggregate import aggregate
 from pytest_tom.plugin.items import TomFile, TomItem, matches
 from pytest_tom.plugin.lookahead import worker_lookahead
+from pytest_tom.plugin.own_model import resolve_fixture
 from pytest_tom.plugin.request_phase import (
     cache_label,
     note_cache_problem,
@@ -43,7 +44,9 @@ class TomHooks:
         tom = self.tom
         s = tom.describe_settings()
 
-        lines = [f"tom: model {s['model']} · method {s['method']} · seed {s['seed']} · temperature "
+        details = tom.backend.details()
+        model = f"{s['model']} ({details})" if details else s["model"]
+        lines = [f"tom: model {model} · method {s['method']} · seed {s['seed']} · temperature "
                 f"{s['temperature']} · {tom.max_tokens_text()} · concurrency "
                 f"{s['concurrency']} · suites {tom.options.files}"
                 + (f" · samples {tom.options.samples}" if tom.options.samples > 1 else "")
@@ -88,6 +91,7 @@ class TomHooks:
         """Broken suites do not stop the others: their collection errors are set aside while
         the items run (pytest would otherwise interrupt the run) and counted again after."""
         tom = self.tom
+        resolve_fixture(tom, session)  # --tom-model=fixture:NAME: made now, once per process
         held = min(len(tom.broken_suites), session.testsfailed)
         if not session.config.option.maxfail:
             session.testsfailed -= held

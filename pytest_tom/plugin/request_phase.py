@@ -69,8 +69,13 @@ def configure(tom: Any) -> None:
 
 def cache_label(tom: Any) -> str:
     """For the header: the cache mode, or why there is no cache."""
-    if not is_cacheable(tom.backend):
-        return f"no cache ({tom.backend.name} backend)"
+    backend = tom.backend
+    if getattr(backend, "deferred", False):  # made elsewhere or later: its identity decides
+        return f"cache {tom.options.cache} if the model declares identity()"
+    if not is_cacheable(backend):
+        if hasattr(backend, "fingerprint"):  # an in-process answerer
+            return f"no cache ({backend.name} backend: no identity())"
+        return f"no cache ({backend.name} backend)"
     return f"cache {tom.options.cache}"
 
 

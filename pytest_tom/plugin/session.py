@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_tom import families
-from pytest_tom.backends import BackendSpecError, create_backend
+from pytest_tom.backends import BackendSpecError
 from pytest_tom.backends.base import SamplingParams
 from pytest_tom.core.option_table import TomOptions
 from pytest_tom.core.settings import Settings
@@ -20,6 +20,7 @@ from pytest_tom.engine.item import ItemEngine
 from pytest_tom.engine.runner import Runner
 from pytest_tom.engine.suite_names import SuiteNames
 from pytest_tom.families.base import ScoringContext
+from pytest_tom.plugin.own_model import make_backend
 from pytest_tom.plugin.stash import STASH_KEY, get_session
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ class TomSession:
         )
         backend_options = {**options.as_dict(), "rootdir": str(config.rootpath)}
         try:
-            self.backend: Backend = create_backend(str(options.model), backend_options)
+            self.backend: Backend = make_backend(config, str(options.model), backend_options)
         except BackendSpecError as exc:
             raise pytest.UsageError(str(exc)) from None
         self.scoring = ScoringContext(self.settings)
@@ -68,6 +69,13 @@ class TomSession:
         self.results: dict[str, Any] | None = None
         self.started = time.time()
         self.file_patterns = str(options.files).split()
+
+    def use_backend(self, backend: Backend) -> None:
+        """Put the model made at the start of the test loop (`fixture:NAME`) in place of its
+        stand-in; before any call, so before the runner exists."""
+        assert self._runner is None, "the runner was started before the model was made"
+        self.backend = backend
+        self.engine.family_max_tokens = bool(backend.family_max_tokens)
 
     @property
     def runner(self) -> Runner:
