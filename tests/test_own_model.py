@@ -14,9 +14,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from runner_support import numbers_suite
-
 from conftest import REPO, SUITES, load_report
+from runner_support import numbers_suite
 
 GENERIC = SUITES / "generic" / "classic-false-belief.tom.yaml"
 
