@@ -85,6 +85,10 @@ class TomOptions:
         convert=RedactedUrl, metavar="URL")  # may hold credentials: repr shows it redacted
     files: str = opt("space-separated glob patterns of suite files to collect (default: *.tom.yaml)",
                      default="*.tom.yaml", metavar="PATTERNS")
+    suite: str | None = opt(
+        "run bundled suites by name, from any folder, together with any paths given: fantom, "
+        "opentom, bigtom, robustness, generic, comma-separated, or bundled for all "
+        "(`pytest-tom suites` lists them)", metavar="NAMES")
     method: str = opt("prompting method: vanilla, cot, simtom, 1shot, 1shot-cot (as the family "
                       "offers)", default="vanilla", metavar="METHOD")
     seed: int = opt("seed for option shuffling and sampling (default 0)", default=0, convert=int,
@@ -119,8 +123,9 @@ class TomOptions:
     cache: str = opt("response cache: on (read and write), read (never write), write (never read: "
                      "refresh), off (default on)", default="on",
                      choices=("on", "read", "write", "off"), metavar="MODE")
-    cache_dir: str = opt("folder of the response cache, relative to the rootdir (default "
-                         ".tom_cache)", default=".tom_cache", metavar="DIR")
+    cache_dir: str = opt("folder of the response cache, relative to the project: the rootdir, "
+                         "or the invocation folder when the paths given put the rootdir "
+                         "outside it (default .tom_cache)", default=".tom_cache", metavar="DIR")
     cache_clear: bool = opt("empty the response cache before the run", default=False, flag=True)
     requests_first: bool = opt(
         "ask for every answer before the first item runs, with a live line of the requests "

@@ -77,7 +77,9 @@ class GateConfig:
                                 f"above 0 and at most 1 (1 turns the significance test off)")
         if options.get("max_drop") and not cfg.baseline_path:
             raise GateSpecError("--tom-max-drop needs --tom-baseline REPORT.json to compare with")
-        cfg.items = options.get("items") or ("report" if cfg.active else "fail")
+        # saving a baseline is a success: its wrong answers are the baseline, not failures
+        cfg.items = options.get("items") or ("report" if cfg.active or cfg.save_baseline
+                                             else "fail")
         if load and cfg.baseline_path:
             cfg.baseline = load_baseline(cfg.baseline_path)
         return cfg

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_tom.core.option_table import TomOptions
+from pytest_tom.plugin.bundled import configure_bundled
 from pytest_tom.plugin.hooks import TomHooks
 from pytest_tom.plugin.request_phase import configure as configure_calls
 from pytest_tom.plugin.run_gates import configure_gates
@@ -19,6 +20,9 @@ from pytest_tom.report.teardown_index import install
 def activate(config: pytest.Config, options: TomOptions) -> None:
     tom = TomSession(config, options)
     config.stash[STASH_KEY] = tom
+    tom.bundled = configure_bundled(config, options)  # --tom-suite: usage error or paths added
+    if tom.bundled is not None:
+        tom.file_patterns.append(tom.bundled.pattern)
     configure_calls(tom)  # runner options checked; --tom-cache-clear (controller only)
     check_start(tom)  # method, family options, family metric names: usage errors at start
     configure_gates(tom)  # gate options: usage errors now, not after the run; --tom-items

@@ -21,9 +21,9 @@ from pytest_tom.plugin.request_phase import (
     write_cache_problems,
 )
 from pytest_tom.plugin.request_phase import write_summary as write_requests
-from pytest_tom.plugin.run_gates import finish_gates
+from pytest_tom.plugin.run_gates import finish_gates, items_note
 from pytest_tom.plugin.selection import limit_items
-from pytest_tom.plugin.session import TomSession
+from pytest_tom.plugin.session import TomSession, project_dir
 from pytest_tom.plugin.speed import collection_gc, freeze_more
 from pytest_tom.plugin.streaming import start_stream
 from pytest_tom.plugin.usage_errors import method_note
@@ -51,6 +51,18 @@ class TomHooks:
                 f"{s['concurrency']} · suites {tom.options.files}"
                 + (f" · samples {tom.options.samples}" if tom.options.samples > 1 else "")
                 + f" · {cache_label(tom)}"]
+        if tom.bundled is not None:
+            lines.append(tom.bundled.header())
+        here = project_dir(config)
+        if here != config.rootpath:
+            lines.append(f"tom: the paths given made pytest choose the rootdir {config.rootpath}, "
+                         f"not this project: pytest's cache (--lf) and ini file are looked for "
+                         f"there; "
+                         f"the tom cache stays in {here}. Pass --rootdir=. to keep them all "
+                         f"here (bundled suites: --tom-suite)")
+        items = items_note(tom)
+        if items:
+            lines.append(items)
         note = method_note(s["method"])
         return [*lines, note] if note else lines
 

@@ -28,6 +28,7 @@ from pytest_tom.engine.runner import Completion, cache_dir, is_cacheable
 from pytest_tom.engine.sample_requests import sample_count, submit_samples, wait_all
 from pytest_tom.engine.token_usage import PriceError, parse_prices
 from pytest_tom.families.base import Family
+from pytest_tom.plugin.session import project_dir
 from pytest_tom.plugin.speed import freeze_more
 from pytest_tom.plugin.stash import get_session
 from pytest_tom.report.progress import Progress
@@ -62,7 +63,7 @@ def configure(tom: Any) -> None:
             f"--tom-samples {opts.samples} at temperature 0: the samples will most likely be "
             f"identical; set --tom-temperature above 0"), stacklevel=2)
     if opts.cache_clear and not tom.is_worker:
-        _count, note = clear_with_note(cache_dir(opts, tom.config.rootpath))
+        _count, note = clear_with_note(cache_dir(opts, project_dir(tom.config)))
         if note:
             tom.cache_notes.append(note)
 

@@ -63,6 +63,31 @@ def subset_note(session: pytest.Session, tom: TomSession) -> str:
             f"the numbers are those of the subset, not of the whole suites")
 
 
+def items_note(tom: TomSession) -> str:
+    """The header line of report mode: why wrong answers are xfails, what sets the status."""
+    if tom.options.items != "report" or tom.gates is None:
+        return ""
+    cfg = tom.gates.config
+    why = ("a gate is configured" if cfg.active else
+           "--tom-save-baseline: a run that completes saves it and exits 0")
+    if tom.config.getoption("tom_items", None) or tom.config.getini("tom_items"):
+        why = "--tom-items report"
+    return (f"tom: items report ({why}): a wrong answer is an xfail with its reason; "
+            f"only the gates set the exit status")
+
+
+def save_refused(tom: TomSession) -> str:
+    """Why this run must not become a baseline ('' when it may): a suite that failed to
+    load or a gate usage error (an interrupted run never gets here)."""
+    state = tom.gates
+    if tom.broken_suites:
+        return (f"{len(tom.broken_suites)} suite file(s) failed to load "
+                f"({', '.join(tom.broken_suites[:3])}): a baseline must hold every suite")
+    if state is not None and state.report is not None and state.report.error:
+        return "the gates' options are wrong (above)"
+    return ""
+
+
 def finish_gates(session: pytest.Session, tom: TomSession) -> None:
     """Evaluate the gates after aggregation, set the exit status, write baseline and Markdown."""
     state = tom.gates
@@ -88,7 +113,12 @@ def finish_gates(session: pytest.Session, tom: TomSession) -> None:
         elif report.failed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
     if cfg.save_baseline:
-        if tom.records:
+        refused = save_refused(tom)
+        if refused:
+            state.written.append(f"tom baseline not saved: {refused}")
+            if session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        elif tom.records:
             if try_write(tom.write_errors, "baseline", cfg.save_baseline,
                          lambda: write_json_atomic(cfg.save_baseline, build_report(
                              tom.results, tom.records, tom.describe_settings(), tom.started,

@@ -5,6 +5,7 @@ and (on the controller) the item records."""
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -27,10 +28,24 @@ if TYPE_CHECKING:
     from pytest_tom.backends.base import Backend, SamplingParams
     from pytest_tom.engine.runner import Runner
     from pytest_tom.gates.evaluate import GateState
+    from pytest_tom.plugin.bundled import BundledSelection
     from pytest_tom.plugin.lookahead import WorkerLookahead
     from pytest_tom.plugin.streaming import StreamedRun
 
-__all__ = ["STASH_KEY", "TomSession", "get_session"]
+__all__ = ["STASH_KEY", "TomSession", "get_session", "project_dir"]
+
+
+def project_dir(config: pytest.Config) -> Path:
+    """Where the run's own files live (`.tom_cache/`, relative `python:` and `replay:`
+    paths): the rootdir, when it is the invocation folder or a project holding it (an ini
+    file or setup.py marks it); otherwise the paths given (suites outside the project) made
+    pytest choose a rootdir elsewhere, and the invocation folder is the project."""
+    root = config.rootpath
+    here = config.invocation_params.dir
+    if here == root:
+        return root
+    marked = config.inipath is not None or (root / "setup.py").is_file()
+    return root if marked and root in here.parents else here
 
 
 class TomSession:
@@ -43,7 +58,7 @@ class TomSession:
         self.params: SamplingParams = SamplingParams(
             temperature=options.temperature, max_tokens=options.max_tokens, seed=options.seed,
         )
-        backend_options = {**options.as_dict(), "rootdir": str(config.rootpath)}
+        backend_options = {**options.as_dict(), "rootdir": str(project_dir(config))}
         try:
             self.backend: Backend = make_backend(config, str(options.model), backend_options)
         except BackendSpecError as exc:
@@ -55,6 +70,7 @@ class TomSession:
         self.records: list[dict[str, Any]] = []
         self.broken_suites: list[str] = []  # node ids of suite files that failed to load
         self.gates: GateState | None = None  # set by gating.configure_gates
+        self.bundled: BundledSelection | None = None  # --tom-suite: plugin/bundled.py
         self.lookahead: WorkerLookahead | None = None  # xdist workers: lookahead.py
         self.stream: StreamedRun | None = None  # the default test loop: streaming.py
         self.prices: dict[str, tuple[float, float]] = {}  # --tom-prices, parsed
@@ -80,7 +96,8 @@ class TomSession:
     @property
     def runner(self) -> Runner:
         if self._runner is None:
-            self._runner = Runner.from_options(self.backend, self.options, self.config.rootpath)
+            self._runner = Runner.from_options(self.backend, self.options,
+                                               project_dir(self.config))
         return self._runner
 
     def peek_runner(self) -> Runner | None:
