@@ -4,6 +4,8 @@
     pytest-tom convert FAMILY INPUT -o DIR  turn upstream benchmark data into suites
     pytest-tom compare A.json B.json ...    compare saved runs with paired significance tests
     pytest-tom html REPORT.json... -o PATH  one self-contained HTML report of saved runs
+    pytest-tom suites [--copy DIR]          the bundled suites (run them with --tom-suite)
+    pytest-tom init [DIR]                   set up pytest-tom in a model repository
 
 Each family declares its converters (`Family.converters`: subcommand -> module,
 built-in ones in `families/<name>/convert.py`); a converter module exposes
@@ -18,6 +20,7 @@ import sys
 from pathlib import Path
 
 from pytest_tom import families
+from pytest_tom.commands import init, suites
 from pytest_tom.compare.main import run_compare, run_html
 from pytest_tom.engine.load import load_suite
 from pytest_tom.engine.suite_names import SuiteNames
@@ -109,6 +112,11 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("-o", "--output", required=True, metavar="PATH", help="the HTML file to write")
     _add_run_options(h)
     h.set_defaults(func=cmd_html)
+    for command in (suites, init):  # a module per subcommand (pytest_tom/commands/)
+        p = sub.add_parser(command.NAME, help=command.HELP,
+                           description=(command.__doc__ or "").split("\n\n")[0])
+        command.add_arguments(p)
+        p.set_defaults(func=command.run)
     c = sub.add_parser("convert", help="convert upstream benchmark data into suites")
     csub = c.add_subparsers(dest="family", required=True)
 

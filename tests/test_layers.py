@@ -28,6 +28,7 @@ LAYERS: dict[str, int] = {
     "report": 6,
     "compare": 6,  # comparing saved reports: loading, paired tests, rendering (an output)
     "plugin": 7,  # the pytest layer: entry point, hooks, items, session, request phase
+    "commands": 8,  # the subcommands of `pytest-tom`, one module each (cli.py dispatches)
 }
 # the modules of the package root, each named: a new module or folder must be declared
 ROOT_MODULES: dict[str, int] = {

@@ -1,0 +1,145 @@
+"""The files `pytest-tom init` writes (text only; `commands/init.py` decides what to write)."""
+
+from __future__ import annotations
+
+EXAMPLE_SUITE = """\
+# An example suite of your own (written by `pytest-tom init`; edit or replace it).
+# The format: every key is described in pytest-tom's docs/suite-format.md; check a suite
+# without a model with `pytest-tom validate tom/`.
+suite: example
+family: generic
+version: 1
+description: Two short false-belief stories to start from.
+scenarios:
+  - id: umbrella-hook
+    tags: [first_order]
+    context: |
+      Noor hangs her umbrella on the hook by the front door and goes upstairs to work.
+      While she is upstairs, her flatmate Tomas borrows the umbrella, comes back, and
+      leaves it to dry in the bathtub. Noor does not see any of this.
+    characters: [Noor, Tomas]
+    questions:
+      - id: belief
+        ask: Where will Noor look for her umbrella?
+        choices: [on the hook by the front door, in the bathtub]
+        answer: on the hook by the front door
+      - id: reality
+        ask: Where is the umbrella now?
+        choices: [on the hook by the front door, in the bathtub]
+        answer: in the bathtub
+      - id: knows
+        ask: Does Noor know that the umbrella was moved?
+        yes_no: "no"
+  - id: biscuit-tin
+    tags: [unexpected_contents]
+    context: |
+      A tin on the kitchen shelf says "Biscuits", but this morning Ilse emptied it and
+      filled it with buttons. Her neighbour Ravi, who was not there, drops by for tea and
+      sees the tin on the shelf.
+    characters: [Ilse, Ravi]
+    questions:
+      - id: belief
+        ask: What does Ravi think is in the tin?
+        choices: [biscuits, buttons]
+        answer: biscuits
+      - id: reality
+        ask: What is in the tin?
+        choices: [biscuits, buttons]
+        answer: buttons
+      - id: knows
+        ask: Does Ilse know what is in the tin?
+        yes_no: "yes"
+"""
+
+ANSWERER = '''\
+"""A placeholder model for the example (written by `pytest-tom init`):
+
+    pytest tom --tom-model=python:tom/answer.py:answer
+
+It shows the plumbing end to end and always picks the first choice shown, so expect
+about chance. Replace its body with a call to your model (the request holds the
+messages, `request.messages`, and the item, `request.item`), or point --tom-model at a
+server: --tom-model=openai:MODEL --tom-base-url=http://127.0.0.1:8080/v1
+"""
+
+
+def answer(request):
+    choices = request.item.choices
+    return choices[0] if choices else "no"
+'''
+
+CONFTEST = '''\
+"""pytest configuration of this repository (written by `pytest-tom init`: edit freely).
+
+pytest-tom runs the suites in tom/ (and the bundled ones, --tom-suite=fantom,bigtom ...)
+against the model --tom-model names:
+
+    pytest tom --tom-model=python:tom/answer.py:answer       # a Python function answers
+    pytest tom --tom-model=openai:MODEL --tom-base-url=URL   # any OpenAI-compatible server
+    pytest tom --tom-model=local                              # the small embedded model
+
+Your own tests can ask the same model through the `tom_model` fixture:
+
+    def test_my_model_answers(tom_model):
+        assert tom_model.ask("Say yes.")
+"""
+'''
+
+WORKFLOW = """\
+# Theory-of-Mind suites in CI (written by `pytest-tom init`).
+# Set the repository variable TOM_MODEL (e.g. openai:my-model) and, for a server, the
+# variable TOM_BASE_URL and the secret OPENAI_API_KEY. The first run saves
+# tom/baseline.json as an artifact: commit it, and every later run gates against it
+# (a significant drop of turn or goal accuracy fails the job).
+name: tom
+
+on:
+  push:
+  pull_request:
+  workflow_dispatch:
+
+jobs:
+  tom:
+    runs-on: ubuntu-latest
+    timeout-minutes: 90
+    env:
+      TOM_MODEL: ${{ vars.TOM_MODEL }}
+      OPENAI_BASE_URL: ${{ vars.TOM_BASE_URL }}
+      OPENAI_API_KEY: ${{ secrets.OPENAI_API_KEY }}
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/setup-python@v5
+        with:
+          python-version: "3.12"
+      - name: Install
+        run: |
+          python -m pip install --upgrade pip
+          python -m pip install "pytest-tom[html,xdist]"
+          if [ -f requirements.txt ]; then python -m pip install -r requirements.txt; fi
+      - name: ToM suites (report mode, gated against tom/baseline.json)
+        run: |
+          if [ -z "$TOM_MODEL" ]; then
+            echo "::error::set the repository variable TOM_MODEL (e.g. openai:my-model)"
+            exit 1
+          fi
+          if [ -f tom/baseline.json ]; then
+            gate="--tom-baseline=tom/baseline.json"
+          else
+            echo "::notice::no tom/baseline.json yet: this run saves one (artifact tom-report); commit it"
+            gate="--tom-save-baseline=tom/baseline.json"
+          fi
+          python -m pytest tom --tom-suite=bundled --tom-model="$TOM_MODEL" \\
+            --tom-items=report $gate \\
+            --tom-report=tom-report.json --tom-html=tom-report.html \\
+            --tom-markdown="$GITHUB_STEP_SUMMARY" -p no:cacheprovider
+      - name: Upload the reports
+        if: always()
+        uses: actions/upload-artifact@v4
+        with:
+          name: tom-report
+          path: |
+            tom-report.html
+            tom-report.json
+            tom/baseline.json
+          if-no-files-found: ignore
+"""

@@ -1,0 +1,119 @@
+"""`pytest-tom init` and `pytest-tom suites` (issue 21, points 1 and 2): init writes what a
+model repository needs and nothing else, never overwrites, says when it has nothing to
+do; the folder it sets up runs its example with a `python:` answerer (exit 0, scores);
+`suites` lists the bundled suites and copies them out."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import SUITES
+
+from pytest_tom.cli import main
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    tomllib = None  # type: ignore[assignment]
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_init_in_an_empty_folder_then_pytest_runs_the_example(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["init", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert set(snapshot(tmp_path)) == {"pytest.ini", "conftest.py", "tom/example.tom.yaml",
+                                       "tom/answer.py", ".github/workflows/tom.yml"}
+    assert "wrote pytest.ini [pytest]: tom_items, tom_report" in out
+    before = snapshot(tmp_path)
+    assert main(["init", str(tmp_path)]) == 0  # twice: nothing changes, and it says so
+    out = capsys.readouterr().out
+    assert snapshot(tmp_path) == before
+    assert "nothing to do: pytest-tom init has set up this folder already" in out
+    assert "wrote" not in out
+    proc = subprocess.run([sys.executable, "-m", "pytest", "tom",
+                           "--tom-model=python:tom/answer.py:answer", "-p", "no:randomly"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "tom totals: 6 items · turn 66.7%" in proc.stdout  # the first choice: 4 of 6
+    assert "4 passed, 2 xfailed" in proc.stdout
+    assert (tmp_path / "tom-report.json").is_file()  # tom_report from the ini file
+    assert main(["validate", str(tmp_path / "tom")]) == 0
+
+
+def test_init_adds_missing_keys_to_pyproject_and_keeps_everything_else(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[project]\nname = "mymodel"\n\n[tool.pytest.ini_options]\n'
+                         'testpaths = ["tests"]\ntom_report = "mine.json"\n\n'
+                         '[tool.ruff]\nline-length = 99\n')
+    (tmp_path / "conftest.py").write_text("# mine\n")
+    assert main(["init", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    text = pyproject.read_text()
+    assert "kept  pyproject.toml [tool.pytest.ini_options] tom_report (set already)" in out
+    assert "kept  conftest.py (exists: nothing added)" in out
+    assert (tmp_path / "conftest.py").read_text() == "# mine\n"
+    assert not (tmp_path / "pytest.ini").exists()
+    if tomllib is not None:
+        data = tomllib.loads(text)
+        assert data["tool"]["pytest"]["ini_options"] == {
+            "testpaths": ["tests"], "tom_report": "mine.json", "tom_items": "report"}
+        assert data["tool"]["ruff"] == {"line-length": 99}
+    assert main(["init", str(tmp_path)]) == 0
+    assert pyproject.read_text() == text
+
+
+def test_init_writes_where_pytest_reads_its_configuration(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "m"\n')
+    (tmp_path / "setup.cfg").write_text("[tool:pytest]\naddopts = -q\n")
+    assert main(["init", str(tmp_path)]) == 0
+    assert "tom_items = report" in (tmp_path / "setup.cfg").read_text()
+    assert (tmp_path / "pyproject.toml").read_text() == '[project]\nname = "m"\n'
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "pyproject.toml").write_text('[project]\nname = "m"\n')
+    assert main(["init", str(other)]) == 0  # no pytest configuration yet: pyproject.toml
+    assert '[tool.pytest.ini_options]\n# pytest-tom' in (other / "pyproject.toml").read_text()
+
+
+def test_the_workflow_gates_against_the_baseline_and_publishes_the_reports(
+        tmp_path: Path) -> None:
+    assert main(["init", str(tmp_path)]) == 0
+    flow = yaml.safe_load((tmp_path / ".github/workflows/tom.yml").read_text())
+    steps = flow["jobs"]["tom"]["steps"]
+    script = "\n".join(s.get("run", "") for s in steps)
+    for needle in ("--tom-items=report", "--tom-baseline=tom/baseline.json",
+                   "--tom-save-baseline=tom/baseline.json", '--tom-markdown="$GITHUB_STEP_SUMMARY"',
+                   "--tom-html=tom-report.html", "pytest-tom[html,xdist]"):
+        assert needle in script
+    upload = next(s for s in steps if "upload-artifact" in s.get("uses", ""))
+    assert upload["if"] == "always()" and "tom-report.html" in upload["with"]["path"]
+
+
+def test_suites_lists_the_bundled_suites_and_copies_them_out(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["suites"]) == 0
+    out = capsys.readouterr().out
+    assert "fantom         smalltalk.tom.yaml" in out
+    assert "2,867 items" in out and "(repository checkout)" in out
+    target = tmp_path / "copies"
+    assert main(["suites", "robustness", "generic", "--copy", str(target)]) == 0
+    copied = sorted(str(p.relative_to(target)) for p in target.rglob("*.tom.yaml"))
+    assert copied == sorted([f"robustness/{p.name}" for p in (SUITES / "robustness").glob("*.tom.yaml")]
+                            + ["generic/classic-false-belief.tom.yaml"])
+    edited = target / "generic" / "classic-false-belief.tom.yaml"
+    edited.write_text("# my edit\n")
+    assert main(["suites", "generic", "--copy", str(target)]) == 0
+    assert edited.read_text() == "# my edit\n"  # an existing copy is never overwritten
+    assert "kept" in capsys.readouterr().out
+    assert main(["suites", "nope"]) == 2
+    assert "no bundled suite named 'nope'" in capsys.readouterr().err
