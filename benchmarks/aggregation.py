@@ -117,7 +117,7 @@ def main() -> int:
 
     scored = aggregate_samples(records, lambda recs: engine._aggregate_once(recs, settings))
     # add_intervals sets each suite's intervals afresh: the same results serve every repeat
-    intervals = best(lambda: add_intervals(scored, records, settings.seed), args.repeat)
+    intervals = best(lambda: add_intervals(scored, records, settings), args.repeat)
     load_intervals = os.getloadavg()[0]
     took = best(lambda: aggregate(records, settings), 1)
     result = aggregate(records, settings)

@@ -29,13 +29,31 @@ from pytest_tom.families.base import (
     two_calls,
 )
 from pytest_tom.metrics.accuracy import Record, judged, ratio
+from pytest_tom.metrics.declare import (
+    GROUPED,
+    PERCENT,
+    PROPORTION,
+    UNIT_SCALE,
+    AllRight,
+    Joint,
+    LabelPairs,
+    Metric,
+    Plot,
+    ValueMean,
+    macro_f1_of,
+    mean_of,
+    ratio_of,
+    weighted_f1_of,
+)
 from pytest_tom.suite.schema import ID, TAG, Checker, Field, ListOf, Obj, Str, Text
 from pytest_tom.suite.yaml_out import dump_suite
 
 __all__ = [
-    "ID", "REQUEST_FAILED", "TAG", "UNAVAILABLE", "UNPARSEABLE", "Backend", "BackendError",
-    "Checker", "Family", "FamilyResult", "Field", "ItemSpec", "ItemView", "ListOf", "Message",
-    "MetricTable", "ModelReply", "ModelRequest", "Obj", "Opt", "Outcome", "Record",
-    "SamplingParams", "ScoringContext", "Settings", "Str", "Suite", "Text", "dump_suite",
-    "judged", "load_suite", "ratio", "score_records", "single_call", "two_calls",
+    "GROUPED", "ID", "PERCENT", "PROPORTION", "REQUEST_FAILED", "TAG", "UNAVAILABLE",
+    "UNIT_SCALE", "UNPARSEABLE", "AllRight", "Backend", "BackendError", "Checker", "Family",
+    "FamilyResult", "Field", "ItemSpec", "ItemView", "Joint", "LabelPairs", "ListOf", "Message",
+    "Metric", "MetricTable", "ModelReply", "ModelRequest", "Obj", "Opt", "Outcome", "Plot",
+    "Record", "SamplingParams", "ScoringContext", "Settings", "Str", "Suite", "Text",
+    "ValueMean", "dump_suite", "judged", "load_suite", "macro_f1_of", "mean_of", "ratio",
+    "ratio_of", "score_records", "single_call", "two_calls", "weighted_f1_of",
 ]

@@ -19,8 +19,10 @@ from collections import Counter
 from typing import Any
 
 from pytest_tom.compare.runs import Record, Run
-from pytest_tom.engine.headline import GROUPED, Spec, catalog, suite_intervals
+from pytest_tom.core.settings import Settings
+from pytest_tom.engine.headline import catalog, suite_intervals
 from pytest_tom.metrics.accuracy import judged
+from pytest_tom.metrics.declare import GROUPED, Metric
 from pytest_tom.metrics.intervals import (
     RESAMPLES,
     PairedDiff,
@@ -37,7 +39,7 @@ def key_of(rec: Record) -> tuple[str, str]:
     return rec["item"]["suite"], rec["item"]["id"]
 
 
-def mcnemar_diff(spec: Spec, a: list[Record], b: list[Record]) -> PairedDiff:
+def mcnemar_diff(spec: Metric, a: list[Record], b: list[Record]) -> PairedDiff:
     """Exact McNemar on the items `spec` selects that both runs judged."""
     after = {key_of(r): r for r in judged(b) if spec.select(r)}
     worse = better = both_right = n = 0
@@ -67,7 +69,7 @@ def mcnemar_diff(spec: Spec, a: list[Record], b: list[Record]) -> PairedDiff:
                       mcnemar_exact(worse, better), "mcnemar", n, worse, better)
 
 
-def grouped_diff(spec: Spec, a: list[Record], b: list[Record], seed: int,
+def grouped_diff(spec: Metric, a: list[Record], b: list[Record], seed: int,
                  resamples: int) -> PairedDiff:
     """Paired bootstrap over the groups both runs have, on their shared items."""
     shared = {key_of(r) for r in a} & {key_of(r) for r in b}
@@ -129,7 +131,15 @@ def run_intervals(run: Run, suite: str) -> dict[str, Any]:
         return {}
     if data.get("intervals"):
         return data["intervals"]
-    return suite_intervals(data["family"], run.records(suite), data["metrics"], run.seed)
+    return suite_intervals(data["family"], run.records(suite), dict(data["metrics"]), run.seed,
+                           settings=settings_of(run))
+
+
+def settings_of(run: Run) -> Settings:
+    """The settings a run's metrics were defined with (its seed and options)."""
+    saved = run.data.get("settings") or {}
+    options = saved.get("options") if isinstance(saved.get("options"), dict) else {}
+    return Settings(seed=run.seed, options=options)
 
 
 def compare_runs(runs: list[Run], seed: int = 0, resamples: int = RESAMPLES) -> dict[str, Any]:
@@ -142,7 +152,8 @@ def compare_runs(runs: list[Run], seed: int = 0, resamples: int = RESAMPLES) -> 
     for name in names:
         holders = [r for r in runs if name in r.data["suites"]]
         family = holders[0].data["suites"][name]["family"]
-        specs = catalog(family, [rec for r in holders for rec in r.records(name)]).specs
+        specs = catalog(family, [rec for r in holders for rec in r.records(name)],
+                        settings_of(holders[0])).specs
         ivs = [run_intervals(r, name) for r in runs]
         rows = []
         for spec in specs:

@@ -10,21 +10,26 @@ from collections import defaultdict
 from typing import Any
 
 from pytest_tom import families
-from pytest_tom.engine.headline import add_intervals
+from pytest_tom.engine.headline import add_intervals, declared_values
 from pytest_tom.families.base import FamilyResult, Settings
 from pytest_tom.metrics.accuracy import Record, accuracy_block, core_metrics, sum_blocks
-from pytest_tom.metrics.sample_spread import aggregate_samples
+from pytest_tom.metrics.sample_spread import aggregate_samples, sample_count
 
 
 def aggregate(records: list[Record], settings: Settings) -> dict[str, Any]:
     """`{"suites": {name: {...}}, "totals": {...}}` for the records of one run; with
     `--tom-samples k` every number is the mean over samples and `spread` holds the standard
     deviations (see `pytest_tom.metrics.sample_spread`)."""
-    results = aggregate_samples(records, lambda recs: _aggregate_once(recs, settings))
-    return add_intervals(results, records, settings.seed)
+    several = sample_count(records) > 1
+    results = aggregate_samples(records, lambda recs: _aggregate_once(recs, settings, several))
+    return add_intervals(results, records, settings)
 
 
-def _aggregate_once(records: list[Record], settings: Settings) -> dict[str, Any]:
+def _aggregate_once(records: list[Record], settings: Settings,
+                    declared: bool = False) -> dict[str, Any]:
+    """The scores of one set of records. The values of the metrics the families declare
+    are set from their declarations with the intervals (`add_intervals`), or here with
+    `declared` (a run of several samples, which has no intervals)."""
     grouped: dict[str, list[Record]] = defaultdict(list)
     for rec in records:
         grouped[rec["item"]["suite"]].append(rec)
@@ -45,6 +50,8 @@ def _aggregate_once(records: list[Record], settings: Settings) -> dict[str, Any]
         core = core_metrics(arrived)
         blocks.append(_totals_share(arrived, core))
         metrics = {**core, **result.metrics}
+        if declared:
+            declared_values(family_name, recs, metrics, settings)
         suites[name] = {
             "family": family_name,
             "path": recs[0]["item"]["source"].get("file", ""),

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pytest_tom.core.option_table import Opt
     from pytest_tom.families.base import Family
+    from pytest_tom.metrics.declare import Metric
 
 BUILTIN: dict[str, str] = {
     "generic": "pytest_tom.families.generic.family:GenericFamily",
@@ -106,8 +107,22 @@ def declared_options() -> list[Opt]:
     return out
 
 
+def declared(family: str | None, metric: str) -> Metric | None:
+    """The declaration of `metric` by `family` (None: not a declared headline metric)."""
+    if family is None:
+        return None
+    try:
+        fam = get(family)
+    except KeyError:
+        return None
+    return next((m for m in fam.headline_metrics if m.name == metric), None)
+
+
 def lower_is_better(family: str | None, metric: str) -> bool:
     """Does the family declare `metric` as one where lower is better (an error rate)?"""
+    decl = declared(family, metric)
+    if decl is not None:
+        return not decl.higher_is_better
     if family is None:
         return False
     try:
@@ -117,12 +132,10 @@ def lower_is_better(family: str | None, metric: str) -> bool:
     return any(fnmatch.fnmatchcase(metric, pattern) for pattern in fam.lower_is_better)
 
 
-def in_percent(family: str | None) -> bool:
-    """Are the family's headline metrics shown in percent (else on 0–1, as its paper)?"""
-    try:
-        return family is None or get(family).scale == "percent"
-    except KeyError:
-        return True
+def in_percent(family: str | None, metric: str) -> bool:
+    """Is `metric` shown in percent (else on 0–1, as its family declares: OpenToM's F1)?"""
+    decl = declared(family, metric)
+    return decl is None or decl.percent
 
 
 def converters() -> dict[str, str]:

@@ -16,6 +16,7 @@ from pytest_tom.core.model import ItemSpec, Suite
 from pytest_tom.core.option_table import Opt
 from pytest_tom.core.outcome import Outcome
 from pytest_tom.core.settings import Settings
+from pytest_tom.metrics.declare import Metric, Plot, check_declarations
 from pytest_tom.suite.schema import Checker, Obj
 
 Message = dict[str, str]  # {"role": ..., "content": ...}
@@ -83,12 +84,24 @@ class Family:
     options: ClassVar[tuple[Opt, ...]] = ()
     # `pytest-tom convert <subcommand>` -> module with `add_arguments(parser)`, `run(args)`
     converters: ClassVar[Mapping[str, str]] = {}
-    # metrics (fnmatch patterns over the names of `aggregate`) where lower is better: a
-    # threshold `name=value` is a ceiling for them and a baseline drop is a rise
+    # the headline metrics and their plots, declared once as data (built-in families keep
+    # them in `headline.py` beside `family.py`; see `pytest_tom.metrics.declare`): their
+    # values, intervals, paired tests, gate direction, display and plots all come from here
+    headline_metrics: ClassVar[tuple[Metric, ...]] = ()
+    plots: ClassVar[tuple[Plot, ...]] = ()
+    # other metrics of `aggregate` (fnmatch patterns over its names) where lower is better:
+    # a threshold `name=value` is a ceiling for them and a baseline drop is a rise (a
+    # declared metric says so itself: `Metric(higher_is_better=False)`)
     lower_is_better: ClassVar[tuple[str, ...]] = ()
-    # the scale of its headline metrics in the terminal: shares in percent with one decimal,
-    # or "0-1" (three decimals) where the paper reports that scale (OpenToM's macro-F1)
-    scale: ClassVar[str] = "percent"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        check_declarations(f"family {cls.name or cls.__name__}", cls.headline_metrics, cls.plots)
+
+    def declared_metrics(self, settings: Settings) -> tuple[Metric, ...]:
+        """The headline metrics of a run with `settings` (a family whose definitions follow
+        one of its options, e.g. FANToM's ALL* grouping, overrides this)."""
+        return self.headline_metrics
 
     def check(self, data: dict[str, Any], ck: Checker) -> None:
         """Semantic checks of the whole (schema-valid) document; report problems on `ck`."""

@@ -205,7 +205,9 @@ def family_metric_names(family_name: str, options: dict[str, Any]) -> tuple[set[
         static = set(fam.aggregate([], Settings(options=options)).metrics)
     except Exception:  # a family whose aggregation needs records: checked after the run
         return None
-    return static | set(TOTALS_METRICS) | {"parse_failure_rate"}, (*fam.metric_patterns, "tag.*")
+    declared = {m.name for m in fam.headline_metrics}
+    return (static | declared | set(TOTALS_METRICS) | {"parse_failure_rate"},
+            (*fam.metric_patterns, "tag.*"))
 
 
 def name_list(names: Iterable[str], near: str = "") -> str:

@@ -21,13 +21,12 @@ has one facet per record: any selection is then evaluated record by record.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from pytest_tom.core.outcome import UNAVAILABLE
 from pytest_tom.core.record import Record
 from pytest_tom.metrics.accuracy import is_judged, is_skipped
 
@@ -91,6 +90,7 @@ class RecordTable:
         self._columns: dict[Any, Column] = {}
         self._orders: dict[Any, tuple[int, np.ndarray]] = {}
         self._facet_counts: np.ndarray | None = None
+        self._views: dict[frozenset[str], list[Any]] = {}
 
     def constant(self, fn: Callable[[Record], Hashable], value: Hashable) -> None:
         """Declare that `fn` gives `value` for every record (the suite of a suite's table),
@@ -101,22 +101,41 @@ class RecordTable:
         return len(self.records)
 
     # -- selections ------------------------------------------------------------------
-    def verdicts(self, select: Select) -> np.ndarray:
-        """`select` of every facet (of its first record)."""
-        return np.array([bool(select(r)) for r in self.representatives], dtype=bool)
+    def verdicts(self, select: Select, reads: Iterable[str] = (), who: str = "") -> np.ndarray:
+        """`select` of every facet (of its first record). On a faceted table the selection
+        sees a guarded view of the record: the item's tags and kind, the outcome's
+        `correct` and `error`, and the meta keys in `reads` (which the facets must
+        include); reading anything else raises `UndeclaredRead`."""
+        if self.meta_keys is None:
+            return np.array([bool(select(r)) for r in self.representatives], dtype=bool)
+        reads = frozenset(reads)
+        if not reads <= self.meta_keys:
+            raise UndeclaredRead(
+                f"metric {who!r} reads meta key(s) {', '.join(sorted(reads - self.meta_keys))} "
+                f"that the records were not read by (the table knows "
+                f"{', '.join(sorted(self.meta_keys)) or 'none'}); declare them in the metric's "
+                f"`reads`")
+        views = self._views.get(reads)
+        if views is None:
+            views = self._views[reads] = [guarded(r, reads) for r in self.representatives]
+        try:
+            return np.array([bool(select(v)) for v in views], dtype=bool)
+        except UndeclaredRead as exc:
+            raise UndeclaredRead(f"metric {who!r}: {exc}") from None
 
-    def selected(self, select: Select) -> np.ndarray:
+    def selected(self, select: Select, reads: Iterable[str] = (), who: str = "") -> np.ndarray:
         """The mask of the records `select` picks (evaluated once per facet)."""
-        verdicts = self.verdicts(select)
+        verdicts = self.verdicts(select, reads, who)
         return verdicts[self.facet] if len(verdicts) else np.zeros(len(self), dtype=bool)
 
-    def counts(self, select: Select) -> tuple[int, int]:
+    def counts(self, select: Select, reads: Iterable[str] = (), who: str = "") -> tuple[int, int]:
         """(right, judged) among the records `select` picks."""
         if self._facet_counts is None:  # (right, judged) of every facet
             n = len(self.representatives)
             self._facet_counts = np.stack([np.bincount(self.facet[self.right], minlength=n),
                                            np.bincount(self.facet[self.judged], minlength=n)])
-        right, judged = self._facet_counts[:, self.verdicts(select)].sum(axis=1).tolist()
+        verdicts = self.verdicts(select, reads, who)
+        right, judged = self._facet_counts[:, verdicts].sum(axis=1).tolist()
         return right, judged
 
     # -- record-level values -----------------------------------------------------------
@@ -198,6 +217,7 @@ class RecordTable:
         out._columns = {}
         out._orders = {}
         out._facet_counts = None
+        out._views = {}
         shared = set.intersection(*(set(t._columns) for t in tables)) if tables else set()
         for fn in shared:
             col = out._column(fn)
@@ -240,7 +260,7 @@ def _facets(records: Sequence[Record], meta_keys: list[str]) -> tuple[np.ndarray
         item, out = r["item"], r["outcome"]
         correct = out.get("correct")
         facet = (tuple(item.get("tags", ())), item.get("kind", MISSING),
-                 out.get("error") == UNAVAILABLE, correct, correct is True,
+                 out.get("error"), correct, correct is True,
                  *map((item.get("meta") or _EMPTY).get, meta_keys, missing))
         try:
             code = index.get(facet)
@@ -260,3 +280,61 @@ def _hashable(value: Any) -> Hashable:
     except TypeError:
         return ("<unhashable>", type(value).__name__, repr(value))
     return value
+
+
+class UndeclaredRead(ValueError):
+    """A selection read a field of the record it did not declare."""
+
+
+ITEM_FIELDS = frozenset({"tags", "kind", "meta"})
+OUTCOME_FIELDS = frozenset({"correct", "error"})
+
+
+class _Guarded(Mapping):
+    """A read-only view of a record's dict that allows only the declared keys."""
+
+    __slots__ = ("_data", "_allowed", "_path", "_sub")
+
+    def __init__(self, data: Any, allowed: frozenset[str], path: str,
+                 sub: dict[str, Callable[[Any], Any]]) -> None:
+        self._data = data if isinstance(data, dict) else {}
+        self._allowed, self._path, self._sub = allowed, path, sub
+
+    def _check(self, key: object) -> None:
+        if key not in self._allowed:
+            raise UndeclaredRead(
+                f"its selection reads {self._path}[{key!r}], which a selection may not read "
+                f"(it sees the item's tags and kind, the outcome's correct and error, and the "
+                f"meta keys it declares in `reads`); declare the meta key in `reads`, or "
+                f"compute the value in the metric's summary instead of its selection")
+
+    def __getitem__(self, key: str) -> Any:
+        self._check(key)
+        value = self._data[key]
+        wrap = self._sub.get(key)
+        return wrap(value) if wrap is not None else value
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self._check(key)
+        return self[key] if key in self._data else default
+
+    def __contains__(self, key: object) -> bool:
+        self._check(key)
+        return key in self._data
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(k for k in self._data if k in self._allowed)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def guarded(rec: Record, reads: frozenset[str]) -> Any:
+    """`rec` as a selection may see it: `UndeclaredRead` on any other field."""
+    def meta_view(meta: Any) -> Any:
+        return meta if meta is None else _Guarded(meta, reads, "item['meta']", {})
+
+    item = _Guarded(rec["item"], ITEM_FIELDS, "item", {"meta": meta_view})
+    outcome = _Guarded(rec["outcome"], OUTCOME_FIELDS, "outcome", {})
+    return _Guarded({"item": item, "outcome": outcome}, frozenset({"item", "outcome"}),
+                    "record", {})

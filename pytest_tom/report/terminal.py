@@ -8,7 +8,6 @@ from typing import Any
 from tabulate import tabulate
 
 from pytest_tom.engine.headline import fmt_interval, interval_parts
-from pytest_tom.families import in_percent
 from pytest_tom.metrics.numbers import cell as fmt
 from pytest_tom.metrics.numbers import pct
 from pytest_tom.metrics.sample_spread import spread_line
@@ -110,7 +109,7 @@ def write_summary(tr: Any, results: dict[str, Any], model: str, report_path: str
         tr.write_line("")
         tr.write_line(f"{name}  (family {suite['family']}, {m['items']} items)", bold=True)
         tr.write_line(suite_table(m, suite.get("intervals")))
-        parts = interval_parts(suite.get("intervals") or {}, percent=in_percent(suite["family"]))
+        parts = interval_parts(suite.get("intervals") or {}, family=suite["family"])
         if parts:
             for line in wrap_parts("95% intervals: ", parts):
                 tr.write_line(line)

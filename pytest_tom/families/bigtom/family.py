@@ -27,6 +27,7 @@ from pytest_tom.families.bigtom.conditions import (
     NOT_AWARE,
     compose,
 )
+from pytest_tom.families.bigtom.headline import METRICS, PLOTS
 from pytest_tom.families.bigtom.metrics import aggregate_records
 from pytest_tom.scoring.choice import LETTERS, letters_named
 from pytest_tom.scoring.text import after_last, normalise
@@ -83,6 +84,8 @@ DEFAULTS = Obj(what="defaults mapping", fields={"tags": Field(ListOf(TAG))})
 class BigTomFamily(Family):
     name = "bigtom"
     converters = {"bigtom": "pytest_tom.families.bigtom.convert"}
+    headline_metrics = METRICS
+    plots = PLOTS
     lower_is_better = ("initial_state_rate",)  # answers naming the initial state: an error rate
     methods = prompts.METHODS
     metric_patterns = ()  # names beyond aggregate([]) (usage_checks)

@@ -27,7 +27,8 @@ from pytest_tom.families.base import (
     two_calls,
 )
 from pytest_tom.families.fantom.expand import LIST_KINDS, YN_KINDS, Expander
-from pytest_tom.families.fantom.metrics import aggregate_fantom
+from pytest_tom.families.fantom.headline import METRICS, PLOTS, grouped_by
+from pytest_tom.families.fantom.metrics import aggregate_fantom, grouping_of
 from pytest_tom.families.fantom.options import OPTIONS
 from pytest_tom.families.fantom.parsing import (
     IRRELEVANT,
@@ -37,6 +38,7 @@ from pytest_tom.families.fantom.parsing import (
     parse_binary,
 )
 from pytest_tom.families.fantom.schema import CONVERSATION, DEFAULTS, check_document
+from pytest_tom.metrics.declare import Metric
 from pytest_tom.scoring.embeddings import (
     EmbedderError,
     embeddings_available,
@@ -78,6 +80,8 @@ class FantomFamily(Family):
     options = OPTIONS
     converters = {"fantom": "pytest_tom.families.fantom.convert"}
     # error counts of the list and yes/no questions (per context, e.g. inaccessible.*)
+    headline_metrics = METRICS
+    plots = PLOTS
     lower_is_better = ("*.wrong", "*.unparseable", "*.request_errors", "*.included_unaware",
                        "*.excluded_aware")
     methods = ("vanilla", "cot")
@@ -227,6 +231,9 @@ class FantomFamily(Family):
                 "embedding_dtype": sims.dtype,  # of this answer's vector (options: float32)
             },
         )
+
+    def declared_metrics(self, settings: Settings) -> tuple[Metric, ...]:
+        return grouped_by(grouping_of(settings))
 
     def aggregate(self, records: list[dict[str, Any]], settings: Settings) -> FamilyResult:
         return aggregate_fantom(records, settings)

@@ -53,6 +53,12 @@ ORDER_NAMES = {
 }
 
 
+def grouping_of(settings: Settings) -> str:
+    """The field ALL* and ALL group by (`--tom-fantom-group`; set by default)."""
+    grouping = str(settings.options.get("fantom_group") or "set")
+    return grouping if grouping in GROUPINGS else "set"
+
+
 def kind(rec: Record) -> str:
     return rec["item"]["kind"]
 
@@ -368,9 +374,7 @@ CAPTION = "scores in % (one decimal, as the paper's tables)"
 
 
 def aggregate_fantom(records: list[Record], settings: Settings) -> FamilyResult:
-    grouping = str(settings.options.get("fantom_group") or "set")
-    if grouping not in GROUPINGS:
-        grouping = "set"
+    grouping = grouping_of(settings)
     reading = Reading(records, grouping)
     context = reading.contexts
     fact_f1 = mean(reading.fact_f1)

@@ -26,6 +26,7 @@ from pytest_tom.families.base import (
     single_call,
     two_calls,
 )
+from pytest_tom.families.generic.headline import METRICS, PLOTS
 from pytest_tom.families.generic.metrics import tomi_result
 from pytest_tom.scoring import json_final
 from pytest_tom.scoring.choice import LETTERS, parse_choice
@@ -135,6 +136,8 @@ class GenericFamily(Family):
     name = "generic"
     converters = {"tomi": "pytest_tom.families.generic.convert"}  # ToMi is a generic suite
     methods = ("vanilla", "cot")
+    headline_metrics = METRICS  # none beyond turn, goal and the tags
+    plots = PLOTS
     metric_patterns = ("tomi.*",)  # names beyond aggregate([]) (usage_checks)
     answer_tokens = 128  # json_final answers are a small JSON between markers
     scenario_schema = SCENARIO

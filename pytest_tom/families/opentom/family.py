@@ -21,6 +21,7 @@ from pytest_tom.core.outcome import UNPARSEABLE, Outcome
 from pytest_tom.families.base import Family, FamilyResult, Message, ScoringContext, Settings
 from pytest_tom.families.opentom import metrics as opentom_metrics
 from pytest_tom.families.opentom import prompts as opentom_prompts
+from pytest_tom.families.opentom.headline import METRICS, PLOTS
 from pytest_tom.families.opentom.labels import (
     ATTITUDES,
     CONTAINERS,
@@ -124,7 +125,8 @@ class OpenTomFamily(Family):
     options = OPTIONS
     converters = {"opentom": "pytest_tom.families.opentom.convert"}
     lower_is_better = ("unfaithful.*", "unfaithful_rate.*", "parse_failure.*")
-    scale = "0-1"  # macro-F1 as the paper's Table 2
+    headline_metrics = METRICS  # macro-F1 on 0–1, as the paper's Table 2
+    plots = PLOTS
     methods = ("vanilla", "cot", "simtom")
     metric_patterns = ()  # names beyond aggregate([]) (usage_checks)
     scenario_schema = SCENARIO

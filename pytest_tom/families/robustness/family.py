@@ -30,6 +30,7 @@ from pytest_tom.families.base import (
     single_call,
     two_calls,
 )
+from pytest_tom.families.robustness.headline import METRICS, PLOTS
 from pytest_tom.families.robustness.prompts import COT_FIRST, COT_FOLLOW_UP, scene_prompt
 from pytest_tom.families.robustness.scenes import VARIANTS, Scene, SceneryBuilder, scenery_id
 from pytest_tom.families.robustness.schema import CLASSES, DEFAULTS, STAGE
@@ -49,6 +50,8 @@ def coin_goal(scenes: int) -> float:
 class RobustnessFamily(Family):
     name = "robustness"
     methods = ("vanilla", "cot")
+    headline_metrics = METRICS
+    plots = PLOTS
     metric_patterns = ("class.*", "variant.*")  # names beyond aggregate([]) (usage_checks)
     answer_tokens = 128  # the answer is a small JSON between markers
     scenario_schema = STAGE

@@ -2,8 +2,9 @@
 display, no global pyplot state, no network) and inlined into the page as text.
 
 Every plot is a bar chart of one or more runs side by side with the 95% interval of
-each bar as an error bar where the report has one; robustness plots draw the coin-toss
-line. Each function takes the runs' suite data (`{"metrics", "intervals"}` per run,
+each bar as an error bar where the report has one: turn and goal accuracy, then the plots
+a family declares with its metrics (`metrics.declare.Plot`), baselines drawn as dashed
+lines. Each function takes the runs' suite data (`{"metrics", "intervals"}` per run,
 None where a run lacks the suite) and returns SVG markup, or None when there is
 nothing to draw.
 """
@@ -17,6 +18,9 @@ from typing import Any
 
 import matplotlib
 from matplotlib.figure import Figure
+
+from pytest_tom import families
+from pytest_tom.metrics.declare import Metric, Plot
 
 SuiteData = dict[str, Any] | None
 PALETTE = ("#3b6ea8", "#d08a2c", "#5a9e5a", "#b0504f", "#7d62a8", "#6d6d6d")
@@ -104,72 +108,40 @@ def headline_plot(runs: Sequence[str], per_run: Sequence[SuiteData]) -> str | No
                        [("turn", "turn"), ("goal", "goal")], runs, per_run)
 
 
-def bigtom_plots(runs: Sequence[str], per_run: Sequence[SuiteData]) -> list[str]:
-    rows = [("true_belief", "TB"), ("false_belief", "FB"), ("true_control", "TC"),
-            ("false_control", "FC"), ("tb_and_fb", "TB ∧ FB"), ("tc_and_fc", "TC ∧ FC")]
-    out = [metric_bars("BigToM accuracy per condition", rows, runs, per_run)]
-    from pytest_tom.families.bigtom.conditions import INFERENCES
-
-    for variant, label in (("with_init", "with initial belief"), ("no_init", "without initial belief")):
-        cond_rows = [(f"{inf}.{b}.{variant}", f"{inf.replace('_', ' ')} {lab}")
-                     for inf in INFERENCES
-                     for b, lab in (("true_belief", "TB"), ("false_belief", "FB"))]
-        out.append(metric_bars(f"BigToM TB / FB per inference, {label}", cond_rows, runs,
-                               per_run))
-    return [p for p in out if p]
-
-
-def fantom_plots(runs: Sequence[str], per_run: Sequence[SuiteData]) -> list[str]:
-    from pytest_tom.families.fantom.metrics import COLUMNS
-
-    rows = [(c, lab.replace("\n", " ")) for c, lab in COLUMNS]
-    p = metric_bars("FANToM scores (the paper's Table 9 columns)", rows, runs, per_run)
-    return [p] if p else []
-
-
-def robustness_plots(runs: Sequence[str], per_run: Sequence[SuiteData]) -> list[str]:
-    from pytest_tom.families.robustness.schema import CLASSES
-
-    present = [c for c in CLASSES if any(d and f"class.{c}.turn" in d["metrics"] for d in per_run)]
+def declared_plot(plot: Plot, metrics: Sequence[Metric], runs: Sequence[str],
+                  per_run: Sequence[SuiteData]) -> list[str]:
+    """The charts of one declared plot: its metrics' bars (and its `also` rows) for every
+    run, or with `series` one chart per run (see `metrics.declare.Plot`)."""
+    baselines = list(plot.baselines)
+    if not plot.series:
+        rows = [(m.name, m.short or m.label) for m in metrics if m.plot == plot.id]
+        chart = metric_bars(plot.title, [*rows, *plot.also], runs, per_run, ylabel=plot.ylabel,
+                            baselines=baselines)
+        return [chart] if chart else []
     out = []
-    turn = metric_bars("Turn accuracy per complexity class",
-                       [(f"class.{c}.turn", CLASSES[c]) for c in present] + [("turn", "overall")],
-                       runs, per_run, baselines=[("coin toss 50%", 0.5)])
-    goal = metric_bars("Goal accuracy per complexity class",
-                       [(f"class.{c}.goal", CLASSES[c]) for c in present] + [("goal", "overall")],
-                       runs, per_run, baselines=[("coin toss ≈ 0% (2^-16)", 2 ** -16)])
-    out += [p for p in (turn, goal) if p]
-    return out
-
-
-def opentom_plots(runs: Sequence[str], per_run: Sequence[SuiteData]) -> list[str]:
-    from pytest_tom.families.opentom.metrics import ROLE_KEYS, TABLE2_ROWS
-
-    out = [metric_bars("OpenToM macro-F1 per genre and order",
-                       [(f"f1.{k}", lab) for k, lab in TABLE2_ROWS], runs, per_run,
-                       ylabel="macro-F1 (%)")]
-    labels = dict(TABLE2_ROWS)
     for run, data in zip(runs, per_run, strict=True):
         if data is None:
             continue
-        keys = [k for k in ROLE_KEYS if triple(data, f"f1_mover.{k}") or triple(data, f"f1_observer.{k}")]
+        keys = [(k, lab) for k, lab in plot.also
+                if any(triple(data, t.format(k)) for _, t in plot.series)]
         if not keys:
             continue
-        series = [(role, [triple(data, f"f1_{role}.{k}") for k in keys])
-                  for role in ("mover", "observer")]
-        title = "OpenToM macro-F1, mover vs observer" + (f" — {run}" if len(runs) > 1 else "")
-        out.append(bars(title, [labels[k] for k in keys], series, ylabel="macro-F1 (%)"))
-    return [p for p in out if p]
-
-
-FAMILY_PLOTS = {"bigtom": bigtom_plots, "fantom": fantom_plots, "robustness": robustness_plots,
-                "opentom": opentom_plots}
+        series = [(name, [triple(data, t.format(k)) for k, _ in keys]) for name, t in plot.series]
+        title = plot.title + (f" — {run}" if len(runs) > 1 else "")
+        chart = bars(title, [lab for _, lab in keys], series, ylabel=plot.ylabel,
+                     baselines=baselines)
+        if chart:
+            out.append(chart)
+    return out
 
 
 def suite_plots(family: str, runs: Sequence[str], per_run: Sequence[SuiteData]) -> list[str]:
-    """Every plot of one suite: turn/goal, then the family's own."""
+    """Every plot of one suite: turn/goal, then those its family declares."""
     out = [p for p in [headline_plot(runs, per_run)] if p]
-    extra = FAMILY_PLOTS.get(family)
-    if extra is not None:
-        out += extra(runs, per_run)
+    try:
+        fam = families.get(family)
+    except KeyError:
+        return out
+    for plot in fam.plots:
+        out += declared_plot(plot, fam.headline_metrics, runs, per_run)
     return out

@@ -1,7 +1,10 @@
 """Adding a family touches one folder and one registry line: a toy family written into a
-temporary folder (family.py, options.py, convert.py, as docs/adding-a-family.md says),
-registered by one `BUILTIN` entry, gets its suites collected and scored, its option,
-its converter subcommand and its lower-is-better metric."""
+temporary folder (family.py, headline.py, options.py, convert.py, as
+docs/adding-a-family.md says), registered by one `BUILTIN` entry or installed as a
+distribution with an entry point, gets its suites collected and scored, its option, its
+converter subcommand, its lower-is-better metric, and its one declared grouped metric with
+its interval in the terminal, the JSON and the Markdown, in `pytest-tom compare`, in a
+`--tom-fail-under` gate, and its declared plot in the HTML report."""
 
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ FAMILY = '''
 """Toy family: each scenario asks for one word; the answer must contain it."""
 from pytest_tom.api import (ID, Family, FamilyResult, Field, ListOf, Obj, Outcome, Str,
                             judged, single_call)
+from toy_tom.headline import METRICS, PLOTS
 from toy_tom.options import OPTIONS
 
 
@@ -28,15 +32,18 @@ class ToyFamily(Family):
     options = OPTIONS
     converters = {"toy": "toy_tom.convert"}
     lower_is_better = ("misses",)
+    headline_metrics = METRICS
+    plots = PLOTS
     scenario_schema = Obj(what="toy scenario", fields={
         "id": Field(ID, required=True), "question": Field(Str(), required=True),
-        "answer": Field(Str(), required=True)})
+        "answer": Field(Str(), required=True), "topic": Field(Str(), required=True)})
 
     def expand(self, suite, data, settings, line_of):
         from pytest_tom.api import ItemSpec
         return [ItemSpec(id=f"{s['id']}::q", suite=suite.name, family=self.name,
                          scenario=s["id"], kind="word", question=s["question"],
-                         gold=s["answer"], line=line_of(("scenarios", i)))
+                         gold=s["answer"], meta={"topic": s["topic"]},
+                         line=line_of(("scenarios", i)))
                 for i, s in enumerate(data["scenarios"])]
 
     def conversation(self, item, method, responses):
@@ -52,13 +59,27 @@ class ToyFamily(Family):
         return FamilyResult(metrics={"misses": sum(1 for r in judged(records)
                                                    if r["outcome"]["correct"] is False)})
 '''
+HEADLINE = '''
+"""Toy: the share of topics whose every question was answered right, and its plot."""
+from pytest_tom.api import GROUPED, AllRight, Metric, Plot, ratio_of
+
+
+def topic(record):
+    return record["item"]["meta"]["topic"]
+
+
+PLOTS = (Plot("topics", "Toy topics answered right"),)
+METRICS = (Metric("topics_right", "topics all right", GROUPED, summarize=AllRight(),
+                  finish=ratio_of(), unit=topic, of_groups=True, plot="topics",
+                  short="all right"),)
+'''
 OPTIONS = '''
 from pytest_tom.core.option_table import Opt
 
 OPTIONS = (Opt("toy_exact", "toy: the answer must be the word alone", default=False, flag=True),)
 '''
 CONVERT = '''
-"""Toy: a JSON list of [question, answer] pairs -> one toy suite."""
+"""Toy: a JSON list of [question, answer, topic] triples -> one toy suite."""
 import json
 from pathlib import Path
 
@@ -73,8 +94,8 @@ def add_arguments(parser):
 def run(args):
     pairs = json.loads(Path(args.input).read_text())
     doc = {"suite": "toy", "family": "toy", "version": 1,
-           "scenarios": [{"id": f"s{i}", "question": q, "answer": a}
-                         for i, (q, a) in enumerate(pairs)]}
+           "scenarios": [{"id": f"s{i}", "question": q, "answer": a, "topic": t}
+                         for i, (q, a, t) in enumerate(pairs)]}
     Path(args.out).mkdir(parents=True, exist_ok=True)
     (Path(args.out) / "toy.tom.yaml").write_text(dump_suite(doc))
     return 0
@@ -90,8 +111,8 @@ def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The toy family's folder, and its one registry line."""
     folder = tmp_path / "pkgs" / "toy_tom"
     folder.mkdir(parents=True)
-    for name, text in (("__init__", ""), ("family", FAMILY), ("options", OPTIONS),
-                       ("convert", CONVERT)):
+    for name, text in (("__init__", ""), ("family", FAMILY), ("headline", HEADLINE),
+                       ("options", OPTIONS), ("convert", CONVERT)):
         (folder / f"{name}.py").write_text(textwrap.dedent(text), encoding="utf-8")
     monkeypatch.syspath_prepend(str(folder.parent))
     monkeypatch.setitem(families.BUILTIN, "toy", "toy_tom.family:ToyFamily")  # the one line
@@ -104,8 +125,8 @@ def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_toy_family_runs_with_its_option_converter_and_direction(
         toy: Path, pytester: pytest.Pytester) -> None:
     source = pytester.path / "pairs.json"
-    source.write_text(json.dumps([["What colour is the sky?", "blue"],
-                                  ["What colour is grass?", "green"]]))
+    source.write_text(json.dumps([["What colour is the sky?", "blue", "sky"],
+                                  ["What colour is grass?", "green", "grass"]]))
     assert main(["convert", "toy", str(source), "-o", str(pytester.path / "suites")]) == 0
     suite = pytester.path / "suites" / "toy.tom.yaml"
     (pytester.path / "answers.py").write_text(ANSWERS)
@@ -124,3 +145,94 @@ def test_toy_family_runs_with_its_option_converter_and_direction(
     result = pytester.runpytest(str(suite), model, "-p", "no:cacheprovider", "-q",
                                 "--tom-toy-exact")  # the family's own option
     result.assert_outcomes(failed=2)
+
+
+TOPICS = [["What colour is the sky?", "blue", "sky"],
+          ["What colour is the sky at noon?", "blue", "sky"],
+          ["What colour is the sea under a clear sky?", "blue", "sea"],
+          ["What colour is grass?", "green", "grass"]]
+ALL_RIGHT = '''
+def answer(req):
+    return "It is " + ("blue" if "sky" in req.item.question else "green") + "."
+'''
+
+
+def declared_metric_everywhere(folder: Path, pytester: pytest.Pytester) -> None:
+    """The toy's declared grouped metric, with no line changed outside its folder: its value
+    and interval in the terminal, JSON and Markdown, `compare` with a paired test, a
+    `--tom-fail-under` gate in the declared direction, and its declared plot in the HTML."""
+    source = pytester.path / "topics.json"
+    source.write_text(json.dumps(TOPICS))
+    assert main(["convert", "toy", str(source), "-o", str(pytester.path / "suites")]) == 0
+    suite = str(pytester.path / "suites" / "toy.tom.yaml")
+    (pytester.path / "answers.py").write_text(ANSWERS)
+    (pytester.path / "right.py").write_text(ALL_RIGHT)
+    weak = f"--tom-model=python:{pytester.path / 'answers.py'}:answer"
+    strong = f"--tom-model=python:{pytester.path / 'right.py'}:answer"
+    plain = ("-p", "no:cacheprovider", "-q", "--tom-cache=off")
+
+    result = pytester.runpytest(suite, weak, *plain, "--tom-report=weak.json",
+                                "--tom-markdown=weak.md", "--tom-html=weak.html",
+                                "--tom-fail-under=toy.topics_right=0.6")
+    assert result.ret == 0  # 2 of 3 topics all right: 0.667 >= 0.6
+    report = json.loads((pytester.path / "weak.json").read_text())
+    toy = report["suites"]["toy"]
+    assert toy["metrics"]["topics_right"] == pytest.approx(2 / 3)  # sky, sea right; grass not
+    iv = toy["intervals"]["topics_right"]
+    assert iv["method"] == "bootstrap" and iv["n"] == 3
+    assert iv["low"] <= 2 / 3 <= iv["high"] and iv["label"] == "topics all right"
+    result.stdout.fnmatch_lines(["*95% intervals: topics all right 66.7% [[]*, *[]]*"])
+    markdown = (pytester.path / "weak.md").read_text()
+    assert "| topics all right | `topics_right` | 66.7% | [" in markdown
+    html = (pytester.path / "weak.html").read_text()
+    assert "Toy topics answered right" in html and html.count("<svg") >= 2
+
+    result = pytester.runpytest(suite, weak, *plain, "--tom-fail-under=toy.topics_right=0.7")
+    assert result.ret == 1  # higher is better (the default direction): 0.667 < 0.7 fails
+    result.stdout.fnmatch_lines(["*toy:topics_right*0.7*"])
+
+    result = pytester.runpytest(suite, strong, *plain, "--tom-report=strong.json")
+    assert result.ret == 0
+    out = pytester.path / "compare.json"
+    assert main(["compare", str(pytester.path / "weak.json"), str(pytester.path / "strong.json"),
+                 "--labels", "weak,strong", "--json", str(out)]) == 0
+    row = next(r for s in json.loads(out.read_text())["suites"] for r in s["rows"]
+               if r["metric"] == "topics_right")
+    assert row["values"] == [pytest.approx(2 / 3), 1.0]
+    assert row["intervals"][0]["method"] == "bootstrap"
+    diff = row["diffs"][1]
+    assert diff["test"] == "paired bootstrap" and diff["delta"] == pytest.approx(1 / 3)
+
+
+def test_toy_family_declared_metric_reaches_every_output(
+        toy: Path, pytester: pytest.Pytester) -> None:
+    declared_metric_everywhere(toy, pytester)
+
+
+@pytest.fixture
+def toy_distribution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The toy family installed as a distribution: its package and a `.dist-info` with the
+    `pytest_tom.families` entry point on sys.path (no `BUILTIN` line)."""
+    site = tmp_path / "site"
+    folder = site / "toy_tom"
+    folder.mkdir(parents=True)
+    for name, text in (("__init__", ""), ("family", FAMILY), ("headline", HEADLINE),
+                       ("options", OPTIONS), ("convert", CONVERT)):
+        (folder / f"{name}.py").write_text(textwrap.dedent(text), encoding="utf-8")
+    info = site / "toy_tom-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-tom\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(
+        "[pytest_tom.families]\ntoy = toy_tom.family:ToyFamily\n")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setattr(families, "_cache", {})
+    assert "toy" not in families.BUILTIN and families.available()["toy"] == \
+        "toy_tom.family:ToyFamily"  # found through the entry point
+    yield folder
+    for name in [m for m in sys.modules if m == "toy_tom" or m.startswith("toy_tom.")]:
+        del sys.modules[name]
+
+
+def test_entry_point_family_declared_metric_reaches_every_output(
+        toy_distribution: Path, pytester: pytest.Pytester) -> None:
+    declared_metric_everywhere(toy_distribution, pytester)

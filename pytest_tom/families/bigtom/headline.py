@@ -1,0 +1,64 @@
+"""BigToM's headline metrics and plots, declared once (see `pytest_tom.metrics.declare`):
+accuracy per belief condition (TB, FB, TC, FC), the joint scores TB ∧ FB and TC ∧ FC
+(pairs of the same template, inference and variant, resampled by scenario), and the
+accuracy of each of the 25 conditions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+
+from pytest_tom.families.bigtom.conditions import (
+    CONDITIONS,
+    FALSE_BELIEF,
+    FALSE_CONTROL,
+    TRUE_BELIEF,
+    TRUE_CONTROL,
+    VARIANT_ID,
+)
+from pytest_tom.metrics.accuracy import Record
+from pytest_tom.metrics.declare import GROUPED, Joint, Metric, Plot, meta, ratio_of, scenario_of
+
+BELIEF_OF = {c.id: c.belief for c in CONDITIONS}
+SHORT = {TRUE_BELIEF: "TB", FALSE_BELIEF: "FB", TRUE_CONTROL: "TC", FALSE_CONTROL: "FC"}
+VARIANT_LABEL = {"with_init": "with initial belief", "no_init": "without initial belief"}
+
+PLOTS = (
+    Plot("conditions", "BigToM accuracy per condition"),
+    *(Plot(variant, f"BigToM TB / FB per inference, {label}")
+      for variant, label in VARIANT_LABEL.items()),
+)
+
+
+def of_belief(belief: str) -> Callable[[Record], bool]:
+    return lambda r: BELIEF_OF.get(meta(r).get("condition", "")) == belief
+
+
+def of_condition(cid: str) -> Callable[[Record], bool]:
+    return lambda r: meta(r).get("condition") == cid
+
+
+def template(r: Record) -> Hashable:
+    """What the two items of a pair share within a scenario."""
+    m = meta(r)
+    return m.get("inference"), bool(m.get("initial_belief"))
+
+
+def role(r: Record) -> Hashable:
+    return meta(r).get("belief_condition")
+
+
+METRICS = (
+    *(Metric(b, f"{lab} accuracy", select=of_belief(b), reads=("condition",), plot="conditions",
+             short=lab)
+      for b, lab in SHORT.items()),
+    *(Metric(name, label, GROUPED, summarize=Joint(template, role, anchor, dependent),
+             finish=ratio_of(), unit=scenario_of, of_groups=True, plot="conditions", short=label)
+      for name, label, anchor, dependent in (
+          ("tb_and_fb", "TB ∧ FB", TRUE_BELIEF, FALSE_BELIEF),
+          ("tc_and_fc", "TC ∧ FC", TRUE_CONTROL, FALSE_CONTROL))),
+    *(Metric(c.id, c.id.replace(".", " · "), select=of_condition(c.id), reads=("condition",),
+             headline=False,
+             plot=VARIANT_ID[c.initial_belief] if c.belief in (TRUE_BELIEF, FALSE_BELIEF) else "",
+             short=f"{c.inference.replace('_', ' ')} {SHORT.get(c.belief or '', '')}".strip())
+      for c in CONDITIONS),
+)
