@@ -19,6 +19,7 @@ from collections import Counter
 from typing import Any
 
 from pytest_tom.compare.runs import Record, Run
+from pytest_tom.core.outcome import status
 from pytest_tom.core.settings import Settings
 from pytest_tom.engine.headline import catalog, suite_intervals
 from pytest_tom.metrics.accuracy import judged
@@ -95,16 +96,7 @@ def answer_of(rec: Record) -> str:
 
 
 def verdict(rec: Record) -> str:
-    out = rec.get("outcome") or {}
-    if out.get("error") == "unavailable":
-        return "skipped"
-    if out.get("error") and out.get("error") != "unparseable":
-        return "error"
-    if out.get("error") == "unparseable":
-        return "unparseable"
-    if out.get("correct") is None:
-        return "measured"
-    return "right" if out["correct"] else "wrong"
+    return status(rec.get("outcome") or {})
 
 
 def flips(a: list[Record], b: list[Record]) -> list[dict[str, Any]]:

@@ -40,3 +40,30 @@ class Outcome:
     @classmethod
     def failed(cls, error: str, detail: str) -> Outcome:
         return cls(correct=False, error=error, detail=detail)
+
+
+# an outcome's status: the one rule every report, comparison and count reads
+RIGHT, WRONG, ERROR, SKIPPED, MEASURED = "right", "wrong", "error", "skipped", "measured"
+STATUSES = (RIGHT, WRONG, UNPARSEABLE, ERROR, SKIPPED, MEASURED)
+
+
+def status(outcome: dict[str, Any] | Outcome | None) -> str:
+    """right | wrong | unparseable | error | skipped | measured, of an outcome (as a dict
+    on a record, or an `Outcome`). Skipped: scoring needed something not installed;
+    error: the request failed (or any error kind but these two); measured: not judged
+    (`correct` is None, e.g. a token F1). Unparseable and error outcomes count as wrong."""
+    if outcome is None:
+        return ERROR
+    if isinstance(outcome, Outcome):
+        error, correct = outcome.error, outcome.correct
+    else:
+        error, correct = outcome.get("error"), outcome.get("correct")
+    if error == UNAVAILABLE:
+        return SKIPPED
+    if error == UNPARSEABLE:
+        return UNPARSEABLE
+    if error:
+        return ERROR
+    if correct is None:
+        return MEASURED
+    return RIGHT if correct else WRONG

@@ -11,24 +11,23 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from pytest_tom.core.outcome import UNAVAILABLE, UNPARSEABLE
+from pytest_tom.core.outcome import ERROR, SKIPPED, UNAVAILABLE, UNPARSEABLE, status
 from pytest_tom.core.record import Record
 
 
 def is_skipped(rec: Record) -> bool:
-    return rec["outcome"].get("error") == UNAVAILABLE
+    return status(rec["outcome"]) == SKIPPED
 
 
 def is_request_error(rec: Record) -> bool:
-    err = rec["outcome"].get("error")
-    return err not in (None, UNPARSEABLE, UNAVAILABLE)
+    return status(rec["outcome"]) == ERROR
 
 
 def is_judged(rec: Record) -> bool:
     """Whether a record counts in accuracies: not skipped, and right/wrong (not merely
-    measured)."""
+    measured; an unparseable or errored answer with `correct` False is judged wrong)."""
     outcome = rec["outcome"]
-    return outcome.get("correct") is not None and outcome.get("error") != UNAVAILABLE
+    return outcome.get("correct") is not None and status(outcome) != SKIPPED
 
 
 def judged(records: Iterable[Record]) -> list[Record]:
@@ -44,32 +43,61 @@ def group_key(rec: Record) -> str:
     return rec["item"].get("group") or rec["item"]["scenario"]
 
 
+class AllRightGroups:
+    """The one all-right-in-a-group summary of the one-pass counts (goal accuracy, the
+    robustness classes, FANToM's set-level scores): the groups with a counted record and
+    those with a counted record wrong, kept as two sets so that the counts of disjoint
+    record sets merge by union (a group's records may lie in several of them). Its array
+    form for intervals is `metrics.declare.AllRight`."""
+
+    __slots__ = ("seen", "failed")
+
+    def __init__(self) -> None:
+        self.seen: set[Any] = set()
+        self.failed: set[Any] = set()
+
+    def add(self, group: Any, right: bool) -> None:
+        self.seen.add(group)
+        if not right:
+            self.failed.add(group)
+
+    def merge(self, other: AllRightGroups) -> None:
+        self.seen |= other.seen
+        self.failed |= other.failed
+
+    def counts(self, keep: Callable[[Any], bool] | None = None,
+               project: Callable[[Any], Any] | None = None) -> tuple[int, int]:
+        """(groups whose every counted record is right, groups), over the groups `keep`
+        accepts, each counted as its `project` (groups projecting alike count once)."""
+        seen, failed = self.seen, self.failed
+        if keep is not None or project is not None:
+            keep = keep or (lambda g: True)
+            project = project or (lambda g: g)
+            seen = {project(g) for g in seen if keep(g)}
+            failed = {project(g) for g in failed if keep(g)}
+        return len(seen) - len(failed), len(seen)
+
+
 def goal_counts(records: Iterable[Record], key: Callable[[Record], Any] = group_key) -> tuple[int, int]:
     """(groups with every judged item right, groups with at least one judged item)."""
-    groups: dict[Any, bool] = {}
+    groups = AllRightGroups()
     for r in records:
-        outcome = r["outcome"]
-        correct = outcome.get("correct")
-        if correct is None or outcome.get("error") == UNAVAILABLE:
-            continue
-        k = key(r)
-        groups[k] = groups.get(k, True) and bool(correct)
-    return sum(groups.values()), len(groups)
+        if is_judged(r):
+            groups.add(key(r), bool(r["outcome"]["correct"]))
+    return groups.counts()
 
 
 class _Tally:
     """The counts of one accuracy block.
 
-    Groups are kept as two sets, the groups with a judged item and those with a
-    judged item wrong, so that blocks of disjoint record sets merge by adding
-    counts and uniting sets (a group's items may lie in several of them)."""
+    Groups are an `AllRightGroups`, so that blocks of disjoint record sets merge by
+    adding counts and uniting groups."""
 
-    __slots__ = ("items", "judged", "correct", "errors", "unparseable", "skipped", "seen", "failed")
+    __slots__ = ("items", "judged", "correct", "errors", "unparseable", "skipped", "groups")
 
     def __init__(self) -> None:
         self.items = self.judged = self.correct = self.errors = self.unparseable = self.skipped = 0
-        self.seen: set[Any] = set()
-        self.failed: set[Any] = set()
+        self.groups = AllRightGroups()
 
     @classmethod
     def of(cls, records: Iterable[Record], key: Callable[[Record], Any]) -> _Tally:
@@ -77,7 +105,7 @@ class _Tally:
         takes (aggregating 100,000 records reads each one here)."""
         t = cls()
         items = judged = correct = errors = unparseable = skipped = 0
-        seen, failed = t.seen, t.failed
+        seen, failed = t.groups.seen, t.groups.failed  # `AllRightGroups.add`, inlined
         for r in records:
             items += 1
             outcome = r["outcome"]
@@ -112,13 +140,12 @@ class _Tally:
         self.errors += other.errors
         self.unparseable += other.unparseable
         self.skipped += other.skipped
-        self.seen |= other.seen
-        self.failed |= other.failed
+        self.groups.merge(other.groups)
 
     def block(self) -> dict[str, Any]:
-        g_n = len(self.seen)
+        ok, g_n = self.groups.counts()
         return _block(self.items, self.judged, self.correct, self.errors, self.unparseable,
-                      self.skipped, g_n - len(self.failed), g_n)
+                      self.skipped, ok, g_n)
 
 
 def _block(items: int, judged: int, correct: int, errors: int, unparseable: int, skipped: int,

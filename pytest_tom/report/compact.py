@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_tom.core.outcome import ERROR, UNPARSEABLE, status
 from pytest_tom.report.item_outcome import short
 from pytest_tom.report.story import gold_text
 
@@ -89,8 +90,7 @@ class CompactFailures:
 
 
 def _errored(rep: Any) -> bool:
-    err = rep.tom.get("outcome", {}).get("error")
-    return bool(err) and err != "unparseable"
+    return status(rep.tom.get("outcome", {})) == ERROR
 
 
 def one_line(rep: Any) -> str:
@@ -102,7 +102,7 @@ def one_line(rep: Any) -> str:
     expected = gold_text(str(item.get("kind")), item.get("gold"), item.get("meta") or {})
     if _errored(rep):
         return f"ERROR {rep.nodeid} - {short(out.get('detail') or out.get('error'), 160)}"
-    head = "UNPARSEABLE" if out.get("error") == "unparseable" else "WRONG"
+    head = "UNPARSEABLE" if status(out) == UNPARSEABLE else "WRONG"
     samples = rec.get("samples") or []
     if len(samples) > 1:  # --tom-samples: the item fails when any sample is wrong
         right = sum(1 for s in samples if s.get("outcome", {}).get("correct"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_tom.core.outcome import ERROR, UNPARSEABLE, status
 from pytest_tom.core.printable import escape_controls
 
 HEAD, TAIL = 3, 3  # prompt lines shown before and after the cut
@@ -49,11 +50,11 @@ def gold_text(kind: str, gold: Any, meta: dict[str, Any]) -> str:
 def failure_text(spec: Any, outcome: Any, comp: Any, calls: list[list[dict[str, str]]],
                  verbose: bool = False) -> str:
     """The whole story of a wrong, unparseable or errored item."""
-    request_error = outcome is not None and outcome.error and outcome.error != "unparseable"
+    request_error = outcome is not None and status(outcome) == ERROR
     if request_error:
         head = f"request failed ({outcome.error}): {outcome.detail} [{spec.suite} · {spec.kind}]"
     else:
-        what = "unparseable answer" if outcome and outcome.error == "unparseable" else "wrong answer"
+        what = "unparseable answer" if outcome and status(outcome) == UNPARSEABLE else "wrong answer"
         head = f"{what} [{spec.suite} · {spec.kind}]"
     lines = [head]
     if verbose and calls:
@@ -91,7 +92,7 @@ def why(spec: Any, outcome: Any) -> str:
     """Why the answer was judged wrong, in words."""
     if outcome is None:
         return "not scored"
-    if outcome.error == "unparseable":
+    if status(outcome) == UNPARSEABLE:
         return f"the answer could not be read ({outcome.detail or 'no answer found'}); counted as wrong"
     if outcome.detail:
         return str(outcome.detail)

@@ -25,7 +25,7 @@ from pytest_tom.families.fantom.expand import (
 )
 from pytest_tom.families.fantom.parsing import IRRELEVANT, NO, YES
 from pytest_tom.families.fantom.schema import ORDERS, name_key
-from pytest_tom.metrics.accuracy import Record, is_request_error, is_skipped
+from pytest_tom.metrics.accuracy import AllRightGroups, Record, is_request_error, is_skipped
 from pytest_tom.metrics.numbers import points
 from pytest_tom.metrics.weighted_f1 import weighted_f1
 from pytest_tom.scoring.embeddings import describe_spec, resolve_dtype
@@ -77,30 +77,25 @@ def ratio(pair: tuple[int, int]) -> float | None:
 
 
 class AllRight:
-    """Groups and whether every record of each is right (ALL*, ALL, the two Alls).
+    """Groups and whether every record of each is right (ALL*, ALL, the two Alls): an
+    `AllRightGroups` of (set, group) pairs, so that the control task can count only its
+    sets once every record is read."""
 
-    Kept per set as (set, group) pairs, those with a record and those with a wrong
-    record, so that the control task can count only its sets once every record is read."""
-
-    __slots__ = ("seen", "failed")
+    __slots__ = ("groups",)
 
     def __init__(self) -> None:
-        self.seen: set[tuple[Any, Any]] = set()
-        self.failed: set[tuple[Any, Any]] = set()
+        self.groups = AllRightGroups()
 
     def add(self, set_id: Any, group: Any, right: bool) -> None:
-        self.seen.add((set_id, group))
-        if not right:
-            self.failed.add((set_id, group))
+        self.groups.add((set_id, group), right)
 
     def counts(self, only_sets: set[Any] | None = None) -> tuple[int, int]:
         """(groups whose every record is right, groups), over `only_sets` if given."""
-        seen = {g for s, g in self.seen if only_sets is None or s in only_sets}
-        failed = {g for s, g in self.failed if only_sets is None or s in only_sets}
-        return len(seen) - len(failed), len(seen)
+        keep = None if only_sets is None else (lambda sg: sg[0] in only_sets)
+        return self.groups.counts(keep, project=lambda sg: sg[1])
 
     def sets(self, only_sets: set[Any] | None = None) -> int:
-        return len({s for s, _ in self.seen if only_sets is None or s in only_sets})
+        return len({s for s, _ in self.groups.seen if only_sets is None or s in only_sets})
 
 
 class ScenarioTally:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tom.compare.runs import Record, Run
+from pytest_tom.core.outcome import status
 from pytest_tom.report.atomic import write_atomic
 from pytest_tom.report.html import filters
 
@@ -25,18 +26,8 @@ RESPONSE_LIMIT = 20_000  # characters of one response kept in the page
 
 
 def verdict(rec: Record) -> str:
-    """right | wrong | unparseable | error | skipped | measured."""
-    out = rec.get("outcome") or {}
-    err = out.get("error")
-    if err == "unavailable":
-        return "skipped"
-    if err == "unparseable":
-        return "unparseable"
-    if err:
-        return "error"
-    if out.get("correct") is None:
-        return "measured"
-    return "right" if out["correct"] else "wrong"
+    """right | wrong | unparseable | error | skipped | measured (`core.outcome.status`)."""
+    return status(rec.get("outcome") or {})
 
 
 def text_of(value: Any) -> str:

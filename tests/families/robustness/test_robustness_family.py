@@ -17,7 +17,7 @@ from pytest_tom import families
 from pytest_tom.engine.load import load_suite
 from pytest_tom.engine.offline import score_records
 from pytest_tom.families.base import ScoringContext, Settings
-from pytest_tom.families.robustness.family import coin_goal
+from pytest_tom.families.robustness.metrics import coin_goal
 from pytest_tom.families.robustness.scenes import sentences
 from pytest_tom.families.robustness.schema import CLASSES
 from pytest_tom.suite import ItemSpec, SuiteError
