@@ -5,9 +5,11 @@ an error at the first record, never a silently wrong count or a dropped interval
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
+from report_runs import load
 
 from pytest_tom import families
 from pytest_tom.core.outcome import UNAVAILABLE
@@ -173,3 +175,60 @@ def test_a_declared_metric_the_family_does_not_compute_gets_its_value_and_interv
     assert suite["metrics"]["pairs"] == 2 / 3  # pair 0 has a wrong answer
     iv = suite["intervals"]["pairs"]
     assert iv["method"] == "bootstrap" and iv["low"] <= 2 / 3 <= iv["high"] and iv["n"] == 3
+
+
+def test_the_paper_tables_show_the_declared_values(demo_reports: dict[str, Path]) -> None:
+    """The families' tables in the paper's layout are still counted by their own one-pass
+    code (for speed); the figures they print must be the declared values."""
+    report = load(demo_reports["weak"])
+    checked = 0
+    for name, suite in report["suites"].items():
+        recs = [r for r in report["items"] if r["item"]["suite"] == name]
+        own = families.get(suite["family"]).aggregate(
+            sorted(recs, key=lambda r: r["item"]["id"]), Settings()).metrics
+        for m in families.get(suite["family"]).declared_metrics(Settings()):
+            if m.name in own and own[m.name] is not None:
+                assert own[m.name] == pytest.approx(suite["metrics"][m.name], abs=1e-12), \
+                    (name, m.name)
+                checked += 1
+    assert checked > 40
+
+
+class YesNoRun(YesNoFamily):
+    """The yes/no family with items, to run through pytest."""
+
+    from pytest_tom.families.kit import ID, Field, Obj, Str
+
+    scenario_schema = Obj(what="yes/no question", fields={
+        "id": Field(ID, required=True), "answer": Field(Str(), required=True)})
+    headline_metrics = YesNoFamily.headline_metrics[:1]
+
+    def expand(self, suite, data, settings, line_of):  # type: ignore[no-untyped-def]
+        from pytest_tom.families.kit import ItemSpec
+        return [ItemSpec(id=f"{s['id']}::q", suite=suite.name, family=self.name,
+                         scenario=s["id"], kind="yn", question="yes or no?", gold=s["answer"],
+                         line=line_of(("scenarios", i)))
+                for i, s in enumerate(data["scenarios"])]
+
+    def conversation(self, item, method, responses):  # type: ignore[no-untyped-def]
+        from pytest_tom.families.kit import single_call
+        return single_call([{"role": "user", "content": item.question}], responses)
+
+    def score(self, item, response, ctx):  # type: ignore[no-untyped-def]
+        from pytest_tom.families.kit import Outcome
+        return Outcome(correct=response.strip() == item.gold)
+
+
+def test_a_run_stops_with_one_line_naming_the_family_and_the_field(
+        monkeypatch: pytest.MonkeyPatch, pytester: pytest.Pytester) -> None:
+    monkeypatch.setattr(families, "_cache", {"yesno": YesNoRun()})
+    monkeypatch.setitem(families.BUILTIN, "yesno", "test_declared_metrics:YesNoRun")
+    (pytester.path / "yn.tom.yaml").write_text(
+        "suite: yn\nfamily: yesno\nversion: 1\nscenarios:\n"
+        "  - {id: a, answer: 'yes'}\n  - {id: b, answer: 'no'}\n")
+    (pytester.path / "ans.py").write_text("def answer(req):\n    return 'yes'\n")
+    result = pytester.runpytest("yn.tom.yaml", "-p", "no:cacheprovider", "-q", "--tom-cache=off",
+                                f"--tom-model=python:{pytester.path / 'ans.py'}:answer")
+    assert result.ret == 4
+    result.stderr.fnmatch_lines(["ERROR: family yesno (suite yn): metric 'yes_accuracy': its "
+                                 "selection reads item[[]'gold'[]]*"])

@@ -22,7 +22,7 @@ from pytest_tom.metrics.accuracy import Record, group_key
 from pytest_tom.metrics.declare import GROUPED, PROPORTION, AllRight, Metric, ratio_of
 from pytest_tom.metrics.intervals import RESAMPLES
 from pytest_tom.metrics.numbers import pct, points, unit
-from pytest_tom.metrics.record_table import RecordTable
+from pytest_tom.metrics.record_table import RecordTable, UndeclaredRead
 
 Spec = Metric  # the name the comparison code knew them by
 
@@ -171,9 +171,12 @@ def add_intervals(results: dict[str, Any], records: list[Record], settings: Sett
         table.constant(suite_of, name)
         tables.append(table)
         if suite is not None:
-            suite["intervals"] = suite_intervals(suite["family"], table, suite["metrics"],
-                                                 settings.seed, resamples, settings,
-                                                 set_values=True)
+            try:
+                suite["intervals"] = suite_intervals(suite["family"], table, suite["metrics"],
+                                                     settings.seed, resamples, settings,
+                                                     set_values=True)
+            except UndeclaredRead as exc:
+                raise UndeclaredRead(f"family {suite['family']} (suite {name}): {exc}") from None
     for name, suite in results["suites"].items():
         if name not in by_suite:
             suite["intervals"] = {}

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from pytest_tom.engine.aggregate import aggregate
+from pytest_tom.metrics.record_table import UndeclaredRead
 from pytest_tom.plugin.items import TomFile, TomItem, matches
 from pytest_tom.plugin.lookahead import worker_lookahead
 from pytest_tom.plugin.own_model import resolve_fixture
@@ -179,7 +180,10 @@ class TomHooks:
         if tom.is_worker:
             return
 
-        tom.results = aggregate(tom.records, tom.settings)
+        try:
+            tom.results = aggregate(tom.records, tom.settings)
+        except UndeclaredRead as exc:  # a family's metric declaration is wrong: say which
+            raise pytest.UsageError(str(exc)) from None
 
         # Ctrl-C or a crash: what was scored, marked; nothing at all over a previous file
         interrupted = exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR)
