@@ -334,3 +334,32 @@ def test_baseline_rise_of_a_lower_is_better_metric_is_a_drop(before: float, afte
     report = evaluate(cfg(base, max_drop="s:initial_state_rate=0.05", alpha=1), now, records)
     [res] = [r for r in report.results if r.metric == "initial_state_rate"]
     assert res.passed is passes
+
+
+def _bigtom(i: int, belief: str, scenario: str, right: bool) -> dict[str, Any]:
+    spec = ItemSpec(id=f"{scenario}::{belief}", suite="b", family="bigtom", scenario=scenario,
+                    kind="belief", question="?", gold="x",
+                    meta={"condition": f"forward_belief.{belief}.with_init",
+                          "belief_condition": belief, "inference": "forward_belief",
+                          "initial_belief": True})
+    return {"item": spec.summary(), "outcome": Outcome(correct=right).to_dict(),
+            "responses": ["x"], "usage": {}, "requests": 1, "retries": 0, "seconds": 0.0}
+
+
+def test_a_declared_metric_is_tested_on_the_items_it_selects() -> None:
+    # 12 FB answers became wrong while 12 TB answers became right: over the whole suite the
+    # changes cancel out (p = 1), on the FB items the metric selects the drop is significant
+    base = [_bigtom(i, b, f"s{i}", right=(b == "false_belief"))
+            for i in range(12) for b in ("true_belief", "false_belief")]
+    now = [_bigtom(i, b, f"s{i}", right=(b == "true_belief"))
+           for i in range(12) for b in ("true_belief", "false_belief")]
+    results = aggregate(now, Settings())
+    report = evaluate(cfg(report_of(base), max_drop="b:false_belief=0.1,b:tb_and_fb=0.1"),
+                      results, now)
+    fb = next(r for r in report.results if r.label == "b:false_belief")
+    assert (fb.newly_wrong, fb.newly_right, fb.paired) == (12, 0, 12)  # FB items only
+    assert fb.p_value < 0.001 and not fb.passed
+    joint = next(r for r in report.results if r.label == "b:tb_and_fb")
+    # TB ∧ FB is 0 before and after: the paired bootstrap over scenarios finds no change
+    assert joint.baseline == joint.current == 0.0 and joint.p_value == 1.0 and joint.passed
+    assert (joint.test, fb.test) == ("paired bootstrap", "McNemar")

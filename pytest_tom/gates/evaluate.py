@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_tom.engine.saved_report import SavedReportError, read_saved_report
+from pytest_tom.families import declared
 from pytest_tom.gates.spec import (
     TOTALS,
     TOTALS_METRICS,
@@ -37,6 +38,8 @@ from pytest_tom.gates.spec import (
     parse_max_drop,
     parse_thresholds,
 )
+from pytest_tom.metrics.declare import GROUPED, Metric
+from pytest_tom.metrics.intervals import RESAMPLES, derive_seed, paired_bootstrap
 from pytest_tom.metrics.mcnemar import Comparison, Key, Pairing, pair_records
 from pytest_tom.suite.schema import did_you_mean
 
@@ -123,6 +126,7 @@ class GateResult:
     newly_wrong: int = 0
     newly_right: int = 0
     paired: int = 0
+    test: str = "McNemar"  # or "paired bootstrap" (a grouped metric its family declares)
     reason: str = ""  # why it failed, or a note
 
     @property
@@ -283,17 +287,39 @@ def _compared_metrics(cfg: GateConfig, results: dict[str, Any], report: GateRepo
     return list(dict.fromkeys(targets))
 
 
-def _scope(suite: str | None, metric: str) -> Any:
-    """Which current records a metric is about (for the paired test)."""
+def _scope(suite: str | None, metric: str, select: Any = None) -> Any:
+    """Which current records a metric is about (for the paired test): those of its suite
+    and tag, and those a declared metric selects."""
     tag = metric.split(".")[1] if metric.startswith("tag.") and metric.count(".") >= 2 else None
 
     def keep(rec: dict[str, Any]) -> bool:
         item = rec["item"]
         if suite is not None and item["suite"] != suite:
             return False
+        if select is not None and not select(rec):
+            return False
         return tag is None or tag in item.get("tags", [])
 
     return keep
+
+
+def _grouped_p(decl: Metric, before: list[dict[str, Any]], now: list[dict[str, Any]],
+               suite: str) -> float | None:
+    """A declared grouped metric's paired bootstrap p-value over the units both runs have,
+    on their shared items (the test `pytest-tom compare` shows); None without shared units."""
+    def key(rec: dict[str, Any]) -> tuple[str, str]:
+        return rec["item"]["suite"], rec["item"]["id"]
+
+    mine = [r for r in now if r["item"]["suite"] == suite]
+    theirs = [r for r in before if r["item"]["suite"] == suite]
+    shared = {key(r) for r in mine} & {key(r) for r in theirs}
+    sa = decl.summaries([r for r in theirs if key(r) in shared])
+    sb = decl.summaries([r for r in mine if key(r) in shared])
+    units = sorted(set(sa) & set(sb), key=str)
+    if not units or decl.finish is None:
+        return None
+    return paired_bootstrap([(sa[u], sb[u]) for u in units], decl.finish,
+                            derive_seed(0, "gate", suite, decl.name), RESAMPLES).p_value
 
 
 def _compare(cfg: GateConfig, results: dict[str, Any], records: list[dict[str, Any]],
@@ -314,12 +340,20 @@ def _compare(cfg: GateConfig, results: dict[str, Any], records: list[dict[str, A
         else:
             before = _number(base["suites"].get(suite, {}).get("metrics", {}).get(metric))
             family = results["suites"][suite]["family"]
-        cmp: Comparison = pairing.changes(_scope(suite, metric), measured=not is_core(metric),
-                                          suite=suite)
+        # a metric its family declares is tested on the items it selects; a grouped one by
+        # the paired bootstrap over its units, as `pytest-tom compare` tests it
+        decl = declared(family, metric)
+        cmp: Comparison = pairing.changes(_scope(suite, metric, decl and decl.select),
+                                          measured=not is_core(metric), suite=suite)
+        p_value, test = cmp.p_value, "McNemar"
+        if decl is not None and decl.kind == GROUPED and suite is not None:
+            grouped = _grouped_p(decl, base["items"], records, suite)
+            if grouped is not None:
+                p_value, test = grouped, "paired bootstrap"
         res = GateResult("baseline", suite, metric, current, True,
                          baseline=before, allowed=cfg.drops.allowed(suite, family, metric),
-                         p_value=cmp.p_value, newly_wrong=len(cmp.worse),
-                         newly_right=len(cmp.better), paired=cmp.paired)
+                         p_value=p_value, newly_wrong=len(cmp.worse),
+                         newly_right=len(cmp.better), paired=cmp.paired, test=test)
         report.results.append(_judge_drop(res, cfg.alpha, family))
 
 

@@ -38,7 +38,7 @@ def gate_line(r: GateResult, alpha: float) -> str:
         test = "test off (alpha 1)" if alpha >= 1 else f"alpha {alpha:g}"
         text = (f"{head} {r.label}  baseline {num(r.baseline)}  current {num(r.current)}  "
                 f"delta {signed(r.delta)} (allowed drop {num(r.allowed)})  "
-                f"p {p_text(r.p_value)} (McNemar, {r.newly_wrong} newly wrong / "
+                f"p {p_text(r.p_value)} ({r.test}, {r.newly_wrong} newly wrong / "
                 f"{r.newly_right} newly right of {r.paired} paired, {test})")
     if r.reason:
         text += f"  -- {r.reason}"
