@@ -1,19 +1,20 @@
 """A suite's item records read once into columns, for metric definitions evaluated many
-times over the same records (the headline specs of `engine.headline`: dozens per suite,
+times over the same records (the headline metrics of `metrics.declare`: dozens per suite,
 each with its own selection, resampling unit and summary).
 
 Asking every definition to walk every record cost seconds for 100,000 records. Here
 
 * a selection (`select(record) -> bool`) is evaluated once per **facet**: the records
-  that agree on everything a selection may read (the item's tags and kind, whether the
-  item was skipped, and the meta keys the table was built with) and on their outcome
-  (right, wrong or not judged) are one facet, and their one verdict is that of the
+  that agree on everything a selection may read (the item's tags and kind, the
+  outcome's error and verdict, and the meta keys the table was built with) are one facet, and their one verdict is that of the
   facet's first record;
 * a record-level value (a resampling unit, a label pair) is read once per function and
   interned as an integer code, so that summaries over units are numpy bincounts;
 * whether each record was judged and right is an array (its facet's).
 
-Which meta keys a suite's selections read is declared with them (`engine.headline`);
+Which meta keys a selection reads is declared with its metric (`Metric.reads`, see
+`metrics.declare`); a selection sees only those, its tags and kind, and the outcome's
+`correct` and `error` (a guarded view: `UndeclaredRead` on anything else);
 tests/test_interval_speed_paths.py checks on every bundled suite that the facets give each
 selection the verdict it gives record by record. A table built with `meta_keys=None`
 has one facet per record: any selection is then evaluated record by record.
