@@ -12,6 +12,10 @@ seen) and stall (`stall_after`: requests after the first N hang uncounted until
 `unstall()`, which drops them unanswered: a run killed meanwhile has exactly N
 answers). `trickle` sends each answer's body one byte at a time with that many
 seconds between bytes (a server that is slow but never silent for long).
+`slots` makes it a server of fixed capacity (a llama.cpp server with `-np S`, a
+vLLM replica at its batch limit): at most that many requests are worked on at
+once, the others wait for a slot. `answered` counts the answers sent (HTTP 200)
+per prompt: with several servers, a prompt answered twice shows there.
 
     with ChatServer(responder=lambda body: "a)") as server:
         server.base_url  # http://127.0.0.1:PORT/v1
@@ -22,6 +26,7 @@ Run alone: `python tests/chat_server.py --port 8099 --latency 0.1` (prints its U
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import random
@@ -58,7 +63,8 @@ class ChatServer:
                  fail_when: dict[str, int] | None = None, empty_when: tuple[str, ...] = (),
                  retry_after: float = 0.05, seed: int = 0, host: str = "127.0.0.1",
                  port: int = 0, max_in_flight: int | None = None,
-                 stall_after: int | None = None, trickle: float | None = None):
+                 stall_after: int | None = None, trickle: float | None = None,
+                 slots: int | None = None):
         self.responder = responder or (lambda body: "a)")
         self.latency = latency
         self.failure_rate = failure_rate
@@ -71,6 +77,9 @@ class ChatServer:
         self.requests = 0
         self.failures = 0
         self.per_prompt: Counter[str] = Counter()
+        self.answered: Counter[str] = Counter()  # answers sent (HTTP 200), per prompt
+        self.slots = slots
+        self._slots = threading.BoundedSemaphore(slots) if slots else None
         self.bodies: list[dict[str, Any]] = []
         self.auth_headers: list[str] = []
         self.max_in_flight = max_in_flight
@@ -198,9 +207,10 @@ class ChatServer:
                     server.peak_in_flight = max(server.peak_in_flight, server.in_flight)
                     crowded = server.max_in_flight is not None and server.in_flight > server.max_in_flight
                 try:
-                    if server.latency:
-                        time.sleep(server.latency)
-                    status, text = server._decide(body, crowded)
+                    with server._slots or contextlib.nullcontext():
+                        if server.latency:
+                            time.sleep(server.latency)
+                        status, text = server._decide(body, crowded)
                 finally:
                     with server._lock:
                         server.in_flight -= 1
@@ -211,6 +221,8 @@ class ChatServer:
                     return
                 prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
                 completion_tokens = len((text or "").split())
+                with server._lock:  # before it is sent: a client that has it sees it counted
+                    server.answered[prompt_key(body)] += 1
                 self._send(200, {
                     "id": f"chatcmpl-{server.requests}",
                     "object": "chat.completion",
@@ -232,10 +244,11 @@ def main() -> None:
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--latency", type=float, default=0.0)
     ap.add_argument("--failure-rate", type=float, default=0.0)
+    ap.add_argument("--slots", type=int, default=None, help="requests worked on at once at most")
     ap.add_argument("--answer", default="a)", help="the text every request is answered with")
     args = ap.parse_args()
     server = ChatServer(lambda body: args.answer, latency=args.latency,
-                        failure_rate=args.failure_rate, port=args.port).start()
+                        failure_rate=args.failure_rate, port=args.port, slots=args.slots).start()
     print(server.base_url, flush=True)
     try:
         while True:

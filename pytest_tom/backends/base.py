@@ -42,6 +42,9 @@ class ModelRequest:
     params: SamplingParams
     item: Any = None  # pytest_tom.backends.base.ItemView for items; None for free calls
     step: int = 0  # 0 for the first call of an item, 1 for a chain-of-thought follow-up ...
+    # endpoints of a pool (backends/endpoint_pool.py) where this request already failed: the
+    # runner retries the same request object, and the retry goes elsewhere while it can
+    failed_at: set[int] = field(default_factory=set, compare=False, repr=False)
 
     @property
     def prompt(self) -> str:
@@ -57,6 +60,7 @@ class ModelReply:
     text: str
     usage: dict[str, int] | None = None  # prompt_tokens, completion_tokens, total_tokens
     model: str | None = None
+    endpoint: str | None = None  # the endpoint that answered (redacted), when there are several
 
 
 class BackendError(Exception):
@@ -64,13 +68,14 @@ class BackendError(Exception):
 
     def __init__(self, message: str, *, kind: str = "request_failed", retryable: bool = False,
                  status: int | None = None, retry_after: float | None = None,
-                 timed_out: bool = False):
+                 timed_out: bool = False, endpoint: str | None = None):
         super().__init__(message)
         self.kind = kind
         self.retryable = retryable
         self.status = status
         self.retry_after = retry_after
         self.timed_out = timed_out  # no answer in time: often a very long answer
+        self.endpoint = endpoint  # the endpoint that failed (redacted), when there are several
 
 
 @dataclass

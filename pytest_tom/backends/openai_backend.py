@@ -4,6 +4,8 @@ The key comes from OPENAI_API_KEY only (never from an option, so it cannot
 leak into reports); the endpoint from --tom-base-url or OPENAI_BASE_URL
 (vLLM, Ollama, llama.cpp servers ...). A local endpoint needs no key. The
 client's own retries are off: the runner retries with its own policy.
+Several URLs (replicas of one model) make one `OpenAIBackend` each behind an
+`EndpointPool` (backends/endpoint_pool.py), which picks the endpoint of each request.
 
 Transport: the openai client's aiohttp transport (`openai.DefaultAioHttpClient`,
 installed with the `openai[aiohttp]` extra) when it can be imported, else the
@@ -39,10 +41,11 @@ from pytest_tom.backends.base import (
     BackendError,
     ModelReply,
     ModelRequest,
-    RedactedUrl,
     Secret,
     redact_url,
 )
+from pytest_tom.backends.endpoint_pool import EndpointPool
+from pytest_tom.core.secrets import url_list
 
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 TRANSPORTS = ("auto", "aiohttp", "httpx")
@@ -278,19 +281,27 @@ def _retry_after(exc: Any) -> float | None:
 
 
 def create(rest: str, options: dict[str, Any]) -> Backend:
+    """One `OpenAIBackend`, or an `EndpointPool` of one per URL when --tom-base-url (or
+    $OPENAI_BASE_URL) names several replicas of the model."""
     if not rest:
         raise BackendSpecError("--tom-model=openai:<model>: name the model, e.g. openai:gpt-4o-mini")
-    base_url = options.get("base_url") or os.environ.get("OPENAI_BASE_URL") or None
-    base_url = RedactedUrl(base_url) if base_url else None
+    urls = url_list(options.get("base_url") or None) or url_list(os.environ.get("OPENAI_BASE_URL"))
+    repeated = sorted({redact_url(u) or "" for u in urls if urls.count(u) > 1})
+    if repeated:  # redacted: the URL may hold a password
+        raise BackendSpecError(f"--tom-base-url: {', '.join(repeated)} is listed more than once; "
+                               f"list each replica once")
     key = os.environ.get("OPENAI_API_KEY")
     key = Secret(key) if key else key
     if not key:
-        if not base_url:
+        if not urls:
             raise BackendSpecError(
                 "--tom-model=openai:...: OPENAI_API_KEY is not set; export it, or point "
                 "--tom-base-url at a local OpenAI-compatible server (vLLM, Ollama, llama.cpp)"
             )
         key = "not-needed"  # local servers ignore the key
     timeout = options.get("timeout")
-    return OpenAIBackend(rest, base_url, key, timeout=120.0 if timeout is None else float(timeout),
-                         transport=options.get("transport") or "auto")
+    timeout = 120.0 if timeout is None else float(timeout)
+    transport = options.get("transport") or "auto"
+    backends = [OpenAIBackend(rest, url, key, timeout=timeout, transport=transport)
+                for url in urls or [None]]
+    return backends[0] if len(backends) == 1 else EndpointPool(backends)

@@ -19,7 +19,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
 
-from pytest_tom.core.secrets import RedactedUrl
+from pytest_tom.core.secrets import RedactedUrl, url_list
 
 _META = "tom_option"
 
@@ -41,6 +41,7 @@ class Opt:
     choices: tuple[str, ...] | None = None
     metavar: str | None = None
     flag: bool = False  # a switch (store_true)
+    repeat: bool = False  # may be given several times (the values are a list)
 
     @property
     def flag_name(self) -> str:
@@ -63,10 +64,10 @@ class Opt:
 
 def opt(help: str, default: Any = None, convert: Callable[[Any], Any] = str,
         choices: tuple[str, ...] | None = None, metavar: str | None = None,
-        flag: bool = False) -> Any:
+        flag: bool = False, repeat: bool = False) -> Any:
     """A `TomOptions` field declaring its option (the name comes from the field)."""
     return field(default=default, metadata={_META: Opt("", help, default, convert, choices,
-                                                       metavar, flag)})
+                                                       metavar, flag, repeat)})
 
 
 @dataclass(frozen=True)
@@ -80,9 +81,11 @@ class TomOptions:
         "pytest_tom_backend hook answers, or a registered backend. Without it the plugin is "
         "inert.",
         metavar="SPEC")
-    base_url: str | None = opt(
-        "OpenAI-compatible endpoint (default: $OPENAI_BASE_URL or api.openai.com)",
-        convert=RedactedUrl, metavar="URL")  # may hold credentials: repr shows it redacted
+    base_url: tuple[RedactedUrl, ...] = opt(
+        "OpenAI-compatible endpoint (default: $OPENAI_BASE_URL or api.openai.com); several "
+        "replicas of one model: separate the URLs with spaces or repeat the option",
+        default=(), convert=url_list, metavar="URL", repeat=True)  # may hold credentials:
+    # each URL's repr shows it redacted
     files: str = opt("space-separated glob patterns of suite files to collect (default: *.tom.yaml)",
                      default="*.tom.yaml", metavar="PATTERNS")
     suite: str | None = opt(
@@ -203,7 +206,8 @@ def core_table() -> list[Opt]:
         o = f.metadata.get(_META)
         if o is not None:
             default = None if f.default is MISSING else f.default
-            out.append(Opt(f.name, o.help, default, o.convert, o.choices, o.metavar, o.flag))
+            out.append(Opt(f.name, o.help, default, o.convert, o.choices, o.metavar, o.flag,
+                           o.repeat))
     return out
 
 

@@ -18,4 +18,6 @@ class Record(TypedDict, total=False):
     retries: int
     cached: int
     model: str | None  # the model name the server reported
+    # several endpoints of one model: per endpoint (redacted URL) requests, failures, moved
+    endpoints: dict[str, dict[str, int]]
     samples: list[dict[str, Any]]  # --tom-samples > 1: outcome and responses per sample

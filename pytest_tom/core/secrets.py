@@ -33,6 +33,15 @@ class RedactedUrl(str):
         return repr(redact_url(str(self)))
 
 
+def url_list(value: str | list[str] | tuple[str, ...] | None) -> tuple[RedactedUrl, ...]:
+    """The URLs of `--tom-base-url` (and its ini key, and $OPENAI_BASE_URL): separated by
+    spaces or newlines in one value, or the option repeated (a list), in the order given."""
+    if value is None:
+        return ()
+    parts = [value] if isinstance(value, str) else list(value)
+    return tuple(RedactedUrl(u) for part in parts for u in str(part).split())
+
+
 def redact_url(url: str | None) -> str | None:
     """A base URL fit for reports: user info and query strings removed (they may hold keys)."""
     if not url:

@@ -74,6 +74,8 @@ class Completion:
     cached: int = 0  # calls answered by the response cache
     shared: int = 0  # calls answered by an identical call of this run (nothing was cached)
     seconds: float = 0.0
+    # (endpoint, answered) of each attempt, when the backend has several endpoints
+    attempts: list[tuple[str, bool]] = field(default_factory=list)
 
     @property
     def final(self) -> str:
@@ -472,7 +474,11 @@ class Runner:
                                      f"{self.deadline:g}s (--tom-deadline)", request) from None
             except BackendError as exc:
                 error = exc
+                if exc.endpoint:
+                    comp.attempts.append((exc.endpoint, False))
             else:
+                if reply.endpoint:
+                    comp.attempts.append((reply.endpoint, True))
                 self.limiter.answered(epoch, throttled=False)
                 return reply
             finally:

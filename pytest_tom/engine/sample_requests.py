@@ -11,7 +11,7 @@ item passes only when no sample is wrong.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING, Any
@@ -72,9 +72,34 @@ def call_fields(completions: list[Completion], outcomes: list[Outcome] | None) -
         "shared": sum(c.shared for c in completions),
         "model": next((c.model for c in completions if c.model), None),
     }
+    endpoints = endpoint_counts(a for c in completions for a in _runs(c.attempts))
+    if endpoints:
+        out["endpoints"] = endpoints
     if len(completions) > 1 and outcomes is not None:
         out["samples"] = [{"outcome": o.to_dict(), "responses": list(c.responses)}
                           for o, c in zip(outcomes, completions, strict=False)]
+    return out
+
+
+def _runs(attempts: list[tuple[str, bool]]) -> list[tuple[str, bool, bool]]:
+    """(endpoint, answered, its retry went to another endpoint) of each attempt of one call
+    after another (a completion's attempts, in order)."""
+    out = []
+    for i, (endpoint, answered) in enumerate(attempts):
+        moved = not answered and i + 1 < len(attempts) and attempts[i + 1][0] != endpoint
+        out.append((endpoint, answered, moved))
+    return out
+
+
+def endpoint_counts(attempts: Iterable[tuple[str, bool, bool]]) -> dict[str, dict[str, int]]:
+    """Per endpoint (redacted URL): requests, failures, and failures whose retry was moved to
+    another endpoint (`moved`), in the order the endpoints were first asked."""
+    out: dict[str, dict[str, int]] = {}
+    for endpoint, answered, moved in attempts:
+        row = out.setdefault(endpoint, {"requests": 0, "failures": 0, "moved": 0})
+        row["requests"] += 1
+        row["failures"] += not answered
+        row["moved"] += moved
     return out
 
 

@@ -111,6 +111,19 @@ def usage_by_model(records: Iterable[dict[str, Any]], default_model: str,
     return sorted(out.values(), key=lambda m: m.model)
 
 
+def usage_by_endpoint(records: Iterable[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Requests, failures and retries moved elsewhere per endpoint (redacted URL), summed
+    over the item records that carry them (runs against several endpoints of one model),
+    sorted by URL (records arrive in any order under xdist); empty otherwise."""
+    out: dict[str, dict[str, int]] = {}
+    for rec in records:
+        for endpoint, counts in (rec.get("endpoints") or {}).items():
+            row = out.setdefault(str(endpoint), {"requests": 0, "failures": 0, "moved": 0})
+            for k in row:
+                row[k] += int((counts or {}).get(k) or 0)
+    return dict(sorted(out.items()))
+
+
 def failed_requests(records: Iterable[dict[str, Any]]) -> list[tuple[str, str]]:
     """(item, error) of every item whose model call finally failed."""
     out = []
@@ -132,4 +145,9 @@ def usage_summary(records: list[dict[str, Any]], default_model: str,
                      "shared_calls": m.shared, "errors": m.errors,
                      "tokens": dict(m.tokens), "cached_tokens": dict(m.cached_tokens),
                      "cost_usd": m.cost(prices)})
-    return {"models": rows, "failed": [{"item": i, "error": e} for i, e in failed_requests(records)]}
+    out: dict[str, Any] = {"models": rows,
+                           "failed": [{"item": i, "error": e} for i, e in failed_requests(records)]}
+    endpoints = usage_by_endpoint(records)
+    if endpoints:
+        out["endpoints"] = [{"endpoint": k, **v} for k, v in endpoints.items()]
+    return out

@@ -31,6 +31,8 @@ def add_options(parser: pytest.Parser) -> None:
         else:
             kwargs["default"] = None
             kwargs["metavar"] = opt.metavar
+            if opt.repeat:
+                kwargs["action"] = "append"
             if opt.choices:
                 kwargs["choices"] = opt.choices
         group.addoption(opt.flag_name, **kwargs)

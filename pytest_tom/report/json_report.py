@@ -15,6 +15,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from pytest_tom.engine.token_usage import usage_by_endpoint
 from pytest_tom.report.atomic import write_atomic
 
 PACKAGES = ("pytest-tom", "pytest", "pyyaml", "tabulate", "openai", "pytest-xdist",
@@ -42,6 +43,9 @@ def build_report(results: dict[str, Any], records: list[dict[str, Any]], setting
     extra: dict[str, Any] = {}
     if results.get("samples"):  # --tom-samples: the spread of the totals over samples
         extra = {"samples": results["samples"], "totals_spread": results.get("totals_spread", {})}
+    endpoints = usage_by_endpoint(records)  # several endpoints of one model: counts of each
+    if endpoints:
+        extra["endpoints"] = [{"endpoint": k, **v} for k, v in endpoints.items()]
     return {
         "format": "pytest-tom-report/1",
         "status": status,

@@ -8,7 +8,7 @@ from typing import Any
 from tabulate import tabulate
 
 from pytest_tom.core.printable import escape_controls
-from pytest_tom.engine.token_usage import failed_requests, usage_by_model
+from pytest_tom.engine.token_usage import failed_requests, usage_by_endpoint, usage_by_model
 
 
 def _n(v: int) -> str:
@@ -43,6 +43,7 @@ def write_usage(tr: Any, records: list[dict[str, Any]], default_model: str,
     tr.write_line(tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True))
     if not any_tokens:
         tr.write_line("(the backend reported no token usage)")
+    write_endpoints(tr, records)
     served = sorted({s for m in models for s in m.served})
     if served and served != [model_name]:
         tr.write_line(f"the server answered as: {', '.join(served)}")
@@ -58,3 +59,15 @@ def write_usage(tr: Any, records: list[dict[str, Any]], default_model: str,
             tr.write_line(escape_controls(f"  {item}: {err}"))  # server text: no ANSI
         if len(failed) > max_failed:
             tr.write_line(f"  ... and {len(failed) - max_failed} more (see the JSON report)")
+
+
+def write_endpoints(tr: Any, records: list[dict[str, Any]]) -> None:
+    """One row per endpoint when the model has several (`--tom-base-url "URL URL"`)."""
+    endpoints = usage_by_endpoint(records)
+    if not endpoints:
+        return
+    rows = [[name, _n(c["requests"]), _n(c["failures"]), _n(c["moved"])]
+            for name, c in endpoints.items()]
+    tr.write_line(tabulate(rows, headers=["endpoint", "requests", "failures", "moved elsewhere"],
+                           tablefmt="simple", disable_numparse=True))
+    tr.write_line("moved elsewhere: failures whose retry went to another endpoint")
