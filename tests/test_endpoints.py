@@ -95,8 +95,8 @@ def test_a_server_failing_half_its_requests(pytester: pytest.Pytester,
         assert sum(sum(c["requests"] for c in r["endpoints"].values())
                    for r in data["items"]) == flaky.requests + good.requests
     out = result.stdout.str()
-    assert "model openai:test-model @ 2 endpoints ·" in out  # the header
-    assert f"tom: endpoints {flaky.base_url}, {good.base_url}\n" in out
+    # the header
+    assert f"model openai:test-model @ 2 endpoints ({flaky.base_url}, {good.base_url}) ·" in out
     table = re.search(r"endpoint +requests +failures +moved elsewhere\n-[- ]+\n((?:.+\n){2})", out)
     assert table is not None, out
     assert f"{good.base_url}  " in table.group(1) and f"{flaky.base_url}  " in table.group(1)
@@ -158,7 +158,7 @@ def test_ini_key_xdist_and_redaction(pytester: pytest.Pytester,
         text = report.read_text()
         out = result.stdout.str() + result.stderr.str()
         assert "SECRET" not in text and "SECRET" not in out
-        assert f"tom: endpoints {one.base_url}, {two.base_url}\n" in out
+        assert f"@ 2 endpoints ({one.base_url}, {two.base_url}) ·" in out
         rows = endpoint_rows(load_report(report))  # summed over both workers
         assert rows[one.base_url]["requests"] == one.requests
         assert rows[one.base_url]["failures"] == one.failures > 0

@@ -73,8 +73,7 @@ class EndpointPool(Backend):
         self.name = first.name
         self.model = first.model
         self.family_max_tokens = first.family_max_tokens
-        if hasattr(first, "cacheable"):  # else the runner decides by the name, as for `first`
-            self.cacheable = first.cacheable
+        self.cacheable = first.cacheable
         names = list(labels) if labels is not None else [_label(b) for b in backends]
         self.endpoints = [Endpoint(i, b, names[i]) for i, b in enumerate(backends)]
         self._turn = 0  # ties of in-flight counts go round
@@ -84,11 +83,11 @@ class EndpointPool(Backend):
         return self.endpoints[0].backend.identity()
 
     def describe(self) -> str:
-        """Short, for the model's name in tables; `header_line` lists the endpoints."""
+        """Short, for the model's name in tables; `details` (the header) lists the endpoints."""
         return f"{self.name}:{self.model} @ {len(self.endpoints)} endpoints"
 
-    def header_line(self) -> str:
-        return "tom: endpoints " + ", ".join(ep.label for ep in self.endpoints)
+    def details(self) -> str:
+        return ", ".join(ep.label for ep in self.endpoints)
 
     # -- one attempt ---------------------------------------------------------------------
     async def acomplete(self, request: ModelRequest) -> ModelReply:

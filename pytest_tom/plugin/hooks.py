@@ -52,9 +52,6 @@ class TomHooks:
                 f"{s['concurrency']} · suites {tom.options.files}"
                 + (f" · samples {tom.options.samples}" if tom.options.samples > 1 else "")
                 + f" · {cache_label(tom)}"]
-        header_line = getattr(tom.backend, "header_line", None)  # several endpoints: each
-        if header_line is not None:
-            lines.append(header_line())
         if tom.bundled is not None:
             lines.append(tom.bundled.header())
         here = project_dir(config)
