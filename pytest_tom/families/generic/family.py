@@ -12,11 +12,10 @@ converted from ToMi carry `meta.tomi` and get a question type x story type table
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from pytest_tom.core.model import ItemSpec, Suite
-from pytest_tom.core.outcome import UNPARSEABLE, Outcome
+from pytest_tom.core.outcome import Outcome
 from pytest_tom.families.base import (
     Family,
     FamilyResult,
@@ -28,91 +27,21 @@ from pytest_tom.families.base import (
 )
 from pytest_tom.families.generic.headline import METRICS, PLOTS
 from pytest_tom.families.generic.metrics import tomi_result
+from pytest_tom.families.generic.schema import (
+    DEFAULTS,
+    RULES,
+    SCENARIO,
+    alternatives,
+    check_answer_map,
+)
+from pytest_tom.families.generic.scoring import score_answer
 from pytest_tom.scoring import json_final
-from pytest_tom.scoring.choice import LETTERS, parse_choice
-from pytest_tom.scoring.names import mentioned_names
-from pytest_tom.scoring.text import after_last, has_words
-from pytest_tom.scoring.yesno import parse_yes_no
+from pytest_tom.scoring.choice import LETTERS
 from pytest_tom.suite.schema import (
-    ID,
-    TAG,
-    Any_,
-    Bool,
     Checker,
-    Enum,
-    Field,
-    ListOf,
-    Node,
-    Obj,
-    Str,
-    Text,
     check_unique_ids,
     describe,
-    type_name,
 )
-
-
-@dataclass
-class Alternatives(Node):
-    """A word, or a list of alternative words of which the answer must contain one."""
-
-    def check(self, value: Any, path: tuple[Any, ...], ck: Checker) -> bool:
-        if isinstance(value, str) and value.strip():
-            return True
-        if (isinstance(value, list) and value
-                and all(isinstance(v, str) and v.strip() for v in value)):
-            return True
-        ck.error(path, f"{describe(path)}: expected a word or a list of alternative words "
-                       f"(e.g. [crayon, crayons]), got {type_name(value)}")
-        return False
-
-
-def alternatives(entry: Any) -> list[str]:
-    """The accepted words of one `contains` entry."""
-    return [str(w) for w in entry] if isinstance(entry, list) else [str(entry)]
-
-
-def words_text(entry: Any) -> str:
-    return " or ".join(alternatives(entry))
-
-
-RULES = ("choices", "yes_no", "names", "contains", "json_final")
-
-QUESTION = Obj(
-    what="question",
-    fields={
-        "id": Field(ID),
-        "ask": Field(Str(), required=True, doc="the question put to the model"),
-        "choices": Field(ListOf(Text(), min_len=2, max_len=26, unique=True)),
-        "answer": Field(Text()),
-        "shuffle": Field(Bool()),
-        "yes_no": Field(Enum(values=("yes", "no"))),
-        "names": Field(ListOf(Str(), unique=True)),
-        "contains": Field(ListOf(Alternatives(), min_len=1),
-                          doc="words the answer must contain; a list entry gives alternatives: "
-                              "[[crayon, crayons]] accepts either"),
-        "excludes": Field(ListOf(Str(), min_len=1)),
-        "json_final": Field(Any_(), doc="object -> right answer (or a list of accepted ones)"),
-        "wrong": Field(Any_(), doc="object -> answer(s) that must not appear (with json_final)"),
-        "meta": Field(Any_(), doc="plain data carried to the aggregation"),
-        "tags": Field(ListOf(TAG)),
-    },
-)
-
-SCENARIO = Obj(
-    what="scenario",
-    fields={
-        "id": Field(ID,
-                    required=True, doc="a unique name for the scenario"),
-        "context": Field(Str(), required=True, doc="the story the questions are about"),
-        "characters": Field(ListOf(Str(), min_len=1, unique=True)),
-        "tags": Field(ListOf(TAG)),
-        "source": Field(Any_()),
-        "questions": Field(ListOf(QUESTION, min_len=1), required=True),
-    },
-)
-
-DEFAULTS = Obj(what="defaults mapping", fields={"shuffle": Field(Bool()), "tags": Field(ListOf(TAG))})
 
 INSTRUCTIONS = {
     "choice": "Answer with the letter of the correct option.",
@@ -200,7 +129,7 @@ class GenericFamily(Family):
         if "meta" in q and not isinstance(q["meta"], dict):
             ck.error((*qpath, "meta"), f"{describe((*qpath, 'meta'))}: expected a mapping of plain data")
         if rule == "json_final":
-            _check_answer_map(q, qpath, ck)
+            check_answer_map(q, qpath, ck)
         if rule == "names":
             chars = sc.get("characters")
             if not isinstance(chars, list) or not chars:
@@ -275,62 +204,10 @@ class GenericFamily(Family):
         return single_call([{"role": "user", "content": msg}], responses)
 
     def score(self, item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
-        if item.kind == "json_final":
-            verdict = json_final.score_final(response, item.gold, item.meta.get("wrong"))
-            return Outcome(correct=verdict.correct, parsed=verdict.parsed or None,
-                           error=UNPARSEABLE if verdict.unparseable else None, detail=verdict.detail)
-        text = after_last(response, ("Answer:", "the answer is:")).strip()
-        if not text:
-            return Outcome(correct=False, error=UNPARSEABLE, detail="empty answer")
-        if item.kind == "choice":
-            parsed = parse_choice(text, item.choices)
-            if not parsed.letters:
-                return Outcome(correct=False, error=UNPARSEABLE, detail="no option named")
-            if parsed.ambiguous:
-                return Outcome(correct=False, parsed=sorted(parsed.letters),
-                               detail="names more than one option")
-            letter = parsed.letter
-            return Outcome(correct=letter == item.meta["gold_letter"],
-                           parsed=f"{letter}) {item.choices[LETTERS.index(letter)]}")
-        if item.kind == "yes_no":
-            yn = parse_yes_no(text)
-            if yn is None:
-                return Outcome(correct=False, error=UNPARSEABLE, detail="neither yes nor no")
-            return Outcome(correct=yn == item.gold, parsed=yn)
-        if item.kind == "names":
-            named = mentioned_names(text, item.data["characters"])
-            gold = {n.lower() for n in item.gold}
-            return Outcome(correct={n.lower() for n in named} == gold, parsed=sorted(named))
-        gold = item.gold
-        missing = [words_text(w) for w in gold["contains"]
-                   if not any(has_words(text, a) for a in alternatives(w))]
-        present = [w for w in gold["excludes"] if has_words(text, w)]
-        detail = "; ".join(filter(None, [missing and f"missing {missing}", present and f"has {present}"]))
-        return Outcome(correct=not missing and not present, parsed=text, detail=detail)
+        return score_answer(item, response)
 
     def aggregate(self, records: list[dict[str, Any]], settings: Settings) -> FamilyResult:
         return tomi_result(records)
-
-
-def _check_answer_map(q: dict[str, Any], qpath: tuple[Any, ...], ck: Checker) -> None:
-    """`json_final:` / `wrong:` map object names to an answer or a list of answers."""
-    for name in ("json_final", "wrong"):
-        value = q.get(name)
-        if value is None:
-            continue
-        path = (*qpath, name)
-        good = isinstance(value, dict) and value and all(
-            isinstance(v, str | int | float) and not isinstance(v, bool) or (
-                isinstance(v, list) and v and all(isinstance(x, str | int | float) for x in v))
-            for v in value.values())
-        if not good:
-            ck.error(path, f"{describe(path)}: expected a mapping of objects to an answer or a list "
-                     f"of answers, e.g. {{box: marbles}}")
-        elif name == "wrong":
-            extra = [k for k in value if k not in (q.get("json_final") or {})]
-            if extra:
-                ck.error(path, f"{describe(path)}: {extra!r} not asked in json_final; wrong "
-                         f"answers belong to asked objects")
 
 
 def _texts(value: Any) -> str | list[str]:
