@@ -211,6 +211,9 @@ class Runner:
         self.limiter = AdaptiveLimit(self.concurrency)
         self.failures: list[tuple[str, str]] = []  # (key, error) of conversations that failed
         self._futures: dict[str, Future[Completion]] = {}
+        # keys whose completion the caller took (`forget`): a large run holds no future,
+        # task or completion per item once its item is scored (issue 24: bounded memory)
+        self._taken: set[str] = set()
         self._inflight: dict[str, asyncio.Future[tuple[ModelReply, bool]]] = {}
         self._lock = threading.Lock()
         self._idle = threading.Event()
@@ -289,12 +292,23 @@ class Runner:
         return fut
 
     def submitted(self, key: str) -> bool:
-        return key in self._futures
+        return key in self._futures or key in self._taken
+
+    def forget(self, keys: list[str]) -> None:
+        """The caller has the finished completions of `keys` and keeps what it needs: drop
+        them here. A key forgotten and submitted again (a plugin that runs an item twice)
+        starts a new conversation (answered by the cache when it is on)."""
+        with self._lock:
+            for key in keys:
+                fut = self._futures.get(key)
+                if fut is not None and fut.done():
+                    del self._futures[key]
+                    self._taken.add(key)
 
     def done(self, key: str) -> bool:
         """Whether the conversation of `key` was started and is finished (never blocks)."""
         fut = self._futures.get(key)
-        return fut is not None and fut.done()
+        return (fut is not None and fut.done()) or key in self._taken
 
     def result(self, key: str, conversation: Conversation, sample: int = 0) -> Completion:
         return self.submit(key, conversation, sample).result()

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from pytest_tom.core.option_table import TomOptions
 
 __all__ = ["call_fields", "sample_count", "sample_params", "samples_text", "submit_samples",
-           "wait_all"]
+           "take_samples", "wait_all"]
 
 
 def sample_count(options: TomOptions) -> int:
@@ -37,6 +37,15 @@ def submit_samples(runner: Runner, engine: ItemEngine, spec: ItemSpec,
     """Start (or find started) every sample of an item."""
     return [runner.submit(engine.request_key(spec, s), engine.conversation(spec, s), s)
             for s in range(count)]
+
+
+def take_samples(runner: Runner, engine: ItemEngine, spec: ItemSpec, count: int,
+                 while_waiting: Callable[[], None] | None = None) -> list[Completion]:
+    """The completions of every sample of an item (waits for them); the runner then
+    forgets them: the item keeps what it needs."""
+    done = wait_all(submit_samples(runner, engine, spec, count), while_waiting)
+    runner.forget([engine.request_key(spec, s) for s in range(count)])
+    return done
 
 
 def wait_all(futures: Sequence[Future[Completion]],

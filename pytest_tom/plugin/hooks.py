@@ -40,6 +40,8 @@ from pytest_tom.report.terminal import write_summary
 class TomHooks:
     def __init__(self, tom: TomSession):
         self.tom = tom
+        self.junit = bool(getattr(tom.config.option, "xmlpath", None))
+        self._reporter: Any = None  # pytest's terminal reporter (False: none), found once
 
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
         tom = self.tom
@@ -152,8 +154,9 @@ class TomHooks:
         if first_outcome and (call.when == "call" or report.outcome in ("failed", "skipped")):
             report.tom = item.record()
             item._tom_sent = True
-            if report.tom:  # per-item properties of the JUnit XML (carried by the teardown report)
-
+            item.release_answers()  # the record has them
+            if report.tom and self.junit:  # per-item properties of the JUnit XML (carried by
+                # the teardown report); without --junitxml nobody reads them
                 item.user_properties.extend(junit_properties(report.tom))
         return report
 
@@ -172,6 +175,18 @@ class TomHooks:
                 lf = self.tom.config.pluginmanager.get_plugin("lfplugin")
                 if lf is not None and hasattr(lf, "lastfailed"):
                     lf.lastfailed[report.nodeid] = True
+        if report.when != "call" and report.passed and not self.tom.is_worker:
+            self._drop_quiet_report(report)
+
+    def _drop_quiet_report(self, report: pytest.TestReport) -> None:
+        """pytest's terminal reporter keeps every passed set-up and tear-down report (in
+        `stats[""]`, which no summary reads): two per item, about 1 KB, to the end of the
+        run. The one just logged is let go, so 100,000 items do not keep 200,000 of them."""
+        if self._reporter is None:
+            self._reporter = self.tom.config.pluginmanager.get_plugin("terminalreporter") or False
+        quiet = self._reporter.stats.get("") if self._reporter else None
+        if quiet and quiet[-1] is report:
+            quiet.pop()
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:

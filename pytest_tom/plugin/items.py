@@ -89,6 +89,9 @@ class TomItem(pytest.Item):
         self.completion: Completion | None = None
         self.completions: list[Completion] = []  # one per sample (--tom-samples)
         self.sample_outcomes: list[Outcome] | None = None
+        # set during the run, declared here so the item's attributes never grow then
+        self._calls: tuple[Completion, list[Any]] | None = None
+        self._tom_sent = False
         for name in item_markers(spec):
             _register_marker(self.config, name)
             self.add_marker(name)
@@ -149,7 +152,7 @@ class TomItem(pytest.Item):
         comp = self.completion
         if comp is None:
             return []
-        cached = getattr(self, "_calls", None)
+        cached = self._calls
         if cached is not None and cached[0] is comp:
             return cached[1]
         calls = call_messages(self.conversation(), comp.responses, failed=bool(comp.error))
@@ -173,6 +176,13 @@ class TomItem(pytest.Item):
                             messages=self.calls(),  # what the model saw, call by call
                             seconds=round(comp.seconds, 4) if comp else 0.0,
                             **call_fields(self.completions, self.sample_outcomes))
+
+    def release_answers(self) -> None:
+        """Once the record is made it holds all a report needs: the item lets go of its
+        completions and messages (100,000 items would otherwise keep them twice)."""
+        self.completions = []
+        self.completion = None
+        self._calls = None
 
 
 def item_markers(spec: ItemSpec) -> list[str]:

@@ -25,7 +25,7 @@ import pytest
 from pytest_tom import families
 from pytest_tom.engine.cache import clear_with_note
 from pytest_tom.engine.runner import Completion, cache_dir, is_cacheable
-from pytest_tom.engine.sample_requests import sample_count, submit_samples, wait_all
+from pytest_tom.engine.sample_requests import sample_count, submit_samples, take_samples
 from pytest_tom.engine.token_usage import PriceError, parse_prices
 from pytest_tom.families.base import Family
 from pytest_tom.plugin.session import project_dir
@@ -95,7 +95,8 @@ def completions(tom: Any, spec: ItemSpec) -> list[Completion]:
     """The completions of every sample of `spec`, in sample order (waits for them; an
     xdist worker keeps requesting its queue meanwhile)."""
     look = tom.lookahead
-    return wait_all(submit(tom, spec), look.maybe_scan if look is not None else None)
+    return take_samples(tom.runner, tom.engine, spec, sample_count(tom.options),
+                        look.maybe_scan if look is not None else None)
 
 
 def prefetch_items(items: Iterable[Any]) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import platform
+from collections.abc import Iterator
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -64,7 +65,7 @@ def build_report(results: dict[str, Any], records: list[dict[str, Any]], setting
 
 
 def write_json_atomic(path: str | Path, data: Any) -> None:
-    write_atomic(path, report_text(data))
+    write_atomic(path, report_chunks(data))
 
 
 def report_text(data: Any) -> str:
@@ -73,14 +74,24 @@ def report_text(data: Any) -> str:
     Python's JSON encoder is in C only without `indent`; indenting thousands of item
     records in pure Python took longer than the rest of the end of a run. One record
     per line also reads well with grep and diff."""
+    return "".join(report_chunks(data))
+
+
+def report_chunks(data: Any) -> Iterator[str]:
+    """`report_text` in pieces, a record at a time: a file of 100,000 records is written
+    without ever holding its whole text."""
     items = data.get("items") if isinstance(data, dict) else None
     if (not isinstance(items, list) or not items or len(data) < 2
             or next(reversed(data)) != "items"):
-        return json.dumps(data, indent=1, ensure_ascii=False, default=str) + "\n"
+        yield json.dumps(data, indent=1, ensure_ascii=False, default=str) + "\n"
+        return
     head = json.dumps({k: v for k, v in data.items() if k != "items"}, indent=1,
                       ensure_ascii=False, default=str)
-    lines = ",\n".join("  " + json.dumps(r, ensure_ascii=False, default=str) for r in items)
-    return f'{head[:-2]},\n "items": [\n{lines}\n ]\n}}\n'
+    yield f'{head[:-2]},\n "items": [\n'
+    last = len(items) - 1
+    for i, r in enumerate(items):
+        yield "  " + json.dumps(r, ensure_ascii=False, default=str) + (",\n" if i < last else "\n")
+    yield " ]\n}\n"
 
 
 def write_replay(path: str | Path, records: list[dict[str, Any]]) -> None:

@@ -7,12 +7,16 @@ embedded once as JSON (`<script type="application/json">`), showing one page of 
 a time, so 10,000 items open and filter without a framework, a CDN or any network.
 
 Item data are made small: message lines (a scenario's story repeats in each of its
-questions' prompts) are stored once in a string table and referenced by index.
+questions' prompts) are stored once in a string table and referenced by index. The
+item data are written a row at a time into the rendered page (`page_chunks`): the rows
+are never all held at once, nor the whole page as one string.
 """
 
 from __future__ import annotations
 
 import json
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +27,8 @@ from pytest_tom.report.html import filters
 
 TEMPLATES = Path(__file__).parent / "templates"
 RESPONSE_LIMIT = 20_000  # characters of one response kept in the page
+# where the item data go in the rendered template (random: no report text can hold it)
+ITEMS_MARK = f"tom-items-{uuid.uuid4().hex}"
 
 
 def verdict(rec: Record) -> str:
@@ -98,33 +104,59 @@ def run_view(rec: Record | None, strings: Strings) -> dict[str, Any] | None:
 
 def item_rows(runs: list[Run]) -> tuple[list[dict[str, Any]], list[str], list[str]]:
     """Every item of every run (matched by suite and id), the suites, the string table."""
-    strings = Strings()
-    keys: dict[tuple[str, str], Record] = {}
-    per_run: list[dict[tuple[str, str], Record]] = []
-    for run in runs:
-        index = {(r["item"]["suite"], r["item"]["id"]): r for r in run.data["items"]}
-        per_run.append(index)
-        for k, r in index.items():
-            keys.setdefault(k, r)
-    suites = sorted({k[0] for k in keys})
-    suite_index = {s: i for i, s in enumerate(suites)}
-    rows = []
-    for key in sorted(keys):
-        item = keys[key]["item"]
-        rows.append({
-            "s": suite_index[key[0]],
-            "f": item.get("family", ""),
-            "k": item.get("kind", ""),
-            "id": item["id"],
-            "t": list(item.get("tags") or []),
-            "q": text_of(item.get("question")),
-            "c": [text_of(c) for c in item.get("choices") or []],
-            "g": text_of(item.get("gold")),
-            "src": text_of((item.get("source") or {}).get("file", "")).rsplit("/", 1)[-1]
-                   + (f":{item['line']}" if item.get("line") else ""),
-            "o": [run_view(idx.get(key), strings) for idx in per_run],
-        })
-    return rows, suites, strings.items
+    table = ItemTable(runs)
+    rows = list(table.rows())
+    return rows, table.suites, table.strings.items
+
+
+class ItemTable:
+    """The items of the page, one row at a time: a row is built, turned into JSON and let
+    go, so a page of 100,000 items never holds every row (or the whole payload) at once."""
+
+    def __init__(self, runs: list[Run]):
+        self.strings = Strings()
+        self.per_run: list[dict[tuple[str, str], Record]] = []
+        keys: dict[tuple[str, str], Record] = {}
+        for run in runs:
+            index = {(r["item"]["suite"], r["item"]["id"]): r for r in run.data["items"]}
+            self.per_run.append(index)
+            for k, r in index.items():
+                keys.setdefault(k, r)
+        self.keys = keys
+        self.suites = sorted({k[0] for k in keys})
+        self.labels = [r.label for r in runs]
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        suite_index = {s: i for i, s in enumerate(self.suites)}
+        for key in sorted(self.keys):
+            item = self.keys[key]["item"]
+            yield {
+                "s": suite_index[key[0]],
+                "f": item.get("family", ""),
+                "k": item.get("kind", ""),
+                "id": item["id"],
+                "t": list(item.get("tags") or []),
+                "q": text_of(item.get("question")),
+                "c": [text_of(c) for c in item.get("choices") or []],
+                "g": text_of(item.get("gold")),
+                "src": text_of((item.get("source") or {}).get("file", "")).rsplit("/", 1)[-1]
+                       + (f":{item['line']}" if item.get("line") else ""),
+                "o": [run_view(idx.get(key), self.strings) for idx in self.per_run],
+            }
+
+    def payload_chunks(self) -> Iterator[str]:
+        """The page's item data as JSON safe inside <script> (see `embed_json`), in pieces:
+        the rows first, then the string table they filled (the page reads it by name)."""
+        yield '{"runs":' + embed_json(self.labels) + ',"suites":' + embed_json(self.suites) \
+            + ',"items":['
+        first = True
+        for row in self.rows():
+            yield ("" if first else ",") + embed_json(row)
+            first = False
+        yield '],"strings":' + embed_json(self.strings.items) + "}"
 
 
 def usage_of(run: Run) -> dict[str, Any]:
@@ -166,8 +198,7 @@ def build_context(runs: list[Run], comparison: dict[str, Any] | None = None) -> 
             "per_run": per_run,
             "plots": suite_plots(first["family"], labels, per_run),
         })
-    rows, suite_names, strings = item_rows(runs)
-    payload = {"runs": labels, "suites": suite_names, "strings": strings, "items": rows}
+    table = ItemTable(runs)
     return {
         "title": "pytest-tom report" + (": " + " vs ".join(labels) if labels else ""),
         "runs": [{"label": r.label, "model": r.model, "path": str(r.path), "data": r.data,
@@ -175,12 +206,18 @@ def build_context(runs: list[Run], comparison: dict[str, Any] | None = None) -> 
         "labels": labels,
         "suites": suites,
         "comparison": comparison,
-        "items_json": embed_json(payload),
-        "item_count": len(rows),
+        "items_json": ITEMS_MARK,  # the rows are streamed in its place (`page_chunks`)
+        "item_count": len(table),
+        "item_table": table,
     }
 
 
 def render_html(runs: list[Run], comparison: dict[str, Any] | None = None) -> str:
+    return "".join(page_chunks(runs, comparison))
+
+
+def page_chunks(runs: list[Run], comparison: dict[str, Any] | None = None) -> Iterator[str]:
+    """The page in pieces: the template around the item data, the item data a row at a time."""
     import jinja2  # noqa: PLC0415 optional (html extra): only when a page is written
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
@@ -189,14 +226,21 @@ def render_html(runs: list[Run], comparison: dict[str, Any] | None = None) -> st
                              undefined=jinja2.StrictUndefined)
     env.filters.update(filters.FILTERS)
     template = env.get_template("report.html.j2")
-    return template.render(**build_context(runs, comparison),
+    context = build_context(runs, comparison)
+    table: ItemTable = context.pop("item_table")
+    page = template.render(**context,
                            css=(TEMPLATES / "report.css").read_text(encoding="utf-8"),
                            js=(TEMPLATES / "report.js").read_text(encoding="utf-8"))
+    head, mark, tail = page.partition(ITEMS_MARK)
+    assert mark, "the template lost its item data element"
+    yield head
+    yield from table.payload_chunks()
+    yield tail
 
 
 def write_html(path: str | Path, runs: list[Run], comparison: dict[str, Any] | None = None) -> None:
     """Render and write atomically (a reader never sees half a page)."""
-    write_atomic(path, render_html(runs, comparison))
+    write_atomic(path, page_chunks(runs, comparison))
 
 
 def write_report_html(path: str | Path, data: dict[str, Any], json_path: str | None) -> None:
