@@ -16,7 +16,9 @@ process). Three child processes are measured, each alone:
 Peak RSS is the child's own `ru_maxrss` (`os.wait4`, the `resource.getrusage`
 figure of that one child). Printed per size: whole run, script, ratio (target
 <= 2.0), peak RSS of the run and of collect-only, KB per item above collect-only
-(target <= 10, not growing with N), report and HTML sizes, and the load average.
+(target <= 10, not growing with N), report and HTML sizes, the CPU seconds (user +
+system) of the run and of the script and their ratio (less moved by the load of a
+shared machine than the wall times), and the load average.
 Prints figures, asserts nothing.
 
     python benchmarks/scale.py [--sizes 2000 20000 100000] [--concurrency 64]
@@ -58,8 +60,8 @@ asyncio.run(main())
 """
 
 
-def measure(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int, int, str]:
-    """(wall seconds, peak RSS in KB, exit status, stdout) of one child process."""
+def measure(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int, int, str, float]:
+    """(wall seconds, peak RSS in KB, exit status, stdout, CPU seconds) of one child process."""
     out = cwd / "child.out"
     with open(out, "w") as fh:
         start = time.perf_counter()
@@ -67,7 +69,8 @@ def measure(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int,
         _pid, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return wall, int(usage.ru_maxrss), proc.returncode, out.read_text(errors="replace")
+    return (wall, int(usage.ru_maxrss), proc.returncode, out.read_text(errors="replace"),
+            usage.ru_utime + usage.ru_stime)
 
 
 def one_size(n: int, args: argparse.Namespace) -> None:
@@ -81,11 +84,11 @@ def one_size(n: int, args: argparse.Namespace) -> None:
             base = [sys.executable, "-m", "pytest", "numbers.tom.yaml", "-p", "pytest_tom.plugin",
                     "-p", "no:cacheprovider", "--tom-model=openai:bench",
                     f"--tom-base-url={server.base_url}", "--tom-cache=off"]
-            _, floor, status, out = measure([*base, "--collect-only", "-q"], root, env)
+            _, floor, status, out, _ = measure([*base, "--collect-only", "-q"], root, env)
             if status != 0:
                 print(f"N {n}: collect-only failed ({status}):\n{out[-2000:]}")
                 return
-            whole, peak, status, out = measure(
+            whole, peak, status, out, cpu = measure(
                 [*base, f"--tom-concurrency={args.concurrency}", "--tom-report=r.json",
                  "--tom-html=r.html", "-q", "--tb=no"], root, env)
             load_run = os.getloadavg()[0]
@@ -93,7 +96,7 @@ def one_size(n: int, args: argparse.Namespace) -> None:
                 print(f"N {n}: the run did not ask/score every item (requests "
                       f"{server.requests}, status {status}):\n{out[-3000:]}")
                 return
-            plain, _, status, out = measure(
+            plain, _, status, out, plain_cpu = measure(
                 [sys.executable, "-c", PLAIN, server.base_url, str(n), str(args.concurrency)],
                 root, env)
             load_plain = os.getloadavg()[0]
@@ -104,7 +107,8 @@ def one_size(n: int, args: argparse.Namespace) -> None:
         html = (root / "r.html").stat().st_size
         per_item = (peak - floor) / n
         print(f"{n:>7} {whole:9.1f} {plain:8.1f} {whole / plain:6.2f} {peak / 1024:9.0f} "
-              f"{floor / 1024:9.0f} {per_item:8.2f} {report / 1e6:8.1f} {html / 1e6:7.1f}   "
+              f"{floor / 1024:9.0f} {per_item:8.2f} {report / 1e6:8.1f} {html / 1e6:7.1f} "
+              f"{cpu:7.1f} {plain_cpu:7.1f} {cpu / plain_cpu:5.2f}   "
               f"{load_run:.2f} / {load_plain:.2f}", flush=True)
 
 
@@ -117,7 +121,8 @@ def main() -> int:
     print(f"latency 0 · concurrency {args.concurrency} · cache off · --tom-report and --tom-html"
           f" · cpus {os.cpu_count()} · load {os.getloadavg()}")
     print(f"{'items':>7} {'run s':>9} {'aiohttp':>8} {'ratio':>6} {'peak MB':>9} "
-          f"{'collect':>9} {'KB/item':>8} {'JSON MB':>8} {'HTML MB':>7}   load (run / script)")
+          f"{'collect':>9} {'KB/item':>8} {'JSON MB':>8} {'HTML MB':>7} {'run CPU':>7} "
+          f"{'aio CPU':>7} {'ratio':>5}   load (run / script)")
     for n in args.sizes:
         one_size(n, args)
     return 0

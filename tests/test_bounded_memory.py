@@ -1,0 +1,65 @@
+"""What a run keeps per item (issue 24, point 3): only what its outputs need.
+
+At the end of a run (checked from a conftest hook of the run itself): the
+runner holds no future or completion of any item, no item holds its
+completions or messages (its record has them), pytest's terminal reporter kept
+no passed set-up or tear-down report, and no JUnit property was attached
+without `--junitxml`. The files written are complete: the JSON report has every
+record, and `report_text` (one string) is the same text as the pieces written.
+The figures themselves (KB per item at 20,000 and 100,000 items) are measured by
+`benchmarks/scale.py`, not asserted here.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from chat_server import ChatServer
+from runner_support import expected_right, numbers_suite, respond, tom_args
+
+from pytest_tom.report.json_report import report_chunks, report_text
+
+N = 40
+
+CHECK = '''
+import json, pytest
+from pytest_tom.plugin.stash import get_session
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session):
+    tom = get_session(session.config)
+    items = [i for i in session.items if hasattr(i, "spec")]
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    seen = {
+        "futures": len(tom.runner._futures),
+        "forgotten": len(tom.runner._taken),
+        "holding": sum(1 for i in items if i.completions or i.completion or i._calls),
+        "quiet_reports": len(reporter.stats.get("", [])),
+        "call_reports": len(reporter.stats.get("passed", [])) + len(reporter.stats.get("failed", [])),
+        "properties": sum(len(i.user_properties) for i in items),
+        "records": len(tom.records),
+    }
+    with open("seen.json", "w") as fh:
+        json.dump(seen, fh)
+'''
+
+
+@pytest.mark.parametrize("junit", [False, True])
+def test_a_run_keeps_only_the_records(pytester: pytest.Pytester, junit: bool) -> None:
+    pytester.makefile(".tom.yaml", numbers=numbers_suite(N))
+    pytester.makeconftest(CHECK)
+    extra = ["--junitxml=j.xml"] if junit else []
+    with ChatServer(respond) as server:
+        result = pytester.runpytest(*tom_args(server, "--tom-report=r.json", *extra))
+    result.assert_outcomes(passed=expected_right(N), failed=N - expected_right(N))
+    seen = json.loads((pytester.path / "seen.json").read_text())
+    properties = seen.pop("properties")
+    assert seen == {"futures": 0, "forgotten": N, "holding": 0, "quiet_reports": 0,
+                    "call_reports": N, "records": N}
+    assert properties >= 3 * N if junit else properties == 0  # tom_suite, tom_kind, tom_correct
+    report = json.loads((pytester.path / "r.json").read_text())
+    assert len(report["items"]) == N
+    assert all(r["messages"] and r["responses"] for r in report["items"])
+    text = (pytester.path / "r.json").read_text()
+    assert report_text(report) == "".join(report_chunks(report)) == text
