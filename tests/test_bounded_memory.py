@@ -13,6 +13,7 @@ The figures themselves (KB per item at 20,000 and 100,000 items) are measured by
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from chat_server import ChatServer
@@ -63,3 +64,23 @@ def test_a_run_keeps_only_the_records(pytester: pytest.Pytester, junit: bool) ->
     assert all(r["messages"] and r["responses"] for r in report["items"])
     text = (pytester.path / "r.json").read_text()
     assert report_text(report) == "".join(report_chunks(report)) == text
+
+
+@pytest.mark.parametrize("mode", [[], ["--tom-requests-first"], ["-n", "2"]])
+def test_a_family_that_prepares_still_asks_each_item_once(pytester: pytest.Pytester,
+                                                          mode: list[str]) -> None:
+    """FANToM embeds its free answers in batches before scoring (prepare_scoring looks at
+    the answers before the items take them): no answer is forgotten and asked again."""
+    if mode[:1] == ["-n"]:
+        pytest.importorskip("xdist")
+    suite = Path(__file__).resolve().parents[1] / "suites" / "fantom" / "smalltalk.tom.yaml"
+    (pytester.path / "smalltalk.tom.yaml").write_text(suite.read_text())
+    with ChatServer(lambda body: "They talked about the weather.") as server:
+        result = pytester.runpytest_subprocess(*tom_args(server, "--tom-cache=off",
+                                                         "--tom-report=r.json", *mode))
+        asked = server.requests
+        once = set(server.per_prompt.values())
+    report = json.loads((pytester.path / "r.json").read_text())
+    assert report["items"], result.outlines[-20:]
+    assert once == {1}, server.per_prompt.most_common(3)
+    assert asked == sum(r["requests"] for r in report["items"])

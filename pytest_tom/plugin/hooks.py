@@ -175,13 +175,16 @@ class TomHooks:
                 lf = self.tom.config.pluginmanager.get_plugin("lfplugin")
                 if lf is not None and hasattr(lf, "lastfailed"):
                     lf.lastfailed[report.nodeid] = True
-        if report.when != "call" and report.passed and not self.tom.is_worker:
+        if (report.when != "call" and report.passed and not report.sections
+                and not self.tom.is_worker):
             self._drop_quiet_report(report)
 
     def _drop_quiet_report(self, report: pytest.TestReport) -> None:
         """pytest's terminal reporter keeps every passed set-up and tear-down report (in
-        `stats[""]`, which no summary reads): two per item, about 1 KB, to the end of the
-        run. The one just logged is let go, so 100,000 items do not keep 200,000 of them."""
+        `stats[""]`): two per item, about 1 KB, to the end of the run. Only a tear-down's
+        captured output is ever read from there (printed under a failure); a report with
+        no output is let go as soon as it is logged, so 100,000 items do not keep
+        200,000 of them."""
         if self._reporter is None:
             self._reporter = self.tom.config.pluginmanager.get_plugin("terminalreporter") or False
         quiet = self._reporter.stats.get("") if self._reporter else None

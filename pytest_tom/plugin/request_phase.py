@@ -25,7 +25,12 @@ import pytest
 from pytest_tom import families
 from pytest_tom.engine.cache import clear_with_note
 from pytest_tom.engine.runner import Completion, cache_dir, is_cacheable
-from pytest_tom.engine.sample_requests import sample_count, submit_samples, take_samples
+from pytest_tom.engine.sample_requests import (
+    sample_count,
+    submit_samples,
+    take_samples,
+    wait_all,
+)
 from pytest_tom.engine.token_usage import PriceError, parse_prices
 from pytest_tom.families.base import Family
 from pytest_tom.plugin.session import project_dir
@@ -91,12 +96,15 @@ def submit(tom: Any, spec: ItemSpec) -> list[Any]:
     return submit_samples(tom.runner, tom.engine, spec, sample_count(tom.options))
 
 
-def completions(tom: Any, spec: ItemSpec) -> list[Completion]:
+def completions(tom: Any, spec: ItemSpec, take: bool = True) -> list[Completion]:
     """The completions of every sample of `spec`, in sample order (waits for them; an
-    xdist worker keeps requesting its queue meanwhile)."""
+    xdist worker keeps requesting its queue meanwhile). `take`: the item takes them and
+    the runner forgets them (only the item's own set-up; a look before it must not)."""
     look = tom.lookahead
-    return take_samples(tom.runner, tom.engine, spec, sample_count(tom.options),
-                        look.maybe_scan if look is not None else None)
+    waiting = look.maybe_scan if look is not None else None
+    if not take:
+        return wait_all(submit(tom, spec), waiting)
+    return take_samples(tom.runner, tom.engine, spec, sample_count(tom.options), waiting)
 
 
 def prefetch_items(items: Iterable[Any]) -> int:
@@ -158,7 +166,9 @@ def prepare_scoring(items: Iterable[Any]) -> int:
         family = families.get(spec.family)
         if not prepares(family) or family.unavailable(spec, tom.settings):
             continue
-        for comp in completions(tom, spec):
+        # an item already set up has taken its answers (the runner forgot them); the others
+        # take them at their set-up: only a look here
+        for comp in getattr(item, "completions", None) or completions(tom, spec, take=False):
             if not comp.error:
                 by_family.setdefault(spec.family, []).append((spec, comp.final))
     for name, pairs in by_family.items():
