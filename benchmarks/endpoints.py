@@ -6,7 +6,7 @@ with a fixed latency L (default 200 ms) and a fixed number of slots S (default
 llama.cpp server started with `-np S` or a vLLM replica at its batch limit. So
 one endpoint answers at most S/L requests a second, and k endpoints k times as
 many. The pytest run (every bundled suite under `suites/`, the openai backend,
-the cache off, `--tom-concurrency` C, default 32 = 4 endpoints x 8 slots) is
+the response cache on in a fresh folder as in a first run, `--tom-concurrency` C, default 32 = 4 endpoints x 8 slots) is
 timed for each endpoint count, and every figure is printed as a ratio to the
 1-endpoint run of the same script run (the machine is shared and noisy; the
 load average is printed beside each run).
@@ -14,9 +14,10 @@ load average is printed beside each run).
 Figures per run: the whole pytest process (start-up, collection, scoring and
 summary included: about the same for every endpoint count) and the request
 phase as the servers saw it (first request arriving to the last answer sent).
-The ideal request phase is N·L / min(C, k·S). Every run must answer every item:
-the script checks that each server answered each prompt at most once and that
-all items are in the report.
+The ideal request phase is N·L / min(C, k·S). Every run must answer every item,
+without errors, with as many answers as the 1-endpoint run, and no prompt answered
+more often than there (a few bundled items send the same messages with other
+parameters: those are answered once per parameter set in every run).
 
     python benchmarks/endpoints.py [--endpoints 1 2 4] [--latency 0.2] [--slots 8]
                                    [--concurrency 32] [--limit N] [--failing]
@@ -61,7 +62,8 @@ def run(count: int, args: argparse.Namespace, root: Path) -> dict[str, Any]:
         cmd = [sys.executable, "-m", "pytest", str(REPO / "suites"), "-q", "--tb=no",
                "-p", "no:cacheprovider", "-p", "pytest_tom.plugin", "--tom-model=openai:bench",
                "--tom-base-url=" + " ".join(s.base_url for s in servers),
-               f"--tom-concurrency={args.concurrency}", "--tom-cache=off", "--tom-items=report",
+               f"--tom-concurrency={args.concurrency}", "--tom-items=report",
+               f"--tom-cache-dir={root / f'cache-{count}'}", "--tom-cache-clear",
                "--tom-retries=10", "--tom-backoff=0.05", f"--tom-report={report}",
                *([f"--tom-limit={args.limit}"] if args.limit else [])]
         env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
@@ -115,7 +117,8 @@ def main() -> int:
                   flush=True)
     ref = results[0]
     n = ref["items"]
-    print(f"\n{n} items; ratios to the 1-endpoint run of this script run")
+    print(f"\n{n} items, {ref['answers']} answers ({ref['twice']} prompts twice, with other "
+          f"parameters); ratios to the 1-endpoint run of this script run")
     print(f"{'endpoints':>9}  {'whole run':>15}  {'request phase':>17}  {'ideal phase':>17}  "
           f"{'load':>5}  requests (failures) per endpoint")
     ok = True
@@ -127,10 +130,12 @@ def main() -> int:
         print(f"{r['count']:>9}  {r['whole']:>7.1f} s {r['whole'] / ref['whole']:>5.2f}x  "
               f"{r['phase']:>7.1f} s {r['phase'] / ref['phase']:>6.2f}x  "
               f"{ideal:>7.1f} s {ideal / ideal_ref:>6.2f}x  {r['load']:>5.2f}  {spread}")
-        if r["items"] != n or r["twice"] or r["errors"]:
+        if (r["items"], r["errors"], r["answers"], r["twice"]) != (n, 0, ref["answers"],
+                                                                    ref["twice"]):
             ok = False
-            print(f"           !! {r['items']} items, {r['errors']} errors, "
-                  f"{r['twice']} prompts answered twice")
+            print(f"           !! {r['items']} items, {r['errors']} errors, {r['answers']} "
+                  f"answers, {r['twice']} prompts answered twice (1 endpoint: {ref['answers']}, "
+                  f"{ref['twice']})")
     print("\nwhole run: the pytest process; request phase: first request to last answer at the "
           "servers; ideal: answers x latency / min(concurrency, endpoints x slots)")
     return 0 if ok else 1
