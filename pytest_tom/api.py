@@ -8,6 +8,7 @@ See docs/adding-a-family.md and docs/backends.md.
 """
 
 from pytest_tom.backends.base import (
+    Answerer,
     Backend,
     BackendError,
     ItemView,
@@ -15,10 +16,11 @@ from pytest_tom.backends.base import (
     ModelRequest,
     SamplingParams,
 )
+from pytest_tom.backends.in_process import InProcessBackend
 from pytest_tom.engine.load import load_suite
 from pytest_tom.engine.offline import score_records
 from pytest_tom.families.kit import *  # noqa: F403  # every name of the kit, listed below
 from pytest_tom.families.kit import __all__ as _kit_names
 
-__all__ = [*_kit_names, "Backend", "BackendError", "ItemView", "ModelReply", "ModelRequest",
-           "SamplingParams", "load_suite", "score_records"]
+__all__ = [*_kit_names, "Answerer", "Backend", "BackendError", "InProcessBackend", "ItemView",
+           "ModelReply", "ModelRequest", "SamplingParams", "load_suite", "score_records"]
