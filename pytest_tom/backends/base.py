@@ -113,6 +113,8 @@ class Answerer(Protocol):
     * ``thread_safe: bool``: a synchronous answerer runs in ONE worker thread (never
       entered twice at once) unless it declares ``thread_safe = True``; an async one
       runs on the runner's event loop and must not block it.
+    * ``family_max_tokens: bool``: requests without --tom-max-tokens carry the
+      families' answer lengths (engine/answer_length.py) instead of None.
     """
 
     def answer(self, request: ModelRequest) -> Any: ...
