@@ -47,6 +47,10 @@ def test_init_in_an_empty_folder_then_pytest_runs_the_example(
     assert "4 passed, 2 xfailed" in proc.stdout
     assert (tmp_path / "tom-report.json").is_file()  # tom_report from the ini file
     assert main(["validate", str(tmp_path / "tom")]) == 0
+    proc = subprocess.run([sys.executable, "-m", "pytest", "tom", "--tom-model=mymodel", "-q"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # conftest.py's hook answers
+    assert "tom totals: 6 items · turn 66.7%" in proc.stdout
 
 
 def test_init_adds_missing_keys_to_pyproject_and_keeps_everything_else(

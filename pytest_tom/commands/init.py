@@ -5,7 +5,8 @@
   `pyproject.toml` when there is one, else a new `pytest.ini`; a key already set is never
   changed;
 - `tom/`: a small example suite of the repository's own and a placeholder answerer;
-- `conftest.py`, only when the folder has none (a short note on wiring the model in);
+- `conftest.py`, only when the folder has none: the `pytest_tom_backend` hook answering
+  `--tom-model=mymodel` with a placeholder model to replace by the repository's own;
 - `.github/workflows/tom.yml`: a CI job that runs the suites in report mode, gates
   against the committed baseline `tom/baseline.json` (or saves one, the first time),
   writes the step summary and uploads the HTML and JSON reports.
@@ -81,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
         print("nothing to do: pytest-tom init has set up this folder already (nothing changed)")
         return 0
     print("\nnext:\n"
+          "  pytest tom --tom-model=mymodel                          # conftest.py's hook answers\n"
           "  pytest tom --tom-model=python:tom/answer.py:answer     # the example, end to end\n"
           "  pytest tom --tom-suite=fantom --tom-model=openai:MODEL --tom-base-url=URL\n"
           "  pytest tom --tom-suite=bundled --tom-model=SPEC --tom-save-baseline=tom/baseline.json"

@@ -71,18 +71,32 @@ def answer(request):
 CONFTEST = '''\
 """pytest configuration of this repository (written by `pytest-tom init`: edit freely).
 
-pytest-tom runs the suites in tom/ (and the bundled ones, --tom-suite=fantom,bigtom ...)
+pytest-tom runs the suites in tom/ (and bundled ones: --tom-suite=fantom,bigtom ...)
 against the model --tom-model names:
 
+    pytest tom --tom-model=mymodel                            # the hook below answers
     pytest tom --tom-model=python:tom/answer.py:answer       # a Python function answers
     pytest tom --tom-model=openai:MODEL --tom-base-url=URL   # any OpenAI-compatible server
-    pytest tom --tom-model=local                              # the small embedded model
 
-Your own tests can ask the same model through the `tom_model` fixture:
-
-    def test_my_model_answers(tom_model):
-        assert tom_model.ask("Say yes.")
+The hook is pytest-tom's way in for your own model (its docs: own-model.md): it is
+called once per process with the --tom-model spec and returns an object with
+`answer(request) -> str` for the specs it knows, None for the others.
 """
+
+
+class MyModel:
+    """Load your model once in __init__; answer one item in answer()."""
+
+    def answer(self, request):
+        # request.messages: the chat messages; request.item: id, choices, tags ...
+        choices = request.item.choices
+        return choices[0] if choices else "no"  # a placeholder: the first choice
+
+
+def pytest_tom_backend(config, spec):
+    if spec == "mymodel":
+        return MyModel()
+    return None
 '''
 
 WORKFLOW = """\

@@ -1,0 +1,105 @@
+"""The wheel is the whole product (issue 21, "Done when"): built from this checkout,
+installed into a fresh virtualenv with its core dependencies only, and run from an empty
+folder with `--tom-suite=bundled` and a `python:` answerer, every bundled family is
+collected and scored and the rootdir and caches are that folder. The wheel carries the
+suites and the docs, its metadata the license and the pytest classifier, and its long
+description links to no file the wheel lacks.
+
+Slow (a build and a virtualenv with pytest, numpy, openai ... from the package index: CI
+has one); it fails, not skips, when the index cannot be reached.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+import venv
+import zipfile
+from email.parser import Parser
+from pathlib import Path
+
+import pytest
+from conftest import REPO, SUITES
+
+pytestmark = pytest.mark.slow
+
+ANSWERER = """\
+def first(request):
+    return "a" if request.item.choices else "no"
+"""
+
+
+def run(cmd: list[str], cwd: Path, timeout: float = 900) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTEST_ADDOPTS")}
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel, built from a copy of the checkout's package sources (setuptools writes
+    build/ and egg-info beside them: not into the checkout)."""
+    src = tmp_path_factory.mktemp("src")
+    for name in ("pyproject.toml", "setup.py", "README.md", "LICENSE"):
+        shutil.copy2(REPO / name, src / name)
+    for name in ("pytest_tom", "suites", "docs"):
+        shutil.copytree(REPO / name, src / name,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    out = tmp_path_factory.mktemp("dist")
+    isolation = [] if importlib.util.find_spec("setuptools") is None else ["--no-build-isolation"]
+    proc = run([sys.executable, "-m", "pip", "wheel", "--no-deps", *isolation, "-w", str(out),
+                str(src)], cwd=src)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (whl,) = out.glob("pytest_tom-*.whl")
+    return whl
+
+
+def test_the_wheel_carries_the_suites_the_docs_and_honest_metadata(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as zf:
+        names = set(zf.namelist())
+        meta_name = next(n for n in names if n.endswith(".dist-info/METADATA"))
+        meta = Parser().parsestr(zf.read(meta_name).decode())
+    suites = {f"pytest_tom/bundled_suites/{p.relative_to(SUITES)}"
+              for p in SUITES.rglob("*.tom.yaml")}
+    assert suites and suites <= names
+    assert "pytest_tom/docs/user-guide.md" in names
+    assert "Framework :: Pytest" in meta.get_all("Classifier")
+    assert meta["License-Expression"] == "MIT"
+    assert any(n.endswith("licenses/LICENSE") for n in names)
+    description = meta.get_payload()
+    assert "pytest --tom-suite" in description  # the pip user's path comes first
+    for target in re.findall(r"\]\(([^)\s]+)\)", description):
+        assert target.startswith(("http://", "https://", "#")), target
+    for path in re.findall(r"pytest_tom/docs/[\w/.-]+\.md", description):
+        assert path in names, path
+
+
+def test_installed_wheel_runs_every_bundled_family_from_an_empty_folder(
+        wheel: Path, tmp_path: Path) -> None:
+    env_dir = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=True, system_site_packages=False).create(env_dir)
+    python = env_dir / "bin" / "python"
+    proc = run([str(python), "-m", "pip", "install", "-q", str(wheel)], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "answer.py").write_text(ANSWERER)
+    proc = run([str(python), "-m", "pytest", "--tom-suite=bundled",
+                "--tom-model=python:answer.py:first", "--tom-limit=3", "--tom-items=report",
+                "--tom-report=report.json", "-p", "no:randomly"], cwd=project)
+    out = proc.stdout
+    assert proc.returncode == 0, out + proc.stderr
+    assert f"rootdir: {project}" in out
+    root = f"{env_dir}/lib/python{sys.version_info.major}.{sys.version_info.minor}" \
+           f"/site-packages/pytest_tom/bundled_suites"
+    assert f"tom: bundled suites bigtom, fantom, generic, opentom, robustness (from {root})" in out
+    families = set(re.findall(r"\(family (\w+), \d+ items\)", out))
+    assert families == {"bigtom", "fantom", "generic", "opentom", "robustness"}
+    assert "tom totals:" in out
+    assert (project / ".pytest_cache").is_dir() and (project / "report.json").is_file()
+    assert "site-packages" not in (project / ".pytest_cache" / "v" / "cache" / "nodeids"
+                                   ).read_text()
