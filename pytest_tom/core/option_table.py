@@ -176,8 +176,8 @@ class TomOptions:
                                     "--tom-baseline)", metavar="PATH")
     items: str | None = opt(
         "report: a wrong answer is an expected failure (xfail) and only the gates set the exit "
-        "status; fail: a wrong answer fails its test (default: report when a gate is configured, "
-        "else fail)", choices=("report", "fail"), metavar="MODE")
+        "status; fail: a wrong answer fails its test (default: report when a gate is configured "
+        "or --tom-save-baseline is given, else fail)", choices=("report", "fail"), metavar="MODE")
     html: str | None = opt("write one self-contained HTML report (plots, paper tables, every item's "
                            "transcript; needs the html extra) to PATH", metavar="PATH")
     markdown: str | None = opt("write a Markdown summary (gates, scores, changed items) to PATH, "
