@@ -6,6 +6,7 @@
     pytest-tom html REPORT.json... -o PATH  one self-contained HTML report of saved runs
     pytest-tom suites [--copy DIR]          the bundled suites (run them with --tom-suite)
     pytest-tom init [DIR]                   set up pytest-tom in a model repository
+    pytest-tom serve [FILE.gguf] --port N   a GGUF model as an OpenAI-compatible endpoint
 
 Each family declares its converters (`Family.converters`: subcommand -> module,
 built-in ones in `families/<name>/convert.py`); a converter module exposes
@@ -20,7 +21,7 @@ import sys
 from pathlib import Path
 
 from pytest_tom import families
-from pytest_tom.commands import init, suites
+from pytest_tom.commands import init, serve, suites
 from pytest_tom.compare.main import run_compare, run_html
 from pytest_tom.engine.load import load_suite
 from pytest_tom.engine.suite_names import SuiteNames
@@ -112,7 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("-o", "--output", required=True, metavar="PATH", help="the HTML file to write")
     _add_run_options(h)
     h.set_defaults(func=cmd_html)
-    for command in (suites, init):  # a module per subcommand (pytest_tom/commands/)
+    for command in (suites, init, serve):  # a module per subcommand (pytest_tom/commands/)
         p = sub.add_parser(command.NAME, help=command.HELP,
                            description=(command.__doc__ or "").split("\n\n")[0])
         command.add_arguments(p)
