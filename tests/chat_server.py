@@ -193,7 +193,8 @@ class ChatServer:
                     return
                 with server._lock:
                     server.auth_headers.append(self.headers.get("Authorization", ""))
-                if not self.path.rstrip("/").endswith("/chat/completions"):
+                # the one route it serves; the 404 names the whole path, query string included
+                if self.path.partition("?")[0].rstrip("/") != "/v1/chat/completions":
                     self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
                     return
                 with server._lock:

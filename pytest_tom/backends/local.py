@@ -300,10 +300,13 @@ class LocalBackend(Backend):
 
     def reply(self, result: dict[str, Any]) -> ModelReply:
         error = result.get("error")
+        if error is None and "choices" not in result and "message" in result:
+            error = result  # older xllamacpp (0.2): the error object itself, not under "error"
         if error is not None:
             message = error.get("message", error) if isinstance(error, dict) else error
             hint = ""
-            if isinstance(error, dict) and error.get("type") == "exceed_context_size_error":
+            if isinstance(error, dict) and (error.get("type") == "exceed_context_size_error"
+                                            or "context size" in str(message)):
                 hint = " (raise --tom-local-ctx, or use a shorter context option of the suite)"
             raise BackendError(f"llama.cpp: {message}{hint}")
         try:
