@@ -13,8 +13,8 @@ from pytest_tom.plugin.run_gates import configure_gates
 from pytest_tom.plugin.session import TomSession
 from pytest_tom.plugin.stash import STASH_KEY
 from pytest_tom.plugin.usage_errors import check_start
+from pytest_tom.pytest_compat import install_teardown_index
 from pytest_tom.report.html import usage_problem
-from pytest_tom.report.teardown_index import install
 
 
 def activate(config: pytest.Config, options: TomOptions) -> None:
@@ -31,4 +31,4 @@ def activate(config: pytest.Config, options: TomOptions) -> None:
         raise pytest.UsageError(problem)
     config.pluginmanager.register(TomHooks(tom), "tom-session")
     if not tom.is_worker:
-        install(config)  # the failure summary of thousands of wrong answers, in linear time
+        install_teardown_index(config)  # the failure summary of thousands of wrong answers, in linear time

@@ -28,6 +28,7 @@ from pytest_tom.plugin.session import TomSession, project_dir
 from pytest_tom.plugin.speed import collection_gc, freeze_more
 from pytest_tom.plugin.streaming import start_stream
 from pytest_tom.plugin.usage_errors import method_note
+from pytest_tom.pytest_compat import collection_errors_set_aside
 from pytest_tom.report.atomic import try_write
 from pytest_tom.report.compact import CompactFailures
 from pytest_tom.report.gate_summary import write_gates
@@ -107,25 +108,20 @@ class TomHooks:
         the items run (pytest would otherwise interrupt the run) and counted again after."""
         tom = self.tom
         resolve_fixture(tom, session)  # --tom-model=fixture:NAME: made now, once per process
-        held = min(len(tom.broken_suites), session.testsfailed)
-        if not session.config.option.maxfail:
-            session.testsfailed -= held
-        else:
-            held = 0
-        if (not tom.is_worker and not session.config.option.collectonly
-                and not _stops_early(session)):
-            if tom.options.requests_first:
-                request_phase(session, tom.runner)  # every answer first, with a live line
-            else:
-                tom.stream = start_stream(session)  # every item asked for; scored as answered
-        try:
-            return (yield)
-        finally:
-            session.testsfailed += held
-            if tom.stream is not None:
-                tom.stream.finish(tom.runner)
+        with collection_errors_set_aside(session, len(tom.broken_suites)):
+            if (not tom.is_worker and not session.config.option.collectonly
+                    and not _stops_early(session)):
+                if tom.options.requests_first:
+                    request_phase(session, tom.runner)  # every answer first, with a live line
+                else:
+                    tom.stream = start_stream(session)  # every item asked; scored as answered
+            try:
+                return (yield)
+            finally:
+                if tom.stream is not None:
+                    tom.stream.finish(tom.runner)
 
-            freeze_more()  # what the run built lives to the end: out of the GC's sight
+                freeze_more()  # what the run built lives to the end: out of the GC's sight
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:

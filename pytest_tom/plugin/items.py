@@ -23,6 +23,7 @@ from pytest_tom.engine.transcript import call_messages
 from pytest_tom.plugin.request_phase import completions
 from pytest_tom.plugin.session import TomSession
 from pytest_tom.plugin.stash import get_session
+from pytest_tom.pytest_compat import verbosity
 from pytest_tom.report.item_outcome import xfail_reason
 from pytest_tom.report.story import failure_text
 from pytest_tom.suite import ItemSpec, SuiteError
@@ -162,7 +163,7 @@ class TomItem(pytest.Item):
     def story(self) -> str:
         """The failure text: what the model saw, its answer, why it is wrong (-v: whole)."""
         return failure_text(self.spec, self.outcome, self.completion, self.calls(),
-                            verbose=self.config.get_verbosity() > 0)
+                            verbose=verbosity(self.config) > 0)
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, max(self.spec.line - 1, 0), f"tom {self.spec.kind}: {self.spec.id}"

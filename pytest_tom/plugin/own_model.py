@@ -28,6 +28,7 @@ import pytest
 from pytest_tom.backends import BackendSpecError, backend_kinds, create_backend
 from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest
 from pytest_tom.backends.in_process import AnswererError, InProcessBackend
+from pytest_tom.pytest_compat import collected_items
 
 FIXTURE = "fixture"
 HOOK = "pytest_tom_backend"
@@ -121,7 +122,7 @@ def resolve_fixture(tom: Any, session: pytest.Session) -> None:
         return
     name = backend.model
     parent: Any = session
-    first = next((item for item in session.items if hasattr(item, "spec")), None)
+    first = next((item for item in collected_items(session) if hasattr(item, "spec")), None)
     if first is not None and first.parent is not None:
         parent = first.parent
     probe = pytest.Function.from_parent(parent, name=f"tom-model[{name}]", callobj=_probe(name))

@@ -36,6 +36,7 @@ from pytest_tom.families.base import Family
 from pytest_tom.plugin.session import project_dir
 from pytest_tom.plugin.speed import freeze_more
 from pytest_tom.plugin.stash import get_session
+from pytest_tom.pytest_compat import collected_items, verbosity
 from pytest_tom.report.progress import Progress
 from pytest_tom.report.token_usage import write_usage
 from pytest_tom.suite import ItemSpec
@@ -125,10 +126,10 @@ def prefetch_items(items: Iterable[Any]) -> int:
 
 def request_phase(session: pytest.Session, runner: Any) -> None:
     """Submit the selection and wait for every answer with a live line (no xdist)."""
-    if prefetch_items(session.items) == 0:
+    if prefetch_items(collected_items(session)) == 0:
         return
     Progress(runner, session.config).run()
-    prepare_scoring(session.items)
+    prepare_scoring(collected_items(session))
 
     freeze_more()  # the answers and the client's modules live to the end: out of the GC's sight
 
@@ -139,10 +140,10 @@ def window_prefetch(tom: Any, session: pytest.Session, item: Any, size: int) -> 
     score (they are counted apart in the usage summary)."""
     index = tom.window_index
     if index is None:
-        index = tom.window_index = {id(it): i for i, it in enumerate(session.items)}
+        index = tom.window_index = {id(it): i for i, it in enumerate(collected_items(session))}
     i = index.get(id(item))
     if i is not None:
-        prefetch_items(session.items[i: i + 1 + max(0, size)])
+        prefetch_items(collected_items(session)[i: i + 1 + max(0, size)])
 
 
 def prepare_scoring(items: Iterable[Any]) -> int:
@@ -183,7 +184,7 @@ def prepares(family: Any) -> bool:
 
 def write_summary(terminalreporter: Any, tom: Any) -> None:
     """The `tom requests` section: requests, cache hits, tokens, cost, failed items."""
-    if terminalreporter.config.get_verbosity() < 0 and not any(
+    if verbosity(terminalreporter.config) < 0 and not any(
             r.get("outcome", {}).get("error") for r in tom.records):
         return  # -q: only when something failed
 

@@ -26,6 +26,7 @@ import pytest
 
 from pytest_tom import families
 from pytest_tom.plugin.request_phase import prefetch_items, prepare_scoring, prepares, spec_of
+from pytest_tom.pytest_compat import collected_items
 from pytest_tom.report.progress import Progress
 
 WINDOW = 256  # items of a preparing family handed to prepare_scoring together
@@ -37,7 +38,7 @@ class StreamedRun:
     def __init__(self, session: pytest.Session, window: int | None = None):
         self.session = session
         self.window = max(1, window or WINDOW)
-        self.items = [x for x in session.items if spec_of(x) is not None]
+        self.items = [x for x in collected_items(session) if spec_of(x) is not None]
         self._position = {id(x): i for i, x in enumerate(self.items)}
         self._prepared: set[int] = set()  # id() of items handed to prepare_scoring
         self._prepares: dict[str, bool] = {}  # family name -> prepares anything

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_tom.core.outcome import ERROR, UNPARSEABLE, status
+from pytest_tom.pytest_compat import reports_of, set_reports
 from pytest_tom.report.item_outcome import short
 from pytest_tom.report.story import gold_text
 
@@ -27,7 +28,7 @@ KEYS = ("failed", "error", "xfailed")
 def user_chose_output(config: Any) -> bool:
     """Did the user ask for pytest's own failure output (--tb, -r, on the command line or in
     addopts)?"""
-    args = [*config.invocation_params.args, *getattr(config, "_inicache", {}).get("addopts", [])]
+    args = [*config.invocation_params.args, *config.getini("addopts")]
     for arg in map(str, args):
         if arg.startswith("--tb") or (arg.startswith("-r") and not arg.startswith("--")):
             return True
@@ -51,21 +52,21 @@ class CompactFailures:
         """Take the items out of the stats if the run is big enough; None otherwise."""
         if tr is None or user_chose_output(config):
             return None
-        ours = {k: [r for r in tr.stats.get(k, []) if _is_tom(r)] for k in KEYS}
+        ours = {k: [r for r in reports_of(tr, k) if _is_tom(r)] for k in KEYS}
         failing = len(ours["failed"]) + len(ours["error"])
         if not ours["xfailed"] and failing <= STORIES:
             return None
         self = cls(tr)
         for key in ("failed", "error"):
             if ours[key]:
-                self.held[key] = tr.stats[key]
-                tr.stats[key] = [r for r in tr.stats[key] if not _is_tom(r)]
+                self.held[key] = reports_of(tr, key)
+                set_reports(tr, key, [r for r in self.held[key] if not _is_tom(r)])
         self.items = [r for k in KEYS for r in ours[k]]
         return self
 
     def restore(self) -> None:
         for key, reports in self.held.items():
-            self.tr.stats[key] = reports
+            set_reports(self.tr, key, reports)
 
     def write(self) -> None:
         """The `tom wrong answers` section: a line per item, or the count past LINES."""

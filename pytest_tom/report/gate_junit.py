@@ -11,14 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+from pytest_tom.pytest_compat import junit_xml
 from pytest_tom.report.gate_summary import gate_line
 
 
 def _report(nodeid: str, name: str, when: str, failed: bool, message: str,
             properties: list[tuple[str, str]]) -> Any:
-    from _pytest.reports import TestReport
-
-    return TestReport(nodeid=nodeid, location=("tom-gates", None, name), keywords={},
+    return pytest.TestReport(nodeid=nodeid, location=("tom-gates", None, name), keywords={},
                       outcome="failed" if failed and when == "call" else "passed",
                       longrepr=message if failed and when == "call" else None, when=when,
                       sections=[], duration=0.0, start=0.0, stop=0.0,
@@ -27,11 +28,7 @@ def _report(nodeid: str, name: str, when: str, failed: bool, message: str,
 
 def add_gate_cases(config: Any, report: Any) -> int:
     """One JUnit test case per gate result (or the usage error); returns how many."""
-    try:
-        from _pytest.junitxml import xml_key
-    except ImportError:  # pragma: no cover - a pytest without the stash key
-        return 0
-    xml = config.stash.get(xml_key, None)
+    xml = junit_xml(config)
     if xml is None or report is None:
         return 0
     cases: list[tuple[str, bool, str, list[tuple[str, str]]]] = []

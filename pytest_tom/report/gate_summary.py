@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_tom.gates.evaluate import GateReport, GateResult, GateState, ItemDiff
+from pytest_tom.pytest_compat import count_in_last_line
 
 SHOWN = 10  # item ids listed per kind of change in the terminal
 
@@ -73,7 +74,7 @@ def write_gates(tr: Any, state: GateState) -> None:
         if report.error:
             for line in report.error.splitlines():
                 tr.write_line(f"tom gates: usage error: {line}", red=True, bold=True)
-            tr.stats.setdefault("tom gate usage error", []).append(report)
+            count_in_last_line(tr, "tom gate usage error", [report])
         else:
             if report.diff is not None:
                 for line in diff_lines(report.diff):
@@ -85,7 +86,7 @@ def write_gates(tr: Any, state: GateState) -> None:
                 tr.write_line(f"tom gates: {failed} of {total} failed", red=True, bold=True)
                 # and in pytest's last line: "490 passed, 10 xfailed, 2 tom gates failed"
                 key = "tom gate failed" if failed == 1 else "tom gates failed"
-                tr.stats.setdefault(key, []).extend(report.failed)
+                count_in_last_line(tr, key, report.failed)
             else:
                 tr.write_line(f"tom gates: all {total} passed", green=True, bold=True)
     for line in state.written:

@@ -14,6 +14,7 @@ from contextlib import nullcontext
 from typing import Any
 
 from pytest_tom.engine.runner import RunnerStats
+from pytest_tom.pytest_compat import terminal_width, verbosity
 
 
 def clock(seconds: float | None) -> str:
@@ -74,8 +75,7 @@ class Progress:
         self.runner = runner
         self.config = config
         self.tr = config.pluginmanager.get_plugin("terminalreporter")
-        verbosity = config.get_verbosity() if hasattr(config, "get_verbosity") else config.option.verbose
-        self.enabled = self.tr is not None and verbosity >= 0
+        self.enabled = self.tr is not None and verbosity(config) >= 0
         self.live = bool(self.enabled and getattr(self.tr, "isatty", False))
         self.log_every = log_every
         self._last_log = time.perf_counter()
@@ -84,7 +84,7 @@ class Progress:
     def _line(self, final: bool = False) -> str:
         lim = self.runner.limiter
         line = status_line(self.runner.stats, lim.limit, lim.maximum, final=final)
-        width = getattr(getattr(self.tr, "_tw", None), "fullwidth", 0)
+        width = terminal_width(self.config)
         if self.live and width and len(line) >= width:  # a wrapped line cannot be redrawn
             line = line[: width - 2] + "…"
         return line

@@ -1,0 +1,190 @@
+"""Every private or undocumented pytest name pytest-tom relies on, in one module.
+
+pytest-tom supports pytest from the oldest version `pyproject.toml` allows to the newest.
+Each function below names the pytest internal it touches, why, and the pytest versions
+its behaviour was checked on: `tests/test_pytest_compat.py` runs on the newest pytest
+(`bash scripts/install.sh`) and on the oldest allowed (`bash scripts/install.sh --oldest`;
+`.ci/run` runs both). When an internal is missing the function falls back to pytest's own
+behaviour, never to silence. Nothing else in the package imports `_pytest` or reads
+an underscore attribute of a pytest object; `tests/test_pytest_compat.py` greps for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+try:  # the stash key of pytest's JUnit XML writer (private, see junit_xml)
+    from _pytest.junitxml import xml_key
+except ImportError:  # pragma: no cover - a pytest without it
+    xml_key = None
+
+# the pytest versions every function below was checked on (oldest and newest allowed)
+CHECKED_ON = ("7.4.0", "9.2.0")
+
+
+def junit_xml(config: pytest.Config) -> Any:
+    """pytest's JUnit XML writer of this run (`--junitxml`), or None.
+
+    Private: `_pytest.junitxml.xml_key`, the stash key of the `LogXML` object, and its
+    `pytest_runtest_logreport` (the gates are handed to it as test cases). Checked on
+    pytest 7.4.0 and 9.2.0. A pytest without the key: None (no gate cases in the XML; the
+    gates still print and set the exit status).
+    """
+    return None if xml_key is None else config.stash.get(xml_key, None)
+
+
+def verbosity(config: pytest.Config) -> int:
+    """The run's verbosity (`-v` 1, `-q` -1, ...).
+
+    Public from pytest 8.0: `Config.get_verbosity()`; pytest 7.4 has only
+    `config.option.verbose` (the same number). Checked on pytest 7.4.0 and 9.2.0.
+    """
+    get = getattr(config, "get_verbosity", None)
+    return int(get()) if get is not None else int(config.option.verbose)
+
+
+def collected_items(session: pytest.Session) -> list[Any]:
+    """The items the session collected ([] when it collected nothing).
+
+    Public: `Session.items`. pytest 8.0 sets it to [] when the session starts; pytest 7.4
+    only once it collects, so the xdist controller (which leaves collection to its
+    workers) has none. Checked on pytest 7.4.0 and 9.2.0.
+    """
+    return getattr(session, "items", [])
+
+
+def terminal_width(config: pytest.Config) -> int:
+    """The terminal's width in columns as pytest measures it (0 when unknown).
+
+    Public: `Config.get_terminal_writer()` and `TerminalWriter.fullwidth` (documented
+    since pytest 6); here so that no caller reaches for `TerminalReporter._tw`. Checked on
+    pytest 7.4.0 and 9.2.0.
+    """
+    if config.pluginmanager.get_plugin("terminalreporter") is None:
+        return 0
+    try:
+        return int(config.get_terminal_writer().fullwidth)
+    except (AttributeError, AssertionError):
+        return 0
+
+
+def reports_of(tr: Any, key: str) -> list[Any]:
+    """The reports pytest's summary counts under `key` ("failed", "error", "xfailed" ...).
+
+    Undocumented: `TerminalReporter.stats`, the dict of report lists pytest's summary
+    sections and last line ("3 failed, 2 passed") are written from. Checked on pytest
+    7.4.0 and 9.2.0.
+    """
+    return list(tr.stats.get(key, []))
+
+
+def set_reports(tr: Any, key: str, reports: list[Any]) -> None:
+    """Make `reports` what pytest's summary writes under `key` (see `reports_of`)."""
+    tr.stats[key] = reports
+
+
+def count_in_last_line(tr: Any, key: str, entries: list[Any]) -> None:
+    """Add `entries` under `key` to `TerminalReporter.stats`, so pytest's last line counts
+    them ("2 tom gates failed"); an unknown key is written in the line as it is. Checked on
+    pytest 7.4.0 and 9.2.0."""
+    tr.stats.setdefault(key, []).extend(entries)
+
+
+@contextmanager
+def collection_errors_set_aside(session: pytest.Session, count: int) -> Iterator[int]:
+    """Up to `count` collection errors do not stop the test loop while inside the block.
+
+    Undocumented: `Session.testsfailed`. pytest counts collection errors there and its
+    `pytest_runtestloop` refuses to run anything ("Interrupted: N errors during
+    collection") while it is non-zero. The errors are counted again when the block ends,
+    so the exit status and the last line still report them. With `--maxfail` set nothing is
+    set aside (pytest's own stop rule holds). Yields how many were set aside. Checked on
+    pytest 7.4.0 and 9.2.0.
+    """
+    held = 0 if session.config.option.maxfail else min(count, session.testsfailed)
+    session.testsfailed -= held
+    try:
+        yield held
+    finally:
+        session.testsfailed += held
+
+
+def _shown_in_pdb(report: Any) -> bool:
+    """pytest marks a report already shown in a `--pdb` session with `_pdbshown` (private;
+    `TerminalReporter.getreports` leaves those out). Checked on pytest 7.4.0 and 9.2.0."""
+    return hasattr(report, "_pdbshown")
+
+
+def _report_key(report: Any) -> Any:
+    """What pytest's teardown lookup compares: `report.id` (a `NodeId`) from pytest 9.2,
+    the `nodeid` string before."""
+    return getattr(report, "id", None) or report.nodeid
+
+
+class TeardownIndex:
+    """pytest's teardown-report lookup for the failure summary, without its quadratic cost.
+
+    Private: `TerminalReporter._get_teardown_reports(node_id)`. For each failed test the
+    failure summary (`--tb` other than `line`/`no`) prints the captured output of its
+    teardown, which pytest finds by scanning every passed report of the run: with
+    thousands of wrong answers among thousands of items that is millions of comparisons
+    (`benchmarks/teardown_lookup.py`: 1,000 failures among 2,000 items cost 1-2 s, 5,000
+    among 10,000 half a minute). The index keeps the teardown reports of `stats[""]` by
+    the key pytest compares (`report.id` from 9.2, `report.nodeid` before), read
+    incrementally as reports arrive: the same reports in the same order.
+
+    Checked on pytest 7.4.0 and 9.2.0 with a failing test that prints in its teardown
+    (`tests/test_pytest_compat.py`). On any pytest, the first `VERIFY` lookups also run
+    pytest's own method and compare: a difference (a pytest that changed the lookup again)
+    puts pytest's own method back for the rest of the run, so output is never dropped.
+    """
+
+    VERIFY = 3
+
+    def __init__(self, reporter: Any, original: Callable[[Any], list[Any]]):
+        self.reporter = reporter
+        self.original = original
+        self.verified = 0
+        self.gave_up = False
+        self._index: dict[Any, list[Any]] = {}
+        self._read = 0
+
+    def lookup(self, node_id: Any) -> list[Any]:
+        reports = self.reporter.stats.get("", [])
+        if len(reports) < self._read:  # the list was replaced: index it again
+            self._index.clear()
+            self._read = 0
+        for report in reports[self._read:]:
+            if getattr(report, "when", None) == "teardown":
+                self._index.setdefault(_report_key(report), []).append(report)
+        self._read = len(reports)
+        return [r for r in self._index.get(node_id, ()) if not _shown_in_pdb(r)]
+
+    def __call__(self, node_id: Any) -> list[Any]:
+        if self.gave_up:
+            return self.original(node_id)
+        found = self.lookup(node_id)
+        if self.verified < self.VERIFY:
+            self.verified += 1
+            expected = self.original(node_id)
+            if [id(r) for r in found] != [id(r) for r in expected]:
+                self.gave_up = True  # this pytest looks reports up another way: use its own
+                self.reporter._get_teardown_reports = self.original
+                return expected
+        return found
+
+
+def install_teardown_index(config: pytest.Config) -> TeardownIndex | None:
+    """Give the terminal reporter the indexed teardown lookup; None when this pytest has no
+    `_get_teardown_reports` to replace (then pytest's own summary runs unchanged)."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    original = getattr(reporter, "_get_teardown_reports", None)
+    if reporter is None or not callable(original):
+        return None
+    index = TeardownIndex(reporter, original)
+    reporter._get_teardown_reports = index
+    return index
