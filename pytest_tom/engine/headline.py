@@ -20,7 +20,7 @@ from pytest_tom import families
 from pytest_tom.core.settings import Settings
 from pytest_tom.metrics.accuracy import Record, group_key
 from pytest_tom.metrics.declare import GROUPED, PROPORTION, AllRight, Metric, ratio_of
-from pytest_tom.metrics.intervals import RESAMPLES
+from pytest_tom.metrics.intervals import MIN_GROUPS, RESAMPLES
 from pytest_tom.metrics.numbers import pct, points, unit
 from pytest_tom.metrics.record_table import RecordTable, UndeclaredRead
 
@@ -186,7 +186,12 @@ def add_intervals(results: dict[str, Any], records: list[Record], settings: Sett
 
 
 def fmt_interval(iv: dict[str, Any] | None, percent: bool = True) -> str:
-    """`[80.1, 86.2]` (percent points) or `[0.801, 0.862]`; empty when there is none."""
+    """`[80.1, 86.2]` (percent points) or `[0.801, 0.862]`; empty when there is none, and
+    `(no interval: 1 group)` for a bootstrap over fewer than 2 groups."""
+    if iv and iv.get("low") is None and iv.get("method") == "bootstrap" \
+            and iv.get("value") is not None and int(iv.get("n") or 0) < MIN_GROUPS:
+        n = int(iv.get("n") or 0)
+        return f"(no interval: {n} group{'' if n == 1 else 's'})"
     if not iv or iv.get("low") is None:
         return ""
     if percent:

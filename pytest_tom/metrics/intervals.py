@@ -225,18 +225,22 @@ def _number(x: float) -> float | int:
     return int(x) if float(x).is_integer() else x
 
 
+MIN_GROUPS = 2  # a bootstrap over fewer groups has no interval
+
+
 def bootstrap(summaries: Sequence[Counter] | Summaries, finish: Finish, seed: int,
               resamples: int = RESAMPLES) -> Interval:
     """Percentile interval of `finish(sum of summaries)` over resamples of the groups.
 
     Resamples where the metric is undefined (None: no item of its kind was drawn) are
-    left out; if fewer than half are defined the interval is not given.
+    left out; if fewer than half are defined the interval is not given. With fewer than
+    2 groups there is no spread to resample: no interval (not a zero-width one).
     """
     if not isinstance(summaries, Summaries):
         summaries = Summaries.of(summaries)
     value = finish(summaries.total())
     n = len(summaries)
-    if value is None or n == 0:
+    if value is None or n < MIN_GROUPS:
         return Interval(value, None, None, "bootstrap", n, resamples, seed)
     rng = np.random.default_rng(seed)
     sampler = Resampler(summaries)
