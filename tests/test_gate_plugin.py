@@ -79,7 +79,8 @@ def test_one_flipped_item_passes_unless_the_test_is_off(
         "  newly wrong: gate-demo::s042::q3",
         "passed totals:turn  baseline 1.000  current 0.998  delta -0.002 (allowed drop 0.000)  "
         "p 1 (McNemar, 1 newly wrong / 0 newly right of 500 paired, alpha 0.05)  "
-        "-- worse by 0.002, but not significant (p 1 > alpha 0.05)",
+        "smallest detectable drop 0.012 (6 of 500 shared items newly wrong, none newly right, "
+        "alpha 0.05)  -- worse by 0.002, but not significant (p 1 > alpha 0.05)",
         "tom gates: all 4 passed",
     ])
     if xdist:
@@ -265,7 +266,7 @@ def test_markdown_summary(pytester: pytest.Pytester, small: Path) -> None:
                      r"50\.0% \(10/20\) \[\d+\.\d, \d+\.\d\] \| 0 \| 0 \| 0\.0% \|", md)
     # flipped items are told with their question and both answers
     assert "<summary>newly wrong (10)</summary>" in md
-    assert "| `gate-demo::s009::q1` | Question 1 about scenario 9? | no | yes |" in md
+    assert "| `gate-demo::s009::q1` | Question 1 about scenario 9? | No. | Yes. |" in md
 
 
 def test_markdown_without_gates(pytester: pytest.Pytester) -> None:

@@ -42,3 +42,13 @@ def header_text(families: Iterable[Any], method: str) -> str:
         reasoning = sorted({int(f.reasoning_tokens) for f in families})
         text += f", {'/'.join(map(str, reasoning))} to reason"
     return text + " (family defaults; --tom-max-tokens N to change)"
+
+
+def sent_text(settings: dict[str, Any]) -> str:
+    """The answer length a saved report's requests carried, in words: the option's value,
+    else what the run recorded (`answer_length`: the family defaults or the backend's
+    own), never `max_tokens None`."""
+    if settings.get("max_tokens") is not None:
+        return f"max_tokens {settings['max_tokens']}"
+    return str(settings.get("answer_length") or "max_tokens not given (the family defaults or "
+               "the backend's own; this report does not record which)")

@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_tom.engine.answer_length import sent_text
 from pytest_tom.engine.saved_report import SavedReportError, read_saved_report
 from pytest_tom.families import declared
 from pytest_tom.gates.spec import (
@@ -40,7 +41,7 @@ from pytest_tom.gates.spec import (
 )
 from pytest_tom.metrics.declare import GROUPED, Metric
 from pytest_tom.metrics.intervals import RESAMPLES, derive_seed, paired_bootstrap
-from pytest_tom.metrics.mcnemar import Comparison, Key, Pairing, pair_records
+from pytest_tom.metrics.mcnemar import Comparison, Key, Pairing, pair_records, smallest_significant
 from pytest_tom.suite.schema import did_you_mean
 
 DEFAULT_COMPARED = ("turn", "goal")
@@ -128,6 +129,23 @@ class GateResult:
     paired: int = 0
     test: str = "McNemar"  # or "paired bootstrap" (a grouped metric its family declares)
     reason: str = ""  # why it failed, or a note
+    # baseline gates: the fewest newly wrong shared items the paired test can flag at alpha
+    # (None: none can), and that as a share of the shared items (the smallest detectable drop)
+    detectable_items: int | None = None
+
+    @property
+    def detectable(self) -> float | None:
+        if self.detectable_items is None or not self.paired:
+            return None
+        return self.detectable_items / self.paired
+
+    @property
+    def underpowered(self) -> bool:
+        """The allowed drop is smaller than any drop the paired test could detect."""
+        if (self.kind != "baseline" or self.test != "McNemar" or self.allowed is None
+                or not self.paired):
+            return False
+        return self.detectable is None or self.detectable > self.allowed + EPS
 
     @property
     def label(self) -> str:
@@ -353,8 +371,46 @@ def _compare(cfg: GateConfig, results: dict[str, Any], records: list[dict[str, A
         res = GateResult("baseline", suite, metric, current, True,
                          baseline=before, allowed=cfg.drops.allowed(suite, family, metric),
                          p_value=p_value, newly_wrong=len(cmp.worse),
-                         newly_right=len(cmp.better), paired=cmp.paired, test=test)
+                         newly_right=len(cmp.better), paired=cmp.paired, test=test,
+                         detectable_items=smallest_significant(cmp.paired, cfg.alpha)
+                         if test == "McNemar" else None)
         report.results.append(_judge_drop(res, cfg.alpha, family))
+        # warn when the allowed drop (--tom-max-drop) is below what the gate can see; with
+        # the default 0 (any significant drop fails) only when a material drop (5 points or
+        # more) went unseen, or every default gate on a few hundred items would warn
+        worse = _worsening(res, family) or 0.0
+        unseen = worse >= MATERIAL_DROP and (res.detectable is None or worse < res.detectable)
+        if res.underpowered and (res.allowed > EPS or unseen):
+            report.notes.append(f"warning: {res.label}: {power_text(res, cfg.alpha)}, more than the allowed "
+                                f"drop {res.allowed:.4g} (--tom-max-drop): a drop of that size "
+                                f"passes this gate unnoticed; more shared items or a larger "
+                                f"--tom-alpha make it detectable")
+
+
+MATERIAL_DROP = 0.05  # a drop the default gate (allowed 0) warns about when it cannot see it
+
+
+def power_text(res: GateResult, alpha: float) -> str:
+    """`smallest detectable drop 0.857 (6 of 7 shared items newly wrong, none newly right,
+    alpha 0.05)`: no drop smaller than that can be significant in the paired test. Empty for
+    a gate tested by the paired bootstrap (its power is not a count of items)."""
+    if res.kind != "baseline" or res.test != "McNemar":
+        return ""
+    if not res.paired:
+        return "no shared items: the paired test cannot detect any drop"
+    if res.detectable is None:
+        return (f"no detectable drop: even all {res.paired} shared items newly wrong would not be "
+                f"significant at alpha {alpha:g}")
+    return (f"smallest detectable drop {res.detectable:.3g} ({res.detectable_items} of "
+            f"{res.paired} shared items newly wrong, none newly right, alpha {alpha:g})")
+
+
+def _worsening(res: GateResult, family: str | None) -> float | None:
+    """How much worse the metric got (its direction taken into account); None when n/a."""
+    if res.current is None or res.baseline is None:
+        return None
+    worsening = res.current - res.baseline
+    return worsening if lower_is_better(res.metric, family) else -worsening
 
 
 def _judge_drop(res: GateResult, alpha: float, family: str | None = None) -> GateResult:
@@ -364,9 +420,8 @@ def _judge_drop(res: GateResult, alpha: float, family: str | None = None) -> Gat
     if res.current is None:
         res.passed, res.reason = False, "no value (n/a) in this run, the baseline has one"
         return res
-    worsening = res.current - res.baseline
-    if not lower_is_better(res.metric, family):
-        worsening = -worsening
+    worsening = _worsening(res, family)
+    assert worsening is not None
     assert res.allowed is not None and res.p_value is not None
     too_large = worsening > res.allowed + EPS
     # alpha 1 turns the test off; otherwise the change must be significant and for the worse
@@ -396,9 +451,13 @@ def settings_notes(base: dict[str, Any], settings: dict[str, Any]) -> list[str]:
     """Differences of method, seed, temperature ... between the baseline and this run."""
     before = base.get("settings") or {}
     notes = []
-    for key in ("method", "seed", "temperature", "max_tokens"):
+    for key in ("method", "seed", "temperature"):
         if key in before and before[key] != settings.get(key):
             notes.append(f"the baseline used {key} {before[key]!r}, this run {settings.get(key)!r}")
+    if "max_tokens" in before and sent_text(before) != sent_text(settings) and (
+            before["max_tokens"] != settings.get("max_tokens")
+            or ("answer_length" in before and "answer_length" in settings)):
+        notes.append(f"the baseline used {sent_text(before)}, this run {sent_text(settings)}")
     if base.get("model") and base.get("model") != settings.get("model"):
         notes.append(f"baseline model {base['model']}, this run {settings.get('model')}")
     return notes

@@ -43,6 +43,19 @@ def mcnemar_exact(b: int, c: int) -> float:
     return min(1.0, 2 * tail / (1 << n))
 
 
+def smallest_significant(paired: int, alpha: float) -> int | None:
+    """The fewest newly wrong items (none newly right) among `paired` shared items that the
+    exact McNemar test calls significant at `alpha`; None when even all of them would not
+    be. The power statement of a baseline gate: no smaller drop can fail it."""
+    if alpha >= 1:
+        return 1 if paired else None
+    # p(k, 0) = 2 / 2**k halves with each item: k = ceil(log2(2 / alpha)), checked exactly
+    k = max(1, math.ceil(math.log2(2 / alpha)) - 1)
+    while k <= paired and mcnemar_exact(k, 0) > alpha:
+        k += 1
+    return k if k <= paired else None
+
+
 EXACT_LIMIT = 20_000  # above this many discordant pairs, sum in log space (floats)
 
 

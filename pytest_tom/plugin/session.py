@@ -127,5 +127,6 @@ class TomSession:
             "seed": self.settings.seed,
             "temperature": self.params.temperature,
             "max_tokens": self.params.max_tokens,  # None: per family (openai) or the backend's
+            "answer_length": self.max_tokens_text(),  # what was sent, in words
             "concurrency": self.options.concurrency,
         }

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tom.gates.evaluate import GateReport, GateResult, GateState, ItemDiff
+from pytest_tom.gates.evaluate import GateReport, GateResult, GateState, ItemDiff, power_text
 from pytest_tom.pytest_compat import count_in_last_line
 
 SHOWN = 10  # item ids listed per kind of change in the terminal
@@ -41,6 +41,9 @@ def gate_line(r: GateResult, alpha: float) -> str:
                 f"delta {signed(r.delta)} (allowed drop {num(r.allowed)})  "
                 f"p {p_text(r.p_value)} ({r.test}, {r.newly_wrong} newly wrong / "
                 f"{r.newly_right} newly right of {r.paired} paired, {test})")
+        power = power_text(r, alpha)
+        if power:
+            text += f"  {power}"
     if r.reason:
         text += f"  -- {r.reason}"
     return text
@@ -70,7 +73,9 @@ def write_gates(tr: Any, state: GateState) -> None:
         tr.write_line(f"tom gates: {state.not_evaluated}", yellow=True)
     if report is not None:
         for note in report.notes:
-            tr.write_line(f"note: {note}", yellow=note.startswith("the gates judged a subset"))
+            warning = note.startswith("warning: ")
+            tr.write_line(note if warning else f"note: {note}",
+                          yellow=warning or note.startswith("the gates judged a subset"))
         if report.error:
             for line in report.error.splitlines():
                 tr.write_line(f"tom gates: usage error: {line}", red=True, bold=True)

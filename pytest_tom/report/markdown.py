@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tom.engine.headline import fmt_interval
-from pytest_tom.gates.evaluate import GateReport, ItemDiff
+from pytest_tom.gates.evaluate import GateReport, ItemDiff, power_text
 from pytest_tom.metrics.numbers import pct
 from pytest_tom.report.atomic import write_atomic
 from pytest_tom.report.markdown_items import by_key, flipped_lines, weakest_lines
@@ -61,6 +61,9 @@ def gate_rows(report: GateReport) -> list[list[Any]]:
             p += f" ({r.newly_wrong} worse / {r.newly_right} better of {r.paired})"
         delta = "n/a" if r.delta is None else f"{r.delta:+.3f}"
         note = r.reason + (f" [from {r.spec}]" if r.spec else "")
+        power = power_text(r, report.alpha) if r.baseline is not None else ""
+        if power:
+            note = f"{note}; {power}" if note else power
         rows.append(["❌ fail" if not r.passed else "✅ pass", code(r.label), r.kind, ref,
                      num(r.current), delta, allowed, p, note])
     return rows
@@ -69,7 +72,7 @@ def gate_rows(report: GateReport) -> list[list[Any]]:
 def gates_section(report: GateReport) -> list[str]:
     lines = ["### Gates", ""]
     for note in report.notes:
-        lines.append(f"- note: {note}")
+        lines.append(f"- **{note}**" if note.startswith("warning: ") else f"- note: {note}")
     if report.notes:
         lines.append("")
     if report.error:

@@ -8,6 +8,7 @@ new one (trimmed).
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from typing import Any
 
@@ -25,18 +26,37 @@ def trim(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def reading(parsed: Any) -> str:
+    """How the scorer read an answer, in words: `a, b` for a list, not `['a', 'b']`."""
+    if isinstance(parsed, (list, tuple, set)):
+        return ", ".join(reading(p) for p in parsed)
+    if isinstance(parsed, dict):
+        return ", ".join(f"{k}: {reading(v)}" for k, v in parsed.items())
+    return "" if parsed is None else str(parsed)
+
+
+def _words(text: str) -> str:
+    return " ".join(re.sub(r"[^\w]+", " ", text.lower()).split())
+
+
 def answer_of(rec: Record | None) -> str:
-    """What the model answered: the parsed answer, else its last response, trimmed."""
+    """What the model wrote (its last response, trimmed) with the scorer's reading beside
+    it when that says something else: `The box, I think. (read: b)`."""
     if rec is None:
         return "—"
     out = rec.get("outcome", {})
     if out.get("error") and out.get("error") != "unparseable":
         return f"error: {trim(out.get('detail') or out.get('error'), 50)}"
-    parsed = out.get("parsed")
-    if parsed not in (None, "", [], {}):
-        return trim(parsed, 60)
     responses = rec.get("responses") or []
-    return trim(responses[-1], 60) if responses else "—"
+    said = trim(responses[-1], 60) if responses else ""
+    if out.get("error") == "unparseable":
+        return f"{said or '—'} (unparseable)"
+    read = trim(reading(out.get("parsed")), 40)
+    if not said:
+        return f"(read: {read})" if read else "—"
+    if not read or _words(read) == _words(said):
+        return said
+    return f"{said} (read: {read})"
 
 
 def by_key(records: list[Record]) -> dict[Key, Record]:

@@ -24,6 +24,7 @@ from pytest_tom.compare.runs import Record, Run
 from pytest_tom.core.outcome import status
 from pytest_tom.report.atomic import write_atomic
 from pytest_tom.report.html import filters
+from pytest_tom.report.story import gold_text
 
 TEMPLATES = Path(__file__).parent / "templates"
 RESPONSE_LIMIT = 20_000  # characters of one response kept in the page
@@ -42,6 +43,15 @@ def text_of(value: Any) -> str:
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def gold_of(item: dict[str, Any]) -> str:
+    """The gold as a reader writes it: a `contains` question's words (`an answer containing
+    crayon or crayons; not box`), not its JSON; other golds as stored."""
+    gold = item.get("gold")
+    if item.get("kind") == "contains" and isinstance(gold, dict):
+        return gold_text("contains", gold, item.get("meta") or {})
+    return text_of(gold)
 
 
 class Strings:
@@ -141,7 +151,7 @@ class ItemTable:
                 "t": list(item.get("tags") or []),
                 "q": text_of(item.get("question")),
                 "c": [text_of(c) for c in item.get("choices") or []],
-                "g": text_of(item.get("gold")),
+                "g": gold_of(item),
                 "src": text_of((item.get("source") or {}).get("file", "")).rsplit("/", 1)[-1]
                        + (f":{item['line']}" if item.get("line") else ""),
                 "o": [run_view(idx.get(key), self.strings) for idx in self.per_run],

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_tom.compare.render import diff_cell, value_cell
+from pytest_tom.engine.answer_length import sent_text
 from pytest_tom.engine.headline import fmt_interval
 from pytest_tom.metrics import numbers
 
@@ -49,6 +50,17 @@ def significant(d: dict[str, Any] | None) -> bool:
     return bool(d and d.get("p_value") is not None and d["p_value"] < 0.05)
 
 
+def settings_text(settings: dict[str, Any]) -> str:
+    """`method vanilla · seed 0 · temperature 0.0 · max_tokens 64 per answer (...)`: the
+    answer length as it was sent, not `max_tokens None`."""
+    parts = []
+    for key, value in settings.items():
+        if key in ("model", "backend", "answer_length"):
+            continue
+        parts.append(sent_text(settings) if key == "max_tokens" else f"{key} {value}")
+    return " · ".join(parts)
+
+
 FILTERS = {"pct": pct, "num": num, "interval": interval, "method": method,
            "value_cell": value_cell, "diff_cell": diff_cell, "p_value": p_value,
-           "significant": significant}
+           "significant": significant, "settings_text": settings_text}
