@@ -30,6 +30,18 @@ def to_bool(value: Any) -> bool:
     return str(value).strip().lower() in ("1", "true", "yes", "on")
 
 
+def shard_text(value: Any) -> str:
+    """`K/N` with 1 <= K <= N, or `auto` (checked here, resolved by `engine.shards`)."""
+    text = str(value).strip().lower()
+    if text == "auto":
+        return text
+    k, sep, n = text.partition("/")
+    if not (sep and k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
+        raise ValueError(f"--tom-shard {value!r}: expected K/N with 1 <= K <= N (e.g. 2/4), "
+                         f"or auto")
+    return f"{int(k)}/{int(n)}"
+
+
 @dataclass(frozen=True)
 class Opt:
     """One option: `--tom-<name>` and the ini key `tom_<name>`."""
@@ -55,7 +67,9 @@ class Opt:
         """The raw command-line or ini value, converted and checked (ValueError if bad)."""
         try:
             out = to_bool(value) if self.flag else self.convert(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError) as exc:
+            if str(exc).startswith(self.flag_name):  # a converter that says what it expects
+                raise ValueError(str(exc)) from None
             raise ValueError(f"{self.flag_name} / {self.dest}: {value!r} is not valid") from None
         if self.choices and out not in self.choices:
             raise ValueError(f"{self.flag_name}: {out!r} is not one of {', '.join(self.choices)}")
@@ -107,6 +121,12 @@ class TomOptions:
     limit: int | None = opt("about N items per suite for smoke runs: whole scenarios chosen by "
                             "the seed, at least one per suite (so a suite may keep more than "
                             "N); the rest is deselected", convert=int, metavar="N")
+    shard: str | None = opt(
+        "run one shard of the selection, K/N (1 <= K <= N): whole groups (scenarios, sets, "
+        "templates, sceneries, narratives) balanced by item count, the same cut in every job; "
+        "auto reads the CI's variables (GitLab CI_NODE_INDEX/CI_NODE_TOTAL, CircleCI, "
+        "Buildkite, Azure Pipelines; none: the whole selection); merge the reports with "
+        "`pytest-tom merge`", convert=shard_text, metavar="K/N|auto")
     timeout: float = opt("seconds before one request is abandoned (default 120)", default=120.0,
                          convert=float, metavar="S")
     transport: str = opt("HTTP transport of the openai backend: auto (aiohttp when installed, "

@@ -151,6 +151,12 @@ class Family:
         """A reason to skip the item (e.g. an optional dependency missing), or None."""
         return None
 
+    def shard_unit(self, item: ItemSpec, settings: Settings) -> str:
+        """The unit `--tom-shard` keeps whole: every grouped figure of the family (goal
+        accuracy, pairs, per-set scores) reads items of one unit together. The item's
+        group by default; a family whose grouping follows an option says so here."""
+        return item.group
+
 
 def method_for(family: Family, method: str) -> str:
     """The method an item of `family` runs with: `method` where the family offers it, else

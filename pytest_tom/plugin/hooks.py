@@ -23,7 +23,7 @@ from pytest_tom.plugin.request_phase import (
 )
 from pytest_tom.plugin.request_phase import write_summary as write_requests
 from pytest_tom.plugin.run_gates import finish_gates, items_note
-from pytest_tom.plugin.selection import limit_items
+from pytest_tom.plugin.selection import limit_items, shard_items
 from pytest_tom.plugin.session import TomSession, project_dir
 from pytest_tom.plugin.speed import collection_gc, freeze_more
 from pytest_tom.plugin.streaming import start_stream
@@ -67,6 +67,9 @@ class TomHooks:
         items = items_note(tom)
         if items:
             lines.append(items)
+        if tom.shard is not None:
+            lines.append(f"tom: shard {tom.shard.label} ({tom.shard.source}): whole groups "
+                         f"of the selection; merge the shards' reports with pytest-tom merge")
         note = method_note(s["method"])
         return [*lines, note] if note else lines
 
@@ -84,13 +87,25 @@ class TomHooks:
     def pytest_collection_modifyitems(self, config: pytest.Config,
                                       items: list[pytest.Item]) -> None:
         tom = self.tom
-        if not tom.options.limit:
-            return
+        if tom.options.limit:
+            kept, dropped = limit_items(items, tom.options.limit, tom.settings.seed)
+            if dropped:
+                config.hook.pytest_deselected(items=dropped)
+                items[:] = kept
+        if tom.shard is not None:  # after -k, -m and --tom-limit: a cut of that selection
+            how = {"keyword": config.option.keyword, "markexpr": config.option.markexpr,
+                   "limit": tom.options.limit}
+            kept, dropped, tom.shard_record = shard_items(items, tom.shard, tom.settings, how)
+            if dropped:
+                config.hook.pytest_deselected(items=dropped)
+                items[:] = kept
 
-        kept, dropped = limit_items(items, tom.options.limit, tom.settings.seed)
-        if dropped:
-            config.hook.pytest_deselected(items=dropped)
-            items[:] = kept
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """xdist: the shard the workers cut (each cuts the same), for the report."""
+        record = getattr(node, "workeroutput", {}).get("tom_shard")
+        if record is not None and self.tom.shard_record is None:
+            self.tom.shard_record = record
 
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
         """Count deselected items of the suites (the gates warn that they judged a subset)."""
@@ -192,6 +207,8 @@ class TomHooks:
         tom = self.tom
         tom.close()  # the collected tree stays frozen to the end (see pytest_tom.plugin.speed)
         if tom.is_worker:
+            if tom.shard_record is not None:  # to the controller (pytest_testnodedown)
+                session.config.workeroutput["tom_shard"] = tom.shard_record  # type: ignore[attr-defined]
             return
 
         try:

@@ -46,7 +46,9 @@ def subset_note(session: pytest.Session, tom: TomSession) -> str:
     selecting = [name for name, on in (("-k", getattr(opt, "keyword", "")),
                                        ("-m", getattr(opt, "markexpr", "")),
                                        ("--lf", getattr(opt, "lf", False)),
-                                       ("--tom-limit", tom.options.limit)) if on]
+                                       ("--tom-limit", tom.options.limit),
+                                       ("--tom-shard", tom.shard is not None
+                                        and tom.shard.total > 1)) if on]
     if not session.config.pluginmanager.has_plugin("dsession"):
         selecting = selecting if deselected else []  # counted here; under xdist the workers
         # deselect and the controller only knows the options
@@ -56,7 +58,7 @@ def subset_note(session: pytest.Session, tom: TomSession) -> str:
     how = []
     if deselected or selecting:
         count = f"{deselected} item(s) deselected" if deselected else "items selected"
-        how.append(f"{count} by {', '.join(selecting) or '-k, -m, --lf or --tom-limit'}")
+        how.append(f"{count} by {', '.join(selecting) or '-k, -m, --lf, --tom-limit or --tom-shard'}")
     if by_id:
         how.append("items named by node id")
     return (f"the gates judged a subset: {len(tom.records)} item(s) ran ({'; '.join(how)}); "

@@ -4,6 +4,7 @@ and (on the controller) the item records."""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from types import MappingProxyType
@@ -19,6 +20,7 @@ from pytest_tom.core.settings import Settings
 from pytest_tom.engine.answer_length import header_text
 from pytest_tom.engine.item import ItemEngine
 from pytest_tom.engine.runner import Runner
+from pytest_tom.engine.shards import Shard, ShardError, resolve_shard
 from pytest_tom.engine.suite_names import SuiteNames
 from pytest_tom.families.base import ScoringContext
 from pytest_tom.plugin.own_model import make_backend
@@ -63,6 +65,13 @@ class TomSession:
             self.backend: Backend = make_backend(config, str(options.model), backend_options)
         except BackendSpecError as exc:
             raise pytest.UsageError(str(exc)) from None
+        try:
+            self.shard: Shard | None = resolve_shard(options.shard, os.environ)
+        except ShardError as exc:
+            raise pytest.UsageError(str(exc)) from None
+        # this shard and the selection it was cut from (plugin/selection.shard_items); under
+        # xdist the workers cut, and the controller reads theirs at the end (hooks)
+        self.shard_record: dict[str, Any] | None = None
         self.scoring = ScoringContext(self.settings)
         self.engine = ItemEngine(self.settings, self.params, self.scoring,
                                  family_max_tokens=bool(self.backend.family_max_tokens))
@@ -129,4 +138,20 @@ class TomSession:
             "max_tokens": self.params.max_tokens,  # None: per family (openai) or the backend's
             "answer_length": self.max_tokens_text(),  # what was sent, in words
             "concurrency": self.options.concurrency,
+            **self._recorded_extras(),
         }
+
+    def _recorded_extras(self) -> dict[str, Any]:
+        """What a report needs beyond the core settings to be scored again from its records
+        (`pytest-tom merge`): family options that differ from their defaults, and the
+        shard. Absent when there is nothing to say, so unsharded default runs keep their
+        report as it was."""
+        out: dict[str, Any] = {}
+        changed = {o.name: self.options.family.get(o.name)
+                   for o in families.declared_options()
+                   if self.options.family.get(o.name, o.default) != o.default}
+        if changed:
+            out["options"] = changed
+        if self.shard_record is not None:
+            out["shard"] = self.shard_record
+        return out

@@ -31,6 +31,11 @@ def add_gate_cases(config: Any, report: Any) -> int:
     xml = junit_xml(config)
     if xml is None or report is None:
         return 0
+    return add_cases_to(xml, report)
+
+
+def add_cases_to(xml: Any, report: Any) -> int:
+    """The gate cases handed to a JUnit writer (pytest's `LogXML`); returns how many."""
     cases: list[tuple[str, bool, str, list[tuple[str, str]]]] = []
     if report.error:
         cases.append(("usage-error", True, report.error, [("tom_gate_kind", "usage error")]))
@@ -47,3 +52,15 @@ def add_gate_cases(config: Any, report: Any) -> int:
         for when in ("call", "teardown"):
             xml.pytest_runtest_logreport(_report(nodeid, name, when, failed, message, props))
     return len(cases)
+
+
+def write_gate_junit(path: str, report: Any, suite_name: str = "pytest") -> int:
+    """A JUnit XML file of the gate cases alone (`pytest-tom gate --junitxml`), written by
+    pytest's own JUnit writer so that the cases are those of a live run's file."""
+    from _pytest.junitxml import LogXML
+
+    xml = LogXML(path, None, suite_name=suite_name, family="xunit2")
+    xml.pytest_sessionstart()
+    count = add_cases_to(xml, report)
+    xml.pytest_sessionfinish()
+    return count

@@ -131,6 +131,12 @@ class FantomFamily(Family):
         return f"belief_dist needs sentence embeddings: {reason}" if reason else None
 
     # -- scoring ----------------------------------------------------------------------
+    def shard_unit(self, item: ItemSpec, settings: Settings) -> str:
+        """The ALL*/ALL grouping of `--tom-fantom-group`: a set (the item's group), a part
+        or a whole conversation."""
+        grouping = str(settings.options.get("fantom_group") or "set")
+        return str(item.meta.get(grouping) or item.group)
+
     def score(self, item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
         text = extract_answer(response)
         kind = item.kind

@@ -1,0 +1,128 @@
+"""`pytest-tom gate REPORT.json [--tom-baseline B] [--tom-fail-under ...] [--tom-max-drop ...]`:
+the gates of a live run applied to a saved or merged report.
+
+The report's figures are those its run (or `pytest-tom merge`) computed with
+`engine/aggregate.py`; the gates are evaluated by `gates/evaluate.py` and written by the
+report writers of a live run (the `tom gates` terminal section, JUnit cases
+`tom-gates::<suite or totals>:<metric>`, the Markdown summary), so the exit status,
+the JUnit cases and the Markdown are those of a live run with the same options:
+
+- 0: every gate passed (or none is configured);
+- 1: a gate failed, or an item of the run errored (a request that failed errors its
+  test in a live run, which exits 1 for it);
+- 2: the report is of an interrupted run: gates not evaluated;
+- 4: a usage error (an unknown metric, a bad option, an unreadable report or baseline).
+
+A shard's own report (not merged) or a merge with `--partial` is judged with a note
+that the gates judged a subset.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from pytest_tom.core.option_table import core_table
+from pytest_tom.engine.saved_report import SavedReportError, read_saved_report
+from pytest_tom.gates.evaluate import GateConfig, GateReport, GateState, evaluate, settings_notes
+from pytest_tom.gates.spec import GateSpecError
+from pytest_tom.report.gate_junit import write_gate_junit
+from pytest_tom.report.gate_summary import write_gates
+from pytest_tom.report.markdown import write_markdown
+
+NAME = "gate"
+HELP = "apply the gates of a run (thresholds, baseline) to a saved or merged JSON report"
+OK, FAILED, INTERRUPTED, USAGE_ERROR = 0, 1, 2, 4  # pytest's exit codes
+GATE_OPTIONS = ("fail_under", "baseline", "max_drop", "alpha")
+RESULT_KEYS = ("suites", "totals", "totals_intervals", "samples", "totals_spread")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("report", metavar="REPORT.json",
+                        help="a JSON report (--tom-report, or pytest-tom merge -o)")
+    helps = {o.name: o for o in core_table()}
+    for name in GATE_OPTIONS:  # the run's own options, with their help
+        o = helps[name]
+        parser.add_argument(o.flag_name, dest=name, metavar=o.metavar, help=o.help,
+                            default=o.default)
+    parser.add_argument("--junitxml", metavar="PATH",
+                        help="write the gates as JUnit test cases (tom-gates::...) to PATH")
+    parser.add_argument("--markdown", "--tom-markdown", dest="markdown", metavar="PATH",
+                        help=helps["markdown"].help)
+
+
+class _Lines:
+    """What `report/gate_summary.write_gates` writes to, printed plainly."""
+
+    def __init__(self) -> None:
+        self.stats: dict[str, list[Any]] = {}
+
+    def write_sep(self, sep: str, title: str) -> None:
+        print(f" {title} ".center(80, sep))
+
+    def write_line(self, line: str, **_markup: bool) -> None:
+        print(line)
+
+
+def subset_notes(data: dict[str, Any]) -> list[str]:
+    """A shard's own report, or a partial merge: the gates judge part of the run."""
+    shard = (data.get("settings") or {}).get("shard") or {}
+    items = len(data["items"])
+    if shard.get("index") is not None and int(shard.get("total") or 1) > 1:
+        return [f"the gates judged a subset: {items} item(s) of shard {shard['index']}/"
+                f"{shard['total']} (--tom-shard); merge the shards with pytest-tom merge to "
+                f"judge the whole run"]
+    if data.get("status") == "incomplete":
+        return [f"the gates judged a subset: the report is incomplete ({items} item(s) merged "
+                f"with --partial); the numbers are those of the parts merged"]
+    return []
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        data = read_saved_report(args.report, label=args.report,
+                                 how_to_write=f"--tom-report={args.report}")
+        options = {name: getattr(args, name) for name in GATE_OPTIONS}
+        options["alpha"] = float(options["alpha"])
+        cfg = GateConfig.from_options({**options, "markdown": args.markdown})
+    except (SavedReportError, GateSpecError, ValueError) as exc:
+        print(f"pytest-tom gate: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    state = GateState(cfg)
+    settings = data.get("settings") or {}
+    records = data["items"]
+    results = {k: data[k] for k in RESULT_KEYS if k in data}
+    status = OK
+    if data.get("status", "complete") == "interrupted":
+        state.not_evaluated = "the run was interrupted: gates not evaluated"
+        status = INTERRUPTED
+    elif cfg.active:
+        report: GateReport = evaluate(cfg, results, records)
+        if cfg.baseline is not None:
+            report.notes[:0] = settings_notes(cfg.baseline, settings)
+        report.notes[:0] = subset_notes(data)
+        state.report = report
+        if report.error:
+            status = USAGE_ERROR
+        elif report.failed:
+            status = FAILED
+    errors = int(data["totals"].get("errors") or 0)
+    if errors and status == OK:  # a live run exits 1 for the items whose request failed
+        status = FAILED
+    if args.junitxml and state.report is not None:
+        write_gate_junit(args.junitxml, state.report)
+        state.written.append(f"tom junit xml: {args.junitxml}")
+    if cfg.markdown:
+        write_markdown(cfg.markdown, results, state.report, settings, exitstatus=status,
+                       records=records,
+                       baseline_items=cfg.baseline["items"] if cfg.baseline else None)
+        state.written.append(f"tom markdown summary: {cfg.markdown}")
+    out = _Lines()
+    write_gates(out, state)
+    if not cfg.active:
+        print("tom gates: none configured (--tom-fail-under, --tom-baseline)")
+    if errors:
+        print(f"tom: {errors} item(s) of the run errored (their requests failed): exit "
+              f"status 1, as in the live run")
+    return status

@@ -1,0 +1,148 @@
+"""Putting the reports of the parts of one run back together (`pytest-tom merge`).
+
+A report is enough to finish a run: its item records and settings give every figure.
+This module checks that the parts belong to one run and holds their records; the
+command (`commands/merge.py`) scores them with `engine/aggregate.py` and writes them
+with the report writers, like the end of a live run.
+
+Parts belong to one run when they share the model, the settings that shape items and
+scores (backend, method, seed, temperature, max_tokens, family options), and, for
+shards, the selection they were cut from (its item digest) and the suite versions (each
+suite's file digest). They must not overlap (a shard given twice, or an item in two
+parts). Shards of one selection are complete when every index 1..N is there, each part
+is a complete run with every item of its shard; otherwise the merge is refused unless
+`partial`, which marks the report "incomplete" (a baseline refuses it, as it refuses an
+interrupted run).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+# settings that must agree between parts (concurrency, the shard itself, may differ)
+COMPARED_SETTINGS = ("backend", "method", "seed", "temperature", "max_tokens", "options")
+
+
+class MergeError(ValueError):
+    """Parts that do not make one run, in one line naming the files."""
+
+
+@dataclass
+class Part:
+    path: str
+    data: dict[str, Any]
+
+    @property
+    def shard(self) -> dict[str, Any] | None:
+        shard = (self.data.get("settings") or {}).get("shard")
+        return shard if isinstance(shard, dict) else None
+
+
+@dataclass
+class Merged:
+    """The records of the parts, the settings of the merged report, its status and what
+    it lacks (with `partial`)."""
+
+    records: list[dict[str, Any]]
+    settings: dict[str, Any]
+    status: str
+    started: float
+    finished: float
+    versions: dict[str, Any]
+    missing: list[str] = field(default_factory=list)
+
+
+def _ts(text: Any) -> float | None:
+    try:
+        return datetime.fromisoformat(str(text)).timestamp()
+    except ValueError:
+        return None
+
+
+def _names(parts: list[Part]) -> str:
+    return ", ".join(p.path for p in parts)
+
+
+def _same(parts: list[Part], what: str, value: Any) -> None:
+    """Refuse when the parts differ in `value(part)`, naming which files hold what."""
+    seen: dict[str, list[Part]] = {}
+    for p in parts:
+        seen.setdefault(repr(value(p)), []).append(p)
+    if len(seen) > 1:
+        groups = "; ".join(f"{v} in {_names(ps)}" for v, ps in seen.items())
+        raise MergeError(f"the parts differ in {what}: {groups}; merge the reports of one run")
+
+
+def merge_parts(parts: list[Part], partial: bool = False) -> Merged:
+    """The records of `parts` as one run (MergeError when they are not one)."""
+    if not parts:
+        raise MergeError("no reports given")
+    _same(parts, "model", lambda p: p.data.get("model"))
+    for key in COMPARED_SETTINGS:
+        _same(parts, f"settings.{key}", lambda p, k=key: (p.data.get("settings") or {}).get(k))
+    shards = [p for p in parts if p.shard is not None]
+    if shards and len(shards) != len(parts):
+        raise MergeError(f"{_names(shards)} are shards (--tom-shard) but "
+                         f"{_names([p for p in parts if p.shard is None])} are not; merge the "
+                         f"shards of one selection, or reports of runs without --tom-shard")
+    missing: list[str] = []
+    if shards:
+        _same(parts, "the shard count (--tom-shard K/N)", lambda p: p.shard["total"])
+        _same(parts, "the suite versions (suite files changed between the jobs)",
+              lambda p: p.shard.get("selection", {}).get("suites"))
+        _same(parts, "the selection they were cut from (suites, -k, -m, --tom-limit)",
+              lambda p: p.shard.get("selection", {}).get("digest"))
+        by_index: dict[int, Part] = {}
+        for p in parts:
+            k = p.shard["index"]
+            if k in by_index:
+                raise MergeError(f"{by_index[k].path} and {p.path} overlap: both are shard "
+                                 f"{k}/{p.shard['total']}; give each shard once")
+            by_index[k] = p
+        total = int(parts[0].shard["total"])
+        absent = [k for k in range(1, total + 1) if k not in by_index]
+        if absent:
+            missing.append(f"shard{'s' if len(absent) > 1 else ''} "
+                           f"{', '.join(map(str, absent))} of {total} missing "
+                           f"({len(by_index)} of {total} given)")
+        for p in parts:
+            have, want = len(p.data["items"]), p.shard.get("items")
+            if isinstance(want, int) and have < want:
+                missing.append(f"{p.path} holds {have} of the {want} items of shard "
+                               f"{p.shard['index']}/{total}")
+    for p in parts:
+        status = p.data.get("status", "complete")
+        if status != "complete":
+            missing.append(f"{p.path} is the report of an {status} run")
+    if missing and not partial:
+        raise MergeError("; ".join(missing) + ": give every part of the run, or --partial to "
+                         "merge what is there into a report marked incomplete")
+    owner: dict[tuple[str, str], str] = {}
+    records: list[dict[str, Any]] = []
+    for p in parts:
+        for rec in p.data["items"]:
+            key = (rec["item"]["suite"], rec["item"]["id"])
+            if key in owner:
+                twice = sum(1 for r in p.data["items"]
+                            if owner.get((r["item"]["suite"], r["item"]["id"]), p.path) != p.path)
+                raise MergeError(f"{owner[key]} and {p.path} overlap: both hold item {key[1]} "
+                                 f"of suite {key[0]} ({twice} shared item(s) in all); merge "
+                                 f"disjoint parts (the shards of one selection)")
+            owner[key] = p.path
+        records.extend(p.data["items"])
+    settings = {k: v for k, v in (parts[0].data.get("settings") or {}).items() if k != "shard"}
+    if shards:
+        first = parts[0].shard
+        settings["shard"] = {"merged": sorted(p.shard["index"] for p in parts),
+                             "total": first["total"], "selection": first.get("selection", {}),
+                             "parts": [p.path for p in parts]}
+    else:
+        settings["merged"] = [p.path for p in parts]
+    starts = [t for t in (_ts(p.data.get("started")) for p in parts) if t is not None]
+    ends = [t for t in (_ts(p.data.get("finished")) for p in parts) if t is not None]
+    return Merged(records=records, settings=settings,
+                  status="incomplete" if missing else "complete",
+                  started=min(starts, default=0.0), finished=max(ends, default=0.0),
+                  versions=dict(parts[0].data.get("versions") or {}), missing=missing)
