@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from pytest_tom.pytest_compat import junit_xml
+from pytest_tom.pytest_compat import junit_xml, write_junit
 from pytest_tom.report.gate_summary import gate_line
 
 
@@ -57,10 +57,4 @@ def add_cases_to(xml: Any, report: Any) -> int:
 def write_gate_junit(path: str, report: Any, suite_name: str = "pytest") -> int:
     """A JUnit XML file of the gate cases alone (`pytest-tom gate --junitxml`), written by
     pytest's own JUnit writer so that the cases are those of a live run's file."""
-    from _pytest.junitxml import LogXML
-
-    xml = LogXML(path, None, suite_name=suite_name, family="xunit2")
-    xml.pytest_sessionstart()
-    count = add_cases_to(xml, report)
-    xml.pytest_sessionfinish()
-    return count
+    return write_junit(path, lambda xml: add_cases_to(xml, report), suite_name)
