@@ -8,7 +8,9 @@ preferences, intention) and its questions, each of a genre (`loc_coarse`,
 (first / second) and a perspective (mover, observer, or the narrator for the
 fine-location controls). Every question is one item; its answer is read as a
 class label and the suite is scored by macro-F1 per genre and order
-(`opentom_metrics`). Prompts: `opentom_prompts`; label parsing: `opentom_labels`.
+(`opentom_metrics`). Prompts: `opentom_prompts`; label parsing: `opentom_labels`;
+suite shape and checks: `opentom_schema`; items: `opentom_expand`; answer rule:
+`opentom_scoring`.
 """
 
 from __future__ import annotations
@@ -17,107 +19,17 @@ from collections.abc import Callable
 from typing import Any
 
 from pytest_tom.core.model import ItemSpec, Suite
-from pytest_tom.core.outcome import UNPARSEABLE, Outcome
+from pytest_tom.core.outcome import Outcome
 from pytest_tom.families.base import Family, FamilyResult, Message, ScoringContext, Settings
+from pytest_tom.families.opentom import expand as opentom_expand
 from pytest_tom.families.opentom import metrics as opentom_metrics
 from pytest_tom.families.opentom import prompts as opentom_prompts
+from pytest_tom.families.opentom import schema as opentom_schema
+from pytest_tom.families.opentom import scoring as opentom_scoring
 from pytest_tom.families.opentom.headline import METRICS, PLOTS
-from pytest_tom.families.opentom.labels import (
-    ATTITUDES,
-    CONTAINERS,
-    GENRES,
-    LABELS,
-    ORDERS,
-    ROLES,
-    gold_label,
-    parse_label,
-    perspective_subsets,
-    place_label,
-    place_name,
-)
 from pytest_tom.families.opentom.options import OPTIONS
-from pytest_tom.scoring.labels import last_line
-from pytest_tom.scoring.text import normalise
-from pytest_tom.suite.schema import (
-    ID,
-    TAG,
-    Any_,
-    Bool,
-    Checker,
-    Enum,
-    Field,
-    ListOf,
-    Obj,
-    Str,
-    check_unique_ids,
-    describe,
-)
-
-QUESTION = Obj(
-    what="OpenToM question",
-    fields={
-        "id": Field(ID, doc="default: <genre>-<fo|so>-<perspective>[-<container>]"),
-        "genre": Field(Enum(values=GENRES), required=True, doc=f"one of {', '.join(GENRES)}"),
-        "order": Field(Enum(values=ORDERS), doc="first or second (not for attitude)"),
-        "perspective": Field(Enum(values=ROLES), doc="whose perspective: mover, observer, narrator"),
-        "container": Field(Enum(values=CONTAINERS), doc="mhop_fullness: original or new place"),
-        "ask": Field(Str(), doc="the question (default: the dataset's wording)"),
-        "answer": Field(Any_(), required=True, doc="the gold answer"),
-        "tags": Field(ListOf(TAG)),
-        "source": Field(Any_()),
-    },
-)
-
-SCENARIO = Obj(
-    what="OpenToM scenario",
-    fields={
-        "id": Field(ID, required=True, doc="a unique name for the narrative"),
-        "narrative": Field(Str(), required=True, doc="the story"),
-        "long_narrative": Field(Str(), doc="the OpenToM-L version of the story"),
-        "mover": Field(Str(), required=True, doc="the character who moves the entity"),
-        "observer": Field(Str(), required=True, doc="the character who may see the move"),
-        "entity": Field(Str(), required=True, doc="the entity of interest"),
-        "original_place": Field(Str(), required=True),
-        "new_place": Field(Str(), required=True),
-        "observed": Field(Bool(), required=True, doc="whether the observer saw the move"),
-        "personality": Field(Str(), doc="the mover's personality trait"),
-        "preferences": Field(Obj(what="preferences mapping", fields={
-            "mover": Field(Str()), "observer": Field(Str()),
-            "mover_about_observer": Field(Str()), "observer_about_mover": Field(Str()),
-        })),
-        "intention": Field(Str(), doc="why the mover moves the entity"),
-        "place_aliases": Field(Obj(what="place aliases mapping", fields={
-            "original": Field(ListOf(Str(), unique=True)), "new": Field(ListOf(Str(), unique=True)),
-        }), doc="other names of a place that a fine-location answer may use"),
-        "tags": Field(ListOf(TAG)),
-        "source": Field(Any_()),
-        "questions": Field(ListOf(QUESTION, min_len=1), required=True),
-    },
-)
-
-DEFAULTS = Obj(what="defaults mapping", fields={
-    "narrative": Field(Enum(values=("short", "long")), doc="which version of the story to show"),
-    "tags": Field(ListOf(TAG)),
-})
-
-
-def question_id(q: dict[str, Any]) -> str:
-    """The question's id: given, or built from its genre, order, perspective and container."""
-    if "id" in q:
-        return str(q["id"])
-    if q["genre"] == "attitude":
-        return "attitude"
-    parts = [q["genre"], {"first": "fo", "second": "so"}.get(q.get("order", ""), "o"),
-             q.get("perspective", "")]
-    if "container" in q:
-        parts.append(q["container"])
-    return "-".join(parts)
-
-
-def places_of(sc: dict[str, Any]) -> list[list[str]]:
-    aliases = sc.get("place_aliases") or {}
-    return [[str(sc["original_place"]), *map(str, aliases.get("original", []))],
-            [str(sc["new_place"]), *map(str, aliases.get("new", []))]]
+from pytest_tom.families.opentom.schema import DEFAULTS, SCENARIO
+from pytest_tom.suite.schema import Checker
 
 
 class OpenTomFamily(Family):
@@ -135,175 +47,22 @@ class OpenTomFamily(Family):
 
     # -- validation -----------------------------------------------------------------
     def check(self, data: dict[str, Any], ck: Checker) -> None:
-        scenarios = [sc for sc in data.get("scenarios") or []]
-        check_unique_ids(scenarios, ("scenarios",), ck, "scenario")
-        defaults = data.get("defaults") if isinstance(data.get("defaults"), dict) else {}
-        for si, sc in enumerate(scenarios):
-            if isinstance(sc, dict):
-                self._check_scenario(sc, ("scenarios", si), defaults, ck)
-
-    def _check_scenario(self, sc: dict[str, Any], base: tuple[Any, ...], defaults: dict[str, Any],
-                        ck: Checker) -> None:
-        if defaults.get("narrative") == "long" and "long_narrative" not in sc:
-            ck.error(base, f"{describe(base)}: the suite's defaults say 'narrative: long' but this "
-                     f"scenario has no 'long_narrative'; add one or remove the default")
-        if str(sc.get("mover", "")).strip().lower() == str(sc.get("observer", "")).strip().lower():
-            ck.error((*base, "observer"), f"{describe((*base, 'observer'))}: the observer must be "
-                     f"another character than the mover ({sc.get('mover')!r})")
-        try:
-            places = places_of(sc)
-        except KeyError:
-            return  # a required place is missing: the schema reported it
-        names = [{normalise(n) for n in group} - {""} for group in places]
-        if not names[0] or not names[1]:
-            ck.error((*base, "original_place"), f"{describe(base)}: a place name must contain "
-                     f"more than articles and punctuation")
-        elif names[0] & names[1]:
-            ck.error((*base, "new_place"), f"{describe((*base, 'new_place'))}: the new place reads "
-                     f"the same as the original place ({sorted(names[0] & names[1])[0]!r}); "
-                     f"answers could not tell them apart")
-        seen: dict[str, int] = {}
-        golds: dict[tuple[str, str, str], tuple[str, tuple[Any, ...]]] = {}
-        for qi, q in enumerate(sc.get("questions") or []):
-            if not isinstance(q, dict) or q.get("genre") not in GENRES:
-                continue
-            qpath = (*base, "questions", qi)
-            if not self._check_question(q, qpath, places, ck):
-                continue
-            qid = question_id(q)
-            if qid in seen:
-                ck.error((*qpath, "id") if "id" in q else qpath,
-                         f"duplicate question id {qid!r} in scenario {sc.get('id')!r} (first "
-                         f"used by question {seen[qid] + 1}); give one of them an 'id:'")
-            seen.setdefault(qid, qi)
-            if q["genre"] in ("loc_coarse", "loc_fine") and q["perspective"] != "narrator":
-                label = gold_label(q["genre"], q["answer"], places)
-                golds[(q["genre"], q["order"], q["perspective"])] = (str(label), qpath)
-        for (genre, order, who), (label, qpath) in golds.items():
-            if genre != "loc_fine" or ("loc_coarse", order, who) not in golds:
-                continue
-            coarse = golds[("loc_coarse", order, who)][0]
-            if (coarse == "Yes") != (label == "original"):
-                place = label
-                ck.error((*qpath, "answer"), f"{describe((*qpath, 'answer'))}: the gold answers "
-                         f"contradict each other: the {order}-order loc_coarse question of the "
-                         f"{who} says {coarse!r} but this answer names the {place} place; fix one")
-
-    def _check_question(self, q: dict[str, Any], qpath: tuple[Any, ...],
-                        places: list[list[str]], ck: Checker) -> bool:
-        genre = q["genre"]
-        ok = True
-
-        def err(key: str | None, message: str) -> None:
-            nonlocal ok
-            ok = False
-            path = (*qpath, key) if key else qpath
-            ck.error(path, f"{describe(path)}: {message}", key=key is not None and key != "answer")
-
-        if genre == "attitude":
-            if "order" in q:
-                err("order", "attitude questions have no order; remove 'order'")
-            if q.get("perspective", "observer") != "observer":
-                err("perspective", "attitude questions are asked as the observer")
-        else:
-            if "order" not in q:
-                err(None, f"a {genre} question needs 'order: first' or 'order: second'")
-            if "perspective" not in q:
-                err(None, f"a {genre} question needs 'perspective:' (mover or observer)")
-        if q.get("perspective") == "narrator":
-            if genre != "loc_fine" or q.get("order") != "first":
-                err("perspective", "narrator questions are first-order loc_fine questions only")
-            elif "ask" not in q:
-                err(None, "a narrator question needs 'ask:' (there is no template for it)")
-            elif "id" not in q:
-                err(None, "a narrator question needs an 'id:' (a narrative may ask two)")
-        if genre == "mhop_fullness" and "container" not in q:
-            err(None, "an mhop_fullness question needs 'container:' (original or new)")
-        if genre != "mhop_fullness" and "container" in q:
-            err("container", "'container' only applies to mhop_fullness questions")
-        if gold_label(genre, q.get("answer"), places) is None:
-            if genre == "loc_fine":
-                shown = " or ".join(repr(g[0]) for g in places)
-                err("answer", f"{q.get('answer')!r} must name exactly one of the two places "
-                    f"({shown}), or an alias listed in the scenario's 'place_aliases'")
-            else:
-                labels = ", ".join(LABELS[genre])
-                err("answer", f"{q.get('answer')!r} is not an answer of a {genre} question; "
-                    f"use one of: {labels}")
-        return ok
+        opentom_schema.check_suite(data, ck)
 
     # -- items ----------------------------------------------------------------------
     def expand(self, suite: Suite, data: dict[str, Any], settings: Settings,
                line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
-        defaults = data.get("defaults") or {}
-        long = bool(settings.options.get("opentom_long")) or defaults.get("narrative") == "long"
-        items: list[ItemSpec] = []
-        for si, sc in enumerate(data["scenarios"]):
-            for qi, q in enumerate(sc["questions"]):
-                line = line_of(("scenarios", si, "questions", qi))
-                items.append(self._item(suite, sc, q, defaults, long, line))
-        return items
-
-    def _item(self, suite: Suite, sc: dict[str, Any], q: dict[str, Any], defaults: dict[str, Any],
-              long: bool, line: int) -> ItemSpec:
-        genre = q["genre"]
-        order = q.get("order")
-        role = q.get("perspective", "observer")
-        places = places_of(sc)
-        label = gold_label(genre, q["answer"], places)
-        gold = label if genre != "loc_fine" else str(q["answer"]).strip()
-        ask = q.get("ask") or opentom_prompts.default_question(
-            genre, order, role, q.get("container"), sc)
-        character = {"mover": sc["mover"], "observer": sc["observer"]}.get(role)
-        narrative = sc.get("long_narrative") if long else sc["narrative"]
-        markers = [genre, *([f"{order}_order"] if order else []), role]
-        tags = list(dict.fromkeys([*defaults.get("tags", []), *sc.get("tags", []),
-                                   *q.get("tags", [])]))
-        meta = {
-            "genre": genre, "order": order, "role": role, "gold_label": label,
-            "observed": bool(sc["observed"]), "places": [g[0] for g in places],
-            "narrative": "long" if long else "short",
-        }
-        if genre == "loc_fine":
-            meta["gold_place"] = place_name(label, places)  # for reading; the class is gold_label
-        meta["subsets"] = list(perspective_subsets(str(ask), str(sc["mover"]), str(sc["observer"]))
-                               if genre != "attitude" else ("observer",))
-        if "container" in q:
-            meta["container"] = q["container"]
-        return ItemSpec(
-            id=f"{sc['id']}::{question_id(q)}", suite=suite.name, family=self.name,
-            scenario=str(sc["id"]), kind=genre, question=str(ask), gold=gold,
-            choices=list(ATTITUDES) if genre == "attitude" else [], tags=tags, markers=markers,
-            source={"file": suite.path, "line": line, **(sc.get("source") or {}),
-                    **(q.get("source") or {})},
-            meta=meta, line=line,
-            data={"narrative": narrative or "", "character": character, "places": places,
-                  "long_missing": long and not narrative},
-        )
+        return opentom_expand.expand_items(self.name, suite, data, settings, line_of)
 
     def unavailable(self, item: ItemSpec, settings: Settings) -> str | None:
-        if item.data.get("long_missing"):
-            return (f"scenario {item.scenario!r} has no long narrative "
-                    f"(--tom-opentom-long asks for OpenToM-L)")
-        return None
+        return opentom_expand.unavailable_reason(item)
 
     # -- model calls and scoring ----------------------------------------------------
     def conversation(self, item: ItemSpec, method: str, responses: list[str]) -> list[Message] | None:
         return opentom_prompts.conversation(item, method, responses)
 
     def score(self, item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
-        text = last_line(response) if ctx.settings.method == "cot" else response.strip()
-        label = parse_label(item.kind, text, item.data["places"])
-        if label is None:
-            what = "the last line" if ctx.settings.method == "cot" else "the answer"
-            return Outcome(correct=False, error=UNPARSEABLE,
-                           detail=f"{what} gives no single {item.kind} label")
-        correct = label == item.meta["gold_label"]
-        if item.kind == "loc_fine":
-            place = place_label(item.data["places"][0 if label == "original" else 1][0])
-            detail = f"names the {label} place ({place!r})"
-            return Outcome(correct=correct, parsed=label, detail=detail, extra={"place": place})
-        return Outcome(correct=correct, parsed=label)
+        return opentom_scoring.score_answer(item, response, ctx.settings.method)
 
     def aggregate(self, records: list[dict[str, Any]], settings: Settings) -> FamilyResult:
         return opentom_metrics.aggregate(records, settings)

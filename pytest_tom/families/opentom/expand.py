@@ -1,0 +1,78 @@
+"""OpenToM items: one item per question, with its gold label, its perspective subsets and
+the narrative (short, or OpenToM-L with --tom-opentom-long) it is asked about."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pytest_tom.core.model import ItemSpec, Suite
+from pytest_tom.families.base import Settings
+from pytest_tom.families.opentom import prompts as opentom_prompts
+from pytest_tom.families.opentom.labels import (
+    ATTITUDES,
+    gold_label,
+    perspective_subsets,
+    place_name,
+)
+from pytest_tom.families.opentom.schema import places_of, question_id
+
+
+def expand_items(family: str, suite: Suite, data: dict[str, Any], settings: Settings,
+                 line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
+    """The items of an OpenToM suite, in file order, for the family named `family`."""
+    defaults = data.get("defaults") or {}
+    long = bool(settings.options.get("opentom_long")) or defaults.get("narrative") == "long"
+    items: list[ItemSpec] = []
+    for si, sc in enumerate(data["scenarios"]):
+        for qi, q in enumerate(sc["questions"]):
+            line = line_of(("scenarios", si, "questions", qi))
+            items.append(item_of(family, suite, sc, q, defaults, long, line))
+    return items
+
+
+def item_of(family: str, suite: Suite, sc: dict[str, Any], q: dict[str, Any],
+            defaults: dict[str, Any], long: bool, line: int) -> ItemSpec:
+    """The item of question `q` of scenario `sc`."""
+    genre = q["genre"]
+    order = q.get("order")
+    role = q.get("perspective", "observer")
+    places = places_of(sc)
+    label = gold_label(genre, q["answer"], places)
+    gold = label if genre != "loc_fine" else str(q["answer"]).strip()
+    ask = q.get("ask") or opentom_prompts.default_question(
+        genre, order, role, q.get("container"), sc)
+    character = {"mover": sc["mover"], "observer": sc["observer"]}.get(role)
+    narrative = sc.get("long_narrative") if long else sc["narrative"]
+    markers = [genre, *([f"{order}_order"] if order else []), role]
+    tags = list(dict.fromkeys([*defaults.get("tags", []), *sc.get("tags", []),
+                               *q.get("tags", [])]))
+    meta = {
+        "genre": genre, "order": order, "role": role, "gold_label": label,
+        "observed": bool(sc["observed"]), "places": [g[0] for g in places],
+        "narrative": "long" if long else "short",
+    }
+    if genre == "loc_fine":
+        meta["gold_place"] = place_name(label, places)  # for reading; the class is gold_label
+    meta["subsets"] = list(perspective_subsets(str(ask), str(sc["mover"]), str(sc["observer"]))
+                           if genre != "attitude" else ("observer",))
+    if "container" in q:
+        meta["container"] = q["container"]
+    return ItemSpec(
+        id=f"{sc['id']}::{question_id(q)}", suite=suite.name, family=family,
+        scenario=str(sc["id"]), kind=genre, question=str(ask), gold=gold,
+        choices=list(ATTITUDES) if genre == "attitude" else [], tags=tags, markers=markers,
+        source={"file": suite.path, "line": line, **(sc.get("source") or {}),
+                **(q.get("source") or {})},
+        meta=meta, line=line,
+        data={"narrative": narrative or "", "character": character, "places": places,
+              "long_missing": long and not narrative},
+    )
+
+
+def unavailable_reason(item: ItemSpec) -> str | None:
+    """Why `item` cannot be asked (no long narrative under --tom-opentom-long), or None."""
+    if item.data.get("long_missing"):
+        return (f"scenario {item.scenario!r} has no long narrative "
+                f"(--tom-opentom-long asks for OpenToM-L)")
+    return None
