@@ -5,8 +5,11 @@ timeouts, refused connections, and secrets kept out of error messages."""
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -172,3 +175,64 @@ def test_a_fully_cached_rerun_never_imports_openai(pytester: pytest.Pytester) ->
         second.assert_outcomes(passed=expected_right(8), failed=8 - expected_right(8))
         assert (pytester.path / "openai-imported.txt").read_text() == "False"
         assert server.requests == 8  # the rerun asked nothing
+
+
+class _Recorder(BaseHTTPRequestHandler):
+    """Answers every POST with a fixed chat completion and records its path and headers."""
+
+    seen: list[tuple[str, dict[str, str]]] = []
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        type(self).seen.append((self.path, {k.lower(): v for k, v in self.headers.items()}))
+        body = json.dumps({"choices": [{"message": {"role": "assistant", "content": "a)"}}],
+                           "model": "m"}).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("suffix", ["/v1", "/v1/", "/v1?api-version=1"])
+def test_requests_go_where_the_client_sends_them_with_its_headers(
+        transport: str, suffix: str) -> None:
+    """The backend joins the endpoint's URL once and passes its own idempotency keys (CPU
+    per request): the path is the one the client itself builds from its base URL, and
+    every request carries the same headers as the client's own request."""
+    _Recorder.seen = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}{suffix}"
+        backend = create_backend("openai:m", {"base_url": url, "transport": transport})
+
+        async def go() -> None:
+            try:
+                for i in range(3):
+                    assert (await backend.acomplete(request(f"q{i}"))).text == "a)"
+                # the client's own join of the same base URL, for comparison
+                await backend.client.post("/chat/completions", body={"model": "m"}, cast_to=object)
+            finally:
+                await backend.aclose()
+
+        asyncio.run(go())
+    finally:
+        server.shutdown()
+        server.server_close()
+    paths = [path for path, _ in _Recorder.seen]
+    assert len(paths) == 4 and len(set(paths)) == 1, paths
+    ours = [headers for _, headers in _Recorder.seen[:3]]
+    client_own = _Recorder.seen[3][1]
+    for headers in ours:
+        assert set(headers) - {"content-length"} == set(client_own) - {"content-length"}
+        assert headers["authorization"] == "Bearer not-needed"
+        assert headers["x-stainless-retry-count"] == "0"
+        assert "x-stainless-read-timeout" in headers and "openai" in headers["user-agent"].lower()
+    keys = [h.get("idempotency-key") for h in ours]  # sent only by clients that send one
+    assert keys == [None] * 3 if "idempotency-key" not in client_own else len(set(keys)) == 3
