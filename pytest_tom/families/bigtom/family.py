@@ -10,6 +10,9 @@ order shuffled per item with the seed. An answer is right when it names the
 right letter and not the other one. Aggregates: accuracy per condition, and the
 joint scores TB ∧ FB and TC ∧ FC (see `pytest_tom.metrics.pairing`), laid out
 like Table 2 of the paper.
+
+Suite shape and checks: `bigtom_schema`; items: `bigtom_expand`; answer rule:
+`bigtom_scoring`.
 """
 
 from __future__ import annotations
@@ -18,67 +21,16 @@ from collections.abc import Callable
 from typing import Any
 
 from pytest_tom.core.model import ItemSpec, Suite
-from pytest_tom.core.outcome import UNPARSEABLE, Outcome
+from pytest_tom.core.outcome import Outcome
 from pytest_tom.families.base import Family, FamilyResult, Message, ScoringContext, Settings
+from pytest_tom.families.bigtom import expand as bigtom_expand
 from pytest_tom.families.bigtom import prompts
-from pytest_tom.families.bigtom.conditions import (
-    AWARE,
-    CONDITIONS,
-    NOT_AWARE,
-    compose,
-)
+from pytest_tom.families.bigtom import schema as bigtom_schema
+from pytest_tom.families.bigtom import scoring as bigtom_scoring
 from pytest_tom.families.bigtom.headline import METRICS, PLOTS
 from pytest_tom.families.bigtom.metrics import aggregate_records
-from pytest_tom.scoring.choice import LETTERS, letters_named
-from pytest_tom.scoring.text import after_last, normalise
-from pytest_tom.suite.schema import (
-    ID,
-    TAG,
-    Any_,
-    Checker,
-    Field,
-    ListOf,
-    Obj,
-    Str,
-    check_unique_ids,
-    describe,
-)
-
-
-def _sentence(doc: str) -> Field:
-    return Field(Str(), required=True, doc=doc)
-
-
-EVENT = Obj(what="block of an event (event, aware, not_aware)", fields={
-    "event": _sentence("the event, one sentence"),
-    "aware": _sentence("the agent perceives the event, one sentence"),
-    "not_aware": _sentence("the agent does not perceive the event, one sentence"),
-})
-ACTION = Obj(what="block of actions (new_state, initial_state)", fields={
-    "new_state": _sentence("what the agent does when it knows the new state, one sentence"),
-    "initial_state": _sentence("what the agent does while it believes the initial state"),
-})
-QUESTION = Obj(what="question block (ask, aware, not_aware)", fields={
-    "ask": _sentence("the question"),
-    "aware": _sentence("the answer of an agent who perceived the causal event (new state)"),
-    "not_aware": _sentence("the answer of an agent who did not (initial state)"),
-})
-TEMPLATE = Obj(what="template", fields={
-    "id": Field(ID,
-                required=True, doc="a unique name for the template"),
-    "tags": Field(ListOf(TAG)),
-    "source": Field(Any_()),
-    "context": _sentence("the setting and the agent, one sentence"),
-    "desire": _sentence("what the agent wants, one sentence"),
-    "percept": _sentence("what the agent perceives or does at first, one sentence"),
-    "initial_belief": _sentence("what the agent believes at first, one sentence"),
-    "causal_event": Field(EVENT, required=True, doc="the event that changes the state"),
-    "random_event": Field(EVENT, required=True, doc="an event that changes nothing relevant"),
-    "action": Field(ACTION, required=True, doc="the agent's next action given each state"),
-    "belief_question": Field(QUESTION, required=True, doc="the belief question and answers"),
-    "action_question": Field(QUESTION, required=True, doc="the action question and answers"),
-})
-DEFAULTS = Obj(what="defaults mapping", fields={"tags": Field(ListOf(TAG))})
+from pytest_tom.families.bigtom.schema import DEFAULTS, TEMPLATE
+from pytest_tom.suite.schema import Checker
 
 
 class BigTomFamily(Family):
@@ -95,60 +47,11 @@ class BigTomFamily(Family):
 
     # -- suite files -------------------------------------------------------------------
     def check(self, data: dict[str, Any], ck: Checker) -> None:
-        templates = data.get("scenarios") or []
-        check_unique_ids(templates, ("scenarios",), ck, "template")
-        for ti, t in enumerate(templates):
-            if not isinstance(t, dict):
-                continue  # the schema has reported it
-            base = ("scenarios", ti)
-            for block, what in (("belief_question", "answers"), ("action_question", "answers"),
-                                ("causal_event", "percepts"), ("random_event", "percepts"),
-                                ("action", "actions")):
-                a, b = ("new_state", "initial_state") if block == "action" else (AWARE, NOT_AWARE)
-                pair = t.get(block)
-                if not isinstance(pair, dict) or not all(isinstance(pair.get(k), str) for k in (a, b)):
-                    continue  # missing or malformed: the schema has reported it
-                if normalise(pair[a]) == normalise(pair[b]):
-                    path = (*base, block, b)
-                    ck.error(path, f"{describe(path)}: the {a} and {b} {what} of "
-                             f"{describe((*base, block))} are the same; the two must differ "
-                             f"(the item would have two identical options or stories)")
+        bigtom_schema.check_suite(data, ck)
 
     def expand(self, suite: Suite, data: dict[str, Any], settings: Settings,
                line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
-        default_tags = list((data.get("defaults") or {}).get("tags", []))
-        items: list[ItemSpec] = []
-        for ti, t in enumerate(data["scenarios"]):
-            line = line_of(("scenarios", ti))
-            tags = list(dict.fromkeys([*default_tags, *t.get("tags", [])]))
-            for cond in CONDITIONS:
-                items.append(self._item(suite, t, cond, tags, settings, line))
-        return items
-
-    def _item(self, suite: Suite, t: dict[str, Any], cond: Any, tags: list[str],
-              settings: Settings, line: int) -> ItemSpec:
-        tid = str(t["id"])
-        item_id = f"{tid}::{cond.id}"
-        parts = compose(t, cond)
-        block = t[cond.question_block]
-        options = [str(block[AWARE]), str(block[NOT_AWARE])]
-        settings.rng(suite.name, item_id).shuffle(options)
-        meta = {
-            "condition": cond.id,
-            "inference": cond.inference,
-            "belief_condition": cond.belief,
-            "initial_belief": cond.initial_belief,
-            "gold_letter": LETTERS[options.index(parts.right)],
-            "initial_state_letter": LETTERS[options.index(parts.initial_state_answer)],
-        }
-        return ItemSpec(
-            id=item_id, suite=suite.name, family=self.name, scenario=tid, kind=cond.inference,
-            question=parts.question, gold=parts.right, group=tid, choices=options, tags=tags,
-            markers=cond.markers, source={"file": suite.path, "line": line, **(t.get("source") or {})},
-            meta=meta, data={"story": parts.story,
-                             "text": prompts.item_text(parts.story, parts.question, options)},
-            line=line,
-        )
+        return bigtom_expand.expand_items(self.name, suite, data, settings, line_of)
 
     # -- model calls and scoring -------------------------------------------------------
     def conversation(self, item: ItemSpec, method: str, responses: list[str]) -> list[Message] | None:
@@ -156,19 +59,7 @@ class BigTomFamily(Family):
 
     def score(self, item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
         """Right when the answer (after its last `Answer:`) names the right letter and not the other."""
-        text = after_last(response, ("Answer:",)).strip()
-        if not text:
-            return Outcome(correct=False, error=UNPARSEABLE, detail="empty answer")
-        letters = letters_named(text, len(item.choices))
-        if not letters:
-            return Outcome(correct=False, error=UNPARSEABLE,
-                           detail="no option letter named (expected Answer:<option>)<answer>)")
-        if len(letters) > 1:
-            return Outcome(correct=False, parsed=sorted(letters), detail="names both options")
-        letter = next(iter(letters))
-        return Outcome(correct=letter == item.meta["gold_letter"],
-                       parsed=f"{letter}) {item.choices[LETTERS.index(letter)]}",
-                       extra={"initial_state": letter == item.meta["initial_state_letter"]})
+        return bigtom_scoring.score_answer(item, response)
 
     def aggregate(self, records: list[dict[str, Any]], settings: Settings) -> FamilyResult:
         return aggregate_records(records, settings)

@@ -1,0 +1,53 @@
+"""BigToM items: each causal template expanded into its 25 conditions, two options per
+item shuffled with the seed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pytest_tom.core.model import ItemSpec, Suite
+from pytest_tom.families.base import Settings
+from pytest_tom.families.bigtom import prompts
+from pytest_tom.families.bigtom.conditions import AWARE, CONDITIONS, NOT_AWARE, compose
+from pytest_tom.scoring.choice import LETTERS
+
+
+def expand_items(family: str, suite: Suite, data: dict[str, Any], settings: Settings,
+                 line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
+    """The items of a BigToM suite, template by template, for the family named `family`."""
+    default_tags = list((data.get("defaults") or {}).get("tags", []))
+    items: list[ItemSpec] = []
+    for ti, t in enumerate(data["scenarios"]):
+        line = line_of(("scenarios", ti))
+        tags = list(dict.fromkeys([*default_tags, *t.get("tags", [])]))
+        for cond in CONDITIONS:
+            items.append(item_of(family, suite, t, cond, tags, settings, line))
+    return items
+
+
+def item_of(family: str, suite: Suite, t: dict[str, Any], cond: Any, tags: list[str],
+            settings: Settings, line: int) -> ItemSpec:
+    """The item of template `t` under condition `cond`."""
+    tid = str(t["id"])
+    item_id = f"{tid}::{cond.id}"
+    parts = compose(t, cond)
+    block = t[cond.question_block]
+    options = [str(block[AWARE]), str(block[NOT_AWARE])]
+    settings.rng(suite.name, item_id).shuffle(options)
+    meta = {
+        "condition": cond.id,
+        "inference": cond.inference,
+        "belief_condition": cond.belief,
+        "initial_belief": cond.initial_belief,
+        "gold_letter": LETTERS[options.index(parts.right)],
+        "initial_state_letter": LETTERS[options.index(parts.initial_state_answer)],
+    }
+    return ItemSpec(
+        id=item_id, suite=suite.name, family=family, scenario=tid, kind=cond.inference,
+        question=parts.question, gold=parts.right, group=tid, choices=options, tags=tags,
+        markers=cond.markers, source={"file": suite.path, "line": line, **(t.get("source") or {})},
+        meta=meta, data={"story": parts.story,
+                         "text": prompts.item_text(parts.story, parts.question, options)},
+        line=line,
+    )

@@ -1,0 +1,80 @@
+"""The BigToM suite's shape and its checks: the causal template schema (one sentence per
+variable, event, action and question blocks) and the check that each block's two
+sentences differ."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_tom.families.bigtom.conditions import AWARE, NOT_AWARE
+from pytest_tom.scoring.text import normalise
+from pytest_tom.suite.schema import (
+    ID,
+    TAG,
+    Any_,
+    Checker,
+    Field,
+    ListOf,
+    Obj,
+    Str,
+    check_unique_ids,
+    describe,
+)
+
+
+def _sentence(doc: str) -> Field:
+    return Field(Str(), required=True, doc=doc)
+
+
+EVENT = Obj(what="block of an event (event, aware, not_aware)", fields={
+    "event": _sentence("the event, one sentence"),
+    "aware": _sentence("the agent perceives the event, one sentence"),
+    "not_aware": _sentence("the agent does not perceive the event, one sentence"),
+})
+ACTION = Obj(what="block of actions (new_state, initial_state)", fields={
+    "new_state": _sentence("what the agent does when it knows the new state, one sentence"),
+    "initial_state": _sentence("what the agent does while it believes the initial state"),
+})
+QUESTION = Obj(what="question block (ask, aware, not_aware)", fields={
+    "ask": _sentence("the question"),
+    "aware": _sentence("the answer of an agent who perceived the causal event (new state)"),
+    "not_aware": _sentence("the answer of an agent who did not (initial state)"),
+})
+TEMPLATE = Obj(what="template", fields={
+    "id": Field(ID,
+                required=True, doc="a unique name for the template"),
+    "tags": Field(ListOf(TAG)),
+    "source": Field(Any_()),
+    "context": _sentence("the setting and the agent, one sentence"),
+    "desire": _sentence("what the agent wants, one sentence"),
+    "percept": _sentence("what the agent perceives or does at first, one sentence"),
+    "initial_belief": _sentence("what the agent believes at first, one sentence"),
+    "causal_event": Field(EVENT, required=True, doc="the event that changes the state"),
+    "random_event": Field(EVENT, required=True, doc="an event that changes nothing relevant"),
+    "action": Field(ACTION, required=True, doc="the agent's next action given each state"),
+    "belief_question": Field(QUESTION, required=True, doc="the belief question and answers"),
+    "action_question": Field(QUESTION, required=True, doc="the action question and answers"),
+})
+DEFAULTS = Obj(what="defaults mapping", fields={"tags": Field(ListOf(TAG))})
+
+
+def check_suite(data: dict[str, Any], ck: Checker) -> None:
+    """Report every BigToM-specific error of a suite's `data` to `ck`."""
+    templates = data.get("scenarios") or []
+    check_unique_ids(templates, ("scenarios",), ck, "template")
+    for ti, t in enumerate(templates):
+        if not isinstance(t, dict):
+            continue  # the schema has reported it
+        base = ("scenarios", ti)
+        for block, what in (("belief_question", "answers"), ("action_question", "answers"),
+                            ("causal_event", "percepts"), ("random_event", "percepts"),
+                            ("action", "actions")):
+            a, b = ("new_state", "initial_state") if block == "action" else (AWARE, NOT_AWARE)
+            pair = t.get(block)
+            if not isinstance(pair, dict) or not all(isinstance(pair.get(k), str) for k in (a, b)):
+                continue  # missing or malformed: the schema has reported it
+            if normalise(pair[a]) == normalise(pair[b]):
+                path = (*base, block, b)
+                ck.error(path, f"{describe(path)}: the {a} and {b} {what} of "
+                         f"{describe((*base, block))} are the same; the two must differ "
+                         f"(the item would have two identical options or stories)")
