@@ -8,6 +8,8 @@ the wording and the example story are our own.
 
 from __future__ import annotations
 
+from pytest_tom.core.model import ItemSpec
+from pytest_tom.families.base import Message, single_call, two_calls
 from pytest_tom.scoring.json_final import BEGIN, END
 
 INSTRUCTION = f"""### TASK ###
@@ -50,3 +52,13 @@ def scene_prompt(text: str, ask: str, key: str) -> str:
     """The task instruction, then the scene's text and question."""
     return (f"{INSTRUCTION}\n\nText:\n{text}\n\nQuestion:\n{ask}\n\n"
             f"Use \"{key}\" as the entry inside \"final\".")
+
+
+def conversation(item: ItemSpec, method: str, responses: list[str]) -> list[Message] | None:
+    """The messages of `item` under `method` (vanilla: one call; cot: two calls)."""
+    d = item.data
+    prompt = scene_prompt(d["text"], d["ask"], d["key"])
+    if method == "cot":
+        first = [{"role": "user", "content": f"{prompt}\n\n{COT_FIRST}"}]
+        return two_calls(first, COT_FOLLOW_UP.format(key=d["key"]), responses)
+    return single_call([{"role": "user", "content": prompt}], responses)

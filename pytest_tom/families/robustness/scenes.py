@@ -417,3 +417,13 @@ def resolve(role: str, binding: Binding) -> str:
 def scenery_id(sc: dict[str, Any]) -> str:
     """A scenery's id: its `id`, else its complexity class."""
     return str(sc.get("id") or sc.get("class"))
+
+
+def scenes_of(stage: dict[str, Any], si: int) -> tuple[list[tuple[dict[str, Any], list[Scene]]],
+                                                       list[tuple[Any, str]]]:
+    """The scenes of every scenery of stage number `si`, and the problems found building them."""
+    builder = SceneryBuilder(stage, ("scenarios", si))
+    out = []
+    for ci, sc in enumerate(stage["sceneries"]):
+        out.append((sc, builder.scenes(sc, ("scenarios", si, "sceneries", ci))))
+    return out, builder.problems

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tom.families.robustness.scenes import EDITED_VARIANTS, RESERVED, ROLE
+from pytest_tom.families.robustness.scenes import (
+    EDITED_VARIANTS,
+    RESERVED,
+    ROLE,
+    scenery_id,
+    scenes_of,
+)
 from pytest_tom.suite.schema import (
     ID,
     IDENT,
@@ -17,6 +23,7 @@ from pytest_tom.suite.schema import (
     Node,
     Obj,
     Str,
+    check_unique_ids,
     describe,
     type_name,
 )
@@ -137,3 +144,31 @@ STAGE = Obj(what="stage", fields={
 })
 
 DEFAULTS = Obj(what="defaults mapping", fields={"tags": Field(ListOf(TAG))})
+
+
+def check_suite(data: dict[str, Any], ck: Checker) -> None:
+    """Report every robustness-specific error of a suite's `data` to `ck`: repeated sceneries,
+    malformed scene answers, and the problems of building the scenes."""
+    stages = data.get("scenarios") or []
+    check_unique_ids(stages, ("scenarios",), ck, "stage")
+    for si, stage in enumerate(stages):
+        sceneries = stage["sceneries"]
+        first: dict[str, int] = {}
+        for ci, sc in enumerate(sceneries):
+            sid = scenery_id(sc)
+            path = ("scenarios", si, "sceneries", ci)
+            if sid in first:
+                line = ck.at(("scenarios", si, "sceneries", first[sid]))[0]
+                ck.error((*path, "id") if "id" in sc else (*path, "class"),
+                         f"stage {stage['id']!r}: scenery {sid!r} repeats the scenery on "
+                         f"line {line}; give the second one its own 'id:'")
+            first.setdefault(sid, ci)
+            for i, scene in enumerate(sc.get("scenes") or []):
+                ans = scene.get("answer")
+                if ans is not None and not (isinstance(ans, str) or (
+                        isinstance(ans, list) and ans and all(isinstance(a, str) for a in ans))):
+                    ck.error((*path, "scenes", i, "answer"), "answer: expected a role, unknown, "
+                             "an answer text or a list of accepted answer texts")
+        _, problems = scenes_of(stage, si)
+        for path, message in dict.fromkeys(problems):  # stage-level ones repeat per scenery
+            ck.error(path, f"stage {stage['id']!r}: {message}")

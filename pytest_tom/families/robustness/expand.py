@@ -1,0 +1,52 @@
+"""Robustness items: one item per scene, with the id `<stage>::<scenery>::<scene>` and the
+group `<stage>::<scenery>`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pytest_tom.core.model import ItemSpec, Suite
+from pytest_tom.families.base import Settings
+from pytest_tom.families.robustness.scenes import Scene, scenery_id, scenes_of
+
+
+def expand_items(family: str, suite: Suite, data: dict[str, Any], settings: Settings,
+                 line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
+    """The items of a robustness suite, stage by stage, for the family named `family`."""
+    default_tags = list((data.get("defaults") or {}).get("tags", []))
+    items: list[ItemSpec] = []
+    for si, stage in enumerate(data["scenarios"]):
+        built, _ = scenes_of(stage, si)
+        for sc, scenes in built:
+            for scene in scenes:
+                items.append(item_of(family, suite, stage, sc, scene, default_tags,
+                                   line_of(scene.path)))
+    return items
+
+
+def item_of(family: str, suite: Suite, stage: dict[str, Any], sc: dict[str, Any], scene: Scene,
+            default_tags: list[str], line: int) -> ItemSpec:
+    """The item of one scene of scenery `sc` of `stage`."""
+    stage_id, sid, cls = str(stage["id"]), scenery_id(sc), str(sc["class"])
+    tags = list(dict.fromkeys([*default_tags, *stage.get("tags", []), cls, str(stage["type"]),
+                               *sc.get("tags", [])]))
+    meta: dict[str, Any] = {
+        "class": cls, "stage": stage_id, "stage_type": str(stage["type"]), "scenery": sid,
+        "variant": scene.variant, "objects": scene.binding, "question": scene.question,
+        "agent": scene.agent, "wrong": {scene.key: scene.wrong},
+    }
+    if scene.beliefs:
+        meta["beliefs"] = scene.beliefs
+    gold = {scene.key: scene.right[0] if len(scene.right) == 1 else scene.right}
+    return ItemSpec(
+        id=f"{stage_id}::{sid}::{scene.id}", suite=suite.name, family=family,
+        scenario=stage_id, kind=scene.question, question=scene.ask, gold=gold,
+        group=f"{stage_id}::{sid}", tags=tags,
+        markers=[scene.variant, f"objects_{scene.binding}"],
+        source={"file": suite.path, "line": line, "stage": stage_id, "scenery": sid,
+                **(stage.get("source") or {})},
+        meta=meta, line=line,
+        data={"text": scene.text, "ask": scene.ask, "key": scene.key,
+              "right": {scene.key: scene.right}, "wrong": {scene.key: scene.wrong}},
+    )
