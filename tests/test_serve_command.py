@@ -22,7 +22,24 @@ needs_model = pytest.mark.skipif(
 )
 
 
+def _serves_http() -> bool:
+    """Whether the installed xllamacpp has an HTTP server (0.2.x, the oldest the `local`
+    extra allows, answers in-process only)."""
+    if not HAVE_RUNTIME:
+        return False
+    import xllamacpp
+
+    from pytest_tom.commands.serve import has_http_server
+    return has_http_server(xllamacpp)
+
+
+SERVES_HTTP = _serves_http()
+needs_http = pytest.mark.skipif(
+    not SERVES_HTTP, reason="this xllamacpp (0.2.x) has no HTTP server: pip install -U xllamacpp")
+
+
 @needs_model
+@needs_http
 @pytest.mark.slow
 def test_serve_answers_bundled_items_through_openai_and_stops_on_ctrl_c(
         pytester: pytest.Pytester) -> None:
@@ -58,3 +75,11 @@ def test_serve_refuses_a_file_that_is_not_gguf(tmp_path, capsys) -> None:
         pytest.skip("xllamacpp is not installed")
     assert main(["serve", str(bad), "--port", "0"]) == 2
     assert "is not a GGUF file" in capsys.readouterr().err
+
+
+@needs_model
+@pytest.mark.skipif(SERVES_HTTP, reason="this xllamacpp has an HTTP server")
+def test_serve_says_how_to_upgrade_an_xllamacpp_without_http_server(capsys) -> None:
+    assert main(["serve", "--port", "0"]) == 1
+    err = capsys.readouterr().err
+    assert "has no HTTP server" in err and "pip install -U xllamacpp" in err

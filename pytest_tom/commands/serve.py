@@ -62,6 +62,12 @@ def _params(args: argparse.Namespace, path: Path, xlc: Any) -> Any:
     return params
 
 
+def has_http_server(xlc: Any) -> bool:
+    """Whether this xllamacpp's Server listens on HTTP (the releases after 0.2.x do; the
+    `local` backend needs only the in-process calls, so the `local` extra allows 0.2)."""
+    return hasattr(xlc.Server, "listening_address")
+
+
 def run(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535 or args.parallel < 1 or args.ctx < 256:
         print("pytest-tom serve: --port must be 0-65535, --parallel at least 1, --ctx at least "
@@ -76,6 +82,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     import xllamacpp as xlc  # noqa: PLC0415 optional (local extra), heavy
 
+    if not has_http_server(xlc):
+        print("pytest-tom serve: the installed xllamacpp has no HTTP server (0.2.x serves "
+              "in-process only): pip install -U xllamacpp", file=sys.stderr)
+        return 1
     try:
         server = xlc.Server(_params(args, path, xlc))
     except Exception as exc:
