@@ -16,8 +16,10 @@ Two ways to be a backend:
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from pytest_tom.core.secrets import RedactedUrl, Secret, redact_url  # noqa: F401 - re-exported
 
@@ -153,3 +155,25 @@ class Backend:
 
     async def aclose(self) -> None:
         """Release connections; called once at the end of the session."""
+
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class PerProcess(Generic[K, V]):
+    """One value per key for the whole process, made on first use under a lock: an
+    in-process model is loaded once per process (once per xdist worker), never per item
+    or per thread, however many backends or threads ask for it."""
+
+    def __init__(self, make: Callable[[K], V]) -> None:
+        self._make = make
+        self._values: dict[K, V] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: K) -> V:
+        with self._lock:
+            value = self._values.get(key)
+            if value is None:
+                value = self._values[key] = self._make(key)
+            return value

