@@ -59,8 +59,20 @@ class Deferred(Backend):
 
 
 def on_xdist_controller(config: pytest.Config) -> bool:
-    """The xdist controller (it hands items to workers and makes no model calls)."""
-    return config.pluginmanager.has_plugin("dsession")
+    """The xdist controller (it hands items to workers and makes no model calls).
+
+    Read from the options xdist settles in its `pytest_cmdline_main` (as xdist's own
+    distribution check does), not only from its `dsession` plugin: xdist registers that in
+    a trylast `pytest_configure`, which runs after ours when the entry points load in
+    another order (seen with the checkout on PYTHONPATH), and the controller then made the
+    model too. Workers carry the controller's options, hence the `workerinput` test."""
+    if hasattr(config, "workerinput"):
+        return False
+    if config.pluginmanager.has_plugin("dsession"):
+        return True
+    if config.getoption("collectonly", False):
+        return False
+    return config.getoption("dist", "no") != "no" and bool(config.getoption("tx", None))
 
 
 def as_backend(obj: Any, spec: str, options: dict[str, Any], made_by: str) -> Backend:
