@@ -10,12 +10,15 @@ on the way. With a seed in the request (samples), sample s is also wrong where
 
 from __future__ import annotations
 
+import asyncio
 import re
 import sqlite3
 from pathlib import Path
 from typing import Any
 
 from chat_server import last_user_text
+
+from pytest_tom.backends.base import Backend, ModelReply, ModelRequest, SamplingParams
 
 NUMBER = re.compile(r"Is the number (\d+) even\?")
 
@@ -78,3 +81,21 @@ def tom_args(server: Any, *extra: str) -> list[str]:
     """Command-line arguments of a run against the loopback server (fast retries)."""
     return ["--tom-model=openai:test-model", f"--tom-base-url={server.base_url}",
             "--tom-backoff=0.01", "-p", "no:cacheprovider", *extra]
+
+
+class Echo(Backend):
+    """Answers "echo:<prompt>"; cacheable like a real model (runner and cache tests)."""
+
+    name = "echo"
+    model = "echo"
+    cacheable = True
+
+    async def acomplete(self, request: ModelRequest) -> ModelReply:
+        await asyncio.sleep(0)
+        return ModelReply(text=f"echo:{request.prompt}")
+
+
+def one_call(prompt: str) -> Any:
+    """A runner conversation of one request: asks `prompt` once, then is done."""
+    request = ModelRequest(messages=[{"role": "user", "content": prompt}], params=SamplingParams())
+    return lambda responses: None if responses else request

@@ -11,31 +11,17 @@
 
 from __future__ import annotations
 
-import asyncio
 import multiprocessing
 import socket
 import sqlite3
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.backends.base import Backend, ModelReply, ModelRequest, SamplingParams
+from runner_support import Echo, one_call
+
+from pytest_tom.backends.base import SamplingParams
 from pytest_tom.engine.cache import ResponseCache, request_key
 from pytest_tom.engine.runner import Runner
-
-
-class Echo(Backend):
-    name = "echo"
-    model = "echo"
-    cacheable = True
-
-    async def acomplete(self, request: ModelRequest) -> ModelReply:
-        await asyncio.sleep(0)
-        return ModelReply(text=f"echo:{request.prompt}")
-
-
-def call(prompt: str) -> Any:
-    request = ModelRequest(messages=[{"role": "user", "content": prompt}], params=SamplingParams())
-    return lambda responses: None if responses else request
 
 
 def _hold(folder: str, ready: Any, release: Any) -> None:
@@ -68,13 +54,13 @@ class Holder:
 
 def test_a_locked_cache_does_not_stop_the_event_loop(tmp_path: Path) -> None:
     cache = ResponseCache(tmp_path)
-    cache.put(request_key(Echo().identity(), call("old")([]).messages, SamplingParams().to_dict()),
+    cache.put(request_key(Echo().identity(), one_call("old")([]).messages, SamplingParams().to_dict()),
               "cached:old", None, None)
     runner = Runner(Echo(), cache=cache, retries=0, poll=0.01)
     try:
         with Holder(tmp_path):
-            new = runner.submit("new", call("new"))  # its claim waits for the lock
-            old = runner.submit("old", call("old"))  # in the cache: read while it is locked
+            new = runner.submit("new", one_call("new"))  # its claim waits for the lock
+            old = runner.submit("old", one_call("old"))  # in the cache: read while it is locked
             assert old.result(timeout=30).final == "cached:old"
             assert not new.done()  # still waiting for the lock, which is still held
         assert new.result(timeout=30).final == "echo:new"
@@ -89,7 +75,7 @@ def test_a_lock_that_never_clears_names_who_holds_it(tmp_path: Path) -> None:
     runner = Runner(Echo(), cache=cache, retries=0, poll=0.01)
     with Holder(tmp_path) as holder:
         try:
-            assert runner.submit("p", call("p")).result(timeout=30).final == "echo:p"
+            assert runner.submit("p", one_call("p")).result(timeout=30).final == "echo:p"
         finally:
             runner.close()
         problem = runner.cache_problem

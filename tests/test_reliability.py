@@ -8,7 +8,6 @@ or hangs ...) and is bounded in time: a regression fails, it does not hang.
 
 from __future__ import annotations
 
-import asyncio
 import fnmatch
 import multiprocessing
 import os
@@ -24,28 +23,11 @@ from typing import Any
 import pytest
 from chat_server import ChatServer
 from conftest import load_report
-from runner_support import cached_rows, numbers_suite, respond, tom_args
+from runner_support import Echo, cached_rows, numbers_suite, one_call, respond, tom_args
 
-from pytest_tom.backends.base import Backend, ModelReply, ModelRequest, SamplingParams
+from pytest_tom.backends.base import ModelRequest, SamplingParams
 from pytest_tom.engine.cache import PROCESS, ResponseCache, process_start, request_key
 from pytest_tom.engine.runner import Runner
-
-
-class Echo(Backend):
-    """Answers "echo:<prompt>"; cacheable like a real model."""
-
-    name = "echo"
-    model = "echo"
-    cacheable = True
-
-    async def acomplete(self, request: ModelRequest) -> ModelReply:
-        await asyncio.sleep(0)
-        return ModelReply(text=f"echo:{request.prompt}")
-
-
-def one_call(prompt: str) -> Any:
-    request = ModelRequest(messages=[{"role": "user", "content": prompt}], params=SamplingParams())
-    return lambda responses: None if responses else request
 
 
 # -- 1. --tom-timeout bounds a whole attempt --------------------------------------------------
