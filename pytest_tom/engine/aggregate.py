@@ -10,9 +10,11 @@ from collections import defaultdict
 from typing import Any
 
 from pytest_tom import families
-from pytest_tom.engine.headline import add_intervals, declared_values
+from pytest_tom.engine.headline import add_intervals, table_of
 from pytest_tom.families.base import FamilyResult, Settings
 from pytest_tom.metrics.accuracy import Record, accuracy_block, core_metrics, sum_blocks
+from pytest_tom.metrics.declare import Value, evaluate
+from pytest_tom.metrics.record_table import RecordTable, UndeclaredRead
 from pytest_tom.metrics.sample_spread import aggregate_samples, sample_count
 
 
@@ -20,16 +22,57 @@ def aggregate(records: list[Record], settings: Settings) -> dict[str, Any]:
     """`{"suites": {name: {...}}, "totals": {...}}` for the records of one run; with
     `--tom-samples k` every number is the mean over samples and `spread` holds the standard
     deviations (see `pytest_tom.metrics.sample_spread`)."""
-    several = sample_count(records) > 1
-    results = aggregate_samples(records, lambda recs: _aggregate_once(recs, settings, several))
-    return add_intervals(results, records, settings)
+    tables: dict[str, RecordTable] | None = {} if sample_count(records) < 2 else None
+    results = aggregate_samples(records, lambda recs: _aggregate_once(recs, settings, tables))
+    return add_intervals(results, records, settings, tables)
+
+
+def family_result(family: str, records: list[Record], settings: Settings,
+                  table: RecordTable | None = None) -> FamilyResult:
+    """What `family` reports for the records of one suite: its `aggregate` given the values
+    of its declared metrics, those values set in the metrics (see `set_declared`). For
+    tests and scripts that want one suite's figures without a whole run's totals."""
+    result, _ = _family_figures(family, records, sorted(records, key=_item_id), settings, table)
+    return result
+
+
+def _family_figures(family: str, arrived: list[Record], by_id: list[Record], settings: Settings,
+                    table: RecordTable | None = None) -> tuple[FamilyResult, RecordTable]:
+    """The family's result with the declared values set, and the suite's record table."""
+    if table is None:
+        table = table_of(family, arrived, settings)
+    try:
+        fam = families.get(family)
+    except KeyError:
+        return FamilyResult(), table
+    try:
+        declared = evaluate(fam.declared_metrics(settings), table)
+    except UndeclaredRead as exc:
+        suite = arrived[0]["item"]["suite"] if arrived else "?"
+        raise UndeclaredRead(f"family {family} (suite {suite}): {exc}") from None
+    result = fam.aggregate(by_id, settings, declared)
+    result.metrics = set_declared(dict(result.metrics), declared)
+    return result, table
+
+
+def set_declared(metrics: dict[str, Any], declared: dict[str, Value]) -> dict[str, Any]:
+    """`metrics` with the value of each declared metric: one the family reports as None
+    stays None (unavailable in this run, e.g. FANToM's ALL* without free-response scores);
+    one that selects nothing is left out."""
+    for name, value in declared.items():
+        if name in metrics and metrics[name] is None:
+            continue
+        if value.value is not None or name in metrics:
+            metrics[name] = value.value
+    return metrics
 
 
 def _aggregate_once(records: list[Record], settings: Settings,
-                    declared: bool = False) -> dict[str, Any]:
-    """The scores of one set of records. The values of the metrics the families declare
-    are set from their declarations with the intervals (`add_intervals`), or here with
-    `declared` (a run of several samples, which has no intervals)."""
+                    tables: dict[str, RecordTable] | None = None) -> dict[str, Any]:
+    """The scores of one set of records: each suite's family figures (its declared metrics
+    from their declarations, then the family's own figures and tables given those values)
+    and the core metrics. `tables` (when given) keeps each suite's record table for the
+    intervals."""
     grouped: dict[str, list[Record]] = defaultdict(list)
     for rec in records:
         grouped[rec["item"]["suite"]].append(rec)
@@ -43,15 +86,12 @@ def _aggregate_once(records: list[Record], settings: Settings,
         # arrived, which are also the closest together in memory
         recs = sorted(arrived, key=_item_id)
         family_name = recs[0]["item"]["family"]
-        try:
-            result = families.get(family_name).aggregate(recs, settings)
-        except KeyError:
-            result = FamilyResult()
+        result, table = _family_figures(family_name, arrived, recs, settings)
+        if tables is not None:
+            tables[name] = table
         core = core_metrics(arrived)
         blocks.append(_totals_share(arrived, core))
         metrics = {**core, **result.metrics}
-        if declared:
-            declared_values(family_name, recs, metrics, settings)
         suites[name] = {
             "family": family_name,
             "path": recs[0]["item"]["source"].get("file", ""),

@@ -96,30 +96,12 @@ def totals_catalog() -> Catalog:
                            finish=ratio_of(), unit=(suite_of, group_key), of_groups=True)])
 
 
-def declared_values(family: str, records: list[Record] | RecordTable, metrics: dict[str, Any],
-                    settings: Settings | None = None) -> None:
-    """Set the value of every metric `family` declares in `metrics` (a suite's), from its
-    declaration; a metric the family reports as None stays None (unavailable, e.g. FANToM's
-    ALL* without free-response scores), one that selects nothing is left out."""
-    declared = family_metrics(family, settings)
-    if not declared:
-        return
-    table = (records if isinstance(records, RecordTable)
-             else RecordTable(records, reads_of(declared)))
-    for m in declared:
-        if m.name in metrics and metrics[m.name] is None:
-            continue
-        value = m.value(table)
-        if value is not None or m.name in metrics:
-            metrics[m.name] = value
-
-
 def suite_intervals(family: str, records: list[Record] | RecordTable, metrics: dict[str, Any],
                     seed: int, resamples: int = RESAMPLES, settings: Settings | None = None,
                     set_values: bool = False) -> dict[str, dict[str, Any]]:
     """Interval of every metric of the suite that has a value; with `set_values`, the
     value of each metric its family declares is set in `metrics` from the declaration
-    (see `declared_values`)."""
+    (see `engine.aggregate.set_declared`)."""
     out: dict[str, dict[str, Any]] = {}
     table = records if isinstance(records, RecordTable) else table_of(family, records, settings)
     if not len(table):
@@ -152,9 +134,11 @@ def totals_intervals(records: list[Record] | RecordTable, seed: int,
 
 
 def add_intervals(results: dict[str, Any], records: list[Record], settings: Settings | int,
+                  suite_tables: dict[str, RecordTable] | None = None,
                   resamples: int = RESAMPLES) -> dict[str, Any]:
     """`results` (as `aggregate` returns) with the value of every declared metric set from
-    its declaration, `intervals` on every suite and `totals_intervals`. With
+    its declaration, `intervals` on every suite and `totals_intervals`; `suite_tables`:
+    the suites' record tables when the caller has them already. With
     `--tom-samples k` (k > 1) the numbers are means over samples and their spread over
     samples is reported instead (no interval)."""
     if isinstance(settings, int):  # a seed alone (older callers)
@@ -167,7 +151,9 @@ def add_intervals(results: dict[str, Any], records: list[Record], settings: Sett
     tables = []
     for name, recs in by_suite.items():
         suite = results["suites"].get(name)
-        table = table_of(suite["family"] if suite else "", recs, settings)
+        table = suite_tables.get(name) if suite_tables else None
+        if table is None:
+            table = table_of(suite["family"] if suite else "", recs, settings)
         table.constant(suite_of, name)
         tables.append(table)
         if suite is not None:

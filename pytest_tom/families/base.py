@@ -8,6 +8,8 @@ entry-point group ``pytest_tom.families`` (name -> Family subclass).
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -16,7 +18,7 @@ from pytest_tom.core.model import ItemSpec, Suite
 from pytest_tom.core.option_table import Opt
 from pytest_tom.core.outcome import Outcome
 from pytest_tom.core.settings import Settings
-from pytest_tom.metrics.declare import Metric, Plot, check_declarations
+from pytest_tom.metrics.declare import Metric, Plot, Value, check_declarations
 from pytest_tom.suite.schema import Checker, Obj
 
 Message = dict[str, str]  # {"role": ..., "content": ...}
@@ -97,6 +99,9 @@ class Family:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         check_declarations(f"family {cls.name or cls.__name__}", cls.headline_metrics, cls.plots)
+        own = cls.__dict__.get("aggregate")
+        if own is not None and _takes_two(own):
+            cls.aggregate = _with_declared(own)  # type: ignore[method-assign]
 
     def declared_metrics(self, settings: Settings) -> tuple[Metric, ...]:
         """The headline metrics of a run with `settings` (a family whose definitions follow
@@ -122,8 +127,18 @@ class Family:
     def score(self, item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
         raise NotImplementedError
 
-    def aggregate(self, records: list[dict[str, Any]], settings: Settings) -> FamilyResult:
-        """Family metrics over the records of one suite (see `pytest_tom.metrics`)."""
+    def aggregate(self, records: list[dict[str, Any]], settings: Settings,
+                  declared: Mapping[str, Value]) -> FamilyResult:
+        """The figures of one suite beyond the declared metrics (named numbers, usable in
+        gates) and its tables in the paper's layout.
+
+        `declared` holds the value of every declared metric (`declared_metrics`), computed
+        once by the engine from its declaration, with the counts behind it
+        (`metrics.declare.Value`): a table shows those, not a count of its own. The engine
+        sets the declared values in the suite's metrics itself; a family marks one
+        unavailable in this run (e.g. a figure that needs an optional scorer) by reporting
+        it as None. An override taking only `(records, settings)` is accepted too (a family
+        without tables of declared metrics)."""
         return FamilyResult()
 
     def prepare_scoring(self, pairs: Iterable[tuple[ItemSpec, str]], ctx: ScoringContext) -> int:
@@ -156,6 +171,26 @@ class Family:
         accuracy, pairs, per-set scores) reads items of one unit together. The item's
         group by default; a family whose grouping follows an option says so here."""
         return item.group
+
+
+def _takes_two(fn: Callable[..., Any]) -> bool:
+    """True for an `aggregate(self, records, settings)` written without `declared`."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        return False
+    return len(params) == 3
+
+
+def _with_declared(fn: Callable[..., FamilyResult]) -> Callable[..., FamilyResult]:
+    @functools.wraps(fn)
+    def aggregate(self: Family, records: list[dict[str, Any]], settings: Settings,
+                  declared: Mapping[str, Value] | None = None) -> FamilyResult:
+        return fn(self, records, settings)
+
+    return aggregate
 
 
 def method_for(family: Family, method: str) -> str:

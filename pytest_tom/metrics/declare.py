@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
@@ -47,8 +47,8 @@ from pytest_tom.metrics.pairing import duplicate_key
 from pytest_tom.metrics.record_table import Key, RecordTable, UndeclaredRead
 
 __all__ = ["GROUPED", "PERCENT", "PROPORTION", "UNIT_SCALE", "AllRight", "DeclarationError",
-           "Joint", "LabelPairs", "Metric", "Plot", "UndeclaredRead", "ValueMean",
-           "check_declarations", "macro_f1_of", "mean_of", "meta", "outcome_value", "ratio_of",
+           "Joint", "LabelPairs", "Metric", "NO_VALUE", "Plot", "UndeclaredRead", "Value", "ValueMean",
+           "check_declarations", "evaluate", "macro_f1_of", "mean_of", "meta", "outcome_value", "ratio_of",
            "scenario_of", "weighted_f1_of"]
 
 PROPORTION = "proportion"
@@ -140,13 +140,19 @@ class Metric:
 
     def value(self, records: list[Record] | RecordTable) -> float | None:
         """The point value (None when nothing is selected)."""
+        return self.evaluate(records).value
+
+    def evaluate(self, records: list[Record] | RecordTable) -> Value:
+        """The point value with the counts it comes from (what a table in the paper's
+        layout shows next to it)."""
         table = as_table(records)
         if self.kind == PROPORTION:
             right, n = self.counts(table)
-            return right / n if n else None
+            return Value(right / n if n else None, Counter({"ok": right, "n": n}), n)
         assert self.finish is not None
-        _, summaries = self.unit_summaries(table)
-        return self.finish(summaries.total())
+        units, summaries = self.unit_summaries(table)
+        total = summaries.total()
+        return Value(self.finish(total), total, len(units))
 
     def interval(self, records: list[Record] | RecordTable, seed: int, scope: str,
                  resamples: int = RESAMPLES) -> Interval:
@@ -165,6 +171,36 @@ class Metric:
                 w = wilson(sums["ok"], sums["n"])
                 return Interval(value, w.low, w.high, "wilson over groups", sums["n"])
         return bootstrap(summaries, self.finish, derive_seed(seed, scope, self.name), resamples)
+
+
+@dataclass(frozen=True)
+class Value:
+    """A declared metric's point value and what it was computed from, as the engine
+    hands it to the family's tables (`Family.aggregate(records, settings, declared)`):
+    a table in the paper's layout shows these, never a count of its own.
+
+    `total`: for a proportion `ok` (right) and `n` (judged); for a grouped metric its
+    units' summaries summed (`ok`/`n` of AllRight and Joint, the (gold, predicted) pair
+    counts of LabelPairs, `sum`/`n` of ValueMean). `units`: judged items of a proportion,
+    units with selected records of a grouped metric."""
+
+    value: float | None
+    total: Counter = field(default_factory=Counter)
+    units: int = 0
+
+    def count(self, num: str = "ok", den: str = "n") -> tuple[int, int]:
+        """(numerator, denominator) of a share: (right, judged), (pairs both right, pairs),
+        (groups all right, groups)."""
+        return int(self.total.get(num, 0)), int(self.total.get(den, 0))
+
+
+NO_VALUE = Value(None)
+
+
+def evaluate(metrics: Iterable[Metric], records: list[Record] | RecordTable) -> dict[str, Value]:
+    """name -> `Value` of each metric, over one table of the records."""
+    table = as_table(records)
+    return {m.name: m.evaluate(table) for m in metrics}
 
 
 @dataclass(frozen=True)
@@ -316,6 +352,8 @@ class LabelPairs:
         seen = np.unique(codes)
         cells = np.bincount(unit_of * len(labels) + codes, minlength=units * len(labels))
         cells = cells.reshape(units, len(labels))
+        if not len(seen):  # nothing selected: no pair counted, no F1
+            return Summaries((), np.zeros((units, 0)))
         return _summaries({("pair", *labels[c]): cells[:, c] for c in seen.tolist()})
 
 
