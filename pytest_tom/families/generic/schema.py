@@ -1,5 +1,5 @@
 """The generic family's suite shape: scenarios of a story and questions, one answer rule
-each, and the semantic checks of a question's JSON answer map."""
+each, and the semantic checks of a suite (`check_suite`)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from pytest_tom.suite.schema import (
     Obj,
     Str,
     Text,
+    check_unique_ids,
     describe,
     type_name,
 )
@@ -49,6 +50,15 @@ def words_text(entry: Any) -> str:
 
 
 RULES = ("choices", "yes_no", "names", "contains", "json_final")
+
+
+def rule_of(q: dict[str, Any]) -> list[str]:
+    """The answer rules a question uses (exactly one is valid)."""
+    return [r for r in RULES if r in q]
+
+
+def question_id(q: dict[str, Any], index: int) -> str:
+    return str(q.get("id", f"q{index + 1}"))
 
 QUESTION = Obj(
     what="question",
@@ -106,3 +116,78 @@ def check_answer_map(q: dict[str, Any], qpath: tuple[Any, ...], ck: Checker) -> 
             if extra:
                 ck.error(path, f"{describe(path)}: {extra!r} not asked in json_final; wrong "
                          f"answers belong to asked objects")
+
+
+def check_suite(data: dict[str, Any], ck: Checker) -> None:
+    """Report every generic-specific error of a suite's `data` to `ck`: unique ids, one
+    answer rule per question and the keys that go with it."""
+    scenarios = data.get("scenarios") or []
+    check_unique_ids(scenarios, ("scenarios",), ck, "scenario")
+    for si, sc in enumerate(scenarios):
+        if not isinstance(sc, dict):
+            continue
+        base = ("scenarios", si)
+        questions = sc.get("questions") or []
+        seen: dict[str, int] = {}
+        for qi, q in enumerate(questions):
+            if not isinstance(q, dict):
+                continue
+            qpath = (*base, "questions", qi)
+            qid = question_id(q, qi)
+            if qid in seen:
+                ck.error((*qpath, "id") if "id" in q else qpath,
+                         f"duplicate question id {qid!r} in scenario {sc.get('id')!r} "
+                         f"(first used by question {seen[qid] + 1}); ids must be unique")
+            seen.setdefault(qid, qi)
+            check_question(q, qpath, sc, base, ck)
+
+
+def check_question(q: dict[str, Any], qpath: tuple[Any, ...], sc: dict[str, Any],
+                   base: tuple[Any, ...], ck: Checker) -> None:
+    """The checks of one question at `qpath` of scenario `sc` (at `base`)."""
+    rules = rule_of(q)
+    if not rules:
+        ck.error(qpath, f"{describe(qpath)}: missing answer: give one answer rule "
+                 f"(choices + answer, yes_no, names, contains, or json_final)")
+        return
+    if len(rules) > 1:
+        ck.error(qpath, f"{describe(qpath)}: more than one answer rule ({', '.join(rules)}); "
+                 f"keep exactly one")
+        return
+    rule = rules[0]
+    if rule == "choices":
+        if "answer" not in q:
+            ck.error(qpath, f"{describe(qpath)}: missing answer: a question with choices needs "
+                     f"'answer:' set to one of them")
+        elif isinstance(q["choices"], list) and str(q["answer"]).strip().lower() not in [
+                str(c).strip().lower() for c in q["choices"]]:
+            ck.error((*qpath, "answer"), f"{describe((*qpath, 'answer'))}: {q['answer']!r} is not "
+                     f"among the choices {q['choices']!r}; the answer must be one of them")
+    elif "answer" in q:
+        ck.error((*qpath, "answer"), f"{describe((*qpath, 'answer'))}: 'answer' goes with "
+                 f"'choices'; a {rule} question carries its gold in '{rule}'", key=True)
+    if "shuffle" in q and rule != "choices":
+        ck.error((*qpath, "shuffle"), f"{describe((*qpath, 'shuffle'))}: 'shuffle' only applies "
+                 f"to questions with choices", key=True)
+    if "excludes" in q and rule != "contains":
+        ck.error((*qpath, "excludes"), f"{describe((*qpath, 'excludes'))}: 'excludes' goes with "
+                 f"'contains'", key=True)
+    if "wrong" in q and rule != "json_final":
+        ck.error((*qpath, "wrong"), f"{describe((*qpath, 'wrong'))}: 'wrong' goes with "
+                 f"'json_final'", key=True)
+    if "meta" in q and not isinstance(q["meta"], dict):
+        ck.error((*qpath, "meta"), f"{describe((*qpath, 'meta'))}: expected a mapping of plain data")
+    if rule == "json_final":
+        check_answer_map(q, qpath, ck)
+    if rule == "names":
+        chars = sc.get("characters")
+        if not isinstance(chars, list) or not chars:
+            ck.error(qpath, f"{describe(qpath)}: a 'names' question needs the scenario's "
+                     f"'characters:' list (every character who could be named), so that naming "
+                     f"a wrong one can be detected; add it to {describe(base)}")
+        else:
+            known = {str(c).lower() for c in chars}
+            for i, n in enumerate(q["names"] if isinstance(q["names"], list) else []):
+                if str(n).lower() not in known:
+                    ck.error((*qpath, "names", i), f"{describe((*qpath, 'names', i))}: {n!r} is not "
+                             f"in the scenario's characters {chars!r}")

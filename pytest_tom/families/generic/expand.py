@@ -1,0 +1,69 @@
+"""Generic items: one item per question, its kind and gold from the question's answer rule
+(choices shuffled per item with the seed unless `shuffle: false`) and its `meta:` carried
+to the aggregation."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pytest_tom.core.model import ItemSpec, Suite
+from pytest_tom.families.base import Settings
+from pytest_tom.families.generic.schema import alternatives, question_id, rule_of
+from pytest_tom.scoring.choice import LETTERS
+
+
+def expand_items(family: str, suite: Suite, data: dict[str, Any], settings: Settings,
+                 line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
+    """The items of a generic suite, in file order, for the family named `family`."""
+    defaults = data.get("defaults") or {}
+    items: list[ItemSpec] = []
+    for si, sc in enumerate(data["scenarios"]):
+        for qi, q in enumerate(sc["questions"]):
+            items.append(item_of(family, suite, sc, q, qi, defaults, settings,
+                                 line_of(("scenarios", si, "questions", qi))))
+    return items
+
+
+def item_of(family: str, suite: Suite, sc: dict[str, Any], q: dict[str, Any], qi: int,
+            defaults: dict[str, Any], settings: Settings, line: int) -> ItemSpec:
+    """The item of question `q` (the `qi`-th) of scenario `sc`: its gold under the answer
+    rule, the choices in the order shown (shuffled with the seed unless `shuffle: false`)."""
+    rule = rule_of(q)[0]
+    item_id = f"{sc['id']}::{question_id(q, qi)}"
+    tags = list(dict.fromkeys([*defaults.get("tags", []), *sc.get("tags", []), *q.get("tags", [])]))
+    kind = {"choices": "choice"}.get(rule, rule)
+    choices: list[str] = []
+    gold: Any
+    meta: dict[str, Any] = {}
+    if rule == "choices":
+        choices = [str(c) for c in q["choices"]]
+        answer = next(c for c in choices if c.strip().lower() == str(q["answer"]).strip().lower())
+        if q.get("shuffle", defaults.get("shuffle", True)):
+            settings.rng(suite.name, item_id).shuffle(choices)
+        gold = answer
+        meta["gold_letter"] = LETTERS[choices.index(answer)]
+    elif rule == "yes_no":
+        v = q["yes_no"]
+        gold = ("yes" if v else "no") if isinstance(v, bool) else v
+    elif rule == "names":
+        gold = [str(n) for n in q["names"]]
+    elif rule == "json_final":
+        gold = {str(k): _texts(v) for k, v in q["json_final"].items()}
+        meta["wrong"] = {str(k): _texts(v) for k, v in (q.get("wrong") or {}).items()}
+    else:
+        gold = {"contains": [alternatives(w) if isinstance(w, list) else str(w)
+                             for w in q["contains"]],
+                "excludes": [str(w) for w in q.get("excludes", [])]}
+    meta = {**(q.get("meta") or {}), **meta}
+    data = {"context": sc["context"], "characters": [str(c) for c in sc.get("characters", [])]}
+    return ItemSpec(
+        id=item_id, suite=suite.name, family=family, scenario=str(sc["id"]), kind=kind,
+        question=str(q["ask"]), gold=gold, choices=choices, tags=tags,
+        source={"file": suite.path, "line": line, **(sc.get("source") or {})},
+        meta=meta, data=data, line=line,
+    )
+
+
+def _texts(value: Any) -> str | list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else str(value)
