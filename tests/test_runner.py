@@ -344,3 +344,60 @@ def test_a_call_claimed_by_another_process_is_awaited_not_repeated(tmp_path: Any
     assert backend.calls == {"shared question": 1}
     assert c1.final == c2.final == "ok:shared question"
     assert (c1.requests, c2.requests, c2.cached) == (1, 0, 1)
+
+
+def test_close_stops_running_conversations_and_starts_no_queued_one() -> None:
+    """Submitted conversations start in batches inside the loop (one wake-up per batch,
+    not per conversation); `close` must still cancel the ones running (their items get
+    a cancelled future, never a hang) and start none of those still queued."""
+    class Held(Gated):
+        """Gated, counting the calls and leaving `active` when a call ends or is cancelled."""
+
+        calls = 0
+
+        async def acomplete(self, request: ModelRequest) -> ModelReply:
+            Held.calls += 1
+            try:
+                return await super().acomplete(request)
+            finally:
+                self.active -= 1
+
+    backend = Held()
+    runner = Runner(backend, concurrency=2)
+    futures = [runner.submit(f"k{i}", one_call(f"p{i}")) for i in range(50)]
+    for _ in range(1000):  # until both slots hold a request
+        if backend.active == 2:
+            break
+        time.sleep(0.01)
+    assert backend.active == 2
+    runner.close()
+    assert all(f.done() for f in futures)
+    assert all(f.cancelled() for f in futures)
+    assert backend.active == 0  # the two requests in flight were cancelled, not left behind
+    assert Held.calls == 2  # nothing started after the close
+
+
+def test_many_submissions_from_several_threads_each_run_once() -> None:
+    """Submissions arrive from the test thread and (under xdist) from look-ahead scans:
+    the batched start runs each key exactly once, whichever thread submitted it first."""
+    import threading
+
+    backend = Scripted()
+    runner = Runner(backend, concurrency=16)
+    keys = [f"k{i}" for i in range(400)]
+    got: list[list[Any]] = [[], []]
+
+    def submit_all(into: list[Any]) -> None:
+        into.extend(runner.submit(k, one_call(k)) for k in keys)
+
+    threads = [threading.Thread(target=submit_all, args=(g,)) for g in got]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    try:
+        assert all(a is b for a, b in zip(got[0], got[1], strict=True))
+        assert [f.result(30).final for f in got[0]] == [f"ok:{k}" for k in keys]
+    finally:
+        runner.close()
+    assert backend.calls == {k: 1 for k in keys}

@@ -31,7 +31,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
-import sys
 import uuid
 from importlib.util import find_spec
 from pathlib import Path
@@ -48,6 +47,7 @@ from pytest_tom.backends.base import (
     redact_url,
 )
 from pytest_tom.backends.endpoint_pool import EndpointPool
+from pytest_tom.core.bounded import within
 from pytest_tom.core.secrets import url_list
 
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
@@ -151,7 +151,7 @@ class OpenAIBackend(Backend):
         self.client  # noqa: B018 - made (openai imported) outside the attempt's timeout
         try:
             try:
-                return await _within(self._complete(kwargs), self.timeout)
+                return await within(self._complete(kwargs), self.timeout)
             except asyncio.TimeoutError:
                 # the same words as the client's own timeout: the whole answer was not in
                 raise BackendError(f"timed out after {self.timeout:g}s (--tom-timeout)",
@@ -191,18 +191,6 @@ class OpenAIBackend(Backend):
     async def aclose(self) -> None:
         if self._client is not None:
             await self._client.close()
-
-
-async def _within(coro: Any, seconds: float) -> Any:
-    """`coro` bounded to `seconds` (asyncio.TimeoutError past it), run in the current task.
-
-    `asyncio.wait_for` before Python 3.12 wraps the coroutine in a new task (made,
-    scheduled and awaited per request); `asyncio.timeout` (3.11+) cancels the same
-    way without one."""
-    if sys.version_info >= (3, 11):
-        async with asyncio.timeout(seconds):
-            return await coro
-    return await asyncio.wait_for(coro, timeout=seconds)
 
 
 def pick_transport(wanted: str | None, base_url: str | None = None) -> str:

@@ -30,12 +30,14 @@ import contextlib
 import random
 import threading
 import time
-from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Coroutine
+from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest
+from pytest_tom.core.bounded import within
 from pytest_tom.core.option_table import TomOptions
 from pytest_tom.core.outcome import REQUEST_FAILED
 from pytest_tom.engine.cache import CachedReply, ResponseCache, request_key
@@ -211,6 +213,9 @@ class Runner:
         self.limiter = AdaptiveLimit(self.concurrency)
         self.failures: list[tuple[str, str]] = []  # (key, error) of conversations that failed
         self._futures: dict[str, Future[Completion]] = {}
+        # submitted, not started yet: (future, key, conversation, sample), see `submit`
+        self._queued: list[tuple[Future[Completion], str, Conversation, int]] = []
+        self._tasks: set[asyncio.Task[None]] = set()  # started, not finished (for `close`)
         # keys whose completion the caller took (`forget`): a large run holds no future,
         # task or completion per item once its item is scored (issue 24: bounded memory)
         self._taken: set[str] = set()
@@ -259,6 +264,8 @@ class Runner:
         if loop is not None:
             for fut in pending:
                 fut.cancel()
+            with contextlib.suppress(RuntimeError):  # the loop may be closed already
+                loop.call_soon_threadsafe(_cancel_all, self._tasks)
             with contextlib.suppress(Exception):  # closing must never fail the session
                 asyncio.run_coroutine_threadsafe(self.backend.aclose(), loop).result(timeout=10)
             loop.call_soon_threadsafe(loop.stop)
@@ -274,11 +281,15 @@ class Runner:
         """Start the conversation for `key` unless it is already started; never twice.
 
         `sample` is the sample index (0 unless --tom-samples > 1): part of the cache key.
+
+        The conversations submitted while the loop is busy are started together by one
+        callback (`_start_queued`): a run submits thousands at once, and one wake-up of
+        the loop per conversation (`asyncio.run_coroutine_threadsafe`) was a visible share
+        of a run's CPU at latency 0.
         """
-        with self._lock:
-            fut = self._futures.get(key)
-            if fut is not None:
-                return fut
+        fut = self._futures.get(key)
+        if fut is not None:
+            return fut
         loop = self._ensure_loop()
         with self._lock:
             fut = self._futures.get(key)
@@ -286,10 +297,40 @@ class Runner:
                 if self.stats.started is None:
                     self.stats.started = time.perf_counter()
                 self.stats.submitted += 1
-                self._idle.clear()
-                fut = asyncio.run_coroutine_threadsafe(self._run(key, conversation, sample), loop)
+                if self._idle.is_set():
+                    self._idle.clear()
+                fut = Future()
                 self._futures[key] = fut
+                self._queued.append((fut, key, conversation, sample))
+                if len(self._queued) == 1:
+                    loop.call_soon_threadsafe(self._start_queued)
         return fut
+
+    def _start_queued(self) -> None:
+        """In the loop: a task for each conversation submitted since the last call, which
+        settles its `Future` itself (one not cancelled meanwhile by `close`)."""
+        with self._lock:
+            queued, self._queued = self._queued, []
+        loop = asyncio.get_running_loop()
+        for fut, key, conversation, sample in queued:
+            if not fut.cancelled():
+                task = loop.create_task(self._settle(fut, self._run(key, conversation, sample)))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+
+    @staticmethod
+    async def _settle(fut: Future[Completion], run: Coroutine[Any, Any, Completion]) -> None:
+        try:
+            comp = await run
+        except BaseException as exc:  # cancelled by `close` (or a bug): the waiter wakes up
+            if not fut.done():
+                with contextlib.suppress(InvalidStateError):
+                    fut.set_exception(exc)
+            if not isinstance(exc, Exception):
+                raise
+        else:
+            with contextlib.suppress(InvalidStateError):  # cancelled meanwhile by `close`
+                fut.set_result(comp)
 
     def submitted(self, key: str) -> bool:
         return key in self._futures or key in self._taken
@@ -479,8 +520,8 @@ class Runner:
             self.stats.requests += 1
             started = loop.time()
             try:
-                reply = await asyncio.wait_for(self.backend.acomplete(request),
-                                               timeout=max(0.001, deadline - loop.time()))
+                reply = await within(self.backend.acomplete(request),
+                                     max(0.001, deadline - loop.time()))
             except asyncio.TimeoutError:
                 history.append(BackendError(f"stopped by the deadline after "
                                             f"{loop.time() - started:.0f}s", timed_out=True))
@@ -519,6 +560,13 @@ class Runner:
         if retry_after is not None and retry_after >= 0:
             return retry_after * (1.0 + 0.1 * random.random())
         return min(self.max_backoff, self.backoff * 2**attempt) * (0.5 + random.random())
+
+
+def _cancel_all(tasks: set[asyncio.Task[None]]) -> None:
+    """In the loop, at `close`: cancel every conversation still running (their futures
+    are cancelled already; a cancelled conversation ends as an error of its item)."""
+    for task in list(tasks):
+        task.cancel()
 
 
 def attempts_error(history: list[BackendError], why: str | None,
