@@ -18,10 +18,18 @@ figure of that one child). Printed per size: whole run, script, ratio (target
 <= 2.0), peak RSS of the run and of collect-only, KB per item above collect-only
 (target <= 10, not growing with N), report and HTML sizes, the CPU seconds (user +
 system) of the run and of the script and their ratio (less moved by the load of a
-shared machine than the wall times), and the load average.
+shared machine than the wall times), the loopback server's CPU while each ran, and
+the load average. With `--repeat K`, K run/script pairs per size, interleaved, and
+their median ratio.
+
+Why the wall-time ratio moves with the load: on an idle 2-core machine the run and
+the server each have a core, so the run takes about its own CPU time (one busy
+thread holding the GIL) while the script takes about the server's; on a machine
+busy with other work the two compete for the same cores, and the ratio tends to the
+ratio of *total* CPU (run + server against script + server). Quote it with the load.
 Prints figures, asserts nothing.
 
-    python benchmarks/scale.py [--sizes 2000 20000 100000] [--concurrency 64]
+    python benchmarks/scale.py [--sizes 2000 20000 100000] [--concurrency 64] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -88,41 +97,62 @@ def one_size(n: int, args: argparse.Namespace) -> None:
             if status != 0:
                 print(f"N {n}: collect-only failed ({status}):\n{out[-2000:]}")
                 return
-            whole, peak, status, out, cpu = measure(
-                [*base, f"--tom-concurrency={args.concurrency}", "--tom-report=r.json",
-                 "--tom-html=r.html", "-q", "--tb=no"], root, env)
-            load_run = os.getloadavg()[0]
-            if server.requests != n or f"{expected_right(n)}" not in out:
-                print(f"N {n}: the run did not ask/score every item (requests "
-                      f"{server.requests}, status {status}):\n{out[-3000:]}")
-                return
-            plain, _, status, out, plain_cpu = measure(
-                [sys.executable, "-c", PLAIN, server.base_url, str(n), str(args.concurrency)],
-                root, env)
-            load_plain = os.getloadavg()[0]
-            if status != 0:
-                print(f"N {n}: the aiohttp script failed:\n{out[-2000:]}")
-                return
-        report = (root / "r.json").stat().st_size
-        html = (root / "r.html").stat().st_size
-        per_item = (peak - floor) / n
-        print(f"{n:>7} {whole:9.1f} {plain:8.1f} {whole / plain:6.2f} {peak / 1024:9.0f} "
-              f"{floor / 1024:9.0f} {per_item:8.2f} {report / 1e6:8.1f} {html / 1e6:7.1f} "
-              f"{cpu:7.1f} {plain_cpu:7.1f} {cpu / plain_cpu:5.2f}   "
-              f"{load_run:.2f} / {load_plain:.2f}", flush=True)
+            ratios: list[float] = []
+            for _ in range(args.repeat):  # run and script interleaved: the same load for both
+                asked = server.requests
+                served = _server_cpu()
+                whole, peak, status, out, cpu = measure(
+                    [*base, f"--tom-concurrency={args.concurrency}", "--tom-report=r.json",
+                     "--tom-html=r.html", "-q", "--tb=no"], root, env)
+                served_run = _server_cpu() - served
+                load_run = os.getloadavg()[0]
+                if server.requests - asked != n or f"{expected_right(n)}" not in out:
+                    print(f"N {n}: the run did not ask/score every item (requests "
+                          f"{server.requests - asked}, status {status}):\n{out[-3000:]}")
+                    return
+                served = _server_cpu()
+                plain, _, status, out, plain_cpu = measure(
+                    [sys.executable, "-c", PLAIN, server.base_url, str(n), str(args.concurrency)],
+                    root, env)
+                served_plain = _server_cpu() - served
+                load_plain = os.getloadavg()[0]
+                if status != 0:
+                    print(f"N {n}: the aiohttp script failed:\n{out[-2000:]}")
+                    return
+                report = (root / "r.json").stat().st_size
+                html = (root / "r.html").stat().st_size
+                per_item = (peak - floor) / n
+                ratios.append(whole / plain)
+                print(f"{n:>7} {whole:9.1f} {plain:8.1f} {whole / plain:6.2f} {peak / 1024:9.0f} "
+                      f"{floor / 1024:9.0f} {per_item:8.2f} {report / 1e6:8.1f} {html / 1e6:7.1f} "
+                      f"{cpu:7.1f} {plain_cpu:7.1f} {cpu / plain_cpu:5.2f} "
+                      f"{served_run:6.1f} / {served_plain:4.1f}   "
+                      f"{load_run:.2f} / {load_plain:.2f}", flush=True)
+            if len(ratios) > 1:
+                print(f"{n:>7} median ratio {statistics.median(ratios):.2f} over {len(ratios)} "
+                      f"interleaved pairs (min {min(ratios):.2f}, max {max(ratios):.2f})")
+
+
+def _server_cpu() -> float:
+    """CPU seconds of this process so far: the loopback server's threads, nearly all of it
+    while a child runs (what the server spent answering that child)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[2000, 20000, 100000])
     ap.add_argument("--concurrency", type=int, default=64)
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="run and script pairs per size, interleaved; prints each and the median")
     args = ap.parse_args()
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > 0  # Linux: KB
     print(f"latency 0 · concurrency {args.concurrency} · cache off · --tom-report and --tom-html"
           f" · cpus {os.cpu_count()} · load {os.getloadavg()}")
     print(f"{'items':>7} {'run s':>9} {'aiohttp':>8} {'ratio':>6} {'peak MB':>9} "
           f"{'collect':>9} {'KB/item':>8} {'JSON MB':>8} {'HTML MB':>7} {'run CPU':>7} "
-          f"{'aio CPU':>7} {'ratio':>5}   load (run / script)")
+          f"{'aio CPU':>7} {'ratio':>5} server CPU (run / script)   load (run / script)")
     for n in args.sizes:
         one_size(n, args)
     return 0

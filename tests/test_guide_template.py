@@ -109,6 +109,9 @@ def check_report(report: dict) -> None:
     assert suite["metrics"]["misses"] == 1
     assert suite["intervals"]["capitals"]["method"] == "wilson"
     assert set(suite["intervals"]) >= {"capitals", "topics_right"}
+    # the family's table shows the declared value with its counts (handed in, not recounted)
+    assert suite["tables"] == [{"title": "MyBench", "headers": ["questions", "accuracy"],
+                                "rows": [["capitals", "50.0% (1/2)"]], "note": ""}]
 
 
 @pytest.fixture

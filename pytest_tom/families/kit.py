@@ -31,6 +31,7 @@ from pytest_tom.metrics.declare import (
     LabelPairs,
     Metric,
     Plot,
+    Value,
     ValueMean,
     macro_f1_of,
     mean_of,
@@ -48,7 +49,7 @@ __all__ = [
     "UNIT_SCALE", "UNPARSEABLE", "AllRight", "Checker", "Family", "FamilyResult", "Field",
     "ItemSpec", "Joint", "LabelPairs", "ListOf", "Message", "Metric", "MetricTable", "Obj",
     "Opt", "Outcome", "Plot", "Record", "ScoringContext", "Settings", "Str", "Suite", "Text",
-    "ValueMean", "dump_suite", "judged", "macro_f1_of", "mean_of", "meta", "pct", "pct_of",
+    "Value", "ValueMean", "dump_suite", "judged", "macro_f1_of", "mean_of", "meta", "pct", "pct_of",
     "ratio", "ratio_of", "scenario_of", "single_call", "status", "two_calls", "unit",
     "weighted_f1_of",
 ]
