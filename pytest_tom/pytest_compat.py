@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -57,6 +58,27 @@ def write_junit(path: str, hand_over: Callable[[Any], int], suite_name: str = "p
     count = hand_over(xml)
     xml.pytest_sessionfinish()
     return count
+
+
+def add_last_failed_paths(config: pytest.Config, paths: list[Path]) -> bool:
+    """Tell `--lf` that `paths` (and their folders) hold last-failed tests.
+
+    pytest's --lf plugin (`_pytest.cacheprovider.LFPlugin`, registered as "lfplugin")
+    keeps the files of the last failures in the private `_last_failed_paths`, made at
+    configure time as `rootpath / nodeid-path`. Once it has collected one failure it
+    skips every file not in that set, so a file collected from outside the rootdir
+    (the bundled suites, whose node ids are relative to their own folder) would be
+    skipped although its failures are in `lastfailed`. Returns False (pytest's own
+    behaviour kept) when the set is not there. Checked on pytest 7.4.0 and 9.2.0.
+    """
+    plugin = config.pluginmanager.get_plugin("lfplugin")
+    known = getattr(plugin, "_last_failed_paths", None)
+    if not isinstance(known, set):
+        return False
+    for path in paths:
+        known.add(path)
+        known.update(path.parents)
+    return True
 
 
 def verbosity(config: pytest.Config) -> int:

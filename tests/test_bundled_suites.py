@@ -112,3 +112,26 @@ def test_suites_outside_the_project_keep_the_tom_cache_in_the_invocation_folder(
     assert (project / ".tom_cache").is_dir()
     assert not (pytester.path / ".tom_cache").exists()
     assert not (elsewhere / ".tom_cache").exists()
+
+
+@pytest.mark.parametrize("xdist", [[], ["-n", "2"]], ids=["plain", "xdist"])
+def test_lf_reruns_failed_bundled_items_next_to_failed_project_tests(
+        empty_dir: pytest.Pytester, xdist: list[str]) -> None:
+    """pytest's --lf skips every file outside the last-failed paths once it has collected
+    one failure, and it looks for those paths under the rootdir, where no bundled file
+    is: the bundled items that failed must still run again beside the project's test."""
+    empty_dir.makepyfile(test_own="def test_broken():\n    assert False\n\n"
+                                  "def test_fine():\n    pass\n")
+    args = [MODEL, "--tom-suite=fantom", ".", "--tom-limit=4", "-p", "no:randomly"]
+    first = empty_dir.runpytest_subprocess(*args, *xdist)
+    counts = first.parseoutcomes()
+    lastfailed = json.loads((empty_dir.path / ".pytest_cache" / "v" / "cache" / "lastfailed")
+                            .read_text())
+    bundled_failed = [k for k in lastfailed if k.startswith("fantom/")]
+    assert "test_own.py::test_broken" in lastfailed and bundled_failed
+    assert counts["failed"] == 1 + len(bundled_failed)
+    again = empty_dir.runpytest_subprocess(*args, *xdist, "--lf", "-rf")
+    assert again.parseoutcomes().get("failed") == counts["failed"], again.stdout.str()[-3000:]
+    again.stdout.fnmatch_lines(["FAILED test_own.py::test_broken*",
+                                f"FAILED {bundled_failed[0]}*"], consecutive=False)
+    assert "passed" not in again.parseoutcomes()

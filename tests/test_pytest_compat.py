@@ -80,7 +80,8 @@ def test_the_index_gives_way_to_a_pytest_that_looks_up_differently() -> None:
 
 
 def test_no_private_pytest_name_outside_pytest_compat() -> None:
-    private = re.compile(r"_pytest\b|\._(inicache|tw|get_teardown_reports|pdbshown)\b|"
+    private = re.compile(r"_pytest\b|\._(inicache|tw|get_teardown_reports|pdbshown|"
+                         r"last_failed_paths)\b|"
                          r"testsfailed|\b(tr|reporter|terminalreporter)\.stats\b")
     found = [f"{path.relative_to(REPO)}:{n}: {line.strip()}"
              for path in sorted((REPO / "pytest_tom").rglob("*.py"))
@@ -126,3 +127,23 @@ def test_the_index_returns_what_the_scan_returns_as_reports_arrive() -> None:
     reporter.stats[""] = reports[:10]  # replaced by a shorter list: indexed again
     assert index.lookup("n1") == reporter._get_teardown_reports("n1")
     assert not index.gave_up
+
+
+def test_lf_takes_paths_outside_the_rootdir(pytester: pytest.Pytester) -> None:
+    """The running pytest still keeps --lf's last-failed files where `add_last_failed_paths`
+    adds to them (else the bundled suites' failures would be skipped under --lf)."""
+    outside = pytester.mkdir("elsewhere") / "x.tom.yaml"
+    outside.write_text("")
+    pytester.makeconftest(f"""
+from pathlib import Path
+from pytest_tom import pytest_compat
+
+def pytest_sessionstart(session):
+    added = pytest_compat.add_last_failed_paths(session.config, [Path({str(outside)!r})])
+    plugin = session.config.pluginmanager.get_plugin("lfplugin")
+    print("ADDED", added, Path({str(outside)!r}) in plugin._last_failed_paths)
+""")
+    pytester.makepyfile(test_a="def test_x():\n    assert False\n")
+    pytester.runpytest()
+    result = pytester.runpytest("--lf", "-s")
+    result.stdout.fnmatch_lines(["ADDED True True"])

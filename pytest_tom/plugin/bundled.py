@@ -19,6 +19,7 @@ import pytest
 
 from pytest_tom.core.option_table import TomOptions
 from pytest_tom.engine.bundled import SUITE_GLOB, BundledSuitesMissing, bundled_root, resolve
+from pytest_tom.pytest_compat import add_last_failed_paths
 
 
 class BundledSelection:
@@ -42,6 +43,19 @@ class BundledSelection:
         if name is not None and name not in self.selected:
             return True
         return None
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        """`--lf`: the bundled files of the last failures count as last-failed files
+        (pytest looks for them under the rootdir, where they are not)."""
+        config = session.config
+        if not config.getoption("lf", False) or config.cache is None:
+            return
+        failed = config.cache.get("cache/lastfailed", {})
+        paths = {self.root / nodeid.split("::")[0] for nodeid in failed
+                 if self._name_of(self.root / nodeid.split("::")[0]) in self.selected}
+        existing = sorted(p for p in paths if p.is_file())
+        if existing:
+            add_last_failed_paths(config, existing)
 
     def header(self) -> str:
         return f"tom: bundled suites {', '.join(self.selected)} (from {self.root})"
