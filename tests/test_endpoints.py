@@ -74,7 +74,7 @@ def test_a_server_failing_half_its_requests(pytester: pytest.Pytester,
     report = pytester.path / "r.json"
     with ChatServer(failure_rate=0.5, retry_after=0.05, seed=7) as flaky, ChatServer() as good:
         result = run(pytester, f"--tom-base-url={flaky.base_url} {good.base_url}",
-                     f"--tom-report={report}")
+                     f"--tom-report={report}", "--tom-markdown=s.md", "--tom-html=r.html")
         result.assert_outcomes(passed=ITEMS)
         per_prompt = answered_once(flaky, good)
         assert len(per_prompt) == ITEMS and set(per_prompt.values()) == {1}  # none twice
@@ -100,6 +100,15 @@ def test_a_server_failing_half_its_requests(pytester: pytest.Pytester,
     table = re.search(r"endpoint +requests +failures +moved elsewhere\n-[- ]+\n((?:.+\n){2})", out)
     assert table is not None, out
     assert f"{good.base_url}  " in table.group(1) and f"{flaky.base_url}  " in table.group(1)
+    # the same counts in the Markdown summary and the HTML page
+    markdown = (pytester.path / "s.md").read_text()
+    html = (pytester.path / "r.html").read_text()
+    for url in (flaky.base_url, good.base_url):
+        row = rows[url]
+        assert (f"| `{url}` | {row['requests']} | {row['failures']} | {row['moved']} |"
+                in markdown), markdown
+        assert (f"<code>{url}</code>: {row['requests']} requests · {row['failures']} failures"
+                f" · {row['moved']} moved elsewhere") in html
 
 
 def test_one_server_down_from_the_start(pytester: pytest.Pytester,

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tom.engine.headline import fmt_interval
+from pytest_tom.engine.token_usage import usage_by_endpoint
 from pytest_tom.gates.evaluate import GateReport, ItemDiff, power_text
 from pytest_tom.metrics.numbers import pct
 from pytest_tom.report.atomic import write_atomic
@@ -101,6 +102,19 @@ def intervals_table(intervals: dict[str, Any]) -> list[str]:
     return table(["metric", "name", "value", "95% interval", "method"], rows) if rows else []
 
 
+def endpoints_section(records: list[dict[str, Any]]) -> list[str]:
+    """Requests, failures and retries moved elsewhere per endpoint (several endpoints of
+    one model, `--tom-base-url "URL URL"`); nothing otherwise. URLs are redacted."""
+    endpoints = usage_by_endpoint(records)
+    if not endpoints:
+        return []
+    rows = [[code(name), c["requests"], c["failures"], c["moved"]]
+            for name, c in endpoints.items()]
+    return ["### Endpoints", ""] + table(["endpoint", "requests", "failures", "moved elsewhere"],
+                                         rows) + ["", "moved elsewhere: failures whose retry "
+                                                      "went to another endpoint", ""]
+
+
 def suites_section(results: dict[str, Any]) -> list[str]:
     rows = []
     for name, s in results["suites"].items():
@@ -189,6 +203,7 @@ def render(results: dict[str, Any], report: GateReport | None, settings: dict[st
     if report is not None:
         lines += gates_section(report)
     lines += suites_section(results)
+    lines += endpoints_section(records or [])
     if report is not None and report.diff is not None and not report.error:
         lines += diff_section(report.diff, records=records, baseline_items=baseline_items)
     elif records:  # no baseline: where the model is weakest
