@@ -23,11 +23,12 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from pytest_tom.engine.aggregate import family_result
 from pytest_tom.engine.load import load_suite
 from pytest_tom.families.base import ScoringContext, Settings
 from pytest_tom.families.opentom.convert import convert
 from pytest_tom.families.opentom.family import OpenTomFamily
-from pytest_tom.families.opentom.metrics import TABLE2_ROWS
+from pytest_tom.families.opentom.headline import TABLE2_ROWS
 from pytest_tom.suite.yaml_out import dump_suite as dump
 
 REPO = Path(__file__).resolve().parents[1]
@@ -109,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, answer in answerers(suite.items, args.seed).items():
         t = time.perf_counter()
         recs = records_for(suite.items, summaries, family, answer, ctx)
-        results[name] = family.aggregate(recs, settings).metrics
+        results[name] = family_result("opentom", recs, settings).metrics
         print(f"{name}: scored and aggregated {len(recs)} answers in {time.perf_counter() - t:.2f} s")
     print()
     head = f"{'question':<28}{'random':>9}{'paper':>8}{'majority':>10}{'paper':>8}"

@@ -7,15 +7,15 @@ preferences, intention) and its questions, each of a genre (`loc_coarse`,
 `loc_fine`, `mhop_fullness`, `mhop_accessibility`, `attitude`), an order
 (first / second) and a perspective (mover, observer, or the narrator for the
 fine-location controls). Every question is one item; its answer is read as a
-class label and the suite is scored by macro-F1 per genre and order
-(`opentom_metrics`). Prompts: `opentom_prompts`; label parsing: `opentom_labels`;
+class label and the suite is scored by macro-F1 per genre and order, declared with
+its other metrics in `opentom_headline`; the paper's tables: `opentom_metrics`. Prompts: `opentom_prompts`; label parsing: `opentom_labels`;
 suite shape and checks: `opentom_schema`; items: `opentom_expand`; answer rule:
 `opentom_scoring`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pytest_tom.core.model import ItemSpec, Suite
@@ -29,6 +29,7 @@ from pytest_tom.families.opentom import scoring as opentom_scoring
 from pytest_tom.families.opentom.headline import METRICS, PLOTS
 from pytest_tom.families.opentom.options import OPTIONS
 from pytest_tom.families.opentom.schema import DEFAULTS, SCENARIO
+from pytest_tom.metrics.declare import Value, evaluate
 from pytest_tom.suite.schema import Checker
 
 
@@ -37,7 +38,7 @@ class OpenTomFamily(Family):
     options = OPTIONS
     converters = {"opentom": "pytest_tom.families.opentom.convert"}
     lower_is_better = ("unfaithful.*", "unfaithful_rate.*", "parse_failure.*")
-    headline_metrics = METRICS  # macro-F1 on 0–1, as the paper's Table 2
+    headline_metrics = METRICS  # macro-F1 on 0–1 as the paper's Table 2, accuracy, role F1
     plots = PLOTS
     methods = ("vanilla", "cot", "simtom")
     metric_patterns = ()  # names beyond aggregate([]) (usage_checks)
@@ -64,5 +65,9 @@ class OpenTomFamily(Family):
     def score(self, item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
         return opentom_scoring.score_answer(item, response, ctx.settings.method)
 
-    def aggregate(self, records: list[dict[str, Any]], settings: Settings) -> FamilyResult:
-        return opentom_metrics.aggregate(records, settings)
+    def aggregate(self, records: list[dict[str, Any]], settings: Settings,
+                  declared: Mapping[str, Value] | None = None) -> FamilyResult:
+        # without `declared` (a direct call), the values come from the same declarations
+        if declared is None:
+            declared = evaluate(self.declared_metrics(settings), records)
+        return opentom_metrics.aggregate(records, settings, declared)

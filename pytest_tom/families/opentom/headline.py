@@ -1,22 +1,109 @@
-"""OpenToM's headline metrics and plots, declared once (see `pytest_tom.metrics.declare`):
-macro-F1 per genre and order, resampled by narrative, on 0–1 as the paper's Table 2."""
+"""OpenToM's metrics and plots, declared once (see `pytest_tom.metrics.declare`), per
+question key (genre and order, see `keys_of`):
+
+- `f1.<key>`: macro-F1 over the pool, resampled by narrative, on 0–1 as the paper's
+  Table 2 (the headline);
+- `accuracy.<key>`: share of right answers (a proportion, on 0–1 as the table shows it);
+- `parse_failure.<key>`: share of unparseable answers (lower is better; failed requests
+  are counted by the core metrics);
+- `f1_mover.<key>`, `f1_observer.<key>`: macro-F1 over each perspective's subset of the
+  role keys (`labels.perspective_subsets`: narrator questions in both, attitude in the
+  observer's only), the paper's Table 4.
+
+The tables of `opentom.metrics` show these values; what no declaration can express (the
+mover − observer gap, the unfaithful location pairs, the samples protocol's mean ± std)
+stays there. `--tom-opentom-protocol` changes none of these definitions: the pool figures
+are reported under both protocols, and the samples protocol evaluates the same
+definitions on each sample."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
+from typing import Any
 
-from pytest_tom.families.opentom.metrics import ROLE_KEYS, TABLE2_ROWS, keys_of, predicted
+from pytest_tom.core.outcome import UNPARSEABLE
 from pytest_tom.metrics.accuracy import Record, is_skipped
 from pytest_tom.metrics.declare import (
     GROUPED,
+    PERCENT,
+    PROPORTION,
     UNIT_SCALE,
     LabelPairs,
     Metric,
     Plot,
+    ValueMean,
     macro_f1_of,
+    mean_of,
     meta,
     scenario_of,
 )
+
+# (metric key, row label in the paper's notation)
+TABLE2_ROWS = (
+    ("loc_coarse.first", "Loc_c (F)"),
+    ("loc_coarse.second", "Loc_c (S)"),
+    ("loc_fine.first", "Loc_f (F)"),
+    ("loc_fine.second", "Loc_f (S)"),
+    ("mhop.first", "MHop (F)"),
+    ("mhop.second", "MHop (S)"),
+    ("mhop_fullness.first", "MHop fullness (F)"),
+    ("mhop_fullness.second", "MHop fullness (S)"),
+    ("mhop_accessibility.first", "MHop accessibility (F)"),
+    ("mhop_accessibility.second", "MHop accessibility (S)"),
+    ("attitude", "Att"),
+    ("loc_fine.narrator", "Loc_f narrator (control)"),
+)
+KEYS = tuple(k for k, _ in TABLE2_ROWS)
+ROLE_KEYS = tuple(k for k in KEYS if k != "loc_fine.narrator")
+ROLE_NAMES = ("mover", "observer")
+READS = ("genre", "order", "role")  # the meta keys of `keys_of`
+
+
+def keys_of(meta: dict[str, Any]) -> list[str]:
+    """The F1 keys an item counts in."""
+    genre, order = meta["genre"], meta.get("order")
+    if genre == "attitude":
+        return ["attitude"]
+    keys = [f"{genre}.{order}"]
+    if meta.get("role") == "narrator":
+        keys.append(f"{genre}.narrator")
+    if genre.startswith("mhop_"):
+        keys.append(f"mhop.{order}")
+    return keys
+
+
+def subsets_of(meta: dict[str, Any]) -> list[Any]:
+    """The perspective subsets (mover, observer) an item counts in."""
+    subsets = meta.get("subsets")
+    if subsets is None:  # records written before subsets were recorded
+        subsets = ["observer"] if meta["genre"] == "attitude" else (
+            list(ROLE_NAMES) if meta.get("role") == "narrator" else [meta.get("role")])
+    return subsets
+
+
+def predicted(rec: Record) -> str | None:
+    """The label the answer gave; None for an unparseable answer or a failed request."""
+    out = rec["outcome"]
+    return out.get("parsed") if not out.get("error") else None
+
+
+def pair(r: Record) -> tuple[Hashable, Hashable]:
+    return meta(r)["gold_label"], predicted(r)
+
+
+def unparseable(r: Record) -> float:
+    return 1.0 if r["outcome"].get("error") == UNPARSEABLE else 0.0
+
+
+def counted_in(key: str) -> Callable[[Record], bool]:
+    return lambda r: not is_skipped(r) and key in keys_of(meta(r))
+
+
+def counted_for(key: str, role: str) -> Callable[[Record], bool]:
+    """In `key` and in `role`'s perspective subset."""
+    return lambda r: (not is_skipped(r) and key in keys_of(meta(r))
+                      and role in subsets_of(meta(r)))
+
 
 PLOTS = (
     Plot("f1", "OpenToM macro-F1 per genre and order", ylabel="macro-F1 (%)"),
@@ -25,17 +112,24 @@ PLOTS = (
          series=(("mover", "f1_mover.{}"), ("observer", "f1_observer.{}"))),
 )
 
-
-def pair(r: Record) -> tuple[Hashable, Hashable]:
-    return meta(r)["gold_label"], predicted(r)
-
-
-def counted_in(key: str) -> Callable[[Record], bool]:
-    return lambda r: not is_skipped(r) and key in keys_of(meta(r))
-
-
-METRICS = tuple(
-    Metric(f"f1.{key}", f"{label} macro-F1", GROUPED, select=counted_in(key),
-           reads=("genre", "order", "role"), summarize=LabelPairs(pair), finish=macro_f1_of,
-           unit=scenario_of, display=UNIT_SCALE, plot="f1", short=label)
+F1 = tuple(
+    Metric(f"f1.{key}", f"{label} macro-F1", GROUPED, select=counted_in(key), reads=READS,
+           summarize=LabelPairs(pair), finish=macro_f1_of, unit=scenario_of, display=UNIT_SCALE,
+           plot="f1", short=label)
     for key, label in TABLE2_ROWS)
+ACCURACY = tuple(
+    Metric(f"accuracy.{key}", f"{label} accuracy", PROPORTION, select=counted_in(key),
+           reads=READS, display=UNIT_SCALE, headline=False)
+    for key, label in TABLE2_ROWS)
+PARSE_FAILURE = tuple(
+    Metric(f"parse_failure.{key}", f"{label} unparseable", GROUPED, select=counted_in(key),
+           reads=READS, summarize=ValueMean(unparseable), finish=mean_of, unit=scenario_of,
+           higher_is_better=False, display=PERCENT, headline=False)
+    for key, label in TABLE2_ROWS)
+ROLE_F1 = tuple(
+    Metric(f"f1_{role}.{key}", f"{label} {role} macro-F1", GROUPED,
+           select=counted_for(key, role), reads=(*READS, "subsets"), summarize=LabelPairs(pair),
+           finish=macro_f1_of, unit=scenario_of, display=UNIT_SCALE, headline=False)
+    for key, label in TABLE2_ROWS if key in ROLE_KEYS for role in ROLE_NAMES)
+
+METRICS = (*F1, *ACCURACY, *PARSE_FAILURE, *ROLE_F1)

@@ -1,159 +1,73 @@
-"""OpenToM aggregate metrics: macro-F1 per genre and order (the paper's Table 2), the
-paper's sampling protocol, the unfaithful rate of (coarse, fine) location pairs, the
-mover-minus-observer F1 gap (Table 4) and the parse-failure rate per genre and order.
+"""OpenToM's tables and the figures no declaration expresses: the paper's Table 2 (macro-F1,
+accuracy, items, unparseable share per genre and order), its Table 4 (mover and observer
+F1 and their gap) and the unfaithful (coarse, fine) location pairs, with the paper's
+sampling protocol.
 
-Records are the plain item records of one suite. Skipped items are left out;
-an unparseable answer or a failed request is predicted as the class `unparsed`,
-which takes part in every macro-F1 as a class of its own (see
-`pytest_tom.metrics.macro_f1`), and is a wrong answer for the accuracy.
+Every cell that shows a declared metric (`opentom.headline`: `f1.<key>`,
+`accuracy.<key>`, `parse_failure.<key>`, `f1_mover.<key>`, `f1_observer.<key>`) reads the
+value the engine computed from its declaration; the figures here are
 
-Metric names (flat, for gates as `opentom.<name>`), with `<key>` one of
-`loc_coarse.first`, `loc_coarse.second`, `loc_fine.first`, `loc_fine.second`,
-`mhop.first`, `mhop.second` (fullness and accessibility pooled, their six
-labels kept apart), `mhop_fullness.first`, ..., `mhop_accessibility.second`,
-`attitude`, and `loc_fine.narrator` (the narrator's fine-location questions on
-their own; they are part of `loc_fine.first` too, as in the authors' evaluator):
-
-- `f1.<key>`, `accuracy.<key>`, `items.<key>`, `parse_failure.<key>` (share of
-  unparseable answers; failed requests are counted by the core metrics): over the whole pool;
+- `items.<key>`: the items counted in the key (the pairs behind its declared F1);
+- `role_gap.<key>`: mover minus observer F1 (of the declared values);
 - `f1_mean.<key>`, `f1_std.<key>`, `accuracy_mean.<key>`, `accuracy_std.<key>`: over the
-  samples (protocol `samples` only);
-- `f1_mover.<key>`, `f1_observer.<key>`, `role_gap.<key>` (mover minus observer), over the
-  perspective subsets of `labels.perspective_subsets` (narrator questions in both,
-  attitude in the observer's only);
-- `unfaithful_rate.<order>`, `unfaithful.<order>`, `faithfulness_pairs.<order>`.
+  samples (protocol `samples` only): the declared F1 and accuracy evaluated on each
+  sample's records, a mean of per-sample values that no additive summary gives;
+- `unfaithful_rate.<order>`, `unfaithful.<order>`, `faithfulness_pairs.<order>`: pairs
+  of one perspective's coarse and fine answers, two records read together.
+
+Skipped items are left out; an unparseable answer or a failed request is predicted as the
+class `unparsed`, which takes part in every macro-F1 as a class of its own (see
+`pytest_tom.metrics.macro_f1`), and is a wrong answer for the accuracy. Metric keys: see
+`opentom.headline` (`loc_fine.narrator`, the narrator's fine-location questions on their
+own, are part of `loc_fine.first` too, as in the authors' evaluator).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_tom.core.outcome import UNPARSEABLE
 from pytest_tom.families.base import FamilyResult, MetricTable, Settings
+from pytest_tom.families.opentom.headline import (
+    ACCURACY,
+    F1,
+    KEYS,
+    ROLE_KEYS,
+    ROLE_NAMES,
+    TABLE2_ROWS,
+    predicted,
+)
 from pytest_tom.metrics.accuracy import Record, is_skipped, ratio
-from pytest_tom.metrics.macro_f1 import MacroF1, macro_f1
+from pytest_tom.metrics.declare import NO_VALUE, Metric, Value, evaluate
 from pytest_tom.metrics.numbers import pct, signed_unit
+from pytest_tom.metrics.record_table import RecordTable
 from pytest_tom.metrics.resampling import disjoint_samples, mean_std
 
-# (metric key, row label in the paper's notation)
-TABLE2_ROWS = (
-    ("loc_coarse.first", "Loc_c (F)"),
-    ("loc_coarse.second", "Loc_c (S)"),
-    ("loc_fine.first", "Loc_f (F)"),
-    ("loc_fine.second", "Loc_f (S)"),
-    ("mhop.first", "MHop (F)"),
-    ("mhop.second", "MHop (S)"),
-    ("mhop_fullness.first", "MHop fullness (F)"),
-    ("mhop_fullness.second", "MHop fullness (S)"),
-    ("mhop_accessibility.first", "MHop accessibility (F)"),
-    ("mhop_accessibility.second", "MHop accessibility (S)"),
-    ("attitude", "Att"),
-    ("loc_fine.narrator", "Loc_f narrator (control)"),
-)
-KEYS = tuple(k for k, _ in TABLE2_ROWS)
-ROLE_KEYS = tuple(k for k in KEYS if k != "loc_fine.narrator")
-ROLE_NAMES = ("mover", "observer")
-
-
-def keys_of(meta: dict[str, Any]) -> list[str]:
-    """The F1 keys an item counts in."""
-    genre, order = meta["genre"], meta.get("order")
-    if genre == "attitude":
-        return ["attitude"]
-    keys = [f"{genre}.{order}"]
-    if meta.get("role") == "narrator":
-        keys.append(f"{genre}.narrator")
-    if genre.startswith("mhop_"):
-        keys.append(f"mhop.{order}")
-    return keys
-
-
-def predicted(rec: Record) -> str | None:
-    """The label the answer gave; None for an unparseable answer or a failed request."""
-    out = rec["outcome"]
-    return out.get("parsed") if not out.get("error") else None
-
-
-def scored(recs: list[Record]) -> MacroF1:
-    return macro_f1([r["item"]["meta"]["gold_label"] for r in recs], [predicted(r) for r in recs])
-
-
-def subsets_of(meta: dict[str, Any]) -> list[Any]:
-    """The perspective subsets (mover, observer) an item counts in."""
-    subsets = meta.get("subsets")
-    if subsets is None:  # records written before subsets were recorded
-        subsets = ["observer"] if meta["genre"] == "attitude" else (
-            list(ROLE_NAMES) if meta.get("role") == "narrator" else [meta.get("role")])
-    return subsets
-
-
-def by_key(records: list[Record]) -> dict[str, list[Record]]:
-    out: dict[str, list[Record]] = defaultdict(list)
-    for rec in records:
-        for key in keys_of(rec["item"]["meta"]):
-            out[key].append(rec)
-    return out
-
-
-class Answers:
-    """Gold and predicted labels of the items of one F1 key (or one perspective subset of
-    it), and how many answers were unparseable."""
-
-    __slots__ = ("gold", "predicted", "unparseable")
-
-    def __init__(self) -> None:
-        self.gold: list[str] = []
-        self.predicted: list[str | None] = []
-        self.unparseable = 0
-
-    def scored(self) -> MacroF1:
-        return macro_f1(self.gold, self.predicted)
-
-
 LocationPairs = dict[tuple[str, str, str], dict[str, str | None]]
+NONE_DECLARED: Mapping[str, Value] = {}
 
 
 class Reading:
-    """An OpenToM suite's records, read once (the records of a 100,000-record run lie
-    far apart in memory: a pass over them costs more than the arithmetic done in it).
-
-    Skipped items are left out. Holds the answers of each F1 key and of each (key,
-    perspective subset) of the role keys, each perspective's (coarse, fine) location
-    answers for the unfaithful rate, the narrative versions, and the records kept (for
-    the samples protocol)."""
+    """What the tables need of an OpenToM suite's records beyond the declared values, read
+    in one pass (the records of a 100,000-record run lie far apart in memory): the records
+    kept (not skipped, for the samples protocol), each perspective's (coarse, fine) location
+    answers for the unfaithful rate, and the narrative versions."""
 
     def __init__(self, records: list[Record]) -> None:
         self.kept: list[Record] = []
-        self.pools: dict[str, Answers] = defaultdict(Answers)
-        self.roles: dict[tuple[str, str], Answers] = defaultdict(Answers)
         # (narrative, order, perspective) -> genre -> the answer's label
         self.location_pairs: LocationPairs = defaultdict(dict)
         self.versions: set[Any] = set()
-        role_keys = set(ROLE_KEYS)
         for rec in records:
             if is_skipped(rec):
                 continue
             self.kept.append(rec)
-            item, out = rec["item"], rec["outcome"]
+            item = rec["item"]
             meta = item["meta"]
-            gold, error = meta["gold_label"], out.get("error")
-            label = out.get("parsed") if not error else None  # as `predicted`
-            counted_in = subsets_of(meta)
-            subsets = [role for role in ROLE_NAMES if role in counted_in]
-            for key in keys_of(meta):
-                pool = self.pools[key]
-                pool.gold.append(gold)
-                pool.predicted.append(label)
-                pool.unparseable += error == UNPARSEABLE
-                if key in role_keys:
-                    for role in subsets:
-                        part = self.roles[(key, role)]
-                        part.gold.append(gold)
-                        part.predicted.append(label)
             genre, role = meta["genre"], meta.get("role")
             if genre in ("loc_coarse", "loc_fine") and role in ROLE_NAMES:
-                self.location_pairs[(item["scenario"], meta["order"], role)][genre] = label
+                self.location_pairs[(item["scenario"], meta["order"], role)][genre] = predicted(rec)
             self.versions.add(meta.get("narrative", "short"))
 
 
@@ -178,22 +92,27 @@ def unfaithfulness(pairs: LocationPairs) -> dict[str, dict[str, int]]:
     return out
 
 
-def aggregate(records: list[Record], settings: Settings) -> FamilyResult:
+def items_of(value: Value) -> int:
+    """The items behind a declared F1: its (gold, predicted) pair counts summed."""
+    return int(sum(value.total.values()))
+
+
+def aggregate(records: list[Record], settings: Settings,
+              declared: Mapping[str, Value] = NONE_DECLARED) -> FamilyResult:
+    """The figures of one OpenToM suite that are not declared metrics, and its tables, which
+    show the `declared` values (a declared metric with no value here is reported as None)."""
     reading = Reading(records)
-    recs, pools, roles = reading.kept, reading.pools, reading.roles
-    metrics: dict[str, float | int | None] = {}
+    values = {name: v.value for name, v in declared.items()}
+
+    def value(name: str) -> float | None:
+        return declared.get(name, NO_VALUE).value
+
+    metrics: dict[str, float | int | None] = {
+        name: None for name, v in values.items() if v is None}  # nothing to count here
     for key in KEYS:
-        answers = pools.get(key, Answers())
-        result = answers.scored()
-        metrics[f"f1.{key}"] = result.value
-        metrics[f"accuracy.{key}"] = result.accuracy
-        metrics[f"items.{key}"] = result.items
-        metrics[f"parse_failure.{key}"] = ratio(answers.unparseable, result.items)
+        metrics[f"items.{key}"] = items_of(declared.get(f"f1.{key}", NO_VALUE))
     for key in ROLE_KEYS:
-        mover = roles.get((key, "mover"), Answers()).scored().value
-        observer = roles.get((key, "observer"), Answers()).scored().value
-        metrics[f"f1_mover.{key}"] = mover
-        metrics[f"f1_observer.{key}"] = observer
+        mover, observer = value(f"f1_mover.{key}"), value(f"f1_observer.{key}")
         metrics[f"role_gap.{key}"] = None if mover is None or observer is None else mover - observer
     faith = unfaithfulness(reading.location_pairs)
     for order, counts in faith.items():
@@ -206,7 +125,7 @@ def aggregate(records: list[Record], settings: Settings) -> FamilyResult:
     info: dict[str, Any] = {}
     sample_note = ""
     if protocol == "samples":
-        groups = by_key(recs)
+        recs = reading.kept
         count, size = int(opts.get("opentom_samples", 5)), int(opts.get("opentom_sample_size", 50))
         suite = recs[0]["item"]["suite"] if recs else ""
         narratives = {r["item"]["scenario"] for r in recs}
@@ -217,27 +136,34 @@ def aggregate(records: list[Record], settings: Settings) -> FamilyResult:
         if samples is None:
             sample_note = (f"samples protocol: needs {count}×{size} = {count * size} narratives, "
                            f"the run has {len(narratives)}; sample figures are n/a")
+        per_sample = sample_values(recs, samples or [], (*F1, *ACCURACY))
         for key in KEYS:
-            values: list[MacroF1] = []
-            if samples is not None:
-                for sample in samples:
-                    chosen = set(sample)
-                    values.append(scored([r for r in groups.get(key, [])
-                                          if r["item"]["scenario"] in chosen]))
-            mean, std = mean_std([v.value for v in values])
-            metrics[f"f1_mean.{key}"] = mean
-            metrics[f"f1_std.{key}"] = std
-            mean, std = mean_std([v.accuracy for v in values])
-            metrics[f"accuracy_mean.{key}"] = mean
-            metrics[f"accuracy_std.{key}"] = std
+            for name in ("f1", "accuracy"):
+                mean, std = mean_std(per_sample[f"{name}.{key}"])
+                metrics[f"{name}_mean.{key}"] = mean
+                metrics[f"{name}_std.{key}"] = std
     else:
         info["opentom protocol"] = "whole pool"
     versions = sorted(reading.versions)
     if versions:
         info["opentom narratives"] = ", ".join(versions)
-    tables = [table2(metrics, protocol, sample_note), faithfulness_table(faith),
-              role_table(metrics)]
+    shown = {**metrics, **{name: v for name, v in values.items() if name not in metrics}}
+    tables = [table2(shown, protocol, sample_note), faithfulness_table(faith), role_table(shown)]
     return FamilyResult(metrics=metrics, tables=tables, info=info)
+
+
+def sample_values(records: list[Record], samples: Sequence[Sequence[Any]],
+                  metrics: Sequence[Metric]) -> dict[str, list[float | None]]:
+    """Each metric's value on each sample (the records of the sample's narratives), from its
+    declaration: the samples protocol's figures come from the same definitions as the pool's."""
+    out: dict[str, list[float | None]] = {m.name: [] for m in metrics}
+    reads = frozenset(k for m in metrics for k in m.reads)
+    for sample in samples:
+        chosen = set(sample)
+        table = RecordTable([r for r in records if r["item"]["scenario"] in chosen], reads)
+        for name, v in evaluate(metrics, table).items():
+            out[name].append(v.value)
+    return out
 
 
 def _num(value: float | None) -> float | str:

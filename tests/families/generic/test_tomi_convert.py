@@ -11,8 +11,8 @@ import yaml
 from conftest import FAMILY_TESTS, load_report, shared_data
 from robustness_support import generic_right, reality_tracker
 
-from pytest_tom import families
 from pytest_tom.cli import main
+from pytest_tom.engine.aggregate import family_result
 from pytest_tom.engine.load import load_suite
 from pytest_tom.engine.offline import score_records
 from pytest_tom.families.base import Settings
@@ -160,14 +160,13 @@ def _records(items: list[Any], answerer: Any) -> list[dict[str, Any]]:
 
 
 def test_upstream_scores_and_table_in_process(upstream_items: list[Any]) -> None:
-    family = families.get("generic")
-    right = family.aggregate(_records(upstream_items, generic_right), Settings())
+    right = family_result("generic", _records(upstream_items, generic_right), Settings())
     assert right.metrics["tomi.all.all.turn"] == 1.0
     table = right.tables[0]
     assert table.headers == ["question type", "true_belief", "false_belief",
                              "second_order_false_belief", "all"]
     assert table.rows[-1][-1] == "100.0% (5994/5994)"
-    reality = family.aggregate(_records(upstream_items, reality_tracker), Settings()).metrics
+    reality = family_result("generic", _records(upstream_items, reality_tracker), Settings()).metrics
     for (qtype, stype), _n in EXPECTED.items():
         needs_tom = qtype == "memory" or (qtype.endswith("_tom") and not qtype.endswith("no_tom"))
         assert reality[f"tomi.{qtype}.{stype}.turn"] == (0.0 if needs_tom else 1.0), (qtype, stype)

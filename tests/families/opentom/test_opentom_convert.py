@@ -16,6 +16,7 @@ from conftest import FAMILY_TESTS, load_report, shared_data
 from opentom_support import expected_mixed_figures
 
 from pytest_tom.cli import main as cli
+from pytest_tom.engine.aggregate import family_result
 from pytest_tom.engine.load import load_suite
 from pytest_tom.families.base import ScoringContext, Settings
 from pytest_tom.families.opentom.convert import ConvertError, convert
@@ -145,7 +146,7 @@ def score_all(converted: tuple[list[Any], list[dict[str, Any]]], answer: Any,
     ctx = ScoringContext(settings)
     records = [{"item": summary, "outcome": family.score(it, answer(it), ctx).to_dict()}
                for it, summary in zip(items, summaries, strict=True)]
-    return family.aggregate(records, settings).metrics
+    return family_result("opentom", records, settings).metrics
 
 
 def baseline(converted: tuple[list[Any], list[dict[str, Any]]], kind: str,

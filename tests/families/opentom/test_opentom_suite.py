@@ -10,6 +10,7 @@ import pytest
 import yaml
 from conftest import SUITES
 
+from pytest_tom.engine.aggregate import family_result
 from pytest_tom.engine.load import load_suite
 from pytest_tom.families.base import ScoringContext, Settings
 from pytest_tom.families.opentom.family import OpenTomFamily
@@ -259,7 +260,7 @@ def test_failed_requests_count_as_wrong_and_skipped_items_do_not_count(tmp_path:
         rec(fine, {"correct": None, "parsed": None, "value": None,
                    "error": "unavailable", "detail": "skipped", "extra": {}}),
     ]
-    m = fam.aggregate(records, settings).metrics
+    m = family_result("opentom", records, settings).metrics
     # gold No, No-answer right; gold Yes, failed request = class "unparsed":
     # F1(No) = 1, F1(Yes) = 0, F1(unparsed) = 0
     assert m["f1.loc_coarse.first"] == pytest.approx(1 / 3)
@@ -295,8 +296,8 @@ def test_fine_classes_and_perspective_subsets_by_hand(tmp_path: Path) -> None:
     outcomes = [fam.score(it, a, ctx) for it, a in zip(items, answers, strict=True)]
     assert [o.parsed for o in outcomes] == ["new", "new", "new", None, "negative"]
     assert outcomes[0].extra == {"place": "sink"}
-    m = fam.aggregate([{"item": it.summary(), "outcome": o.to_dict()}
-                       for it, o in zip(items, outcomes, strict=True)], settings).metrics
+    m = family_result("opentom", [{"item": it.summary(), "outcome": o.to_dict()}
+                                  for it, o in zip(items, outcomes, strict=True)], settings).metrics
     # Loc_f (F), all four: gold new, original, new, original; predicted new, new, new, unparsed
     # new: TP 2 FP 1 -> 4/5; original: FN 2 -> 0; unparsed: FP 1 -> 0
     assert m["items.loc_fine.first"] == 4
