@@ -5,6 +5,7 @@ errors (no extra, no directory)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -87,3 +88,25 @@ def test_hf_needs_a_model_directory(pytester: pytest.Pytester) -> None:
     result.stderr.fnmatch_lines(["*hf:empty: *empty is not a model directory (no config.json)*"])
     result = pytester.runpytest("--tom-model=hf:./nowhere/model", "-p", "no:cacheprovider")
     result.stderr.fnmatch_lines(["*hf:./nowhere/model: no model directory at*"])
+
+
+@pytest.mark.slow
+def test_hf_under_xdist_gives_each_worker_its_model_and_the_same_answers(
+        pytester: pytest.Pytester, smollm2_dir: Path) -> None:
+    """`-n 2`: each worker loads the model in its own process and answers its share; the
+    answers (greedy) are those of a run in one process, every item asked exactly once."""
+    (pytester.path / GENERIC.name).write_text(GENERIC.read_text(encoding="utf-8"),
+                                              encoding="utf-8")
+    common = [f"--tom-model=hf:{smollm2_dir}", "--tom-limit=8", "--tom-max-tokens=24",
+              "--tom-cache=off", "-p", "no:cacheprovider"]
+    alone = pytester.runpytest(*common, "--tom-report=one.json")
+    assert alone.ret in (0, 1), alone.stdout.str()
+    split = pytester.runpytest_subprocess(*common, "-n", "2", "-v", "--tom-report=two.json")
+    assert split.ret == alone.ret, split.stdout.str()[-3000:]
+    report = load_report(pytester.path / "two.json")
+    assert responses(pytester.path / "two.json") == responses(pytester.path / "one.json")
+    assert not any(r["outcome"]["error"] for r in report["items"])
+    assert [r["requests"] for r in report["items"]] == [1] * len(report["items"])
+    workers = {m.group(1) for line in split.outlines
+               if (m := re.match(r"\[(gw\d)\] .*(PASSED|FAILED|XFAIL)", line))}
+    assert workers == {"gw0", "gw1"}, split.stdout.str()[-3000:]  # both workers ran items
