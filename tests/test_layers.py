@@ -44,6 +44,7 @@ PYTEST_FREE = ("core", "suite", "scoring", "metrics", "families", "engine", "gat
 # answers, and the request phase never reaches back into items or hooks
 PLUGIN_ORDER: dict[str, int] = {
     "stash": 0, "pytest_options": 0, "own_model_hook": 0, "own_model": 0, "inactive": 0, "speed": 0, "selection": 0,
+    "worker_start_error": 0,
     "session": 1, "fixtures": 1, "bundled": 1, "usage_errors": 1, "run_gates": 1, "markers": 1,
     "request_phase": 2, "lookahead": 3, "streaming": 3,
     "items": 4,

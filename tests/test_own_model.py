@@ -118,7 +118,11 @@ def test_a_bundled_suite_through_the_hook(pytester: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(["tom: model stubborn (thread-safe) · *"])
 
 
-def test_a_spec_no_hook_answers_is_a_usage_error(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize("xdist", [False, True], ids=["plain", "xdist"])
+def test_a_spec_no_hook_answers_is_a_usage_error(pytester: pytest.Pytester, xdist: bool) -> None:
+    """Plainly a usage error at configure; under xdist the hook runs in the workers only,
+    and a worker that cannot start hands the same line to the controller (exit 4, nothing
+    asked) instead of crashing until xdist gives up on its workers."""
     pytester.makeconftest("""
         import pytest
 
@@ -127,10 +131,13 @@ def test_a_spec_no_hook_answers_is_a_usage_error(pytester: pytest.Pytester) -> N
             return None
     """)
     pytester.makefile(".tom.yaml", numbers=numbers_suite(2))
-    result = pytester.runpytest("--tom-model=theirs", "-p", "no:cacheprovider")
+    args = ["--tom-model=theirs", "-p", "no:cacheprovider", *(["-n", "2"] if xdist else [])]
+    result = pytester.runpytest_subprocess(*args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--tom-model=theirs: no pytest_tom_backend hook answered "
-                                 "this spec (implemented in conftest.py)*"])
+    out = result.stdout.str() + result.stderr.str()
+    assert ("--tom-model=theirs: no pytest_tom_backend hook answered this spec (implemented "
+            "in conftest.py)") in out
+    assert "crashed" not in out and "passed" not in out and "failed" not in out
 
 
 def test_the_conftest_loads_with_the_plugin_disabled(pytester: pytest.Pytester) -> None:

@@ -13,12 +13,18 @@ from pytest_tom.plugin.run_gates import configure_gates
 from pytest_tom.plugin.session import TomSession
 from pytest_tom.plugin.stash import STASH_KEY
 from pytest_tom.plugin.usage_errors import check_start
+from pytest_tom.plugin.worker_start_error import register_on_worker
 from pytest_tom.pytest_compat import install_teardown_index
 from pytest_tom.report.html import usage_problem
 
 
 def activate(config: pytest.Config, options: TomOptions) -> None:
-    tom = TomSession(config, options)
+    try:
+        tom = TomSession(config, options)
+    except pytest.UsageError as exc:  # e.g. a worker's pytest_tom_backend hook declined
+        if register_on_worker(config, str(exc)):
+            return
+        raise
     config.stash[STASH_KEY] = tom
     tom.bundled = configure_bundled(config, options)  # --tom-suite: usage error or paths added
     if tom.bundled is not None:

@@ -28,6 +28,7 @@ from pytest_tom.plugin.session import TomSession, project_dir
 from pytest_tom.plugin.speed import collection_gc, freeze_more
 from pytest_tom.plugin.streaming import start_stream
 from pytest_tom.plugin.usage_errors import method_note
+from pytest_tom.plugin.worker_start_error import stop_with_worker_error
 from pytest_tom.pytest_compat import collection_errors_set_aside
 from pytest_tom.report.atomic import try_write
 from pytest_tom.report.compact import CompactFailures
@@ -102,7 +103,9 @@ class TomHooks:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
-        """xdist: the shard the workers cut (each cuts the same), for the report."""
+        """xdist: the shard the workers cut (each cuts the same), for the report; a worker
+        that could not start the run stops the session with its usage error."""
+        stop_with_worker_error(node)
         record = getattr(node, "workeroutput", {}).get("tom_shard")
         if record is not None and self.tom.shard_record is None:
             self.tom.shard_record = record
