@@ -239,3 +239,27 @@ def test_a_failing_endpoint_cools_down_then_is_probed_again() -> None:
 def test_a_url_listed_twice_is_a_usage_error() -> None:
     with pytest.raises(BackendSpecError, match=r"http://127.0.0.1:9/v1 is listed more than once"):
         create_backend("openai:m", {"base_url": "http://u:pw@127.0.0.1:9/v1 http://u:pw@127.0.0.1:9/v1"})
+
+
+def test_an_attempt_cut_off_by_the_deadline_is_counted_at_its_endpoint(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A replica too slow for --tom-deadline: its attempts end with neither a reply nor an
+    error of the backend (the runner's deadline cancels them), and they still count at
+    that endpoint in the records and the report, as the servers saw them."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    report = pytester.path / "r.json"
+    with ChatServer(stall_after=0) as slow, ChatServer() as fast:  # slow: never answers
+        result = run(pytester, f"--tom-base-url={slow.base_url} {fast.base_url}",
+                     f"--tom-report={report}", "--tom-deadline=0.5", "--tom-retries=0")
+        slow.unstall()
+        data = load_report(report)
+        rows = endpoint_rows(data)
+    cut = [r for r in data["items"] if "deadline" in str(r["outcome"].get("detail") or "")]
+    assert cut and len(cut) < ITEMS, result.stdout.str()[-2000:]  # some went to the slow one
+    assert "stopped by the deadline after 0.5s" in cut[0]["outcome"]["detail"]
+    for rec in cut:  # each names the endpoint its one attempt went to
+        assert rec["endpoints"] == {slow.base_url: {"requests": 1, "failures": 1, "moved": 0}}
+    # the attempts made (one may be cut off before the server has read it)
+    assert rows[slow.base_url]["requests"] == len(cut) >= slow.stalled > 0
+    assert rows[slow.base_url]["failures"] == len(cut)
+    assert rows[fast.base_url]["requests"] == fast.requests == ITEMS - len(cut)

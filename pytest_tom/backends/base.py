@@ -47,6 +47,10 @@ class ModelRequest:
     # endpoints of a pool (backends/endpoint_pool.py) where this request already failed: the
     # runner retries the same request object, and the retry goes elsewhere while it can
     failed_at: set[int] = field(default_factory=set, compare=False, repr=False)
+    # the endpoint (redacted) of the attempt under way, set by a pool: an attempt the
+    # runner's deadline cuts off ends with no reply and no error of the backend's own, and
+    # is still counted at its endpoint in the item's record
+    asked_at: str | None = field(default=None, compare=False, repr=False)
 
     @property
     def prompt(self) -> str:

@@ -97,6 +97,7 @@ class EndpointPool(Backend):
         ep.probing = ep.probing or probe
         ep.in_flight += 1
         ep.counts["requests"] += 1
+        request.asked_at = ep.label
         try:
             reply = await ep.backend.acomplete(request)
         except BackendError as exc:

@@ -523,8 +523,11 @@ class Runner:
                 reply = await within(self.backend.acomplete(request),
                                      max(0.001, deadline - loop.time()))
             except asyncio.TimeoutError:
+                if request.asked_at:  # a pool's endpoint was asked: the attempt counts there
+                    comp.attempts.append((request.asked_at, False))
+                took = loop.time() - started
                 history.append(BackendError(f"stopped by the deadline after "
-                                            f"{loop.time() - started:.0f}s", timed_out=True))
+                                            f"{took:.{1 if took < 10 else 0}f}s", timed_out=True))
                 raise attempts_error(history, f"no answer within the deadline of "
                                      f"{self.deadline:g}s (--tom-deadline)", request) from None
             except BackendError as exc:
