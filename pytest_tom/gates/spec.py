@@ -202,7 +202,7 @@ def family_metric_names(family_name: str, options: dict[str, Any]) -> tuple[set[
     if fam.metric_patterns is None:
         return None
     try:
-        static = set(fam.aggregate([], Settings(options=options)).metrics)
+        static = set(fam.aggregate([], Settings(options=options), {}).metrics)
     except Exception:  # a family whose aggregation needs records: checked after the run
         return None
     declared = {m.name for m in fam.headline_metrics}

@@ -8,8 +8,8 @@ percepts). At collection each template becomes 25 items
 (`<template>::<condition>`, see `bigtom_conditions`), two options each, their
 order shuffled per item with the seed. An answer is right when it names the
 right letter and not the other one. Aggregates: accuracy per condition, and the
-joint scores TB ∧ FB and TC ∧ FC (see `pytest_tom.metrics.pairing`), laid out
-like Table 2 of the paper.
+joint scores TB ∧ FB and TC ∧ FC, declared in `bigtom.headline`, laid out like
+Table 2 of the paper by `bigtom.metrics`.
 
 Suite shape and checks: `bigtom_schema`; items: `bigtom_expand`; answer rule:
 `bigtom_scoring`.
@@ -17,7 +17,7 @@ Suite shape and checks: `bigtom_schema`; items: `bigtom_expand`; answer rule:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pytest_tom.core.model import ItemSpec, Suite
@@ -30,6 +30,7 @@ from pytest_tom.families.bigtom import scoring as bigtom_scoring
 from pytest_tom.families.bigtom.headline import METRICS, PLOTS
 from pytest_tom.families.bigtom.metrics import aggregate_records
 from pytest_tom.families.bigtom.schema import DEFAULTS, TEMPLATE
+from pytest_tom.metrics.declare import Value
 from pytest_tom.suite.schema import Checker
 
 
@@ -61,5 +62,6 @@ class BigTomFamily(Family):
         """Right when the answer (after its last `Answer:`) names the right letter and not the other."""
         return bigtom_scoring.score_answer(item, response)
 
-    def aggregate(self, records: list[dict[str, Any]], settings: Settings) -> FamilyResult:
-        return aggregate_records(records, settings)
+    def aggregate(self, records: list[dict[str, Any]], settings: Settings,
+                  declared: Mapping[str, Value]) -> FamilyResult:
+        return aggregate_records(records, settings, declared)

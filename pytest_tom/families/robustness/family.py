@@ -8,8 +8,9 @@ and the group `<stage>::<scenery>`, so that goal accuracy is the share of
 sceneries whose 16 scenes are all right.
 
 Answers are JSON with a top-level `final` object (`pytest_tom.scoring.json_final`);
-the metrics are turn and goal accuracy overall and per complexity class, with
-the coin-toss baselines beside them, laid out like the paper's Tables 1 and 2.
+the metrics are turn and goal accuracy overall and per complexity class, and turn
+accuracy per scene variant (declared in `headline.py`), laid out with the
+coin-toss baselines like the paper's Tables 1 and 2 (`metrics.py`).
 
 Suite checks: `robustness_schema`; items: `robustness_expand`; prompts:
 `robustness_prompts`; answer rule: `robustness_scoring`.
@@ -17,7 +18,7 @@ Suite checks: `robustness_schema`; items: `robustness_expand`; prompts:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pytest_tom.core.model import ItemSpec, Suite
@@ -31,6 +32,7 @@ from pytest_tom.families.robustness.headline import METRICS, PLOTS
 from pytest_tom.families.robustness.metrics import aggregate_records
 from pytest_tom.families.robustness.schema import DEFAULTS, STAGE
 from pytest_tom.metrics.accuracy import Record
+from pytest_tom.metrics.declare import Value
 from pytest_tom.suite.schema import Checker
 
 
@@ -61,5 +63,6 @@ class RobustnessFamily(Family):
     def score(self, item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
         return robustness_scoring.score_answer(item, response)
 
-    def aggregate(self, records: list[Record], settings: Settings) -> FamilyResult:
-        return aggregate_records(records, settings)
+    def aggregate(self, records: list[Record], settings: Settings,
+                  declared: Mapping[str, Value]) -> FamilyResult:
+        return aggregate_records(records, settings, declared)

@@ -1,20 +1,38 @@
-"""Robustness aggregates: turn and goal accuracy per complexity class beside the coin-toss
-baselines (the paper's Tables 1 and 2) and turn accuracy per scene variant, counted in one
-pass over the records. The per-class metrics are declared in `headline.py`."""
+"""Robustness tables: turn and goal accuracy per complexity class beside the coin-toss
+baselines (the paper's Tables 1 and 2) and turn accuracy per scene variant.
+
+Their accuracies are the declared metrics of `headline.py` (`class.<class>.turn`,
+`class.<class>.goal`, `variant.<variant>.<belief|world|all>.turn`), computed once by the
+engine and handed to `aggregate` with the counts behind them; the overall rows add up the
+classes' counts (every scene has exactly one class, and every scenery one class, so these
+are the suite's `turn` and `goal`, which the core metrics report). What stays counted
+here is what the declaration forms cannot express:
+
+* `class.<class>.sceneries`, `sceneries`: sceneries with any scene (run or skipped);
+* the unparseable scenes of each class (a count, not a share of judged scenes);
+* `baseline.turn`, `baseline.goal`: the coin toss, whose goal baseline is a mean over
+  sceneries of 2^-scenes;
+* the turn accuracy of a variant that a hand-written scene names itself
+  (`variant: distracted`): a name known only once the suite is read cannot be declared.
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from typing import Any
 
-from pytest_tom.core.outcome import SKIPPED, UNPARSEABLE, status
+from pytest_tom.core.outcome import UNPARSEABLE
 from pytest_tom.families.base import FamilyResult, MetricTable, Settings
-from pytest_tom.families.robustness.scenes import VARIANTS
+from pytest_tom.families.robustness.headline import ALL, DECLARED_VARIANTS, variant_metric
+from pytest_tom.families.robustness.scenes import QUESTIONS, VARIANTS
 from pytest_tom.families.robustness.schema import CLASSES
-from pytest_tom.metrics.accuracy import AllRightGroups, Record, ratio
-from pytest_tom.metrics.numbers import pct, pct_of, tiny_pct
+from pytest_tom.metrics.accuracy import Record, is_judged, ratio
+from pytest_tom.metrics.declare import NO_VALUE, Value
+from pytest_tom.metrics.numbers import pct, tiny_pct
 
 COIN_TURN = 0.5  # two plausible answers per scene (the paper's turn baseline)
+COLUMNS = (*QUESTIONS, ALL)  # the variant table's columns
 
 
 def coin_goal(scenes: int) -> float:
@@ -22,33 +40,42 @@ def coin_goal(scenes: int) -> float:
     return COIN_TURN ** scenes
 
 
-def aggregate_records(records: list[Record], settings: Settings) -> FamilyResult:
-    by_class, cells = _count(records)
-    order = [c for c in CLASSES if c in by_class] + sorted(set(by_class) - set(CLASSES))
-    overall = _ClassCounts()
-    for counts in by_class.values():
-        overall.add(counts)
+def aggregate_records(records: list[Record], settings: Settings,
+                      declared: Mapping[str, Value]) -> FamilyResult:
+    """The tables of the declared values, and the figures that are not declared metrics.
+    A declared metric of a class (or variant) that has scenes but none judged is reported
+    as None, as it always was; one of a class or variant without scenes is left out."""
+    counted = _count(records)
+    present = [c for c in CLASSES if c in counted.sizes]
     metrics: dict[str, float | int | None] = {}
     turn_rows: list[list[Any]] = []
     goal_rows: list[list[Any]] = []
-    for name, counts in [*((c, by_class[c]) for c in order), ("overall", overall)]:
-        row = counts.row()
-        label = CLASSES.get(name, name)
-        turn_rows.append([label, row["sceneries"], row["judged"], row["right"],
-                          row["unparseable"], pct(row["turn"]), pct(COIN_TURN)])
-        goal_rows.append([label, row["sceneries"], row["all_right"], pct(row["goal"]),
-                          tiny_pct(row["coin_goal"])])
-        prefix = "" if name == "overall" else f"class.{name}."
-        metrics[f"{prefix}turn"] = row["turn"]
-        metrics[f"{prefix}goal"] = row["goal"]
-        if name == "overall":
-            metrics["sceneries"] = row["sceneries"]
-            metrics["baseline.turn"] = COIN_TURN
-            metrics["baseline.goal"] = row["coin_goal"]
-        else:
-            metrics[f"{prefix}sceneries"] = row["sceneries"]
-    variant_rows, variant_metrics = _variant_table(cells)
-    metrics.update(variant_metrics)
+    overall = {"turn": [0, 0], "goal": [0, 0]}  # (ok, n) added up over the classes
+    for c in present:
+        turn, goal = (declared.get(f"class.{c}.{what}", NO_VALUE) for what in ("turn", "goal"))
+        for name, value in ((f"class.{c}.turn", turn), (f"class.{c}.goal", goal)):
+            if value.value is None:
+                metrics[name] = None
+        sizes = counted.sizes[c]
+        metrics[f"class.{c}.sceneries"] = len(sizes)
+        turn_rows.append(_turn_row(CLASSES[c], len(sizes), turn.value, *turn.count(),
+                                   counted.unparseable[c]))
+        goal_rows.append(_goal_row(CLASSES[c], len(sizes), goal.value, goal.count()[0],
+                                   _coin_goal_of(sizes.values())))
+        for what, value in (("turn", turn), ("goal", goal)):
+            ok, n = value.count()
+            overall[what][0] += ok
+            overall[what][1] += n
+    every = [size for c in present for size in counted.sizes[c].values()]
+    (right, judged), (all_right, sceneries_judged) = overall["turn"], overall["goal"]
+    turn_rows.append(_turn_row("overall", len(every), ratio(right, judged), right, judged,
+                               sum(counted.unparseable[c] for c in present)))
+    goal_rows.append(_goal_row("overall", len(every), ratio(all_right, sceneries_judged),
+                               all_right, _coin_goal_of(every)))
+    metrics["sceneries"] = len(every)
+    metrics["baseline.turn"] = COIN_TURN
+    metrics["baseline.goal"] = _coin_goal_of(every)
+    variant_rows = _variant_rows(declared, counted.own_variants, metrics)
     tables = [
         MetricTable("Turn accuracy by complexity class (as the paper's Table 1)",
                     ["complexity class", "sceneries", "scenes", "right", "unparseable",
@@ -67,80 +94,76 @@ def aggregate_records(records: list[Record], settings: Settings) -> FamilyResult
     return FamilyResult(metrics=metrics, tables=tables)
 
 
-class _ClassCounts:
-    """The counts of one row of the class tables: scenes judged, right and unparseable, and
-    per scenery its scenes and whether every judged one is right."""
+def _turn_row(label: str, sceneries: int, turn: float | None, right: int, judged: int,
+              unparseable: int) -> list[Any]:
+    return [label, sceneries, judged, right, unparseable, pct(turn), pct(COIN_TURN)]
 
-    __slots__ = ("judged", "right", "unparseable", "sizes", "sceneries")
+
+def _goal_row(label: str, sceneries: int, goal: float | None, all_right: int,
+              coin: float | None) -> list[Any]:
+    return [label, sceneries, all_right, pct(goal), tiny_pct(coin)]
+
+
+def _coin_goal_of(sizes: Any) -> float | None:
+    """The coin-toss goal accuracy: the mean over sceneries of 2^-scenes."""
+    sizes = list(sizes)
+    return sum(coin_goal(s) for s in sizes) / len(sizes) if sizes else None
+
+
+class _Counted:
+    """What one pass over the records counts: the scenes of each scenery by class, the
+    unparseable scenes of each class, and (right, judged) of the variants not declared,
+    by (variant, question) and (variant, "all")."""
+
+    __slots__ = ("sizes", "unparseable", "own_variants")
 
     def __init__(self) -> None:
-        self.judged = self.right = self.unparseable = 0
-        self.sizes: dict[str, int] = defaultdict(int)  # scenery -> scenes
-        self.sceneries = AllRightGroups()  # sceneries with a judged scene, and all right?
-
-    def add(self, other: _ClassCounts) -> None:
-        """Count `other`'s scenes here too (the overall row adds up the classes)."""
-        self.judged += other.judged
-        self.right += other.right
-        self.unparseable += other.unparseable
-        for key, n in other.sizes.items():
-            self.sizes[key] += n
-        self.sceneries.merge(other.sceneries)
-
-    def row(self) -> dict[str, Any]:
-        sizes = self.sizes
-        ok, n = self.sceneries.counts()
-        return {
-            "sceneries": len(sizes), "judged": self.judged, "right": self.right,
-            "unparseable": self.unparseable,
-            "turn": ratio(self.right, self.judged), "goal": ratio(ok, n), "all_right": ok,
-            "coin_goal": (sum(coin_goal(s) for s in sizes.values()) / len(sizes)) if sizes else None,
-        }
+        self.sizes: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        self.unparseable: dict[str, int] = defaultdict(int)
+        self.own_variants: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
 
 
-Cells = dict[tuple[Any, str], list[int]]  # (variant, question or "all") -> [right, judged]
-
-
-def _count(records: list[Record]) -> tuple[dict[str, _ClassCounts], Cells]:
-    """One pass over the records (a 100,000-record run reads each once): the counts of each
-    complexity class, and the cells of the variant table."""
-    by_class: dict[str, _ClassCounts] = {}
-    cells: Cells = defaultdict(lambda: [0, 0])
+def _count(records: list[Record]) -> _Counted:
+    """One pass over the records (a 100,000-record run reads each once)."""
+    counted = _Counted()
+    declared_variants = frozenset(DECLARED_VARIANTS)
     for r in records:
         item, outcome = r["item"], r["outcome"]
         meta = item["meta"]
         cls = meta.get("class", "?")
-        counts = by_class.get(cls)
-        if counts is None:
-            counts = by_class[cls] = _ClassCounts()
-        key = item.get("group") or item["scenario"]
-        counts.sizes[key] += 1
-        state = status(outcome)
-        if state == UNPARSEABLE:
-            counts.unparseable += 1
-        correct = outcome.get("correct")
-        if correct is None or state == SKIPPED:
-            continue
-        right = bool(correct)
-        counts.judged += 1
-        counts.right += right
-        counts.sceneries.add(key, right)
+        counted.sizes[cls][item.get("group") or item["scenario"]] += 1
+        if outcome.get("error") == UNPARSEABLE:
+            counted.unparseable[cls] += 1
         variant = meta.get("variant")
-        for cell in (cells[(variant, meta.get("question"))], cells[(variant, "all")]):
-            cell[0] += right
-            cell[1] += 1
-    return by_class, cells
+        if variant not in declared_variants and is_judged(r):
+            right = bool(outcome["correct"])
+            for cell in (counted.own_variants[(variant, meta.get("question"))],
+                         counted.own_variants[(variant, ALL)]):
+                cell[0] += right
+                cell[1] += 1
+    return counted
 
 
-def _variant_table(cells: Cells) -> tuple[list[list[Any]], dict[str, float | None]]:
-    variants = [v for v in VARIANTS if any(k[0] == v for k in cells)]
-    variants += sorted({k[0] for k in cells} - set(VARIANTS))
-    rows, metrics = [], {}
-    for v in variants:
-        row: list[Any] = [v]
-        for q in ("belief", "world", "all"):
-            right, n = cells.get((v, q), (0, 0))
-            row.append(pct_of(right, n))
-            metrics[f"variant.{v}.{q}.turn"] = ratio(right, n)
-        rows.append(row)
-    return rows, metrics
+def _variant_rows(declared: Mapping[str, Value], own: dict[tuple[str, str], list[int]],
+                  metrics: dict[str, float | int | None]) -> list[list[Any]]:
+    """One row per variant with a judged scene: its declared values (reported None where
+    a column has no judged scene), then those of the variants hand-written scenes name
+    themselves, counted here (`own`) and reported as metrics of the same form."""
+    cells: dict[str, dict[str, tuple[float | None, int, int]]] = {}
+    for v in DECLARED_VARIANTS:
+        values = {q: declared.get(variant_metric(v, q), NO_VALUE) for q in COLUMNS}
+        if values[ALL].count()[1]:
+            cells[v] = {q: (value.value, *value.count()) for q, value in values.items()}
+            metrics.update({variant_metric(v, q): None for q, value in values.items()
+                            if value.value is None})
+    for v in sorted({v for v, _ in own}, key=str):
+        cells[v] = {q: (ratio(*own[(v, q)]) if (v, q) in own else None,
+                        *own.get((v, q), (0, 0))) for q in COLUMNS}
+        metrics.update({variant_metric(v, q): cells[v][q][0] for q in COLUMNS})
+    order = [v for v in VARIANTS if v in cells] + sorted(set(cells) - set(VARIANTS), key=str)
+    return [[v, *(_share(*cells[v][q]) for q in COLUMNS)] for v in order]
+
+
+def _share(value: float | None, ok: int, n: int) -> str:
+    """`93.8% (75/80)`, `n/a` without a judged scene."""
+    return pct(None) if n == 0 else f"{pct(value)} ({ok}/{n})"

@@ -14,6 +14,7 @@ from conftest import SUITES
 from robustness_support import WRONG_CLASS, one_wrong_in_class, right, wrong_scene_of
 
 from pytest_tom import families
+from pytest_tom.engine.aggregate import aggregate, family_result
 from pytest_tom.engine.load import load_suite
 from pytest_tom.engine.offline import score_records
 from pytest_tom.families.base import ScoringContext, Settings
@@ -52,6 +53,12 @@ def by_scenery(items: list[ItemSpec]) -> dict[str, dict[str, ItemSpec]]:
 def records(items: list[ItemSpec], answer: Any) -> list[dict[str, Any]]:
     """Score every item in process with an answerer of robustness_support."""
     return score_records(items, answer)
+
+
+def reported(recs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The suite's figures as a run reports them: metrics (the family's, its declared ones
+    and the core turn and goal) and tables (as in the JSON report)."""
+    return aggregate(recs, Settings())["suites"][recs[0]["item"]["suite"]]
 
 
 def test_bundled_suite_shape(bundled: list[ItemSpec]) -> None:
@@ -135,14 +142,14 @@ def test_prompt_and_methods(bundled: list[ItemSpec]) -> None:
 def test_gold_answers_score_everything_right(bundled: list[ItemSpec]) -> None:
     recs = records(bundled, right)
     assert all(r["outcome"]["correct"] for r in recs)
-    result = FAMILY.aggregate(recs, Settings())
-    m = result.metrics
+    result = reported(recs)
+    m = result["metrics"]
     assert m["turn"] == 1.0 and m["goal"] == 1.0 and m["sceneries"] == 68
     for cls, n in EXPECTED_SCENERIES.items():
         assert m[f"class.{cls}.turn"] == 1.0 and m[f"class.{cls}.goal"] == 1.0
         assert m[f"class.{cls}.sceneries"] == n
     assert m["baseline.turn"] == 0.5 and m["baseline.goal"] == pytest.approx(2 ** -16)
-    titles = [t.title for t in result.tables]
+    titles = [t["title"] for t in result["tables"]]
     assert any("Table 1" in t for t in titles) and any("Table 2" in t for t in titles)
 
 
@@ -152,7 +159,7 @@ def test_one_wrong_scene_per_scenery_breaks_that_class_goal(bundled: list[ItemSp
     assert len(wrong) == EXPECTED_SCENERIES[WRONG_CLASS]
     assert {r["item"]["id"].split("::")[-1] for r in wrong} == {
         wrong_scene_of(r["item"]["scenario"]) for r in wrong}
-    m = FAMILY.aggregate(recs, Settings()).metrics
+    m = reported(recs)["metrics"]
     assert m[f"class.{WRONG_CLASS}.goal"] == 0.0
     assert m[f"class.{WRONG_CLASS}.turn"] == 15 / 16
     for cls in set(EXPECTED_SCENERIES) - {WRONG_CLASS}:
@@ -162,7 +169,7 @@ def test_one_wrong_scene_per_scenery_breaks_that_class_goal(bundled: list[ItemSp
 
 def test_tables_layout(bundled: list[ItemSpec]) -> None:
     recs = records(bundled, one_wrong_in_class)
-    t1, t2, t3 = FAMILY.aggregate(recs, Settings()).tables
+    t1, t2, t3 = family_result("robustness", recs, Settings()).tables
     assert [r[0] for r in t1.rows] == [*CLASSES.values(), "overall"]
     auto = next(r for r in t1.rows if r[0] == "automatic change knowledge")
     assert auto == ["automatic change knowledge", 5, 80, 75, 0, "93.8%", "50.0%"]  # 75/80
@@ -181,9 +188,9 @@ def test_errors_and_unparseable_stay_in_denominators(bundled: list[ItemSpec]) ->
                           "value": None, "detail": "boom", "extra": {}}
     recs[1]["outcome"] = FAMILY.score(items[1], "no json here", ScoringContext(Settings())).to_dict()
     assert recs[1]["outcome"]["error"] == "unparseable"
-    result = FAMILY.aggregate(recs, Settings())
-    assert result.metrics["turn"] == 14 / 16 and result.metrics["goal"] == 0.0
-    assert result.tables[0].rows[0][2:5] == [16, 14, 1]
+    result = reported(recs)
+    assert result["metrics"]["turn"] == 14 / 16 and result["metrics"]["goal"] == 0.0
+    assert result["tables"][0]["rows"][0][2:5] == [16, 14, 1]
 
 
 # -- writing stages: checks and hand-written scenes -------------------------------------
@@ -347,6 +354,6 @@ def test_hand_written_scenes(tmp_path: Path) -> None:
     assert items["s4"].meta["wrong"] == {"tin": ["blue", "biscuits"]}
     assert all(i.group == "tin::late_label" for i in items.values())
     recs = records(list(items.values()), right)
-    result = FAMILY.aggregate(recs, Settings())
-    assert result.metrics["goal"] == 1.0
-    assert result.metrics["baseline.goal"] == coin_goal(4) == 2 ** -4
+    m = reported(recs)["metrics"]
+    assert m["goal"] == 1.0
+    assert m["baseline.goal"] == coin_goal(4) == 2 ** -4
