@@ -4,6 +4,8 @@
 #
 #   bash scripts/install.sh             # .venv: the newest versions the index serves
 #   bash scripts/install.sh --oldest    # .venv-oldest: the oldest versions pyproject.toml allows
+#   bash scripts/install.sh --core      # .venv-core: no extras, the core dependencies at their
+#                                       # oldest (what `pip install pytest-tom` may give), + xdist
 #
 # VENV=DIR overrides the folder, PYTHON=python3.X the interpreter the venv is made from.
 # Running it again reuses the venv.
@@ -14,15 +16,34 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 oldest=0
+core=0
 for arg in "$@"; do
     case "$arg" in
         --oldest) oldest=1 ;;
-        -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        *) echo "install.sh: unknown argument '$arg' (known: --oldest, --help)" >&2; exit 2 ;;
+        --core) core=1 ;;
+        -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "install.sh: unknown argument '$arg' (known: --oldest, --core, --help)" >&2; exit 2 ;;
     esac
 done
-if [ "$oldest" = 1 ]; then VENV="${VENV:-.venv-oldest}"; else VENV="${VENV:-.venv}"; fi
+if [ "$core" = 1 ]; then VENV="${VENV:-.venv-core}"
+elif [ "$oldest" = 1 ]; then VENV="${VENV:-.venv-oldest}"; else VENV="${VENV:-.venv}"; fi
 PYTHON="${PYTHON:-python3}"
+
+if [ "$core" = 1 ]; then
+    # The core dependencies alone (no extra: no aiohttp, html, embeddings, local model) at
+    # the oldest versions pyproject.toml allows, and pytest-xdist for the -n 2 tests.
+    [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check uv
+    pins="$VENV/core-pins.txt"
+    "$VENV/bin/uv" pip compile --quiet --no-deps --resolution lowest-direct \
+        --python "$VENV/bin/python" --no-header --no-annotate pyproject.toml -o "$pins"
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -c "$pins" -e . \
+        "pytest-xdist==$(sed -n 's/.*"pytest-xdist>=\([0-9.]*\)".*/\1/p' pyproject.toml | head -1)"
+    "$VENV/bin/python" -m pip list --format=freeze 2>/dev/null \
+        | grep -iE '^(pytest|pytest-xdist|pyyaml|openai|numpy|tabulate|aiohttp|httpx)==' \
+        | tr '\n' ' ' | sed "s|^|$VENV: |; s| $|\n|"
+    exit 0
+fi
 
 # The HTML report's browser tests drive Debian's chromium through chromium-driver (selenium);
 # without a browser they skip. Installed here when we are root on a system with apt-get.
