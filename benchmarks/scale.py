@@ -87,7 +87,7 @@ def one_size(n: int, args: argparse.Namespace) -> None:
         root = Path(tmp)
         (root / "numbers.tom.yaml").write_text(numbers_suite(n))
         env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
-                   PYTHONPATH=os.pathsep.join(filter(None, [str(REPO),
+                   PYTHONPATH=os.pathsep.join(filter(None, [str(args.checkout),
                                                             os.environ.get("PYTHONPATH")])))
         with ChatServer(respond) as server:
             base = [sys.executable, "-m", "pytest", "numbers.tom.yaml", "-p", "pytest_tom.plugin",
@@ -144,12 +144,15 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[2000, 20000, 100000])
     ap.add_argument("--concurrency", type=int, default=64)
+    ap.add_argument("--checkout", type=Path, default=REPO,
+                    help="the pytest-tom checkout to measure (default: this one), e.g. a "
+                         "worktree of an older commit for a before/after comparison")
     ap.add_argument("--repeat", type=int, default=1,
                     help="run and script pairs per size, interleaved; prints each and the median")
     args = ap.parse_args()
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > 0  # Linux: KB
     print(f"latency 0 · concurrency {args.concurrency} · cache off · --tom-report and --tom-html"
-          f" · cpus {os.cpu_count()} · load {os.getloadavg()}")
+          f" · cpus {os.cpu_count()} · load {os.getloadavg()} · checkout {args.checkout}")
     print(f"{'items':>7} {'run s':>9} {'aiohttp':>8} {'ratio':>6} {'peak MB':>9} "
           f"{'collect':>9} {'KB/item':>8} {'JSON MB':>8} {'HTML MB':>7} {'run CPU':>7} "
           f"{'aio CPU':>7} {'ratio':>5} server CPU (run / script)   load (run / script)")
