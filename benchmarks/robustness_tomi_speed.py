@@ -42,11 +42,16 @@ def timed(label: str, fn: Callable[[], T]) -> T:
 
 
 def in_process(items: list[Any], family_name: str, answer: Callable[[Any], str]) -> dict[str, Any]:
-    from pytest_tom import families
+    """The suite's metrics as a run reports them (the family's, its declared ones, the
+    core turn and goal), scored and aggregated in process with its 95% intervals."""
+    from pytest_tom.engine.aggregate import aggregate
     from pytest_tom.engine.offline import score_records
     from pytest_tom.families.base import Settings
 
-    return families.get(family_name).aggregate(score_records(items, answer), Settings()).metrics
+    records = score_records(items, answer)
+    suite = aggregate(records, Settings())["suites"][records[0]["item"]["suite"]]
+    assert suite["family"] == family_name, suite["family"]
+    return suite["metrics"]
 
 
 def pytest_run(target: Path, answerer: str, tmp: Path) -> None:
