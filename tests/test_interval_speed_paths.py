@@ -262,3 +262,25 @@ def test_facets_of_unhashable_meta_values() -> None:
 
     assert table.selected(select, ("x",)).tolist() == [select(r) for r in records]
     assert table.counts(select, ("x",)) == (2, 4)
+
+
+def test_a_selection_runs_once_per_facet_for_the_value_and_the_interval() -> None:
+    """A run evaluates a declared metric for its value and again for its interval over one
+    table: the selection's verdicts are kept, not computed twice."""
+    records = [{"item": {"suite": "s", "id": f"q{i}", "scenario": f"s{i % 4}", "tags": [],
+                         "meta": {"x": i % 3}}, "outcome": {"correct": i % 2 == 0}}
+               for i in range(24)]
+    table = RecordTable(records, ("x",))
+    calls: list[int] = []
+
+    def select(r: dict) -> bool:
+        calls.append(1)
+        return r["item"]["meta"]["x"] == 1
+
+    spec = Spec("m", "m", PROPORTION, select=select, reads=("x",))
+    value = spec.evaluate(table)
+    interval = spec.interval(table, 0, "s")
+    assert len(calls) == len(table.representatives) == 6
+    assert value.count() == (4, 8) and interval.n == 8 and interval.value == value.value == 0.5
+    with pytest.raises(ValueError):  # the kept verdicts cannot be changed by a caller
+        table.verdicts(select, ("x",))[0] = True

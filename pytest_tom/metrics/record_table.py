@@ -92,6 +92,9 @@ class RecordTable:
         self._orders: dict[Any, tuple[int, np.ndarray]] = {}
         self._facet_counts: np.ndarray | None = None
         self._views: dict[frozenset[str], list[Any]] = {}
+        # a selection's verdicts, kept: a run evaluates each declared metric for the scores
+        # and again for its interval, over the same table
+        self._verdicts: dict[tuple[Select, frozenset[str]], np.ndarray] = {}
 
     def constant(self, fn: Callable[[Record], Hashable], value: Hashable) -> None:
         """Declare that `fn` gives `value` for every record (the suite of a suite's table),
@@ -107,9 +110,26 @@ class RecordTable:
         sees a guarded view of the record: the item's tags and kind, the outcome's
         `correct` and `error`, and the meta keys in `reads` (which the facets must
         include); reading anything else raises `UndeclaredRead`."""
-        if self.meta_keys is None:
-            return np.array([bool(select(r)) for r in self.representatives], dtype=bool)
         reads = frozenset(reads)
+        try:
+            kept = self._verdicts.get((select, reads))
+        except TypeError:  # a selection object that cannot be hashed: not kept
+            kept, select_key = None, None
+        else:
+            select_key = select
+        if kept is not None:
+            return kept
+        if self.meta_keys is None:
+            verdicts = np.array([bool(select(r)) for r in self.representatives], dtype=bool)
+        else:
+            verdicts = self._guarded_verdicts(select, reads, who)
+        verdicts.flags.writeable = False
+        if select_key is not None:
+            self._verdicts[(select_key, reads)] = verdicts
+        return verdicts
+
+    def _guarded_verdicts(self, select: Select, reads: frozenset[str], who: str) -> np.ndarray:
+        assert self.meta_keys is not None
         if not reads <= self.meta_keys:
             raise UndeclaredRead(
                 f"metric {who!r} reads meta key(s) {', '.join(sorted(reads - self.meta_keys))} "
@@ -219,6 +239,7 @@ class RecordTable:
         out._orders = {}
         out._facet_counts = None
         out._views = {}
+        out._verdicts = {}
         shared = set.intersection(*(set(t._columns) for t in tables)) if tables else set()
         for fn in shared:
             col = out._column(fn)
