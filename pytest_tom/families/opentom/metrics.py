@@ -45,7 +45,6 @@ from pytest_tom.metrics.record_table import RecordTable
 from pytest_tom.metrics.resampling import disjoint_samples, mean_std
 
 LocationPairs = dict[tuple[str, str, str], dict[str, str | None]]
-NONE_DECLARED: Mapping[str, Value] = {}
 
 
 class Reading:
@@ -98,7 +97,7 @@ def items_of(value: Value) -> int:
 
 
 def aggregate(records: list[Record], settings: Settings,
-              declared: Mapping[str, Value] = NONE_DECLARED) -> FamilyResult:
+              declared: Mapping[str, Value]) -> FamilyResult:
     """The figures of one OpenToM suite that are not declared metrics, and its tables, which
     show the `declared` values (a declared metric with no value here is reported as None)."""
     reading = Reading(records)
@@ -181,8 +180,9 @@ def table2(metrics: dict[str, Any], protocol: str, note: str) -> MetricTable:
     for key, label in TABLE2_ROWS:
         if not metrics[f"items.{key}"]:
             continue
-        rate = metrics[f"parse_failure.{key}"]
-        row: list[Any] = [label, _num(metrics[f"f1.{key}"]), _num(metrics[f"accuracy.{key}"]),
+        rate = metrics.get(f"parse_failure.{key}")
+        row: list[Any] = [label, _num(metrics.get(f"f1.{key}")),
+                          _num(metrics.get(f"accuracy.{key}")),
                           metrics[f"items.{key}"], pct(rate)]
         if protocol == "samples":
             for name in ("f1", "accuracy"):
@@ -217,7 +217,8 @@ def role_table(metrics: dict[str, Any]) -> MetricTable:
         if key not in ROLE_KEYS or not metrics[f"items.{key}"]:
             continue
         gap = metrics[f"role_gap.{key}"]
-        rows.append([label, _num(metrics[f"f1_mover.{key}"]), _num(metrics[f"f1_observer.{key}"]),
+        rows.append([label, _num(metrics.get(f"f1_mover.{key}")),
+                     _num(metrics.get(f"f1_observer.{key}")),
                      signed_unit(gap)])
     return MetricTable(title="OpenToM mover − observer F1 gap (layout of the paper's Table 4)",
                        headers=["question", "mover F1", "observer F1", "gap"], rows=rows,
