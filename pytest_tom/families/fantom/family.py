@@ -6,13 +6,15 @@ belief question, answerability and info-access list questions, and per-character
 yes/no questions. Prompts and answer reading follow the authors' evaluator (with
 its listed defects fixed, see `fantom_parsing`); prompts are in `fantom_prompts`, the
 answer rules in `fantom_scoring` (free responses by sentence embeddings,
-`pytest_tom.scoring.embeddings`); aggregates (ALL*, ALL, weighted F1, per character,
-by ToM order, error types) are in `fantom_metrics`.
+`pytest_tom.scoring.embeddings`); its metrics (Table 9 of both scenarios: ALL*, ALL,
+weighted F1, ...; belief accuracy by ToM order) are declared in `fantom.headline`, the
+tables that show them and the figures beyond them (the control task's set-level
+figures, per character, error types) are in `fantom.metrics`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from pytest_tom.core.model import ItemSpec, Suite
@@ -25,7 +27,7 @@ from pytest_tom.families.fantom.headline import METRICS, PLOTS, grouped_by
 from pytest_tom.families.fantom.metrics import aggregate_fantom, grouping_of
 from pytest_tom.families.fantom.options import OPTIONS
 from pytest_tom.families.fantom.schema import CONVERSATION, DEFAULTS, check_document
-from pytest_tom.metrics.declare import Metric
+from pytest_tom.metrics.declare import Metric, Value
 from pytest_tom.suite.schema import Checker
 
 
@@ -89,5 +91,6 @@ class FantomFamily(Family):
     def declared_metrics(self, settings: Settings) -> tuple[Metric, ...]:
         return grouped_by(grouping_of(settings))
 
-    def aggregate(self, records: list[dict[str, Any]], settings: Settings) -> FamilyResult:
-        return aggregate_fantom(records, settings)
+    def aggregate(self, records: list[dict[str, Any]], settings: Settings,
+                  declared: Mapping[str, Value]) -> FamilyResult:
+        return aggregate_fantom(records, settings, declared)

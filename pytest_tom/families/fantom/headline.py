@@ -1,16 +1,26 @@
-"""FANToM's headline metrics and plot, declared once (see `pytest_tom.metrics.declare`):
-the columns of the paper's Table 9 on the inaccessible questions. The set-level scores
-(ALL*, ALL, the two Alls) are shares of sets whose every question is right, a skipped
-free-response question counting as not right; the yes/no weighted F1 and the fact token
-F1 are resampled by set too."""
+"""FANToM's metrics and plot, declared once (see `pytest_tom.metrics.declare`): every
+figure of the paper's Table 9 that the declaration forms can express, for the
+inaccessible questions (the FANToM scores, under their bare names: the headline) and for
+the accessible ones (the control task, `accessible.<column>`), and belief accuracy by
+ToM order (`<scenario>.<belief kind>.<order>`). The set-level scores (ALL*, ALL, the two
+Alls) are shares of sets whose every question is right, a skipped free-response question
+counting as not right; the yes/no weighted F1 and the token F1s are resampled by set too.
+
+The tables of `fantom.metrics` read these values. Not declared here, and counted by
+`fantom.metrics` itself: the control task's set-level figures (they count only the sets
+whose every ToM question is accessible, a property of the whole set that no selection of
+one record can see), the per-character figures (formed across a set's answers), and the
+error types (they read the outcome's `extra`, which a selection may not read).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from dataclasses import replace
 
-from pytest_tom.families.fantom.expand import LIST_KINDS, TOM_KINDS, YN_KINDS
-from pytest_tom.families.fantom.metrics import yn_label
+from pytest_tom.families.fantom.expand import BELIEF_KINDS, LIST_KINDS, TOM_KINDS, YN_KINDS
+from pytest_tom.families.fantom.parsing import IRRELEVANT, NO, YES
+from pytest_tom.families.fantom.schema import ORDERS
 from pytest_tom.metrics.accuracy import Record
 from pytest_tom.metrics.declare import (
     GROUPED,
@@ -26,59 +36,141 @@ from pytest_tom.metrics.declare import (
     weighted_f1_of,
 )
 
-PLOTS = (Plot("table9", "FANToM scores (the paper's Table 9 columns)",
-              also=(("belief_dist_token_f1", "Belief TokenF1"),)),)
+PLOTS = (Plot("table9", "FANToM scores (the paper's Table 9 columns)"),)
+
+INACCESSIBLE, ACCESSIBLE = "inaccessible", "accessible"
+# the metric name of a Table 9 column in a scenario: the FANToM scores under bare names
+PREFIX = {INACCESSIBLE: "", ACCESSIBLE: "accessible."}
+# ToM order -> the suffix of its metric name; "second_order" pools the two second orders
+ORDER_NAMES = {
+    "first-order": "first_order",
+    "second-order:cyclic": "second_order_cyclic",
+    "second-order:acyclic": "second_order_acyclic",
+}
+SECOND_ORDERS = tuple(o for o in ORDERS if o.startswith("second"))
+READS = ("accessibility",)
+ORDER_READS = ("accessibility", "tom_order")
+SCENARIO_LABEL = {INACCESSIBLE: "", ACCESSIBLE: " (control)"}
 
 
 def fantom_set(r: Record) -> Hashable:
     return meta(r).get("set")
 
 
-def inaccessible(kinds: tuple[str, ...]) -> Callable[[Record], bool]:
-    return lambda r: meta(r).get("accessibility") == "inaccessible" and r["item"]["kind"] in kinds
+def yn_label(r: Record) -> str:
+    """A yes/no answer's label for the F1: yes, no, or irrelevant (anything else, a
+    request error included)."""
+    parsed = r["outcome"].get("parsed")
+    return parsed if parsed in (YES, NO) else IRRELEVANT
 
 
 def yn_pair(r: Record) -> tuple[Hashable, Hashable]:
     return str(r["item"]["gold"]), yn_label(r)
 
 
+# the selections look at the kind first: most facets are of another kind, and the meta
+# keys are read through the record table's guard
+
+
+def in_scenario(scenario: str, kinds: tuple[str, ...]) -> Callable[[Record], bool]:
+    return lambda r: r["item"]["kind"] in kinds and meta(r).get("accessibility") == scenario
+
+
+def dist_correct(scenario: str) -> Callable[[Record], bool]:
+    """The Dist.-correct free responses of the scenario (their token F1 is averaged)."""
+    return lambda r: (r["item"]["kind"] == "belief_dist"
+                      and r["outcome"].get("correct") is True
+                      and meta(r).get("accessibility") == scenario)
+
+
+def of_order(scenario: str, kind: str, orders: tuple[str, ...]) -> Callable[[Record], bool]:
+    return lambda r: (r["item"]["kind"] == kind and meta(r).get("tom_order") in orders
+                      and meta(r).get("accessibility") == scenario)
+
+
 NO_DIST = tuple(k for k in TOM_KINDS if k != "belief_dist")
 EVERY_SET = AllRight(include_skipped=True)
-READS = ("accessibility",)
 
 
 def _set_level(name: str, label: str, kinds: tuple[str, ...], short: str) -> Metric:
-    return Metric(name, label, GROUPED, select=inaccessible(kinds), reads=READS,
+    return Metric(name, label, GROUPED, select=in_scenario(INACCESSIBLE, kinds), reads=READS,
                   summarize=EVERY_SET, finish=ratio_of(), unit=fantom_set, of_groups=True,
                   plot="table9", short=short)
 
 
-def _question_family(fam: str, label: str, short: str) -> tuple[Metric, ...]:
-    lst = next(k for k in LIST_KINDS if k.startswith(fam))
-    yn = next(k for k in YN_KINDS if k.startswith(fam))
+def _question_level(scenario: str) -> tuple[Metric, ...]:
+    """The question-level Table 9 columns of a scenario (those of the inaccessible one
+    in the table9 plot)."""
+    pre, suffix = PREFIX[scenario], SCENARIO_LABEL[scenario]
+    plot = "table9" if scenario == INACCESSIBLE else ""  # the control task has no plot
+    headline = scenario == INACCESSIBLE
+
+    def accuracy(name: str, label: str, kind: str, short: str) -> Metric:
+        return Metric(f"{pre}{name}", f"{label}{suffix}", select=in_scenario(scenario, (kind,)),
+                      reads=READS, plot=plot, short=short, headline=headline)
+
+    def yn_f1(fam: str, label: str, short: str) -> Metric:
+        kind = next(k for k in YN_KINDS if k.startswith(fam))
+        return Metric(f"{pre}{fam}_yn_f1", f"{label} Y/N (weighted F1){suffix}", GROUPED,
+                      select=in_scenario(scenario, (kind,)), reads=READS,
+                      summarize=LabelPairs(yn_pair), finish=weighted_f1_of, unit=fantom_set,
+                      plot=plot, short=f"{short} Y/N", headline=headline)
+
+    def lst(fam: str, label: str, short: str) -> Metric:
+        kind = next(k for k in LIST_KINDS if k.startswith(fam))
+        return accuracy(f"{fam}_list", f"{label} List", kind, f"{short} List")
+
+    # not in the terminal's headline line (it was not before it was declared)
+    token_f1 = Metric(f"{pre}belief_dist_token_f1", f"Belief token F1{suffix}", GROUPED,
+                      select=dist_correct(scenario), reads=READS,
+                      summarize=ValueMean(outcome_value), finish=mean_of, unit=fantom_set,
+                      plot=plot, short="Belief TokenF1", headline=False)
     return (
-        _set_level(f"{fam}_all", f"{label} All", (lst, yn), f"{short} All"),
-        Metric(f"{fam}_list", f"{label} List", select=inaccessible((lst,)), reads=READS,
-               plot="table9", short=f"{short} List"),
-        Metric(f"{fam}_yn_f1", f"{label} Y/N (weighted F1)", GROUPED, select=inaccessible((yn,)),
-               reads=READS, summarize=LabelPairs(yn_pair), finish=weighted_f1_of,
-               unit=fantom_set, plot="table9", short=f"{short} Y/N"),
+        accuracy("belief_choice", "Belief Choice", "belief_choice", "Belief Choice"),
+        accuracy("belief_dist", "Belief Dist.", "belief_dist", "Belief Dist."),
+        token_f1,
+        lst("answerability", "Answerability", "Answerab."),
+        yn_f1("answerability", "Answerability", "Answerab."),
+        lst("infoaccess", "Info access", "InfoAcc."),
+        yn_f1("infoaccess", "Info access", "InfoAcc."),
     )
 
 
-METRICS = (
-    _set_level("all_star", "ALL*", TOM_KINDS, "ALL*"),
-    _set_level("all", "ALL", NO_DIST, "ALL"),
-    Metric("belief_choice", "Belief Choice", select=inaccessible(("belief_choice",)),
-           reads=READS, plot="table9", short="Belief Choice"),
-    Metric("belief_dist", "Belief Dist.", select=inaccessible(("belief_dist",)), reads=READS,
-           plot="table9", short="Belief Dist."),
-    *_question_family("answerability", "Answerability", "Answerab."),
-    *_question_family("infoaccess", "Info access", "InfoAcc."),
-    Metric("fact_token_f1", "Fact token F1", GROUPED, select=lambda r: r["item"]["kind"] == "fact",
-           summarize=ValueMean(outcome_value), finish=mean_of, unit=fantom_set, plot="table9",
-           short="Fact TokenF1"),
-)
+def _by_order(scenario: str) -> tuple[Metric, ...]:
+    """Belief accuracy by ToM order, each order and the second orders pooled."""
+    out = []
+    for kind in BELIEF_KINDS:
+        cells = [(ORDER_NAMES[o], o, (o,)) for o in ORDERS]
+        cells.insert(1, ("second_order", "second-order", SECOND_ORDERS))
+        for suffix, label, orders in cells:
+            out.append(Metric(f"{scenario}.{kind}.{suffix}", f"{kind} {label} ({scenario})",
+                              select=of_order(scenario, kind, orders), reads=ORDER_READS,
+                              headline=False))
+    return tuple(out)
+
+
+def _headline() -> tuple[Metric, ...]:
+    """Table 9 on the inaccessible questions, in the table's column order."""
+    alls = {fam: _set_level(f"{fam}_all", f"{label} All",
+                            tuple(k for k in (*LIST_KINDS, *YN_KINDS) if k.startswith(fam)),
+                            f"{short} All")
+            for fam, label, short in (("answerability", "Answerability", "Answerab."),
+                                      ("infoaccess", "Info access", "InfoAcc."))}
+    choice, dist, token_f1, a_list, a_yn, i_list, i_yn = _question_level(INACCESSIBLE)
+    return (
+        _set_level("all_star", "ALL*", TOM_KINDS, "ALL*"),
+        _set_level("all", "ALL", NO_DIST, "ALL"),
+        choice, dist, token_f1,
+        alls["answerability"], a_list, a_yn,
+        alls["infoaccess"], i_list, i_yn,
+        Metric("fact_token_f1", "Fact token F1", GROUPED,
+               select=lambda r: r["item"]["kind"] == "fact", summarize=ValueMean(outcome_value),
+               finish=mean_of, unit=fantom_set, plot="table9", short="Fact TokenF1"),
+    )
+
+
+METRICS = (*_headline(), *_question_level(ACCESSIBLE), *_by_order(INACCESSIBLE),
+           *_by_order(ACCESSIBLE))
 
 
 def grouped_by(grouping: str) -> tuple[Metric, ...]:

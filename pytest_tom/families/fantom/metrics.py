@@ -1,20 +1,30 @@
-"""FANToM aggregates over item records, separately for the inaccessible scenario (the
-FANToM scores) and the accessible control: the columns of the paper's Table 9, per
-character scores and answer consistency, belief accuracy by ToM order, and the
-error types of list and yes/no answers.
+"""FANToM's tables in the paper's layout, and the figures beyond its declared metrics,
+separately for the inaccessible scenario (the FANToM scores) and the accessible control:
+the columns of the paper's Table 9, per character scores and answer consistency, belief
+accuracy by ToM order, and the error types of list and yes/no answers.
 
-Records are plain dicts (see `pytest_tom.metrics.accuracy`); everything needed is
-in `item.meta` and the outcome. Request errors count as wrong answers (and as
-"irrelevant" yes/no labels); skipped `belief_dist` items (no embeddings) make
-ALL*, Dist. and All-for-each-character unavailable (None), never a number.
+Every cell that shows a declared metric (`fantom.headline`: Table 9 of both scenarios
+except the control's set-level columns, and the ToM orders) shows the value the engine
+computed from its declaration (`declared`), never a count of its own. Counted here,
+because no selection of one record can express them: the control task's set-level
+figures (ALL*, ALL, the two Alls and the groups and sets behind them: they count only the
+sets whose every ToM question is accessible, a property of the whole set), the
+per-character figures (formed across a set's answers), and the error types (they read
+the outcome's `extra`, which a selection may not read).
+
+Records are plain dicts (see `pytest_tom.metrics.accuracy`); everything needed is in
+`item.meta` and the outcome. Request errors count as wrong answers (and as "irrelevant"
+yes/no labels); skipped `belief_dist` items (no embeddings) make ALL*, Dist. and
+All-for-each-character unavailable (None), never a number.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from pytest_tom.core.outcome import ERROR, SKIPPED, status
 from pytest_tom.families.base import FamilyResult, MetricTable, Settings
 from pytest_tom.families.fantom.expand import (
     BELIEF_KINDS,
@@ -23,14 +33,20 @@ from pytest_tom.families.fantom.expand import (
     TOM_KINDS,
     YN_KINDS,
 )
+from pytest_tom.families.fantom.headline import (
+    ACCESSIBLE,
+    INACCESSIBLE,
+    ORDER_NAMES,
+    PREFIX,
+)
 from pytest_tom.families.fantom.parsing import IRRELEVANT, NO, YES
 from pytest_tom.families.fantom.schema import ORDERS, name_key
-from pytest_tom.metrics.accuracy import AllRightGroups, Record, is_request_error, is_skipped
+from pytest_tom.metrics.accuracy import AllRightGroups, Record, is_skipped
+from pytest_tom.metrics.declare import Value
 from pytest_tom.metrics.numbers import points
-from pytest_tom.metrics.weighted_f1 import weighted_f1
 from pytest_tom.scoring.embeddings import describe_spec, resolve_dtype
 
-SCENARIOS = (("inaccessible", "inaccessible"), ("accessible", "control"))
+SCENARIOS = ((INACCESSIBLE, "inaccessible"), (ACCESSIBLE, "control"))
 COLUMNS = (
     ("all_star", "ALL*"),
     ("all", "ALL"),
@@ -45,12 +61,12 @@ COLUMNS = (
     ("infoaccess_yn_f1", "InfoAcc.\nY/N"),
     ("fact_token_f1", "Fact\nTokenF1"),
 )
+# the control task's columns counted here, over its control sets (see the module docstring)
+CONTROL_SET_LEVEL = ("all_star", "all", "answerability_all", "infoaccess_all")
 NEEDS_EMBEDDINGS = ("all_star", "belief_dist", "belief_dist_token_f1", "all_for_each_character")
-ORDER_NAMES = {
-    "first-order": "first_order",
-    "second-order:cyclic": "second_order_cyclic",
-    "second-order:acyclic": "second_order_acyclic",
-}
+ORDER_COLUMNS = (ORDERS[0], "second_order", *ORDERS[1:])  # the ToM order table's columns
+# list / yes-no kind -> its question family (answerability / infoaccess)
+QUESTION_FAMILY = {k: k.split("_")[0] for k in (*LIST_KINDS, *YN_KINDS)}
 
 
 def grouping_of(settings: Settings) -> str:
@@ -63,65 +79,71 @@ def kind(rec: Record) -> str:
     return rec["item"]["kind"]
 
 
-def yn_label(rec: Record) -> str:
-    parsed = rec["outcome"].get("parsed")
-    return parsed if parsed in (YES, NO) else IRRELEVANT
-
-
-def mean(values: list[float]) -> float | None:
-    return sum(values) / len(values) if values else None
-
-
 def ratio(pair: tuple[int, int]) -> float | None:
     return pair[0] / pair[1] if pair[1] else None
 
 
-class AllRight:
-    """Groups and whether every record of each is right (ALL*, ALL, the two Alls): an
-    `AllRightGroups` of (set, group) pairs, so that the control task can count only its
-    sets once every record is read."""
+def declared_name(scenario: str, column: str) -> str:
+    """The declared metric a Table 9 cell shows (the fact column is the same in both)."""
+    return column if column == "fact_token_f1" else f"{PREFIX[scenario]}{column}"
 
-    __slots__ = ("groups",)
+
+def order_name(scenario: str, belief_kind: str, order: str) -> str:
+    """The declared metric of a cell of the ToM order table."""
+    return f"{scenario}.{belief_kind}.{ORDER_NAMES.get(order, order)}"
+
+
+class ControlSets:
+    """The control task's set-level figures (ALL*, ALL, the two Alls): an `AllRightGroups`
+    of (set, group) pairs each, so that only the control sets are counted once every
+    record is read."""
+
+    __slots__ = ("star", "plain", "alls")
 
     def __init__(self) -> None:
-        self.groups = AllRightGroups()
+        self.star, self.plain = AllRightGroups(), AllRightGroups()  # every ToM kind; no Dist.
+        self.alls = {"answerability": AllRightGroups(), "infoaccess": AllRightGroups()}
 
-    def add(self, set_id: Any, group: Any, right: bool) -> None:
-        self.groups.add((set_id, group), right)
+    def add(self, k: str, set_id: Any, group: Any, right: bool) -> None:
+        self.star.add((set_id, group), right)
+        if k != "belief_dist":
+            self.plain.add((set_id, group), right)
+        if k not in BELIEF_KINDS:
+            self.alls[QUESTION_FAMILY[k]].add((set_id, set_id), right)
 
-    def counts(self, only_sets: set[Any] | None = None) -> tuple[int, int]:
-        """(groups whose every record is right, groups), over `only_sets` if given."""
-        keep = None if only_sets is None else (lambda sg: sg[0] in only_sets)
-        return self.groups.counts(keep, project=lambda sg: sg[1])
+    def figures(self, only_sets: set[Any], missing: bool) -> dict[str, Any]:
+        """The set-level figures over `only_sets`, and the groups and sets they count."""
+        def counts(groups: AllRightGroups) -> tuple[int, int]:
+            return groups.counts(lambda sg: sg[0] in only_sets, project=lambda sg: sg[1])
 
-    def sets(self, only_sets: set[Any] | None = None) -> int:
-        return len({s for s, _ in self.groups.seen if only_sets is None or s in only_sets})
+        plain = counts(self.plain)
+        return {
+            "all_star": None if missing else ratio(counts(self.star)),
+            "all": ratio(plain),
+            "groups": plain[1],
+            "sets": len({s for s, _ in self.star.seen if s in only_sets}),
+            **{f"{fam}_all": ratio(counts(groups)) for fam, groups in self.alls.items()},
+        }
 
 
 class ScenarioTally:
-    """The figures of one scenario (the inaccessible one or the accessible control),
-    counted as its ToM records are read.
+    """What one scenario's figures need beyond the declared metrics, gathered as its ToM
+    records are read: whether free responses were skipped, the per-character answers, the
+    error types and (for the control task) the set-level counts.
 
-    Each record is read once for every figure (Table 9, per character, by order, error
-    types): the records of a 100,000-record run lie far apart in memory, and a pass
-    over them costs more than the arithmetic done in it.
+    Each record is read once for all of them: the records of a 100,000-record run lie far
+    apart in memory, and a pass over them costs more than the arithmetic done in it.
     """
 
-    def __init__(self, grouping: str) -> None:
+    def __init__(self, grouping: str, control: bool) -> None:
         self.field = {"set": "set", "part": "part", "conversation": "conversation"}[grouping]
         self.count: dict[str, int] = defaultdict(int)  # kind -> questions
-        self.right: dict[str, int] = defaultdict(int)  # kind -> right answers
-        self.star, self.plain = AllRight(), AllRight()  # ALL* (every ToM kind), ALL (no Dist.)
-        self.alls = {"answerability": AllRight(), "infoaccess": AllRight()}  # grouped by set
-        self.dist_skipped = False
-        self.dist_right_f1: list[float] = []  # token F1 of the Dist.-correct answers
-        self.yn_gold: dict[str, list[str]] = {"answerability": [], "infoaccess": []}
-        self.yn_labels: dict[str, list[str]] = {"answerability": [], "infoaccess": []}
+        self.right: dict[str, int] = defaultdict(int)  # list / yes-no kind -> right answers
+        self.sets: set[Any] = set()
+        self.control = ControlSets() if control else None
+        self.skipped_kinds: set[str] = set()  # belief kinds with a skipped item
         self.by_set: dict[Any, _SetAnswers] = defaultdict(_SetAnswers)
         self.believer_skipped = False  # a belief item of an outer believer was skipped
-        # belief kind -> ToM order -> [right, answered] (skipped items left out)
-        self.orders: dict[str, dict[Any, list[int]]] = {k: {} for k in BELIEF_KINDS}
-        self.order_skipped: set[str] = set()
         # list / yes-no kind -> [included unaware, excluded aware, unparseable, request errors]
         self.errors: dict[str, list[int]] = {k: [0, 0, 0, 0] for k in (*LIST_KINDS, *YN_KINDS)}
 
@@ -131,17 +153,22 @@ class ScenarioTally:
         right = outcome.get("correct") is True
         set_id = m.get("set")
         self.count[k] += 1
-        self.right[k] += right
-        group = m.get(self.field)
-        self.star.add(set_id, group, right)
-        if k != "belief_dist":
-            self.plain.add(set_id, group, right)
+        self.sets.add(set_id)
+        if self.control is not None:
+            self.control.add(k, set_id, m.get(self.field), right)
+        state = status(outcome)
         if k in BELIEF_KINDS:
-            self._belief(k, outcome, m, right, is_skipped(rec))
+            skipped = state == SKIPPED
+            if skipped:
+                self.skipped_kinds.add(k)
+            believer = m.get("believer")
+            if believer:
+                self.by_set[set_id].add_belief(name_key(believer), right)
+                self.believer_skipped = self.believer_skipped or skipped
             return
-        fam = k.split("_")[0]  # answerability / infoaccess
-        self.alls[fam].add(set_id, set_id, right)
-        request_error = is_request_error(rec)
+        fam = QUESTION_FAMILY[k]
+        self.right[k] += right
+        request_error = state == ERROR
         errors = self.errors[k]
         errors[3] += request_error
         if k in LIST_KINDS:
@@ -154,10 +181,9 @@ class ScenarioTally:
                 errors[1] += bool(extra.get("excluded_aware"))
                 errors[2] += "named" not in extra
             return
-        parsed, gold = outcome.get("parsed"), rec["item"]["gold"]
-        label = parsed if parsed in (YES, NO) else IRRELEVANT  # as `yn_label`
-        self.yn_gold[fam].append(str(gold))
-        self.yn_labels[fam].append(label)
+        gold = rec["item"]["gold"]
+        parsed = outcome.get("parsed")
+        label = parsed if parsed in (YES, NO) else IRRELEVANT  # as `headline.yn_label`
         claim = None if label == IRRELEVANT else label == YES
         self.by_set[set_id].add_yes_no(name_key(m["character"]), fam, right, claim, gold == YES)
         if not request_error:
@@ -165,47 +191,12 @@ class ScenarioTally:
             errors[1] += label == NO and gold == YES
             errors[2] += label == IRRELEVANT
 
-    def _belief(self, k: str, outcome: dict[str, Any], m: dict[str, Any], right: bool,
-                skipped: bool) -> None:
-        if skipped:
-            self.order_skipped.add(k)
-            self.dist_skipped = self.dist_skipped or k == "belief_dist"
-        else:
-            cell = self.orders[k].setdefault(m.get("tom_order"), [0, 0])
-            cell[0] += right
-            cell[1] += 1
-        if k == "belief_dist" and right:
-            self.dist_right_f1.append(float(outcome.get("value") or 0.0))
-        believer = m.get("believer")
-        if believer:
-            self.by_set[m.get("set")].add_belief(name_key(believer), right)
-            self.believer_skipped = self.believer_skipped or skipped
-
-    def accuracy(self, k: str) -> float | None:
-        return ratio((self.right[k], self.count[k]))
-
-    def scenario_metrics(self, only_sets: set[Any] | None = None) -> tuple[dict[str, Any], bool]:
-        """The Table 9 figures, and whether free responses were unavailable.
-
-        `only_sets` restricts the set-level figures (ALL*, ALL, the two Alls) to those
-        sets: the control task counts only fully accessible sets (`control_sets`).
-        """
-        missing = self.dist_skipped or bool(self.count["belief_choice"]
-                                            and not self.count["belief_dist"])
-        m: dict[str, Any] = {}
-        plain = self.plain.counts(only_sets)
-        m["all_star"] = None if missing else ratio(self.star.counts(only_sets))
-        m["all"] = ratio(plain)
-        m["groups"] = plain[1]
-        m["sets"] = self.star.sets(only_sets)
-        m["belief_choice"] = self.accuracy("belief_choice")
-        m["belief_dist"] = None if missing else self.accuracy("belief_dist")
-        m["belief_dist_token_f1"] = None if missing else mean(self.dist_right_f1)
-        for fam, fam_all in self.alls.items():
-            m[f"{fam}_list"] = self.accuracy(f"{fam}_list")
-            m[f"{fam}_yn_f1"] = weighted_f1(self.yn_gold[fam], self.yn_labels[fam])
-            m[f"{fam}_all"] = ratio(fam_all.counts(only_sets))
-        return m, missing
+    @property
+    def missing(self) -> bool:
+        """Whether the free responses are unavailable: a belief_dist item was skipped, or
+        none ran while belief_choice items did (deselected)."""
+        return "belief_dist" in self.skipped_kinds or bool(self.count["belief_choice"]
+                                                            and not self.count["belief_dist"])
 
     def per_character(self) -> dict[str, Any]:
         """All-for-each-character and answer consistency over (set, character) pairs.
@@ -232,22 +223,6 @@ class ScenarioTally:
             "answer_consistency": ratio((consistent, with_claims)),
             "characters": pairs,
         }
-
-    def by_order(self) -> dict[str, Any]:
-        """Belief accuracy per ToM order (and the second orders pooled), per belief kind;
-        None for a kind with a skipped item."""
-        out: dict[str, Any] = {}
-        for k in BELIEF_KINDS:
-            cells = self.orders[k]
-            skipped = k in self.order_skipped
-            for order in ORDERS:
-                right, n = cells.get(order, (0, 0))
-                out[f"{k}.{ORDER_NAMES[order]}"] = None if skipped else ratio((right, n))
-            second = [c for o, c in cells.items()
-                      if str("" if o is None else o).startswith("second")]
-            pooled = (sum(c[0] for c in second), sum(c[1] for c in second))
-            out[f"{k}.second_order"] = None if skipped else ratio(pooled)
-        return out
 
     def error_types(self) -> dict[str, Any]:
         """Per list and yes/no kind: questions, and shares with each kind of error."""
@@ -306,12 +281,12 @@ class _SetAnswers:
 
 
 class Reading:
-    """A FANToM suite's records, read once: each scenario's tally, the fact answers'
-    token F1, the contexts named and the control sets."""
+    """A FANToM suite's records, read once: each scenario's tally, the contexts named and
+    the control sets."""
 
     def __init__(self, records: Iterable[Record], grouping: str) -> None:
-        self.scenarios = {scen: ScenarioTally(grouping) for scen, _ in SCENARIOS}
-        self.fact_f1: list[float] = []
+        self.scenarios = {scen: ScenarioTally(grouping, control=scen == ACCESSIBLE)
+                          for scen, _ in SCENARIOS}
         contexts: set[Any] = set()
         accessible: set[Any] = set()  # sets with an accessible ToM question ...
         other: set[Any] = set()  # ... and with another one
@@ -322,12 +297,10 @@ class Reading:
             contexts.add(m.get("context"))
             if k in TOM_KINDS:
                 scen = m.get("accessibility")
-                (accessible if scen == "accessible" else other).add(m.get("set"))
+                (accessible if scen == ACCESSIBLE else other).add(m.get("set"))
                 tally = self.scenarios.get(scen)
                 if tally is not None:
                     tally.add(k, r, m)
-            elif k == "fact":
-                self.fact_f1.append(float(r["outcome"].get("value") or 0.0))
         self.contexts = contexts - {None}
         # The sets of the control task: every ToM question of the set is accessible.
         # Belief questions carry their own accessibility, list and yes/no questions the
@@ -368,25 +341,74 @@ def pct(value: float | None, unavailable: bool = False) -> str:
 CAPTION = "scores in % (one decimal, as the paper's tables)"
 
 
-def aggregate_fantom(records: list[Record], settings: Settings) -> FamilyResult:
+def scenario_figures(scen: str, tally: ScenarioTally, declared: Mapping[str, Value],
+                     control_sets: set[Any]) -> dict[str, Any]:
+    """A scenario's Table 9 figures, by column, with `groups` and `sets`: the declared
+    values, and for the control task its set-level figures over the control sets; None
+    for a figure that needs the free responses when they are unavailable."""
+    missing = tally.missing
+    m: dict[str, Any] = {}
+    for col, _ in COLUMNS:
+        if scen == ACCESSIBLE and col in CONTROL_SET_LEVEL:
+            continue
+        m[col] = None if missing and col in NEEDS_EMBEDDINGS else \
+            declared[declared_name(scen, col)].value
+    if tally.control is not None:
+        m.update(tally.control.figures(control_sets, missing))
+    else:
+        m["groups"] = declared["all"].count()[1]
+        m["sets"] = len(tally.sets)
+    return m
+
+
+def order_figures(scen: str, tally: ScenarioTally,
+                  declared: Mapping[str, Value]) -> dict[str, Any]:
+    """Belief accuracy per ToM order (and the second orders pooled), per belief kind, as
+    declared; None for a kind with a skipped item."""
+    return {f"{k}.{ORDER_NAMES.get(o, o)}":
+            None if k in tally.skipped_kinds else declared[order_name(scen, k, o)].value
+            for k in BELIEF_KINDS for o in ORDER_COLUMNS}
+
+
+def unavailable_declared(reading: Reading, declared: Mapping[str, Value]) -> dict[str, None]:
+    """The declared metrics with no number in this run, reported as None (the engine keeps
+    them so, and a metric that selected nothing stays in the report as null): those that
+    need the free responses when they are unavailable, the ToM orders of a belief kind
+    with a skipped item, and those with nothing to count."""
+    out: dict[str, None] = {}
+    for scen, _ in SCENARIOS:
+        tally = reading.scenarios[scen]
+        if tally.missing:
+            out.update({declared_name(scen, c): None for c in NEEDS_EMBEDDINGS
+                        if declared_name(scen, c) in declared})
+        out.update({order_name(scen, k, o): None for k in tally.skipped_kinds
+                    for o in ORDER_COLUMNS})
+    out.update({name: None for name, v in declared.items() if v.value is None})
+    return out
+
+
+def aggregate_fantom(records: list[Record], settings: Settings,
+                     declared: Mapping[str, Value]) -> FamilyResult:
+    """The figures beyond the declared metrics and the tables, which show the declared
+    values (`declared`, see the module docstring)."""
     grouping = grouping_of(settings)
     reading = Reading(records, grouping)
     context = reading.contexts
-    fact_f1 = mean(reading.fact_f1)
-    metrics: dict[str, Any] = {"fact_token_f1": fact_f1, "fact_questions": len(reading.fact_f1)}
+    metrics: dict[str, Any] = {"fact_questions": declared["fact_token_f1"].count("sum", "n")[1]}
     main_rows: list[list[Any]] = []
     char_rows: list[list[Any]] = []
     order_rows: list[list[Any]] = []
     error_rows: list[list[Any]] = []
     for scen, label in SCENARIOS:
         tally = reading.scenarios[scen]
-        m, missing = tally.scenario_metrics(reading.control_sets if scen == "accessible" else None)
-        m["fact_token_f1"] = fact_f1
+        missing = tally.missing
+        m = scenario_figures(scen, tally, declared, reading.control_sets)
         chars = tally.per_character()
-        orders = tally.by_order()
+        orders = order_figures(scen, tally, declared)
         errors = tally.error_types()
         flat = {**m, **chars, **orders, **errors}
-        metrics.update({f"{scen}.{k}": v for k, v in flat.items() if k != "fact_token_f1"})
+        metrics.update({f"{scen}.{k}": v for k, v in flat.items()
+                        if k != "fact_token_f1" and f"{scen}.{k}" not in declared})
         main_rows.append(
             [label, *(pct(m[c], missing and c in NEEDS_EMBEDDINGS) for c, _ in COLUMNS), m["sets"]]
         )
@@ -399,21 +421,9 @@ def aggregate_fantom(records: list[Record], settings: Settings) -> FamilyResult:
             ]
         )
         for k in BELIEF_KINDS:
-            order_rows.append(
-                [
-                    label,
-                    k,
-                    *(
-                        pct(orders[f"{k}.{ORDER_NAMES[o]}"], k == "belief_dist" and missing)
-                        for o in ORDERS[:1]
-                    ),
-                    pct(orders[f"{k}.second_order"], k == "belief_dist" and missing),
-                    *(
-                        pct(orders[f"{k}.{ORDER_NAMES[o]}"], k == "belief_dist" and missing)
-                        for o in ORDERS[1:]
-                    ),
-                ]
-            )
+            unavailable = k == "belief_dist" and missing
+            order_rows.append([label, k, *(pct(orders[f"{k}.{ORDER_NAMES.get(o, o)}"], unavailable)
+                                           for o in ORDER_COLUMNS)])
         for k in (*LIST_KINDS, *YN_KINDS):
             error_rows.append(
                 [
@@ -427,10 +437,9 @@ def aggregate_fantom(records: list[Record], settings: Settings) -> FamilyResult:
                     pct(errors[f"{k}.request_errors"]),
                 ]
             )
-    # the FANToM scores (the inaccessible scenario) also under their bare names, for gates
-    # such as `fantom.all_star`
-    for col, _ in COLUMNS:
-        metrics.setdefault(col, metrics.get(f"inaccessible.{col}"))
+    # the declared metrics (the FANToM scores under their bare names, for gates such as
+    # `fantom.all_star`) are set by the engine; those without a number here stay None
+    metrics.update(unavailable_declared(reading, declared))
     ctx_name = "/".join(sorted(context)) or "short"
     embedder = embedder_info(records, settings)
     tables = [

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from pytest_tom.core.outcome import Outcome
+from pytest_tom.engine.aggregate import family_result
 from pytest_tom.engine.load import load_suite
 from pytest_tom.families.base import ScoringContext, Settings
 from pytest_tom.families.fantom.expand import outer_believer
 from pytest_tom.families.fantom.family import FantomFamily
-from pytest_tom.families.fantom.metrics import aggregate_fantom
 from pytest_tom.scoring.embeddings import Comparison
 from pytest_tom.scoring.f1 import token_f1
 
@@ -116,7 +116,7 @@ def records(items: list[Any], wrong: set[str], dist_wrong: set[str] = frozenset(
 
 def metrics(items: list[Any], wrong: set[str], context: str = "short") -> dict[str, Any]:
     settings = Settings(options={"fantom_context": context})
-    return aggregate_fantom(records(items, wrong), settings).metrics
+    return family_result("fantom", records(items, wrong), settings).metrics
 
 
 # -- rule 1: the control task counts only fully accessible sets ---------------------------
@@ -236,7 +236,7 @@ def test_belief_dist_token_f1_in_the_report_is_case_sensitive(tmp_path: Path) ->
         else:
             text = answer(it, True) if it.kind != "belief_dist" else str(it.gold)
         recs.append({"item": it.summary(), "outcome": fam.score(it, text, ctx).to_dict()})
-    m = aggregate_fantom(recs, settings).metrics
+    m = family_result("fantom", recs, settings).metrics
     # inaccessible Dist.-correct answers: b1 only -> F1 = 3/4
     assert m["inaccessible.belief_dist_token_f1"] == pytest.approx(3 / 4)
     assert m["accessible.belief_dist_token_f1"] == 1.0  # b2 answered with its gold
@@ -248,7 +248,7 @@ def test_belief_dist_token_f1_in_the_report_is_case_sensitive(tmp_path: Path) ->
 def test_orders_without_questions_are_none_and_n_a(tmp_path: Path) -> None:
     items = load(tmp_path, S1 + S2)  # first-order questions only
     wrong = {"s1::belief_choice::b1"}
-    result = aggregate_fantom(records(items, wrong), Settings(options={}))
+    result = family_result("fantom", records(items, wrong), Settings(options={}))
     m = result.metrics
     assert m["inaccessible.belief_choice.first_order"] == 0.0  # one question, wrong
     for order in ("second_order", "second_order_cyclic", "second_order_acyclic"):
