@@ -347,17 +347,18 @@ def scenario_figures(scen: str, tally: ScenarioTally, declared: Mapping[str, Val
     values, and for the control task its set-level figures over the control sets; None
     for a figure that needs the free responses when they are unavailable."""
     missing = tally.missing
+    if tally.control is not None:
+        own = tally.control.figures(control_sets, missing)
+    else:
+        own = {"groups": declared["all"].count()[1], "sets": len(tally.sets)}
     m: dict[str, Any] = {}
     for col, _ in COLUMNS:
-        if scen == ACCESSIBLE and col in CONTROL_SET_LEVEL:
-            continue
-        m[col] = None if missing and col in NEEDS_EMBEDDINGS else \
-            declared[declared_name(scen, col)].value
-    if tally.control is not None:
-        m.update(tally.control.figures(control_sets, missing))
-    else:
-        m["groups"] = declared["all"].count()[1]
-        m["sets"] = len(tally.sets)
+        if col in own:
+            m[col] = own[col]
+        else:
+            m[col] = None if missing and col in NEEDS_EMBEDDINGS else \
+                declared[declared_name(scen, col)].value
+    m["groups"], m["sets"] = own["groups"], own["sets"]
     return m
 
 
