@@ -17,6 +17,7 @@ from typing import Any
 from pytest_tom import families
 from pytest_tom.families.base import Settings
 from pytest_tom.metrics.accuracy import accuracy_block
+from pytest_tom.metrics.declare import evaluate
 from pytest_tom.suite.schema import did_you_mean
 
 TOTALS = "totals"
@@ -202,7 +203,10 @@ def family_metric_names(family_name: str, options: dict[str, Any]) -> tuple[set[
     if fam.metric_patterns is None:
         return None
     try:
-        static = set(fam.aggregate([], Settings(options=options), {}).metrics)
+        settings = Settings(options=options)
+        # a family's aggregate takes the values of its declared metrics (none here)
+        no_records = evaluate(fam.declared_metrics(settings), [])
+        static = set(fam.aggregate([], settings, no_records).metrics)
     except Exception:  # a family whose aggregation needs records: checked after the run
         return None
     declared = {m.name for m in fam.headline_metrics}
