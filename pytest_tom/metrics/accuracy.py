@@ -44,8 +44,9 @@ def group_key(rec: Record) -> str:
 
 
 class AllRightGroups:
-    """The one all-right-in-a-group summary of the one-pass counts (goal accuracy, the
-    robustness classes, FANToM's set-level scores): the groups with a counted record and
+    """The one all-right-in-a-group summary of the one-pass counts (goal accuracy, and
+    FANToM's control-task set-level figures, which no per-record selection can declare):
+    the groups with a counted record and
     those with a counted record wrong, kept as two sets so that the counts of disjoint
     record sets merge by union (a group's records may lie in several of them). Its array
     form for intervals is `metrics.declare.AllRight`."""

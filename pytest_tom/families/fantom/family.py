@@ -26,7 +26,7 @@ from pytest_tom.families.fantom.expand import Expander
 from pytest_tom.families.fantom.headline import METRICS, PLOTS, grouped_by
 from pytest_tom.families.fantom.metrics import aggregate_fantom, grouping_of
 from pytest_tom.families.fantom.options import OPTIONS
-from pytest_tom.families.fantom.schema import CONVERSATION, DEFAULTS, check_document
+from pytest_tom.families.fantom.schema import CONVERSATION, DEFAULTS, check_suite
 from pytest_tom.metrics.declare import Metric, Value
 from pytest_tom.suite.schema import Checker
 
@@ -35,9 +35,9 @@ class FantomFamily(Family):
     name = "fantom"
     options = OPTIONS
     converters = {"fantom": "pytest_tom.families.fantom.convert"}
-    # error counts of the list and yes/no questions (per context, e.g. inaccessible.*)
     headline_metrics = METRICS
     plots = PLOTS
+    # error counts of the list and yes/no questions (per context, e.g. inaccessible.*)
     lower_is_better = ("*.wrong", "*.unparseable", "*.request_errors", "*.included_unaware",
                        "*.excluded_aware")
     methods = ("vanilla", "cot")
@@ -51,7 +51,7 @@ class FantomFamily(Family):
     )
 
     def check(self, data: dict[str, Any], ck: Checker) -> None:
-        check_document(data, ck)
+        check_suite(data, ck)
 
     def expand(
         self,

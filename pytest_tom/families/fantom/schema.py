@@ -227,7 +227,7 @@ def set_accessibility(st: dict[str, Any]) -> str:
     return "inaccessible" if st.get("unaware") else "accessible"
 
 
-def check_document(data: dict[str, Any], ck: Checker) -> None:
+def check_suite(data: dict[str, Any], ck: Checker) -> None:
     convs = data.get("scenarios") or []
     check_unique_ids(convs, ("scenarios",), ck, "conversation")
     first_set: dict[str, tuple[Any, ...]] = {}
