@@ -129,9 +129,15 @@ class Metric:
         """GROUPED: the units that have selected records (sorted by `str`) and their
         summaries."""
         assert self.summarize is not None
+        # kept on the table: a run evaluates each metric for its value, then its interval
+        kept = table.kept(("unit_summaries", self))
+        if kept is not None:
+            return kept
         rows = np.flatnonzero(self.selected(table))
         unit_of, units = table.units(self.unit, rows)
-        return units, self.summarize(table, rows, unit_of, len(units))
+        result = (units, self.summarize(table, rows, unit_of, len(units)))
+        table.keep(("unit_summaries", self), result)
+        return result
 
     def summaries(self, records: list[Record] | RecordTable) -> dict[Hashable, Counter]:
         """GROUPED: unit -> summary of its selected records (units without any are left out)."""

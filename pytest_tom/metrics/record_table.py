@@ -22,6 +22,7 @@ has one facet per record: any selection is then evaluated record by record.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -92,6 +93,7 @@ class RecordTable:
         self._orders: dict[Any, tuple[int, np.ndarray]] = {}
         self._facet_counts: np.ndarray | None = None
         self._views: dict[frozenset[str], list[Any]] = {}
+        self._kept: dict[Any, Any] = {}  # results computed over this table (`keep`)
         # a selection's verdicts, kept: a run evaluates each declared metric for the scores
         # and again for its interval, over the same table
         self._verdicts: dict[tuple[Select, frozenset[str]], np.ndarray] = {}
@@ -103,6 +105,19 @@ class RecordTable:
 
     def __len__(self) -> int:
         return len(self.records)
+
+    def kept(self, key: Any) -> Any:
+        """What `keep` stored under `key` (None when nothing, or `key` cannot be hashed)."""
+        try:
+            return self._kept.get(key)
+        except TypeError:
+            return None
+
+    def keep(self, key: Any, value: Any) -> None:
+        """Store a result computed over this table (its records never change), e.g. a
+        metric's unit summaries, needed for its value and again for its interval."""
+        with contextlib.suppress(TypeError):  # a key that cannot be hashed: computed again
+            self._kept[key] = value
 
     # -- selections ------------------------------------------------------------------
     def verdicts(self, select: Select, reads: Iterable[str] = (), who: str = "") -> np.ndarray:
@@ -240,6 +255,7 @@ class RecordTable:
         out._facet_counts = None
         out._views = {}
         out._verdicts = {}
+        out._kept = {}
         shared = set.intersection(*(set(t._columns) for t in tables)) if tables else set()
         for fn in shared:
             col = out._column(fn)
@@ -278,16 +294,20 @@ def _facets(records: Sequence[Record], meta_keys: list[str]) -> tuple[np.ndarray
     codes: list[int] = []
     append = codes.append
     missing = (MISSING,) * len(meta_keys)
+    frozen = False  # once a meta value is unhashable (a list, say): every facet frozen
     for r in records:
         item, out = r["item"], r["outcome"]
         correct = out.get("correct")
+        metas = tuple(map((item.get("meta") or _EMPTY).get, meta_keys, missing))
+        if frozen:
+            metas = tuple(map(_hashable, metas))
         facet = (tuple(item.get("tags", ())), item.get("kind", MISSING),
-                 out.get("error"), correct, correct is True,
-                 *map((item.get("meta") or _EMPTY).get, meta_keys, missing))
+                 out.get("error"), correct, correct is True, *metas)
         try:
             code = index.get(facet)
-        except TypeError:  # an unhashable value (a list, say): by its repr
-            facet = tuple(_hashable(v) for v in facet)
+        except TypeError:
+            frozen = True  # the facets so far hold hashable values, which `_hashable` keeps
+            facet = facet[:5] + tuple(map(_hashable, metas))
             code = index.get(facet)
         if code is None:
             code = index[facet] = len(representatives)
@@ -297,6 +317,12 @@ def _facets(records: Sequence[Record], meta_keys: list[str]) -> tuple[np.ndarray
 
 
 def _hashable(value: Any) -> Hashable:
+    """`value` as a facet can hold it: a list or tuple as a tagged tuple of its elements, a
+    dict as a tagged tuple of its items, anything else unhashable by its repr."""
+    if isinstance(value, list | tuple):
+        return ("<seq>", *map(_hashable, value))
+    if isinstance(value, dict):
+        return ("<dict>", *sorted((repr(k), _hashable(v)) for k, v in value.items()))
     try:
         hash(value)
     except TypeError:
@@ -313,35 +339,41 @@ OUTCOME_FIELDS = frozenset({"correct", "error"})
 
 
 class _Guarded(Mapping):
-    """A read-only view of a record's dict that allows only the declared keys."""
+    """A read-only view of a record's dict that allows only the declared keys; `views`
+    holds the views of its nested dicts, made once (a selection runs for every facet of
+    every declared metric: its reads must cost little)."""
 
-    __slots__ = ("_data", "_allowed", "_path", "_sub")
+    __slots__ = ("_data", "_allowed", "_path", "_views")
 
     def __init__(self, data: Any, allowed: frozenset[str], path: str,
-                 sub: dict[str, Callable[[Any], Any]]) -> None:
+                 views: dict[str, Any] | None = None) -> None:
         self._data = data if isinstance(data, dict) else {}
-        self._allowed, self._path, self._sub = allowed, path, sub
+        self._allowed, self._path, self._views = allowed, path, views or {}
 
-    def _check(self, key: object) -> None:
-        if key not in self._allowed:
-            raise UndeclaredRead(
-                f"its selection reads {self._path}[{key!r}], which a selection may not read "
-                f"(it sees the item's tags and kind, the outcome's correct and error, and the "
-                f"meta keys it declares in `reads`); declare the meta key in `reads`, or "
-                f"compute the value in the metric's summary instead of its selection")
+    def _refuse(self, key: object) -> UndeclaredRead:
+        return UndeclaredRead(
+            f"its selection reads {self._path}[{key!r}], which a selection may not read "
+            f"(it sees the item's tags and kind, the outcome's correct and error, and the "
+            f"meta keys it declares in `reads`); declare the meta key in `reads`, or "
+            f"compute the value in the metric's summary instead of its selection")
 
     def __getitem__(self, key: str) -> Any:
-        self._check(key)
-        value = self._data[key]
-        wrap = self._sub.get(key)
-        return wrap(value) if wrap is not None else value
+        if key not in self._allowed:
+            raise self._refuse(key)
+        view = self._views.get(key)
+        return view if view is not None else self._data[key]
 
     def get(self, key: str, default: Any = None) -> Any:
-        self._check(key)
-        return self[key] if key in self._data else default
+        if key not in self._allowed:
+            raise self._refuse(key)
+        view = self._views.get(key)
+        if view is not None:
+            return view
+        return self._data.get(key, default)
 
     def __contains__(self, key: object) -> bool:
-        self._check(key)
+        if key not in self._allowed:
+            raise self._refuse(key)
         return key in self._data
 
     def __iter__(self) -> Iterator[str]:
@@ -350,13 +382,15 @@ class _Guarded(Mapping):
     def __len__(self) -> int:
         return sum(1 for _ in self)
 
+    def __bool__(self) -> bool:  # `meta(r) or {}` in selections: no count of the keys
+        return any(k in self._allowed for k in self._data)
+
 
 def guarded(rec: Record, reads: frozenset[str]) -> Any:
     """`rec` as a selection may see it: `UndeclaredRead` on any other field."""
-    def meta_view(meta: Any) -> Any:
-        return meta if meta is None else _Guarded(meta, reads, "item['meta']", {})
-
-    item = _Guarded(rec["item"], ITEM_FIELDS, "item", {"meta": meta_view})
-    outcome = _Guarded(rec["outcome"], OUTCOME_FIELDS, "outcome", {})
+    meta = rec["item"].get("meta")
+    views = {} if meta is None else {"meta": _Guarded(meta, reads, "item['meta']")}
+    item = _Guarded(rec["item"], ITEM_FIELDS, "item", views)
+    outcome = _Guarded(rec["outcome"], OUTCOME_FIELDS, "outcome")
     return _Guarded({"item": item, "outcome": outcome}, frozenset({"item", "outcome"}),
-                    "record", {})
+                    "record")

@@ -112,10 +112,11 @@ def combine_samples(results: list[dict[str, Any]]) -> dict[str, Any]:
             "samples": k}
 
 
-def aggregate_samples(records: list[Record], once: Callable[[list[Record]], dict[str, Any]]
-                      ) -> dict[str, Any]:
-    """`once(records)` for a one-sample run; mean ± spread over samples otherwise."""
-    k = sample_count(records)
+def aggregate_samples(records: list[Record], once: Callable[[list[Record]], dict[str, Any]],
+                      count: int | None = None) -> dict[str, Any]:
+    """`once(records)` for a one-sample run; mean ± spread over samples otherwise (`count`:
+    the records' `sample_count`, when the caller has it)."""
+    k = sample_count(records) if count is None else count
     if k < 2:
         return once(records)
     return combine_samples([once(sample_view(records, s)) for s in range(k)])
