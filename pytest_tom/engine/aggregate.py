@@ -29,20 +29,18 @@ def aggregate(records: list[Record], settings: Settings) -> dict[str, Any]:
     return add_intervals(results, records, settings, tables)
 
 
-def family_result(family: str, records: list[Record], settings: Settings,
-                  table: RecordTable | None = None) -> FamilyResult:
+def family_result(family: str, records: list[Record], settings: Settings) -> FamilyResult:
     """What `family` reports for the records of one suite: its `aggregate` given the values
     of its declared metrics, those values set in the metrics (see `set_declared`). For
     tests and scripts that want one suite's figures without a whole run's totals."""
-    result, _ = _family_figures(family, records, sorted(records, key=_item_id), settings, table)
+    result, _ = _family_figures(family, records, sorted(records, key=_item_id), settings)
     return result
 
 
-def _family_figures(family: str, arrived: list[Record], by_id: list[Record], settings: Settings,
-                    table: RecordTable | None = None) -> tuple[FamilyResult, RecordTable]:
+def _family_figures(family: str, arrived: list[Record], by_id: list[Record],
+                    settings: Settings) -> tuple[FamilyResult, RecordTable]:
     """The family's result with the declared values set, and the suite's record table."""
-    if table is None:
-        table = table_of(family, arrived, settings)
+    table = table_of(family, arrived, settings)
     try:
         fam = families.get(family)
     except KeyError:

@@ -97,26 +97,19 @@ def totals_catalog() -> Catalog:
 
 
 def suite_intervals(family: str, records: list[Record] | RecordTable, metrics: dict[str, Any],
-                    seed: int, resamples: int = RESAMPLES, settings: Settings | None = None,
-                    set_values: bool = False) -> dict[str, dict[str, Any]]:
-    """Interval of every metric of the suite that has a value; with `set_values`, the
-    value of each metric its family declares is set in `metrics` from the declaration
-    (see `engine.aggregate.set_declared`)."""
+                    seed: int, resamples: int = RESAMPLES,
+                    settings: Settings | None = None) -> dict[str, dict[str, Any]]:
+    """Interval of every metric of the suite that has a value in `metrics` (the declared
+    ones are set there by `engine.aggregate.set_declared`)."""
     out: dict[str, dict[str, Any]] = {}
     table = records if isinstance(records, RecordTable) else table_of(family, records, settings)
     if not len(table):
         return out
     suite = table.records[0]["item"]["suite"]
-    declared = {m.name for m in family_metrics(family, settings)}
     for spec in catalog(family, table, settings).specs:
-        reported = spec.name in metrics
-        if reported and metrics[spec.name] is None:
-            continue  # unavailable in this run
-        if not reported and not (set_values and spec.name in declared):
-            continue
+        if metrics.get(spec.name) is None:
+            continue  # not reported, or unavailable in this run
         iv = spec.interval(table, seed, suite, resamples)
-        if set_values and spec.name in declared and (iv.value is not None or reported):
-            metrics[spec.name] = iv.value
         if iv.low is not None:
             out[spec.name] = {**iv.to_dict(), "label": spec.label, "headline": spec.headline}
     return out
@@ -136,8 +129,8 @@ def totals_intervals(records: list[Record] | RecordTable, seed: int,
 def add_intervals(results: dict[str, Any], records: list[Record], settings: Settings | int,
                   suite_tables: dict[str, RecordTable] | None = None,
                   resamples: int = RESAMPLES) -> dict[str, Any]:
-    """`results` (as `aggregate` returns) with the value of every declared metric set from
-    its declaration, `intervals` on every suite and `totals_intervals`; `suite_tables`:
+    """`results` (as `aggregate` returns) with `intervals` on every suite and
+    `totals_intervals`; `suite_tables`:
     the suites' record tables when the caller has them already. With
     `--tom-samples k` (k > 1) the numbers are means over samples and their spread over
     samples is reported instead (no interval)."""
@@ -159,8 +152,7 @@ def add_intervals(results: dict[str, Any], records: list[Record], settings: Sett
         if suite is not None:
             try:
                 suite["intervals"] = suite_intervals(suite["family"], table, suite["metrics"],
-                                                     settings.seed, resamples, settings,
-                                                     set_values=True)
+                                                     settings.seed, resamples, settings)
             except UndeclaredRead as exc:
                 raise UndeclaredRead(f"family {suite['family']} (suite {name}): {exc}") from None
     for name, suite in results["suites"].items():
