@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO
+from family_support import forget_package, install_entry_point_family
 from test_layers import LAYERS, layer_of
 
 from pytest_tom import families
@@ -118,16 +119,10 @@ def check_report(report: dict) -> None:
 def mybench_distribution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     site = tmp_path / "site"
     write_family(site / "mybench_tom")
-    info = site / "mybench_tom-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: mybench-tom\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(
-        "[pytest_tom.families]\nmybench = mybench_tom.family:MyBenchFamily\n")
-    monkeypatch.syspath_prepend(str(site))
-    monkeypatch.setattr(families, "_cache", {})
+    install_entry_point_family(site, "mybench-tom", "mybench",
+                               "mybench_tom.family:MyBenchFamily", monkeypatch)
     yield site
-    for name in [m for m in sys.modules if m.split(".")[0] == "mybench_tom"]:
-        del sys.modules[name]
+    forget_package("mybench_tom")
 
 
 def test_template_as_an_entry_point_family(mybench_distribution: Path,

@@ -9,11 +9,11 @@ its interval in the terminal, the JSON and the Markdown, in `pytest-tom compare`
 from __future__ import annotations
 
 import json
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from family_support import forget_package, install_entry_point_family
 
 from pytest_tom import families
 from pytest_tom.cli import main
@@ -118,8 +118,7 @@ def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setitem(families.BUILTIN, "toy", "toy_tom.family:ToyFamily")  # the one line
     monkeypatch.setattr(families, "_cache", {})
     yield folder
-    for name in [m for m in sys.modules if m == "toy_tom" or m.startswith("toy_tom.")]:
-        del sys.modules[name]
+    forget_package("toy_tom")
 
 
 def test_toy_family_runs_with_its_option_converter_and_direction(
@@ -219,18 +218,11 @@ def toy_distribution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name, text in (("__init__", ""), ("family", FAMILY), ("headline", HEADLINE),
                        ("options", OPTIONS), ("convert", CONVERT)):
         (folder / f"{name}.py").write_text(textwrap.dedent(text), encoding="utf-8")
-    info = site / "toy_tom-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-tom\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(
-        "[pytest_tom.families]\ntoy = toy_tom.family:ToyFamily\n")
-    monkeypatch.syspath_prepend(str(site))
-    monkeypatch.setattr(families, "_cache", {})
+    install_entry_point_family(site, "toy-tom", "toy", "toy_tom.family:ToyFamily", monkeypatch)
     assert "toy" not in families.BUILTIN and families.available()["toy"] == \
         "toy_tom.family:ToyFamily"  # found through the entry point
     yield folder
-    for name in [m for m in sys.modules if m == "toy_tom" or m.startswith("toy_tom.")]:
-        del sys.modules[name]
+    forget_package("toy_tom")
 
 
 def test_entry_point_family_declared_metric_reaches_every_output(
