@@ -22,7 +22,7 @@ from pytest_tom.metrics.accuracy import Record, group_key
 from pytest_tom.metrics.declare import GROUPED, PROPORTION, AllRight, Metric, ratio_of
 from pytest_tom.metrics.intervals import MIN_GROUPS, RESAMPLES
 from pytest_tom.metrics.numbers import pct, points, unit
-from pytest_tom.metrics.record_table import RecordTable, UndeclaredRead
+from pytest_tom.metrics.record_table import RecordTable
 
 Spec = Metric  # the name the comparison code knew them by
 
@@ -149,12 +149,9 @@ def add_intervals(results: dict[str, Any], records: list[Record], settings: Sett
             table = table_of(suite["family"] if suite else "", recs, settings)
         table.constant(suite_of, name)
         tables.append(table)
-        if suite is not None:
-            try:
-                suite["intervals"] = suite_intervals(suite["family"], table, suite["metrics"],
-                                                     settings.seed, resamples, settings)
-            except UndeclaredRead as exc:
-                raise UndeclaredRead(f"family {suite['family']} (suite {name}): {exc}") from None
+        if suite is not None:  # its declared metrics were evaluated already (UndeclaredRead)
+            suite["intervals"] = suite_intervals(suite["family"], table, suite["metrics"],
+                                                 settings.seed, resamples, settings)
     for name, suite in results["suites"].items():
         if name not in by_suite:
             suite["intervals"] = {}
