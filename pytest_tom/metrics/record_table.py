@@ -93,10 +93,9 @@ class RecordTable:
         self._orders: dict[Any, tuple[int, np.ndarray]] = {}
         self._facet_counts: np.ndarray | None = None
         self._views: dict[frozenset[str], list[Any]] = {}
-        self._kept: dict[Any, Any] = {}  # results computed over this table (`keep`)
-        # a selection's verdicts, kept: a run evaluates each declared metric for the scores
-        # and again for its interval, over the same table
-        self._verdicts: dict[tuple[Select, frozenset[str]], np.ndarray] = {}
+        # results computed over this table (`keep`): a run evaluates each declared metric
+        # for its value and again for its interval (a selection's verdicts, its summaries)
+        self._kept: dict[Any, Any] = {}
 
     def constant(self, fn: Callable[[Record], Hashable], value: Hashable) -> None:
         """Declare that `fn` gives `value` for every record (the suite of a suite's table),
@@ -126,12 +125,7 @@ class RecordTable:
         `correct` and `error`, and the meta keys in `reads` (which the facets must
         include); reading anything else raises `UndeclaredRead`."""
         reads = frozenset(reads)
-        try:
-            kept = self._verdicts.get((select, reads))
-        except TypeError:  # a selection object that cannot be hashed: not kept
-            kept, select_key = None, None
-        else:
-            select_key = select
+        kept = self.kept(("verdicts", select, reads))
         if kept is not None:
             return kept
         if self.meta_keys is None:
@@ -139,8 +133,7 @@ class RecordTable:
         else:
             verdicts = self._guarded_verdicts(select, reads, who)
         verdicts.flags.writeable = False
-        if select_key is not None:
-            self._verdicts[(select_key, reads)] = verdicts
+        self.keep(("verdicts", select, reads), verdicts)
         return verdicts
 
     def _guarded_verdicts(self, select: Select, reads: frozenset[str], who: str) -> np.ndarray:
@@ -254,7 +247,6 @@ class RecordTable:
         out._orders = {}
         out._facet_counts = None
         out._views = {}
-        out._verdicts = {}
         out._kept = {}
         shared = set.intersection(*(set(t._columns) for t in tables)) if tables else set()
         for fn in shared:
