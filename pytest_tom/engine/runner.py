@@ -323,9 +323,8 @@ class Runner:
         try:
             comp = await run
         except BaseException as exc:  # cancelled by `close` (or a bug): the waiter wakes up
-            if not fut.done():
-                with contextlib.suppress(InvalidStateError):
-                    fut.set_exception(exc)
+            with contextlib.suppress(InvalidStateError):  # unless `close` cancelled it first
+                fut.set_exception(exc)
             if not isinstance(exc, Exception):
                 raise
         else:

@@ -51,9 +51,8 @@ class BundledSelection:
         if not config.getoption("lf", False) or config.cache is None:
             return
         failed = config.cache.get("cache/lastfailed", {})
-        paths = {self.root / nodeid.split("::")[0] for nodeid in failed
-                 if self._name_of(self.root / nodeid.split("::")[0]) in self.selected}
-        existing = sorted(p for p in paths if p.is_file())
+        paths = {self.root / nodeid.split("::")[0] for nodeid in failed}
+        existing = sorted(p for p in paths if self._name_of(p) in self.selected and p.is_file())
         if existing:
             add_last_failed_paths(config, existing)
 
