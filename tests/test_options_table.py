@@ -48,3 +48,33 @@ def test_bad_values_name_the_option(raw: dict[str, str], message: str) -> None:
     with pytest.raises(ValueError) as exc:
         build_options(raw, families.declared_options())
     assert str(exc.value) == message
+
+
+@pytest.mark.parametrize(("raw", "message"), [
+    ({"concurrency": "0"}, "--tom-concurrency must be at least 1, not 0"),
+    ({"retries": "-1"}, "--tom-retries must be 0 or more, not -1"),
+    ({"samples": "0"}, "--tom-samples must be at least 1, not 0"),
+    ({"limit": "-2"}, "--tom-limit must be at least 1, not -2"),
+    ({"batch_size": "0"}, "--tom-batch-size must be at least 1, not 0"),
+    ({"threads": "0"}, "--tom-threads must be at least 1, not 0"),
+    ({"local_ctx": "-1"}, "--tom-local-ctx must be at least 1, not -1"),
+    ({"deadline": "0"}, "--tom-deadline 0.0: the seconds one call, retries included may take "
+                        "must be a positive number"),
+    ({"backoff": "-0.5"}, "--tom-backoff -0.5: must be 0 or more seconds"),
+    ({"timeout": "nan"}, "--tom-timeout nan: the seconds one attempt may take must be a "
+                         "positive number"),
+])
+def test_the_table_refuses_every_impossible_number(raw: dict[str, str], message: str) -> None:
+    """The one place where option values are checked: the runner, the sample requests and
+    the backends take them as they come (plugin/request_phase checks nothing again)."""
+    with pytest.raises(ValueError) as exc:
+        build_options(raw, families.declared_options())
+    assert str(exc.value) == message
+
+
+def test_the_smallest_allowed_numbers_pass() -> None:
+    opts = build_options({"concurrency": "1", "retries": "0", "samples": "1", "limit": "1",
+                          "batch_size": "1", "threads": "1", "local_ctx": "1", "backoff": "0"},
+                         families.declared_options())
+    assert (opts.concurrency, opts.retries, opts.samples, opts.limit, opts.batch_size,
+            opts.threads, opts.local_ctx, opts.backoff) == (1, 0, 1, 1, 1, 1, 1, 0.0)

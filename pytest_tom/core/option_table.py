@@ -255,11 +255,25 @@ def _finite(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
+# counts that must be at least this much (None: not given, the default applies); the
+# runner, the sample requests and the backends take them as checked here, nowhere again
+AT_LEAST: tuple[tuple[str, int], ...] = (
+    ("concurrency", 1), ("retries", 0), ("samples", 1), ("limit", 1), ("batch_size", 1),
+    ("threads", 1), ("local_ctx", 1),
+)
+
+
 def number_problems(options: TomOptions) -> list[str]:
     """Numbers that would make a run wait forever, never wait, or send nonsense: a timeout
     of 0 or NaN (which once became 120 s unnoticed), a negative or infinite temperature,
-    max_tokens of 0 ... A usage error before anything runs."""
+    max_tokens of 0, no request in flight, a negative number of retries ... A usage error
+    before anything runs. The one place where option values are checked."""
     problems = []
+    for name, least in AT_LEAST:
+        value = getattr(options, name)
+        if value is not None and value < least:
+            more = "at least 1" if least == 1 else f"{least} or more"
+            problems.append(f"--tom-{name.replace('_', '-')} must be {more}, not {value!r}")
     for name, what in (("timeout", "one attempt"), ("deadline", "one call, retries included")):
         value = getattr(options, name)
         if not (_finite(value) and value > 0):

@@ -29,7 +29,7 @@ def activate(config: pytest.Config, options: TomOptions) -> None:
     tom.bundled = configure_bundled(config, options)  # --tom-suite: usage error or paths added
     if tom.bundled is not None:
         tom.file_patterns.append(tom.bundled.pattern)
-    configure_calls(tom)  # runner options checked; --tom-cache-clear (controller only)
+    configure_calls(tom)  # --tom-prices read; --tom-cache-clear (controller only)
     check_start(tom)  # method, family options, family metric names: usage errors at start
     configure_gates(tom)  # gate options: usage errors now, not after the run; --tom-items
     problem = usage_problem(options.html)  # --tom-html: extra installed, before the run

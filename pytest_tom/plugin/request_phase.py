@@ -43,27 +43,14 @@ from pytest_tom.suite import ItemSpec
 
 
 def configure(tom: Any) -> None:
-    """Check the runner options (usage errors before anything runs) and, on the controller,
-    empty the cache when asked (workers start after this, so it happens once)."""
+    """Read the prices (a usage error before anything runs) and, on the controller, empty
+    the cache when asked (workers start after this, so it happens once). The runner's
+    numbers are checked in the option table (`core/option_table.number_problems`)."""
     opts = tom.options
-    problems = []
-    if opts.concurrency < 1:
-        problems.append("--tom-concurrency must be at least 1")
-    if opts.retries < 0:
-        problems.append("--tom-retries must be 0 or more")
-    if opts.samples < 1:
-        problems.append("--tom-samples must be at least 1")
-    if opts.deadline <= 0:
-        problems.append("--tom-deadline must be a positive number of seconds")
-    if opts.backoff < 0:
-        problems.append("--tom-backoff must be 0 or more seconds")
-
     try:
         tom.prices = parse_prices(opts.prices)
     except PriceError as exc:
-        problems.append(str(exc))
-    if problems:
-        raise pytest.UsageError("; ".join(problems))
+        raise pytest.UsageError(str(exc)) from None
     if opts.samples > 1 and not opts.temperature and not tom.is_worker:
         tom.config.issue_config_time_warning(pytest.PytestConfigWarning(
             f"--tom-samples {opts.samples} at temperature 0: the samples will most likely be "
