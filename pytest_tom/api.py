@@ -2,7 +2,7 @@
 
 Every name of `pytest_tom.families.kit` (what a family's modules import; a family inside
 the package imports the kit itself, which sits in its layer) and the backend and run
-helpers. A family's `options.py` imports `Opt` from `pytest_tom.core.option_table`
+helpers. A family's `options.py` imports `Opt` from `pytest_tom.families.option_kit`
 instead: the inert plugin reads it, and this module loads the suite toolkit (and PyYAML).
 See docs/adding-a-family.md and docs/backends.md.
 """

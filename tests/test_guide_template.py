@@ -88,7 +88,7 @@ def test_template_inside_the_package_keeps_to_the_layers_and_runs(tmp_path: Path
             assert layer_of(target)[1] <= LAYERS["families"], (module, target)  # no upward import
             other = target.split(".")
             assert not (len(other) > 2 and other[1] == "families" and other[2] not in
-                        ("mybench", "base", "kit")), (module, target)  # no other family
+                        ("mybench", "kit", "option_kit")), (module, target)  # no other family
     (tmp_path / "mybench.tom.yaml").write_text(SUITE)
     (tmp_path / "answers.py").write_text(ANSWERS)
     env = {**os.environ, "PYTHONPATH": str(root)}

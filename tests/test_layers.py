@@ -256,6 +256,57 @@ def test_family_folders_import_no_other_family() -> None:
     assert not bad, "\n".join(bad)
 
 
+FAMILY_KITS = ("pytest_tom.families.kit", "pytest_tom.families.option_kit")
+
+
+def package_imports(path: Path, module: str) -> list[str]:
+    """Every pytest_tom module or package `path` names in an import, anywhere in the file
+    (in functions and TYPE_CHECKING blocks too), relative imports resolved."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([base] if base else []))
+            out += [f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base
+                    for a in node.names]
+    return [m for m in out if m == "pytest_tom" or m.startswith("pytest_tom.")]
+
+
+def test_family_folders_import_only_the_kit_and_their_own_modules() -> None:
+    """Every folder under families/ (a new family too) is built from `families.kit` (its
+    `options.py` from `families.option_kit`, which the inert plugin can read) and modules
+    of its own folder: nothing else of pytest_tom (issue 31)."""
+    folders = sorted(p for p in (PACKAGE / "families").iterdir()
+                     if p.is_dir() and (p / "__init__.py").is_file())
+    assert len(folders) >= 5
+    bad = []
+    for folder in folders:
+        own = f"pytest_tom.families.{folder.name}"
+        for path in sorted(folder.rglob("*.py")):
+            module = module_name(path)
+            bad += [f"{module} imports {target}" for target in package_imports(path, module)
+                    if target not in FAMILY_KITS and target != own
+                    and not target.startswith(f"{own}.")]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_family_kit_test_catches_an_import_beside_the_kit(tmp_path: Path) -> None:
+    """The check above fails on what the built-in families did before issue 31."""
+    path = tmp_path / "scoring.py"
+    path.write_text("from pytest_tom.core.model import ItemSpec\n"
+                    "from pytest_tom.families.kit import Outcome\n"
+                    "from . import prompts\n"
+                    "def f():\n    from pytest_tom.scoring import json_final\n")
+    found = package_imports(path, "pytest_tom.families.fantom.scoring")
+    assert found == ["pytest_tom.core.model", "pytest_tom.families.kit",
+                     "pytest_tom.families.fantom.prompts", "pytest_tom.scoring.json_final"]
+
+
 def test_lower_layers_do_not_import_pytest() -> None:
     bad = []
     for module, path in MODULES.items():

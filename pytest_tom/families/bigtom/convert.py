@@ -27,8 +27,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.suite.schema import ITEM_ID
-from pytest_tom.suite.yaml_out import dump_suite
+from pytest_tom.families.kit import ITEM_ID, dump_suite
 
 COLUMNS = 19
 STORY_SENTENCES = ("context", "desire", "percept", "initial_belief", "causal event")

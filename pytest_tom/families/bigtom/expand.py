@@ -6,11 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pytest_tom.core.model import ItemSpec, Suite
-from pytest_tom.families.base import Settings
 from pytest_tom.families.bigtom import prompts
 from pytest_tom.families.bigtom.conditions import AWARE, CONDITIONS, NOT_AWARE, compose
-from pytest_tom.scoring.choice import LETTERS
+from pytest_tom.families.kit import LETTERS, ItemSpec, Settings, Suite
 
 
 def expand_items(family: str, suite: Suite, data: dict[str, Any], settings: Settings,

@@ -20,9 +20,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from pytest_tom.core.model import ItemSpec, Suite
-from pytest_tom.core.outcome import Outcome
-from pytest_tom.families.base import Family, FamilyResult, Message, ScoringContext, Settings
 from pytest_tom.families.bigtom import expand as bigtom_expand
 from pytest_tom.families.bigtom import prompts
 from pytest_tom.families.bigtom import schema as bigtom_schema
@@ -30,8 +27,18 @@ from pytest_tom.families.bigtom import scoring as bigtom_scoring
 from pytest_tom.families.bigtom.headline import METRICS, PLOTS
 from pytest_tom.families.bigtom.metrics import aggregate_records
 from pytest_tom.families.bigtom.schema import DEFAULTS, TEMPLATE
-from pytest_tom.metrics.declare import Value
-from pytest_tom.suite.schema import Checker
+from pytest_tom.families.kit import (
+    Checker,
+    Family,
+    FamilyResult,
+    ItemSpec,
+    Message,
+    Outcome,
+    ScoringContext,
+    Settings,
+    Suite,
+    Value,
+)
 
 
 class BigTomFamily(Family):

@@ -18,8 +18,16 @@ from pytest_tom.families.bigtom.conditions import (
     TRUE_CONTROL,
     VARIANT_ID,
 )
-from pytest_tom.metrics.accuracy import Record
-from pytest_tom.metrics.declare import GROUPED, Joint, Metric, Plot, meta, ratio_of, scenario_of
+from pytest_tom.families.kit import (
+    GROUPED,
+    Joint,
+    Metric,
+    Plot,
+    Record,
+    meta,
+    ratio_of,
+    scenario_of,
+)
 
 BELIEF_OF = {c.id: c.belief for c in CONDITIONS}
 SHORT = {TRUE_BELIEF: "TB", FALSE_BELIEF: "FB", TRUE_CONTROL: "TC", FALSE_CONTROL: "FC"}

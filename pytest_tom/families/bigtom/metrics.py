@@ -29,13 +29,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_tom.families.base import FamilyResult, MetricTable, Settings
 from pytest_tom.families.bigtom.conditions import INFERENCES, PERCEPT_TO_BELIEF, VARIANT_ID
 from pytest_tom.families.bigtom.headline import JOINTS, METRICS, SHORT, joint_name
 from pytest_tom.families.bigtom.prompts import METHODS
-from pytest_tom.metrics.accuracy import Record, is_judged, ratio
-from pytest_tom.metrics.declare import NO_VALUE, Value
-from pytest_tom.metrics.numbers import pct
+from pytest_tom.families.kit import (
+    NO_VALUE,
+    FamilyResult,
+    MetricTable,
+    Record,
+    Settings,
+    Value,
+    is_judged,
+    pct,
+    ratio,
+)
 
 INFERENCE_LABEL = {"forward_belief": "forward belief", "forward_action": "forward action",
                    "backward_belief": "backward belief", PERCEPT_TO_BELIEF: "percept to belief"}

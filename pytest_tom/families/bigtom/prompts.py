@@ -14,8 +14,7 @@ answer in the `Answer:` form; only the second reply is scored.
 
 from __future__ import annotations
 
-from pytest_tom.families.base import Message, single_call, two_calls
-from pytest_tom.scoring.choice import LETTERS
+from pytest_tom.families.kit import LETTERS, Message, single_call, two_calls
 
 ANSWER_FORM = "Answer:<option>)<answer>"
 

@@ -7,8 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_tom.families.bigtom.conditions import AWARE, NOT_AWARE
-from pytest_tom.scoring.text import normalise
-from pytest_tom.suite.schema import (
+from pytest_tom.families.kit import (
     ID,
     TAG,
     Any_,
@@ -19,6 +18,7 @@ from pytest_tom.suite.schema import (
     Str,
     check_unique_ids,
     describe,
+    normalise,
 )
 
 

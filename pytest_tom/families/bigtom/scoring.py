@@ -3,10 +3,14 @@ option letter and not the other."""
 
 from __future__ import annotations
 
-from pytest_tom.core.model import ItemSpec
-from pytest_tom.core.outcome import UNPARSEABLE, Outcome
-from pytest_tom.scoring.choice import LETTERS, letters_named
-from pytest_tom.scoring.text import after_last
+from pytest_tom.families.kit import (
+    LETTERS,
+    UNPARSEABLE,
+    ItemSpec,
+    Outcome,
+    after_last,
+    letters_named,
+)
 
 
 def score_answer(item: ItemSpec, response: str) -> Outcome:

@@ -20,7 +20,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.suite.yaml_out import dump_suite
+from pytest_tom.families.kit import dump_suite
 
 BINARY_NAME = re.compile(r"^\s*Does\s+(.+?)\s+know\b", re.IGNORECASE)
 SAFE_ID = re.compile(r"[^A-Za-z0-9_.\-]+")

@@ -18,10 +18,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from pytest_tom.core.model import ItemSpec, Suite
-from pytest_tom.families.base import Settings
 from pytest_tom.families.fantom.schema import name_key, set_accessibility
-from pytest_tom.scoring.text import word_pattern
+from pytest_tom.families.kit import ItemSpec, Settings, Suite, word_pattern
 
 KINDS = (
     "fact",

@@ -17,9 +17,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from pytest_tom.core.model import ItemSpec, Suite
-from pytest_tom.core.outcome import Outcome
-from pytest_tom.families.base import Family, FamilyResult, Message, ScoringContext, Settings
 from pytest_tom.families.fantom import prompts as fantom_prompts
 from pytest_tom.families.fantom import scoring as fantom_scoring
 from pytest_tom.families.fantom.expand import Expander
@@ -27,8 +24,19 @@ from pytest_tom.families.fantom.headline import METRICS, PLOTS, grouped_by
 from pytest_tom.families.fantom.metrics import aggregate_fantom, grouping_of
 from pytest_tom.families.fantom.options import OPTIONS
 from pytest_tom.families.fantom.schema import CONVERSATION, DEFAULTS, check_suite
-from pytest_tom.metrics.declare import Metric, Value
-from pytest_tom.suite.schema import Checker
+from pytest_tom.families.kit import (
+    Checker,
+    Family,
+    FamilyResult,
+    ItemSpec,
+    Message,
+    Metric,
+    Outcome,
+    ScoringContext,
+    Settings,
+    Suite,
+    Value,
+)
 
 
 class FantomFamily(Family):

@@ -21,13 +21,13 @@ from dataclasses import replace
 from pytest_tom.families.fantom.expand import BELIEF_KINDS, LIST_KINDS, TOM_KINDS, YN_KINDS
 from pytest_tom.families.fantom.parsing import IRRELEVANT, NO, YES
 from pytest_tom.families.fantom.schema import ORDERS
-from pytest_tom.metrics.accuracy import Record
-from pytest_tom.metrics.declare import (
+from pytest_tom.families.kit import (
     GROUPED,
     AllRight,
     LabelPairs,
     Metric,
     Plot,
+    Record,
     ValueMean,
     mean_of,
     meta,

@@ -24,8 +24,6 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from pytest_tom.core.outcome import ERROR, SKIPPED, status
-from pytest_tom.families.base import FamilyResult, MetricTable, Settings
 from pytest_tom.families.fantom.expand import (
     BELIEF_KINDS,
     GROUPINGS,
@@ -41,10 +39,21 @@ from pytest_tom.families.fantom.headline import (
 )
 from pytest_tom.families.fantom.parsing import IRRELEVANT, NO, YES
 from pytest_tom.families.fantom.schema import ORDERS, name_key
-from pytest_tom.metrics.accuracy import AllRightGroups, Record, is_skipped
-from pytest_tom.metrics.declare import Value
-from pytest_tom.metrics.numbers import points
-from pytest_tom.scoring.embeddings import describe_spec, resolve_dtype
+from pytest_tom.families.kit import (
+    ERROR,
+    SKIPPED,
+    AllRightGroups,
+    FamilyResult,
+    MetricTable,
+    Record,
+    Settings,
+    Value,
+    describe_spec,
+    is_skipped,
+    points,
+    resolve_dtype,
+    status,
+)
 
 SCENARIOS = ((INACCESSIBLE, "inaccessible"), (ACCESSIBLE, "control"))
 COLUMNS = (

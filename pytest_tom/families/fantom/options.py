@@ -1,6 +1,6 @@
 """FANToM's options (plain declarations: the inert plugin registers them without the family)."""
 
-from pytest_tom.core.option_table import Opt
+from pytest_tom.families.option_kit import Opt
 
 DTYPES = ("auto", "float32", "bfloat16")  # as pytest_tom.scoring.embeddings (no torch here)
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pytest_tom.scoring.names import mentioned_names
+from pytest_tom.families.kit import mentioned_names
 
 ANSWER_MARKER = "Answer:"
 CHOICE_MARKER = "Choose an answer from above:"

@@ -3,9 +3,8 @@ chain-of-thought conversation (a reasoning call, then a follow-up for the answer
 
 from __future__ import annotations
 
-from pytest_tom.core.model import ItemSpec
-from pytest_tom.families.base import Message, single_call, two_calls
 from pytest_tom.families.fantom.expand import LIST_KINDS
+from pytest_tom.families.kit import ItemSpec, Message, single_call, two_calls
 
 COT_START = "Let's think step by step."
 COT_FOLLOW_UP = "Therefore, the answer is:"

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_tom.suite.schema import (
+from pytest_tom.families.kit import (
     ID,
     TAG,
     Any_,
@@ -25,13 +25,13 @@ from pytest_tom.suite.schema import (
     ListOf,
     Node,
     Obj,
+    Path_,
     Str,
     Text,
     check_unique_ids,
     describe,
     type_name,
 )
-from pytest_tom.suite.yaml_tree import Path_
 
 ORDERS = ("first-order", "second-order:cyclic", "second-order:acyclic")
 ACCESSIBILITY = ("inaccessible", "accessible")

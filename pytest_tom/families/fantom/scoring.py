@@ -9,9 +9,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.core.model import ItemSpec
-from pytest_tom.core.outcome import UNPARSEABLE, Outcome
-from pytest_tom.families.base import ScoringContext, Settings
 from pytest_tom.families.fantom.expand import LIST_KINDS, YN_KINDS
 from pytest_tom.families.fantom.parsing import (
     IRRELEVANT,
@@ -20,13 +17,18 @@ from pytest_tom.families.fantom.parsing import (
     letters_marked,
     parse_binary,
 )
-from pytest_tom.scoring.embeddings import (
+from pytest_tom.families.kit import (
+    UNPARSEABLE,
     EmbedderError,
+    ItemSpec,
+    Outcome,
+    ScoringContext,
+    Settings,
     embeddings_available,
     get_embedder,
     looks_like_path,
+    token_f1,
 )
-from pytest_tom.scoring.f1 import token_f1
 
 EMBEDDER_FAILED = "embedder_failed"
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.suite.yaml_out import dump_suite
+from pytest_tom.families.kit import dump_suite
 
 QUESTION_TYPE = re.compile(r"^(?:(?:first|second)_order_[01]_(?:tom|no_tom)|reality|memory)$")
 STORY_TYPES = ("true_belief", "false_belief", "second_order_false_belief")

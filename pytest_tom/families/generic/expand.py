@@ -7,10 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pytest_tom.core.model import ItemSpec, Suite
-from pytest_tom.families.base import Settings
 from pytest_tom.families.generic.schema import alternatives, question_id, rule_of
-from pytest_tom.scoring.choice import LETTERS
+from pytest_tom.families.kit import LETTERS, ItemSpec, Settings, Suite
 
 
 def expand_items(family: str, suite: Suite, data: dict[str, Any], settings: Settings,

@@ -17,9 +17,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pytest_tom.core.model import ItemSpec, Suite
-from pytest_tom.core.outcome import Outcome
-from pytest_tom.families.base import Family, FamilyResult, Message, ScoringContext, Settings
 from pytest_tom.families.generic import expand as generic_expand
 from pytest_tom.families.generic import prompts as generic_prompts
 from pytest_tom.families.generic import schema as generic_schema
@@ -27,7 +24,17 @@ from pytest_tom.families.generic import scoring as generic_scoring
 from pytest_tom.families.generic.headline import METRICS, PLOTS
 from pytest_tom.families.generic.metrics import tomi_result
 from pytest_tom.families.generic.schema import DEFAULTS, SCENARIO
-from pytest_tom.suite.schema import Checker
+from pytest_tom.families.kit import (
+    Checker,
+    Family,
+    FamilyResult,
+    ItemSpec,
+    Message,
+    Outcome,
+    ScoringContext,
+    Settings,
+    Suite,
+)
 
 
 class GenericFamily(Family):

@@ -12,7 +12,7 @@ only `meta.tomi.question_type` and `meta.tomi.story_type`."""
 
 from __future__ import annotations
 
-from pytest_tom.metrics.declare import Metric, Plot
+from pytest_tom.families.kit import Metric, Plot
 
 METRICS: tuple[Metric, ...] = ()
 PLOTS: tuple[Plot, ...] = ()

@@ -9,9 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tom.families.base import FamilyResult, MetricTable
-from pytest_tom.metrics.accuracy import Record
-from pytest_tom.metrics.crosstab import accuracies, crosstab, ordered, table_rows
+from pytest_tom.families.kit import (
+    FamilyResult,
+    MetricTable,
+    Record,
+    accuracies,
+    crosstab,
+    ordered,
+    table_rows,
+)
 
 QUESTION_TYPES = (
     "memory", "reality",

@@ -4,16 +4,14 @@ instruction per answer rule (vanilla), or a step-by-step call followed by the in
 
 from __future__ import annotations
 
-from pytest_tom.core.model import ItemSpec
-from pytest_tom.families.base import Message, single_call, two_calls
-from pytest_tom.scoring import json_final
+from pytest_tom.families.kit import ItemSpec, Message, json_instruction, single_call, two_calls
 
 INSTRUCTIONS = {
     "choice": "Answer with the letter of the correct option.",
     "yes_no": "Answer yes or no.",
     "names": "Answer with the names of the characters only.",
     "contains": "Answer in a few words.",
-    "json_final": "",  # built from the asked objects: json_final.instruction(keys)
+    "json_final": "",  # built from the asked objects: json_instruction(keys)
 }
 
 
@@ -26,7 +24,7 @@ def item_text(item: ItemSpec) -> str:
 
 def conversation(item: ItemSpec, method: str, responses: list[str]) -> list[Message] | None:
     """The messages of the next model call of `method`, given the responses so far."""
-    instruction = INSTRUCTIONS[item.kind] or json_final.instruction(list(item.gold))
+    instruction = INSTRUCTIONS[item.kind] or json_instruction(list(item.gold))
     if method == "cot":
         first = [{"role": "user", "content": f"{item_text(item)}\n\nLet's think step by step."}]
         return two_calls(first, f"Therefore, the answer is: ({instruction})", responses)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_tom.suite.schema import (
+from pytest_tom.families.kit import (
     ID,
     TAG,
     Any_,

@@ -3,20 +3,25 @@ names, contains/excludes, JSON final)."""
 
 from __future__ import annotations
 
-from pytest_tom.core.model import ItemSpec
-from pytest_tom.core.outcome import UNPARSEABLE, Outcome
 from pytest_tom.families.generic.schema import alternatives, words_text
-from pytest_tom.scoring import json_final
-from pytest_tom.scoring.choice import LETTERS, parse_choice
-from pytest_tom.scoring.names import mentioned_names
-from pytest_tom.scoring.text import after_last, has_words
-from pytest_tom.scoring.yesno import parse_yes_no
+from pytest_tom.families.kit import (
+    LETTERS,
+    UNPARSEABLE,
+    ItemSpec,
+    Outcome,
+    after_last,
+    has_words,
+    mentioned_names,
+    parse_choice,
+    parse_yes_no,
+    score_final,
+)
 
 
 def score_answer(item: ItemSpec, response: str) -> Outcome:
     """The outcome of `response` to `item` under the item's answer rule (its kind)."""
     if item.kind == "json_final":
-        verdict = json_final.score_final(response, item.gold, item.meta.get("wrong"))
+        verdict = score_final(response, item.gold, item.meta.get("wrong"))
         return Outcome(correct=verdict.correct, parsed=verdict.parsed or None,
                        error=UNPARSEABLE if verdict.unparseable else None, detail=verdict.detail)
     text = after_last(response, ("Answer:", "the answer is:")).strip()

@@ -27,9 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_tom.families.kit import dump_suite, normalise
 from pytest_tom.families.opentom.labels import gold_label
-from pytest_tom.scoring.text import normalise
-from pytest_tom.suite.yaml_out import dump_suite
 
 # split file -> what each position of a narrative's list is: genre, order, perspective,
 # container (mhop_fullness) or moment (narrator questions)

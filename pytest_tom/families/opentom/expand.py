@@ -6,8 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pytest_tom.core.model import ItemSpec, Suite
-from pytest_tom.families.base import Settings
+from pytest_tom.families.kit import ItemSpec, Settings, Suite
 from pytest_tom.families.opentom import prompts as opentom_prompts
 from pytest_tom.families.opentom.labels import (
     ATTITUDES,

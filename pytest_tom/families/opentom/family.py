@@ -18,9 +18,19 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from pytest_tom.core.model import ItemSpec, Suite
-from pytest_tom.core.outcome import Outcome
-from pytest_tom.families.base import Family, FamilyResult, Message, ScoringContext, Settings
+from pytest_tom.families.kit import (
+    Checker,
+    Family,
+    FamilyResult,
+    ItemSpec,
+    Message,
+    Outcome,
+    ScoringContext,
+    Settings,
+    Suite,
+    Value,
+    evaluate,
+)
 from pytest_tom.families.opentom import expand as opentom_expand
 from pytest_tom.families.opentom import metrics as opentom_metrics
 from pytest_tom.families.opentom import prompts as opentom_prompts
@@ -29,8 +39,6 @@ from pytest_tom.families.opentom import scoring as opentom_scoring
 from pytest_tom.families.opentom.headline import METRICS, PLOTS
 from pytest_tom.families.opentom.options import OPTIONS
 from pytest_tom.families.opentom.schema import DEFAULTS, SCENARIO
-from pytest_tom.metrics.declare import Value, evaluate
-from pytest_tom.suite.schema import Checker
 
 
 class OpenTomFamily(Family):

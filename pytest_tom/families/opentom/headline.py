@@ -21,17 +21,18 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from pytest_tom.core.outcome import UNPARSEABLE
-from pytest_tom.metrics.accuracy import Record, is_skipped
-from pytest_tom.metrics.declare import (
+from pytest_tom.families.kit import (
     GROUPED,
     PERCENT,
     PROPORTION,
     UNIT_SCALE,
+    UNPARSEABLE,
     LabelPairs,
     Metric,
     Plot,
+    Record,
     ValueMean,
+    is_skipped,
     macro_f1_of,
     mean_of,
     meta,

@@ -24,15 +24,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pytest_tom.scoring.choice import letters_named
-from pytest_tom.scoring.labels import (
+from pytest_tom.families.kit import (
     KeywordTable,
     first_keyword,
+    letters_named,
     named_place,
+    normalise,
     sole_keyword,
+    word_pattern,
     yes_no_word,
 )
-from pytest_tom.scoring.text import normalise, word_pattern
 
 GENRES = ("loc_coarse", "loc_fine", "mhop_fullness", "mhop_accessibility", "attitude")
 ORDERS = ("first", "second")

@@ -28,7 +28,23 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_tom.families.base import FamilyResult, MetricTable, Settings
+from pytest_tom.families.kit import (
+    NO_VALUE,
+    FamilyResult,
+    Metric,
+    MetricTable,
+    Record,
+    RecordTable,
+    Settings,
+    Value,
+    disjoint_samples,
+    evaluate,
+    is_skipped,
+    mean_std,
+    pct,
+    ratio,
+    signed_unit,
+)
 from pytest_tom.families.opentom.headline import (
     ACCURACY,
     F1,
@@ -38,11 +54,6 @@ from pytest_tom.families.opentom.headline import (
     TABLE2_ROWS,
     predicted,
 )
-from pytest_tom.metrics.accuracy import Record, is_skipped, ratio
-from pytest_tom.metrics.declare import NO_VALUE, Metric, Value, evaluate
-from pytest_tom.metrics.numbers import pct, signed_unit
-from pytest_tom.metrics.record_table import RecordTable
-from pytest_tom.metrics.resampling import disjoint_samples, mean_std
 
 LocationPairs = dict[tuple[str, str, str], dict[str, str | None]]
 

@@ -1,6 +1,6 @@
 """OpenToM's options (plain declarations: the inert plugin registers them without the family)."""
 
-from pytest_tom.core.option_table import Opt
+from pytest_tom.families.option_kit import Opt
 
 OPTIONS: tuple[Opt, ...] = (
     Opt("opentom_protocol", "OpenToM macro-F1 over the whole pool, or also the paper's protocol: "

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tom.core.model import ItemSpec
-from pytest_tom.families.base import Message, single_call
+from pytest_tom.families.kit import ItemSpec, Message, single_call
 
 ANSWER_FORMAT = {
     "loc_coarse": 'Answer the question with "Yes" or "No".',

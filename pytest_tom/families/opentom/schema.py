@@ -6,16 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tom.families.opentom.labels import (
-    CONTAINERS,
-    GENRES,
-    LABELS,
-    ORDERS,
-    ROLES,
-    gold_label,
-)
-from pytest_tom.scoring.text import normalise
-from pytest_tom.suite.schema import (
+from pytest_tom.families.kit import (
     ID,
     TAG,
     Any_,
@@ -28,6 +19,15 @@ from pytest_tom.suite.schema import (
     Str,
     check_unique_ids,
     describe,
+    normalise,
+)
+from pytest_tom.families.opentom.labels import (
+    CONTAINERS,
+    GENRES,
+    LABELS,
+    ORDERS,
+    ROLES,
+    gold_label,
 )
 
 QUESTION = Obj(

@@ -3,10 +3,8 @@ label of the question's genre, judged against the gold label."""
 
 from __future__ import annotations
 
-from pytest_tom.core.model import ItemSpec
-from pytest_tom.core.outcome import UNPARSEABLE, Outcome
+from pytest_tom.families.kit import UNPARSEABLE, ItemSpec, Outcome, last_line
 from pytest_tom.families.opentom.labels import parse_label, place_label
-from pytest_tom.scoring.labels import last_line
 
 
 def score_answer(item: ItemSpec, response: str, method: str) -> Outcome:

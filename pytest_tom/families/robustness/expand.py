@@ -6,8 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pytest_tom.core.model import ItemSpec, Suite
-from pytest_tom.families.base import Settings
+from pytest_tom.families.kit import ItemSpec, Settings, Suite
 from pytest_tom.families.robustness.scenes import Scene, scenery_id, scenes_of
 
 

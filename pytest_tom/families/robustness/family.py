@@ -21,9 +21,19 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from pytest_tom.core.model import ItemSpec, Suite
-from pytest_tom.core.outcome import Outcome
-from pytest_tom.families.base import Family, FamilyResult, Message, ScoringContext, Settings
+from pytest_tom.families.kit import (
+    Checker,
+    Family,
+    FamilyResult,
+    ItemSpec,
+    Message,
+    Outcome,
+    Record,
+    ScoringContext,
+    Settings,
+    Suite,
+    Value,
+)
 from pytest_tom.families.robustness import expand as robustness_expand
 from pytest_tom.families.robustness import prompts as robustness_prompts
 from pytest_tom.families.robustness import schema as robustness_schema
@@ -31,9 +41,6 @@ from pytest_tom.families.robustness import scoring as robustness_scoring
 from pytest_tom.families.robustness.headline import METRICS, PLOTS
 from pytest_tom.families.robustness.metrics import aggregate_records
 from pytest_tom.families.robustness.schema import DEFAULTS, STAGE
-from pytest_tom.metrics.accuracy import Record
-from pytest_tom.metrics.declare import Value
-from pytest_tom.suite.schema import Checker
 
 
 class RobustnessFamily(Family):

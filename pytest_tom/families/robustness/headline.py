@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from pytest_tom.families.kit import GROUPED, AllRight, Metric, Plot, Record, meta, ratio_of
 from pytest_tom.families.robustness.scenes import QUESTIONS, VARIANTS
 from pytest_tom.families.robustness.schema import CLASSES
-from pytest_tom.metrics.accuracy import Record
-from pytest_tom.metrics.declare import GROUPED, AllRight, Metric, Plot, meta, ratio_of
 
 HAND = "hand"  # the variant of a hand-written scene that names none
 # the variants declared (a hand-written scene may name a variant of its own, whose figures

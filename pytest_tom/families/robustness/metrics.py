@@ -22,14 +22,22 @@ from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_tom.core.outcome import UNPARSEABLE
-from pytest_tom.families.base import FamilyResult, MetricTable, Settings
+from pytest_tom.families.kit import (
+    NO_VALUE,
+    UNPARSEABLE,
+    FamilyResult,
+    MetricTable,
+    Record,
+    Settings,
+    Value,
+    is_judged,
+    pct,
+    ratio,
+    tiny_pct,
+)
 from pytest_tom.families.robustness.headline import ALL, DECLARED_VARIANTS, variant_metric
 from pytest_tom.families.robustness.scenes import QUESTIONS, VARIANTS
 from pytest_tom.families.robustness.schema import CLASSES
-from pytest_tom.metrics.accuracy import Record, is_judged, ratio
-from pytest_tom.metrics.declare import NO_VALUE, Value
-from pytest_tom.metrics.numbers import pct, tiny_pct
 
 COIN_TURN = 0.5  # two plausible answers per scene (the paper's turn baseline)
 COLUMNS = (*QUESTIONS, ALL)  # the variant table's columns

@@ -8,9 +8,7 @@ the wording and the example story are our own.
 
 from __future__ import annotations
 
-from pytest_tom.core.model import ItemSpec
-from pytest_tom.families.base import Message, single_call, two_calls
-from pytest_tom.scoring.json_final import BEGIN, END
+from pytest_tom.families.kit import JSON_BEGIN, JSON_END, ItemSpec, Message, single_call, two_calls
 
 INSTRUCTION = f"""### TASK ###
 Below is a short text about one or more people and one or more objects. An object can be \
@@ -24,7 +22,7 @@ answer "unknown".
 
 People do not look inside containers, read labels or notice changes unless the text says so.
 
-Write the answer as JSON between a line {BEGIN} and a line {END}. The JSON object has one \
+Write the answer as JSON between a line {JSON_BEGIN} and a line {JSON_END}. The JSON object has one \
 top-level entry, "final". Inside "final", give one entry for each object the question asks \
 about; its value is the answer: a place, a content, or "unknown".
 
@@ -37,15 +35,15 @@ Question:
 What does Noor think is inside the crate?
 
 Answer:
-{BEGIN}
+{JSON_BEGIN}
 {{"final": {{"crate": "pears"}}}}
-{END}
+{JSON_END}
 ### END OF EXAMPLE ###"""
 
 COT_FIRST = ("Before answering, think step by step: follow the text sentence by sentence and say "
              "what the person knows after each one. Do not write the JSON yet.")
-COT_FOLLOW_UP = (f"Therefore, what is the answer? Write only the JSON between {BEGIN} and {END}, "
-                 f"with the entry \"{{key}}\" inside \"final\".")
+COT_FOLLOW_UP = (f"Therefore, what is the answer? Write only the JSON between {JSON_BEGIN} and "
+                 f"{JSON_END}, with the entry \"{{key}}\" inside \"final\".")
 
 
 def scene_prompt(text: str, ask: str, key: str) -> str:

@@ -33,7 +33,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_tom.suite.schema import did_you_mean
+from pytest_tom.families.kit import did_you_mean
 
 VARIANTS = ("story", "true_belief", "informed", "visible")
 EDITED_VARIANTS = VARIANTS[1:]

@@ -4,14 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tom.families.robustness.scenes import (
-    EDITED_VARIANTS,
-    RESERVED,
-    ROLE,
-    scenery_id,
-    scenes_of,
-)
-from pytest_tom.suite.schema import (
+from pytest_tom.families.kit import (
     ID,
     IDENT,
     TAG,
@@ -22,12 +15,19 @@ from pytest_tom.suite.schema import (
     ListOf,
     Node,
     Obj,
+    Path_,
     Str,
     check_unique_ids,
     describe,
     type_name,
 )
-from pytest_tom.suite.yaml_tree import Path_
+from pytest_tom.families.robustness.scenes import (
+    EDITED_VARIANTS,
+    RESERVED,
+    ROLE,
+    scenery_id,
+    scenes_of,
+)
 
 # The complexity classes in the order of the paper's tables, with their display names.
 CLASSES: dict[str, str] = {

@@ -3,9 +3,7 @@ judged per object (`pytest_tom.scoring.json_final`)."""
 
 from __future__ import annotations
 
-from pytest_tom.core.model import ItemSpec
-from pytest_tom.core.outcome import UNPARSEABLE, Outcome
-from pytest_tom.scoring.json_final import score_final
+from pytest_tom.families.kit import UNPARSEABLE, ItemSpec, Outcome, score_final
 
 
 def score_answer(item: ItemSpec, response: str) -> Outcome:
