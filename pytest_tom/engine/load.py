@@ -8,6 +8,7 @@ from typing import Any
 
 from pytest_tom import families
 from pytest_tom.core.model import Suite
+from pytest_tom.core.registry import RegistryError
 from pytest_tom.families.base import Settings
 from pytest_tom.suite.errors import Problem, SuiteError
 from pytest_tom.suite.schema import (
@@ -19,7 +20,6 @@ from pytest_tom.suite.schema import (
     ListOf,
     Obj,
     Str,
-    did_you_mean,
 )
 from pytest_tom.suite.yaml_tree import YamlSyntaxError, load_located
 
@@ -78,9 +78,8 @@ def load_suite(path: str | Path, settings: Settings | None = None) -> Suite:
     if isinstance(fam_name, str):
         try:
             family = families.get(fam_name)
-        except KeyError:
-            ck.error(("family",), f"family: unknown family {fam_name!r}{did_you_mean(fam_name, names)}; "
-                     f"installed families: {', '.join(names)}")
+        except RegistryError as exc:  # unknown (the message lists what exists), or broken
+            ck.error(("family",), f"family: {exc}")
     ok = _top_schema(names, family).check(data, (), ck)
     if family is not None and isinstance(data.get("scenarios"), list):
         schema_problems = len(ck.problems)

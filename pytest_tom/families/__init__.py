@@ -1,13 +1,13 @@
-"""The family registry: built-in families, imported on first use, and entry points.
+"""The family registry: the built-in families, found by their folders, and entry points.
 
-A family is a folder `families/<name>/` whose `family.py` holds the `Family`
-subclass; adding a built-in family is one line in `BUILTIN`. Other packages add
-families through the entry-point group `pytest_tom.families` (name ->
-`module:Class`).
+A built-in family is a folder `families/<name>/` whose `family.py` defines the `Family`
+subclass named `<name>` (`name = "<name>"`): the folder is all it takes, no line
+elsewhere. Other packages add families through the entry-point group
+`pytest_tom.families` (name -> `module:Class`, or the module alone, whose class of that
+name is taken). Both are one `core.registry.Registry`, as the backends are.
 
-Importing this module imports no family and no YAML: the inert plugin reads
-the families' option declarations (`<package>/options.py`, plain data) and
-nothing else.
+Importing this module imports no family and no YAML: the inert plugin reads the
+families' option declarations (`<package>/options.py`, plain data) and nothing else.
 """
 
 from __future__ import annotations
@@ -15,36 +15,42 @@ from __future__ import annotations
 import fnmatch
 import importlib
 import importlib.util
-from importlib.metadata import entry_points
+from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
+
+from pytest_tom.core.registry import Registry, RegistryError, folder_targets
 
 if TYPE_CHECKING:
     from pytest_tom.core.option_table import Opt
     from pytest_tom.families.base import Family
     from pytest_tom.metrics.declare import Metric
 
-BUILTIN: dict[str, str] = {
-    "generic": "pytest_tom.families.generic.family:GenericFamily",
-    "fantom": "pytest_tom.families.fantom.family:FantomFamily",
-    "opentom": "pytest_tom.families.opentom.family:OpenTomFamily",
-    "robustness": "pytest_tom.families.robustness.family:RobustnessFamily",
-    "bigtom": "pytest_tom.families.bigtom.family:BigTomFamily",
-}
 ENTRY_POINT_GROUP = "pytest_tom.families"
-_cache: dict[str, Family] = {}
+# name -> the module of its Family subclass, one per folder holding a family.py (read at
+# every lookup: a test may add a line)
+BUILTIN: dict[str, str] = folder_targets(Path(__file__).parent, __name__, "family")
+_cache: dict[str, Family] = {}  # the instances, one per family
 
 
-def _load(target: str) -> type[Family]:
-    module, _, attr = target.partition(":")
-    return getattr(importlib.import_module(module), attr)
+def family_class(module: ModuleType, name: str) -> type[Family]:
+    """The class of family `name` in `module`: the one class it defines with that `name`
+    (a folder's family is named as its folder, an entry point's as the entry point)."""
+    found = [value for value in vars(module).values()
+             if isinstance(value, type) and value.__module__ == module.__name__
+             and getattr(value, "name", None) == name]
+    if len(found) != 1:
+        raise LookupError(f"{module.__name__} should define one Family subclass with "
+                          f"name = {name!r}, and defines {len(found)}")
+    return found[0]
+
+
+REGISTRY = Registry("family", "families", ENTRY_POINT_GROUP, BUILTIN, pick=family_class)
 
 
 def available() -> dict[str, str]:
     """Family name -> import target, built-ins first, then installed entry points."""
-    names = {n: t for n, t in BUILTIN.items() if _importable(t)}
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        names.setdefault(ep.name, ep.value)
-    return names
+    return REGISTRY.targets()
 
 
 def _importable(target: str) -> bool:
@@ -79,12 +85,11 @@ def all_methods() -> list[str]:
 
 
 def get(name: str) -> Family:
-    """The family instance registered under `name` (KeyError when unknown)."""
+    """The family instance registered under `name`: `core.registry.UnknownName` (a
+    KeyError) lists the installed families, `BrokenTarget` names the package of one
+    that does not load."""
     if name not in _cache:
-        targets = available()
-        if name not in targets:
-            raise KeyError(name)
-        _cache[name] = _load(targets[name])()
+        _cache[name] = REGISTRY.load(name)()
     return _cache[name]
 
 
@@ -144,6 +149,6 @@ def converters() -> dict[str, str]:
     for name in available():
         try:
             out.update(get(name).converters)
-        except ImportError:
+        except (ImportError, RegistryError):  # a broken family: its suites will say so
             continue
     return out

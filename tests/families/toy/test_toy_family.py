@@ -1,6 +1,6 @@
-"""Adding a family touches one folder and one registry line: a toy family written into a
-temporary folder (family.py, headline.py, options.py, convert.py, as
-docs/adding-a-family.md says), registered by one `BUILTIN` entry or installed as a
+"""Adding a family touches one folder: a toy family written into a temporary folder
+(family.py, headline.py, options.py, convert.py, as docs/adding-a-family.md says), entered
+in `families.BUILTIN` as a folder under `pytest_tom/families/` is, or installed as a
 distribution with an entry point, gets its suites collected and scored, its option, its
 converter subcommand, its lower-is-better metric, and its one declared grouped metric with
 its interval in the terminal, the JSON and the Markdown, in `pytest-tom compare`, in a
@@ -108,14 +108,15 @@ def answer(req):
 
 @pytest.fixture
 def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The toy family's folder, and its one registry line."""
+    """The toy family's folder, entered in the built-in table (a folder under
+    pytest_tom/families/ is entered there by the registry itself)."""
     folder = tmp_path / "pkgs" / "toy_tom"
     folder.mkdir(parents=True)
     for name, text in (("__init__", ""), ("family", FAMILY), ("headline", HEADLINE),
                        ("options", OPTIONS), ("convert", CONVERT)):
         (folder / f"{name}.py").write_text(textwrap.dedent(text), encoding="utf-8")
     monkeypatch.syspath_prepend(str(folder.parent))
-    monkeypatch.setitem(families.BUILTIN, "toy", "toy_tom.family:ToyFamily")  # the one line
+    monkeypatch.setitem(families.BUILTIN, "toy", "toy_tom.family:ToyFamily")
     monkeypatch.setattr(families, "_cache", {})
     yield folder
     forget_package("toy_tom")

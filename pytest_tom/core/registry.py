@@ -1,0 +1,136 @@
+"""One registry kind for what pytest-tom finds by name: backends (`--tom-model=openai:...`)
+and families (`family: fantom`).
+
+A registry maps names to *targets*, import paths written `module:attribute` (or `module`
+alone, whose attribute the registry's `pick` finds), that are imported only when a name is
+loaded. Names come from the package itself (a table, or one folder per plug-in unit:
+`folder_targets`) and then from other installed packages through an entry-point group; a
+built-in name wins over an entry point of the same name. Asking for a name nobody
+registered raises `UnknownName`, which lists the names that exist; a target that cannot be
+loaded raises `BrokenTarget`, which says which package registered it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from importlib.metadata import EntryPoint, entry_points
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+
+class RegistryError(LookupError):
+    """A name a registry cannot give: unknown, or its target cannot be loaded."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class UnknownName(RegistryError, KeyError):
+    """No package registered the name (a KeyError too, for `except KeyError` callers)."""
+
+    def __init__(self, message: str, name: str, known: list[str]):
+        super().__init__(message)
+        self.name = name
+        self.known = known
+
+
+class BrokenTarget(RegistryError):
+    """The name is registered but its target does not import (its cause is chained)."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One registered name: its target and who registered it."""
+
+    name: str
+    target: str
+    package: str  # the distribution that registered it: "pytest-tom" for a built-in
+    entry_point: str = ""  # `name = target` in `group`, for one from another package
+
+    def origin(self) -> str:
+        if not self.entry_point:
+            return f"built into {self.package} ({self.target})"
+        return f"registered by the package {self.package} ({self.entry_point})"
+
+
+def folder_targets(directory: Path, package: str, module: str) -> dict[str, str]:
+    """`name -> package.name.module` for every folder `name/` of `directory` that holds
+    `module.py`: a plug-in unit is found by its folder, with no line elsewhere. Sorted by
+    name; nothing is imported."""
+    return {sub.name: f"{package}.{sub.name}.{module}"
+            for sub in sorted(directory.iterdir())
+            if sub.is_dir() and (sub / f"{module}.py").is_file() and sub.name.isidentifier()}
+
+
+class Registry:
+    """Names -> lazily imported targets, built-ins first, then the entry-point `group`.
+
+    `builtin` is read at every lookup (a table may be changed, e.g. in a test); entry points
+    are read at every lookup too, so a package installed on sys.path during the process is
+    found. `pick(module, name)` gives the object of a target written as a module alone."""
+
+    def __init__(self, kind: str, plural: str, group: str, builtin: Mapping[str, str], *,
+                 pick: Callable[[ModuleType, str], Any] | None = None, hint: str = ""):
+        self.kind = kind
+        self.plural = plural
+        self.group = group
+        self.builtin = builtin
+        self.pick = pick
+        self.hint = hint  # appended to the unknown-name message (how else to name one)
+
+    def entries(self) -> dict[str, Entry]:
+        """Every registered name with its target and origin, built-ins first."""
+        out = {name: Entry(name, target, "pytest-tom") for name, target in self.builtin.items()}
+        for ep in entry_points(group=self.group):
+            if ep.name not in out:
+                out[ep.name] = Entry(ep.name, ep.value, _distribution(ep),
+                                     f"entry point {ep.name} = {ep.value} in {self.group}")
+        return out
+
+    def targets(self) -> dict[str, str]:
+        """Name -> target, built-ins first, nothing imported."""
+        return {name: entry.target for name, entry in self.entries().items()}
+
+    def unknown(self, name: str, known: list[str] | None = None) -> UnknownName:
+        """The error for `name` when nobody registered it: the closest name, and every name
+        that exists (built-ins first, in their order)."""
+        known = list(self.entries()) if known is None else known
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+        near = f" (did you mean {close[0]!r}?)" if close else ""
+        message = (f"unknown {self.kind} {name!r}{near}; installed {self.plural}: "
+                   f"{', '.join(known) or 'none'}{self.hint}")
+        return UnknownName(message, name, known)
+
+    def load(self, name: str) -> Any:
+        """The object `name` is registered for, its target imported now."""
+        entries = self.entries()
+        if name not in entries:
+            raise self.unknown(name, list(entries))
+        entry = entries[name]
+        module_name, _, attribute = entry.target.partition(":")
+        try:
+            module = importlib.import_module(module_name.strip())
+            if attribute:
+                found: Any = module
+                for part in attribute.strip().split("."):
+                    found = getattr(found, part)
+                return found
+            if self.pick is None:
+                raise TypeError("the target names a module; write it as module:attribute")
+            return self.pick(module, name)
+        except Exception as exc:
+            raise BrokenTarget(f"{self.kind} {name!r}, {entry.origin()}, cannot be loaded: "
+                               f"{type(exc).__name__}: {exc}") from exc
+
+
+def _distribution(ep: EntryPoint) -> str:
+    """`name version` of the distribution that declares `ep` ("an unknown package" when the
+    metadata does not say)."""
+    dist = getattr(ep, "dist", None)
+    if dist is None:
+        return "an unknown package"
+    return f"{dist.metadata['Name'] or dist.name} {dist.version}"
