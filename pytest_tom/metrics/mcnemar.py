@@ -18,9 +18,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
-Record = dict[str, Any]
+from pytest_tom.core.record import Record
+
 Key = tuple[str, str]  # (suite, item id)
 
 

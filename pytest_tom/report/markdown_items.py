@@ -12,7 +12,8 @@ import re
 from collections import defaultdict
 from typing import Any
 
-Record = dict[str, Any]
+from pytest_tom.core.record import Record
+
 Key = tuple[str, str]
 
 FLIPPED_ROWS = 50  # rows per kind of change; the rest are counted
