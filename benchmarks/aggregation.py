@@ -99,8 +99,8 @@ def main() -> int:
     args = ap.parse_args()
     sys.path.insert(0, str(REPO))
     from pytest_tom.engine.aggregate import aggregate
+    from pytest_tom.engine.aggregate import scores as scores_of
     from pytest_tom.families.base import Settings
-    from pytest_tom.metrics.sample_spread import aggregate_samples
 
     base = bundled_records()
     records = scale(base, args.n, args.samples)
@@ -108,14 +108,11 @@ def main() -> int:
                                  "opentom_protocol": "pool"})
     reference = best(lambda: sorted(records, key=lambda r: (r["item"]["suite"], r["item"]["id"])),
                      args.repeat)
-    from pytest_tom.engine import aggregate as engine
-
-    scores = best(lambda: aggregate_samples(
-        records, lambda recs: engine._aggregate_once(recs, settings)), args.repeat)
+    scores = best(lambda: scores_of(records, settings), args.repeat)
     load_scores = os.getloadavg()[0]
     from pytest_tom.engine.headline import add_intervals
 
-    scored = aggregate_samples(records, lambda recs: engine._aggregate_once(recs, settings))
+    scored = scores_of(records, settings)
     # add_intervals sets each suite's intervals afresh: the same results serve every repeat
     intervals = best(lambda: add_intervals(scored, records, settings), args.repeat)
     load_intervals = os.getloadavg()[0]
@@ -123,7 +120,7 @@ def main() -> int:
     result = aggregate(records, settings)
     load = os.getloadavg()[0]
     print(f"records {len(records)} ({len(base)} bundled items, copied) · samples {args.samples} · "
-          f"suites {len(result['suites'])} · best of {args.repeat}")
+          f"suites {len(result.suites)} · best of {args.repeat}")
     print(f"sort by (suite, id), the reference   {reference:6.3f} s")
     print(f"scores (families, tags, totals)      {scores:6.3f} s  = {scores / reference:5.1f} × "
           f"reference  (load {load_scores:.2f})")

@@ -19,6 +19,7 @@ from typing import Any
 
 from pytest_tom.core.outcome import Outcome
 from pytest_tom.engine.aggregate import aggregate
+from pytest_tom.engine.run_report import RunReport
 from pytest_tom.families.base import Settings
 from pytest_tom.gates.evaluate import GateConfig, evaluate
 from pytest_tom.metrics.mcnemar import mcnemar_exact
@@ -53,8 +54,7 @@ def main(sizes: list[int]) -> None:
         base_results = aggregate(base, Settings())
         results = aggregate(now, Settings())
         t_agg = time.perf_counter() - t0
-        baseline = {"format": "pytest-tom-report/1", "settings": {}, "items": base,
-                    "suites": base_results["suites"], "totals": base_results["totals"]}
+        baseline = RunReport.build(base_results, base, {}, 0.0, 0.0)
         cfg = GateConfig.from_options({"fail_under": "turn=0.5,*:goal=0.1", "baseline": "b.json",
                                        "max_drop": "0.01,*:tag.belief.turn=0.02"}, load=False)
         cfg.baseline = baseline

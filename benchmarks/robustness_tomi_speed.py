@@ -49,9 +49,9 @@ def in_process(items: list[Any], family_name: str, answer: Callable[[Any], str])
     from pytest_tom.families.base import Settings
 
     records = score_records(items, answer)
-    suite = aggregate(records, Settings())["suites"][records[0]["item"]["suite"]]
-    assert suite["family"] == family_name, suite["family"]
-    return suite["metrics"]
+    suite = aggregate(records, Settings()).suite(records[0]["item"]["suite"])
+    assert suite is not None and suite.family == family_name, suite
+    return suite.metrics
 
 
 def pytest_run(target: Path, answerer: str, tmp: Path) -> None:

@@ -40,35 +40,36 @@ def test_mcnemar_p_value_is_the_exact_test_on_the_shared_items(
         demo_reports: dict[str, Path]) -> None:
     runs = load_runs([demo_reports["strong"], demo_reports["weak"]])
     cmp = compare_runs(runs, resamples=200)
-    suite = next(x for x in cmp["suites"] if x["name"] == "classic-false-belief")
-    row = next(r for r in suite["rows"] if r["metric"] == "turn")
-    d = row["diffs"][1]
+    suite = next(x for x in cmp.suites if x.name == "classic-false-belief")
+    row = next(r for r in suite.rows if r.metric == "turn")
+    d = row.diffs[1]
+    assert d is not None
     a = {r["item"]["id"]: r["outcome"]["correct"] for r in runs[0].records("classic-false-belief")}
     b = {r["item"]["id"]: r["outcome"]["correct"] for r in runs[1].records("classic-false-belief")}
     worse = sum(1 for k in a if a[k] and not b[k])
     better = sum(1 for k in a if b[k] and not a[k])
-    assert (d["worse"], d["better"], d["n"]) == (worse, better, len(a))
-    assert d["p_value"] == mcnemar_exact(worse, better)
-    assert d["delta"] == pytest.approx(row["values"][1] - row["values"][0])
+    assert (d.worse, d.better, d.n) == (worse, better, len(a))
+    assert d.p_value == mcnemar_exact(worse, better)
+    assert d.delta == pytest.approx(row.values[1] - row.values[0])
     # the flipped items are exactly the discordant pairs, with both answers
-    flips = [f for f in cmp["flips"][0]["items"] if f["suite"] == "classic-false-belief"]
+    flips = [f for f in cmp.flips[0].items if f.suite == "classic-false-belief"]
     assert len(flips) == worse + better
     f = flips[0]
-    assert f["before"]["verdict"] != f["after"]["verdict"]
-    assert f["before"]["answer"] and f["after"]["answer"] and f["question"]
+    assert f.before.verdict != f.after.verdict
+    assert f.before.answer and f.after.answer and f.question
 
 
 def test_a_run_against_itself_differs_nowhere(demo_reports: dict[str, Path]) -> None:
     runs = load_runs([demo_reports["weak"], demo_reports["weak"]])
     assert runs[0].label != runs[1].label  # made unique
     cmp = compare_runs(runs, resamples=200)
-    for suite in cmp["suites"]:
-        for row in suite["rows"]:
-            d = row["diffs"][1]
-            if d is None or d["delta"] is None:
+    for suite in cmp.suites:
+        for row in suite.rows:
+            d = row.diffs[1]
+            if d is None or d.delta is None:
                 continue
-            assert d["delta"] == 0 and d["p_value"] == 1.0, (suite["name"], row["metric"])
-    assert cmp["flips"][0]["items"] == []
+            assert d.delta == 0 and d.p_value == 1.0, (suite.name, row.metric)
+    assert cmp.flips[0].items == []
 
 
 def test_grouped_metrics_use_the_paired_bootstrap_reproducibly(
@@ -77,10 +78,12 @@ def test_grouped_metrics_use_the_paired_bootstrap_reproducibly(
     one = compare_runs(runs, seed=3, resamples=300)
     two = compare_runs(runs, seed=3, resamples=300)
     assert one == two
-    fantom = next(x for x in one["suites"] if x["name"] == "fantom-smalltalk")
-    star = next(r for r in fantom["rows"] if r["metric"] == "all_star")
-    assert star["diffs"][1]["test"] == "paired bootstrap"
-    assert star["diffs"][1]["low"] <= star["diffs"][1]["delta"] <= star["diffs"][1]["high"]
+    fantom = next(x for x in one.suites if x.name == "fantom-smalltalk")
+    star = next(r for r in fantom.rows if r.metric == "all_star")
+    d = star.diffs[1]
+    assert d is not None and d.test == "paired bootstrap"
+    assert d.low is not None and d.high is not None and d.delta is not None
+    assert d.low <= d.delta <= d.high
 
 
 def test_markdown_html_and_json_outputs(demo_reports: dict[str, Path], tmp_path: Path,

@@ -13,6 +13,7 @@ import pytest
 
 from pytest_tom.core.outcome import Outcome
 from pytest_tom.engine.aggregate import aggregate
+from pytest_tom.engine.run_report import RunReport
 from pytest_tom.families.base import Settings
 from pytest_tom.gates.evaluate import GateConfig, evaluate, load_baseline
 from pytest_tom.gates.spec import GateSpecError, MetricRef, parse_max_drop, parse_thresholds
@@ -150,13 +151,14 @@ def rec(suite: str, item: str, correct: bool | None, tags: tuple[str, ...] = (),
             "responses": ["yes"], "usage": {}, "requests": 1, "retries": 0, "seconds": 0.0}
 
 
-def report_of(records: list[dict[str, Any]]) -> dict[str, Any]:
+def report_of(records: list[dict[str, Any]]) -> RunReport:
     results = aggregate(records, Settings())
-    return {"format": "pytest-tom-report/1", "model": "m", "settings": {"method": "vanilla"},
-            "suites": results["suites"], "totals": results["totals"], "items": records}
+    return RunReport({"format": "pytest-tom-report/1", "model": "m",
+                      "settings": {"method": "vanilla"}, "suites": results["suites"],
+                      "totals": results["totals"], "items": records})
 
 
-def cfg(baseline: dict[str, Any] | None = None, **options: Any) -> GateConfig:
+def cfg(baseline: RunReport | None = None, **options: Any) -> GateConfig:
     if baseline is not None:
         options["baseline"] = "base.json"
     c = GateConfig.from_options(options, load=False)
@@ -210,10 +212,10 @@ def test_lower_is_better_and_family_metrics() -> None:
     results = aggregate(now, Settings())
     base_report = report_of(base)
     # pretend the suite belongs to a family with a measured metric
-    for r in (results, base_report):
+    for r in (results, base_report.data):
         r["suites"]["s"]["family"] = "fantom"
     results["suites"]["s"]["metrics"]["fact_f1"] = 0.62
-    base_report["suites"]["s"]["metrics"]["fact_f1"] = 0.9
+    base_report.data["suites"]["s"]["metrics"]["fact_f1"] = 0.9
     report = evaluate(cfg(base_report, max_drop="s:errors=2,fantom.fact_f1=0.1",
                           fail_under="s:errors=0"), results, now)
     by = {(r.kind, r.label): r for r in report.results}
@@ -328,8 +330,8 @@ def test_baseline_rise_of_a_lower_is_better_metric_is_a_drop(before: float, afte
                                                             passes: bool) -> None:
     records = [rec("s", f"a{i}::q", True) for i in range(10)]
     base = report_of(records)
-    base["suites"]["s"]["family"] = "bigtom"
-    base["suites"]["s"]["metrics"]["initial_state_rate"] = before
+    base.data["suites"]["s"]["family"] = "bigtom"
+    base.data["suites"]["s"]["metrics"]["initial_state_rate"] = before
     now = _family_suite(records, "bigtom", "initial_state_rate", after)
     report = evaluate(cfg(base, max_drop="s:initial_state_rate=0.05", alpha=1), now, records)
     [res] = [r for r in report.results if r.metric == "initial_state_rate"]

@@ -175,8 +175,8 @@ def test_comparison_page_shows_tests_and_flipped_items(browser: Any,
 def synthetic_report(n: int) -> dict[str, Any]:
     """A report of n generic items in scenarios of 5 (every 7th wrong, every 50th an error)."""
     from pytest_tom.engine.aggregate import aggregate
+    from pytest_tom.engine.run_report import RunReport
     from pytest_tom.families.base import Settings
-    from pytest_tom.report.json_report import build_report
 
     records = []
     for i in range(n):
@@ -195,7 +195,7 @@ def synthetic_report(n: int) -> dict[str, Any]:
         if r["outcome"]["error"]:
             r["outcome"]["correct"] = False
     settings = {"model": "python:synthetic", "method": "vanilla", "seed": 0}
-    return build_report(aggregate(records, Settings()), records, settings, 0.0, 1.0)
+    return RunReport.build(aggregate(records, Settings()), records, settings, 0.0, 1.0).data
 
 
 def test_ten_thousand_items_open_and_filter(browser: Any, tmp_path: Path) -> None:

@@ -153,11 +153,11 @@ def test_terminal_shows_intervals(demo_reports: dict[str, Path]) -> None:
 
 
 def test_markdown_shows_intervals(demo_reports: dict[str, Path]) -> None:
+    from pytest_tom.engine.results import Results
     from pytest_tom.report.markdown import render
 
     report = load(demo_reports["weak"])
-    text = render({"suites": report["suites"], "totals": report["totals"],
-                   "totals_intervals": report["totals_intervals"]}, None, report["settings"])
+    text = render(Results.of(report), None, report["settings"])
     iv = report["suites"]["bigtom-everyday"]["intervals"]["tb_and_fb"]
     assert f"| TB ∧ FB | `tb_and_fb` | {100 * iv['value']:.1f}% | " \
            f"[{100 * iv['low']:.1f}, {100 * iv['high']:.1f}] | bootstrap" in text

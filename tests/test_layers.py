@@ -25,18 +25,18 @@ LAYERS: dict[str, int] = {
     "families": 3,
     "engine": 4,
     "gates": 5,
-    "report": 6,
-    "compare": 6,  # comparing saved reports: loading, paired tests, rendering (an output)
-    "plugin": 7,  # the pytest layer: entry point, hooks, items, session, request phase
-    "commands": 8,  # the subcommands of `pytest-tom`, one module each (cli.py dispatches)
+    "compare": 6,  # comparing saved reports: analysis only (report renders it)
+    "report": 7,  # every output, comparisons included: report may import compare
+    "plugin": 8,  # the pytest layer: entry point, hooks, items, session, request phase
+    "commands": 9,  # the subcommands of `pytest-tom`, one module each (cli.py dispatches)
 }
 # the modules of the package root, each named: a new module or folder must be declared
 ROOT_MODULES: dict[str, int] = {
     "pytest_tom": 0,  # the package's docstring and version: imports nothing
-    "pytest_tom.api": 8,  # the public import surface for family and backend authors
-    "pytest_tom.cli": 8,  # the `pytest-tom` command
+    "pytest_tom.api": 9,  # the public import surface for family and backend authors
+    "pytest_tom.cli": 9,  # the `pytest-tom` command
     # every private pytest name, with the versions it was checked on (report/ and plugin/)
-    "pytest_tom.pytest_compat": 6,
+    "pytest_tom.pytest_compat": 7,
 }
 PYTEST_FREE = ("core", "suite", "scoring", "metrics", "families", "engine", "gates")
 # inside the pytest layer the request path goes one way: the entry point and hooks drive

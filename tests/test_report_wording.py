@@ -14,11 +14,12 @@ from test_gate_unit import cfg, rec, report_of
 
 from pytest_tom.engine.aggregate import aggregate
 from pytest_tom.engine.answer_length import sent_text
-from pytest_tom.engine.headline import fmt_interval
+from pytest_tom.engine.run_report import RunReport
 from pytest_tom.families.base import Settings
 from pytest_tom.gates.evaluate import evaluate, settings_notes
 from pytest_tom.metrics.intervals import bootstrap
 from pytest_tom.metrics.mcnemar import mcnemar_exact, smallest_significant
+from pytest_tom.metrics.numbers import fmt_interval
 from pytest_tom.report.gate_summary import gate_line
 from pytest_tom.report.html.build import gold_of
 from pytest_tom.report.html.filters import settings_text
@@ -40,10 +41,11 @@ def test_settings_say_what_was_sent_never_none() -> None:
 
 def test_gate_note_compares_what_was_sent() -> None:
     base = {"max_tokens": None, "answer_length": "max_tokens 64 per answer (family defaults)"}
-    [note] = settings_notes({"settings": base}, {"max_tokens": 16, "answer_length": "max_tokens 16"})
+    [note] = settings_notes(RunReport({"settings": base}),
+                            {"max_tokens": 16, "answer_length": "max_tokens 16"})
     assert note == ("the baseline used max_tokens 64 per answer (family defaults), "
                     "this run max_tokens 16")
-    assert settings_notes({"settings": base}, dict(base)) == []
+    assert settings_notes(RunReport({"settings": base}), dict(base)) == []
 
 
 def test_html_header_of_a_run_says_what_was_sent(pytester: pytest.Pytester) -> None:

@@ -239,12 +239,13 @@ def test_x_stops_asking_the_model(pytester: pytest.Pytester) -> None:
 
 
 def test_wide_family_tables_are_wrapped_to_120_columns() -> None:
+    from pytest_tom.families.base import MetricTable
     from pytest_tom.report.terminal import render_table
 
     headers = ["", *(f"Column number {i:02d}" for i in range(12))]
     rows = [["inaccessible", *(f"{10 * i:.1f}" for i in range(12))],
             ["control", *(f"{i:.1f}" for i in range(12))]]
-    text = render_table({"headers": headers, "rows": rows})
+    text = render_table(MetricTable("wide", headers, rows))
     assert max(len(ln) for ln in text.splitlines()) <= 120
     for h in headers[1:]:
         assert text.count(h) == 1  # every column once

@@ -24,6 +24,7 @@ import sys
 from typing import Any
 
 from pytest_tom.core.option_table import core_table
+from pytest_tom.engine.run_report import RunReport
 from pytest_tom.engine.saved_report import SavedReportError, read_saved_report
 from pytest_tom.gates.evaluate import GateConfig, GateReport, GateState, evaluate, settings_notes
 from pytest_tom.gates.spec import GateSpecError
@@ -35,7 +36,6 @@ NAME = "gate"
 HELP = "apply the gates of a run (thresholds, baseline) to a saved or merged JSON report"
 OK, FAILED, INTERRUPTED, USAGE_ERROR = 0, 1, 2, 4  # pytest's exit codes
 GATE_OPTIONS = ("fail_under", "baseline", "max_drop", "alpha")
-RESULT_KEYS = ("suites", "totals", "totals_intervals", "samples", "totals_spread")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -65,15 +65,15 @@ class _Lines:
         print(line)
 
 
-def subset_notes(data: dict[str, Any]) -> list[str]:
+def subset_notes(data: RunReport) -> list[str]:
     """A shard's own report, or a partial merge: the gates judge part of the run."""
-    shard = (data.get("settings") or {}).get("shard") or {}
-    items = len(data["items"])
-    if shard.get("index") is not None and int(shard.get("total") or 1) > 1:
-        return [f"the gates judged a subset: {items} item(s) of shard {shard['index']}/"
-                f"{shard['total']} (--tom-shard); merge the shards with pytest-tom merge to "
+    shard = data.settings.shard
+    items = len(data.records)
+    if shard is not None and shard.index is not None and shard.total > 1:
+        return [f"the gates judged a subset: {items} item(s) of shard {shard.index}/"
+                f"{shard.total} (--tom-shard); merge the shards with pytest-tom merge to "
                 f"judge the whole run"]
-    if data.get("status") == "incomplete":
+    if data.status == "incomplete":
         return [f"the gates judged a subset: the report is incomplete ({items} item(s) merged "
                 f"with --partial); the numbers are those of the parts merged"]
     return []
@@ -90,11 +90,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"pytest-tom gate: {exc}", file=sys.stderr)
         return USAGE_ERROR
     state = GateState(cfg)
-    settings = data.get("settings") or {}
-    records = data["items"]
-    results = {k: data[k] for k in RESULT_KEYS if k in data}
+    settings = data.settings
+    records = data.records
+    results = data.results
     status = OK
-    if data.get("status", "complete") == "interrupted":
+    if data.status == "interrupted":
         state.not_evaluated = "the run was interrupted: gates not evaluated"
         status = INTERRUPTED
     elif cfg.active:
@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
             status = USAGE_ERROR
         elif report.failed:
             status = FAILED
-    errors = int(data["totals"].get("errors") or 0)
+    errors = int(results.totals.errors or 0)
     if errors and status == OK:  # a live run exits 1 for the items whose request failed
         status = FAILED
     if args.junitxml and state.report is not None:
@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
     if cfg.markdown:
         write_markdown(cfg.markdown, results, state.report, settings, exitstatus=status,
                        records=records,
-                       baseline_items=cfg.baseline["items"] if cfg.baseline else None)
+                       baseline_items=cfg.baseline.records if cfg.baseline else None)
         state.written.append(f"tom markdown summary: {cfg.markdown}")
     out = _Lines()
     write_gates(out, state)

@@ -12,16 +12,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from types import MappingProxyType
 
-from pytest_tom.core.settings import Settings
 from pytest_tom.engine.aggregate import aggregate
 from pytest_tom.engine.merge import MergeError, Part, merge_parts
+from pytest_tom.engine.run_report import RunReport
 from pytest_tom.engine.saved_report import SavedReportError, read_saved_report
 from pytest_tom.metrics.numbers import pct
 from pytest_tom.report.html import missing as html_missing
 from pytest_tom.report.html.build import write_report_html
-from pytest_tom.report.json_report import build_report, write_json_atomic
+from pytest_tom.report.json_report import write_report
 from pytest_tom.report.markdown import write_markdown
 
 NAME = "merge"
@@ -56,21 +55,19 @@ def run(args: argparse.Namespace) -> int:
         merged = merge_parts(parts, partial=args.partial)
     except (SavedReportError, MergeError) as exc:
         return fail(str(exc))
-    s = merged.settings
-    settings = Settings(method=s.get("method", "vanilla"), seed=int(s.get("seed") or 0),
-                        options=MappingProxyType(dict(s.get("options") or {})))
-    results = aggregate(merged.records, settings)  # the same figures as a live run
-    data = build_report(results, merged.records, s, merged.started, merged.finished,
-                        merged.status)
-    data["versions"] = merged.versions  # those of the runs, not of the merging machine
-    write_json_atomic(args.output, data)
+    # the same figures as a live run: scored with the settings the run scored with
+    results = aggregate(merged.records, merged.settings.to_settings())
+    report = RunReport.build(results, merged.records, merged.settings, merged.started,
+                             merged.finished, merged.status,
+                             versions=merged.versions)  # the runs', not the merging machine's
+    write_report(args.output, report)
     if args.html:
-        write_report_html(args.html, data, args.output)
+        write_report_html(args.html, report, args.output)
     if args.markdown:
-        write_markdown(args.markdown, results, None, s, records=merged.records)
-    t = results["totals"]
-    print(f"pytest-tom merge: {len(parts)} part(s), {t['items']} items, "
-          f"{len(results['suites'])} suite(s): turn {pct(t['turn'])}, goal {pct(t['goal'])} "
+        write_markdown(args.markdown, results, None, merged.settings, records=merged.records)
+    t = results.totals
+    print(f"pytest-tom merge: {len(parts)} part(s), {t.items} items, "
+          f"{len(results.suites)} suite(s): turn {pct(t.turn)}, goal {pct(t.goal)} "
           f"-> {args.output}" + (f", {args.html}" if args.html else "")
           + (f", {args.markdown}" if args.markdown else ""))
     for line in merged.missing:

@@ -9,8 +9,8 @@ to the first with a paired test on the items both runs judged:
   of groups for both runs), percentile interval and two-sided bootstrap p-value.
 
 Items judged in both runs with a different verdict are the flipped items, listed with
-both answers. Everything here is plain data (JSON-ready) for the terminal, Markdown and
-HTML renderers.
+both answers. The result is a `compare.comparison.Comparison`: analysis only, which
+`report/` renders (terminal, Markdown, HTML) and `to_dict` writes as JSON.
 """
 
 from __future__ import annotations
@@ -18,9 +18,19 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from pytest_tom.compare.runs import Record, Run
+from pytest_tom.compare.comparison import (
+    Answer,
+    Comparison,
+    Flip,
+    Flips,
+    Row,
+    RunInfo,
+    SuiteComparison,
+    TotalRow,
+)
+from pytest_tom.compare.runs import Run
 from pytest_tom.core.outcome import status
-from pytest_tom.core.settings import Settings
+from pytest_tom.core.record import Record
 from pytest_tom.engine.headline import catalog, suite_intervals
 from pytest_tom.metrics.accuracy import judged
 from pytest_tom.metrics.declare import GROUPED, Metric
@@ -99,7 +109,7 @@ def verdict(rec: Record) -> str:
     return status(rec.get("outcome") or {})
 
 
-def flips(a: list[Record], b: list[Record]) -> list[dict[str, Any]]:
+def flips(a: list[Record], b: list[Record]) -> list[Flip]:
     """Items judged in both runs whose verdict changed, worse ones first."""
     after = {key_of(r): r for r in judged(b)}
     out = []
@@ -108,49 +118,46 @@ def flips(a: list[Record], b: list[Record]) -> list[dict[str, Any]]:
         if other is None or bool(rec["outcome"]["correct"]) == bool(other["outcome"]["correct"]):
             continue
         item = rec["item"]
-        out.append({"suite": item["suite"], "id": item["id"], "kind": item.get("kind"),
-                    "question": item.get("question", ""), "gold": item.get("gold"),
-                    "direction": "worse" if rec["outcome"]["correct"] else "better",
-                    "before": {"verdict": verdict(rec), "answer": answer_of(rec)},
-                    "after": {"verdict": verdict(other), "answer": answer_of(other)}})
-    out.sort(key=lambda f: (f["direction"] != "worse", f["suite"], f["id"]))
+        out.append(Flip(suite=item["suite"], id=item["id"], kind=item.get("kind"),
+                        question=item.get("question", ""), gold=item.get("gold"),
+                        direction="worse" if rec["outcome"]["correct"] else "better",
+                        before=Answer(verdict(rec), answer_of(rec)),
+                        after=Answer(verdict(other), answer_of(other))))
+    out.sort(key=lambda f: (f.direction != "worse", f.suite, f.id))
     return out
 
 
 def run_intervals(run: Run, suite: str) -> dict[str, Any]:
-    data = run.data["suites"].get(suite)
+    """A run's intervals of a suite: as its report keeps them, else computed from its
+    records (a report of `--tom-samples` keeps none)."""
+    data = run.results.suite(suite)
     if data is None:
         return {}
-    if data.get("intervals"):
-        return data["intervals"]
-    return suite_intervals(data["family"], run.records(suite), dict(data["metrics"]), run.seed,
-                           settings=settings_of(run))
+    if data.intervals:
+        return data.intervals
+    return suite_intervals(data.family, run.records(suite), dict(data.metrics), run.seed,
+                           settings=run.settings)
 
 
-def settings_of(run: Run) -> Settings:
-    """The settings a run's metrics were defined with (its seed and options)."""
-    saved = run.data.get("settings") or {}
-    options = saved.get("options") if isinstance(saved.get("options"), dict) else {}
-    return Settings(seed=run.seed, options=options)
-
-
-def compare_runs(runs: list[Run], seed: int = 0, resamples: int = RESAMPLES) -> dict[str, Any]:
-    """The comparison as plain data (see the module docstring)."""
+def compare_runs(runs: list[Run], seed: int = 0, resamples: int = RESAMPLES) -> Comparison:
+    """The comparison (see the module docstring)."""
     if len(runs) < 2:
         raise ValueError("compare needs at least two reports")
     first = runs[0]
-    names = list(dict.fromkeys(n for r in runs for n in r.data["suites"]))
+    results = [r.results for r in runs]
+    names = list(dict.fromkeys(n for res in results for n in res.suite_names))
     suites = []
     for name in names:
-        holders = [r for r in runs if name in r.data["suites"]]
-        family = holders[0].data["suites"][name]["family"]
+        holders = [r for r, res in zip(runs, results, strict=True) if res.suite(name) is not None]
+        found = holders[0].results.suite(name)
+        assert found is not None
+        family = found.family
         specs = catalog(family, [rec for r in holders for rec in r.records(name)],
-                        settings_of(holders[0])).specs
+                        holders[0].settings).specs
         ivs = [run_intervals(r, name) for r in runs]
         rows = []
         for spec in specs:
-            values = [(r.data["suites"].get(name) or {}).get("metrics", {}).get(spec.name)
-                      for r in runs]
+            values = [res.figure(name, spec.name) for res in results]
             if all(v is None for v in values):
                 continue
             intervals = [iv.get(spec.name) for iv in ivs]
@@ -162,7 +169,7 @@ def compare_runs(runs: list[Run], seed: int = 0, resamples: int = RESAMPLES) -> 
                     w = wilson(right, n)
                     if w.low is not None:
                         intervals[i] = {"low": w.low, "high": w.high, "method": "wilson"}
-            diffs: list[dict[str, Any] | None] = [None]
+            diffs: list[PairedDiff | None] = [None]
             for run in runs[1:]:
                 a, b = first.records(name), run.records(name)
                 if not a or not b or values[0] is None or values[runs.index(run)] is None:
@@ -173,32 +180,26 @@ def compare_runs(runs: list[Run], seed: int = 0, resamples: int = RESAMPLES) -> 
                                      resamples)
                 else:
                     d = mcnemar_diff(spec, a, b)
-                diffs.append(d.to_dict())
-            rows.append({"metric": spec.name, "label": spec.label, "kind": spec.kind,
-                         "headline": spec.headline, "values": values, "intervals": intervals,
-                         "diffs": diffs})
+                diffs.append(d)
+            rows.append(Row(metric=spec.name, label=spec.label, kind=spec.kind,
+                            headline=spec.headline, values=values, intervals=intervals,
+                            diffs=diffs))
         counts = [len(r.records(name)) for r in runs]
-        suites.append({"name": name, "family": family, "items": counts, "rows": rows})
-    totals = []
-    for key, label in (("turn", "turn accuracy"), ("goal", "goal accuracy")):
-        totals.append({"metric": key, "label": label,
-                       "values": [r.data["totals"].get(key) for r in runs],
-                       "intervals": [(r.data.get("totals_intervals") or {}).get(key) for r in runs]})
+        suites.append(SuiteComparison(name=name, family=family, items=counts, rows=rows))
+    totals = [TotalRow(metric=key, label=label,
+                       values=[res.totals.get(key) for res in results],
+                       intervals=[res.totals_intervals.get(key) for res in results])
+              for key, label in (("turn", "turn accuracy"), ("goal", "goal accuracy"))]
     flipped = []
     for run in runs[1:]:
         items = flips([x for n in names for x in first.records(n)],
                       [x for n in names for x in run.records(n)])
-        tally = Counter(f["direction"] for f in items)
-        flipped.append({"against": run.label, "worse": tally["worse"], "better": tally["better"],
-                        "items": items})
-    return {
-        "format": "pytest-tom-compare/1",
-        "seed": seed,
-        "resamples": resamples,
-        "runs": [{"label": r.label, "model": r.model, "path": str(r.path),
-                  "settings": r.data.get("settings", {}), "finished": r.data.get("finished"),
-                  "items": len(r.data["items"])} for r in runs],
-        "suites": suites,
-        "totals": totals,
-        "flips": flipped,
-    }
+        tally = Counter(f.direction for f in items)
+        flipped.append(Flips(against=run.label, worse=tally["worse"], better=tally["better"],
+                             items=items))
+    return Comparison(
+        seed=seed, resamples=resamples,
+        runs=[RunInfo(label=r.label, model=r.model, path=str(r.path),
+                      settings=r.report.settings.data, finished=r.report.finished,
+                      items=len(r.report.records)) for r in runs],
+        suites=suites, totals=totals, flips=flipped)

@@ -11,22 +11,51 @@ from typing import Any
 
 from pytest_tom import families
 from pytest_tom.engine.headline import add_intervals, table_of
+from pytest_tom.engine.results import Results, suite_block
 from pytest_tom.families.base import FamilyResult, Settings
 from pytest_tom.metrics.accuracy import Record, accuracy_block, core_metrics, sum_blocks
 from pytest_tom.metrics.declare import Value, evaluate
 from pytest_tom.metrics.record_table import RecordTable, UndeclaredRead
-from pytest_tom.metrics.sample_spread import aggregate_samples, sample_count
+from pytest_tom.metrics.sample_spread import combine_flat, combine_table, sample_count, sample_view
 
 
-def aggregate(records: list[Record], settings: Settings) -> dict[str, Any]:
-    """`{"suites": {name: {...}}, "totals": {...}}` for the records of one run; with
-    `--tom-samples k` every number is the mean over samples and `spread` holds the standard
-    deviations (see `pytest_tom.metrics.sample_spread`)."""
+def aggregate(records: list[Record], settings: Settings) -> Results:
+    """Per suite its metrics, tables and intervals, and the totals, for the records of one
+    run (`engine.results.Results`); with `--tom-samples k` every number is the mean over
+    samples and the spread holds the standard deviations (see
+    `pytest_tom.metrics.sample_spread`)."""
     samples = sample_count(records)  # one scan of 100,000 records is worth saving
     tables: dict[str, RecordTable] | None = {} if samples < 2 else None
-    results = aggregate_samples(records, lambda recs: _aggregate_once(recs, settings, tables),
-                                samples)
-    return add_intervals(results, records, settings, tables)
+    return add_intervals(scores(records, settings, tables, samples), records, settings, tables)
+
+
+def scores(records: list[Record], settings: Settings,
+           tables: dict[str, RecordTable] | None = None, samples: int | None = None) -> Results:
+    """`aggregate` without the intervals (`tables`, when given, keeps each suite's record
+    table for them; `samples`: the records' `sample_count`, when the caller has it)."""
+    k = sample_count(records) if samples is None else samples
+    if k < 2:
+        return _aggregate_once(records, settings, tables)
+    return combine_samples([_aggregate_once(sample_view(records, s), settings)
+                            for s in range(k)])
+
+
+def combine_samples(results: list[Results]) -> Results:
+    """One result from the results of each sample: every figure the mean over the samples,
+    its spread (the sample standard deviation) beside it; no interval."""
+    k = len(results)
+    first = results[0]
+    suites: dict[str, Any] = {}
+    for name, suite in first.suites.items():
+        per = [s for s in (r.suite(name) for r in results) if s is not None]
+        metrics, spread = combine_flat([p.metrics for p in per])
+        tables = []
+        for ti in range(len(suite.table_data)):
+            group = [p.table_data[ti] for p in per if ti < len(p.table_data)]
+            tables.append(combine_table(group))
+        suites[name] = suite.over_samples(metrics, tables, spread, k)
+    totals, totals_spread = combine_flat([r.totals.as_dict() for r in results])
+    return Results.over_samples(first, suites, totals, totals_spread, k)
 
 
 def family_result(family: str, records: list[Record], settings: Settings) -> FamilyResult:
@@ -68,7 +97,7 @@ def set_declared(metrics: dict[str, Any], declared: dict[str, Value]) -> dict[st
 
 
 def _aggregate_once(records: list[Record], settings: Settings,
-                    tables: dict[str, RecordTable] | None = None) -> dict[str, Any]:
+                    tables: dict[str, RecordTable] | None = None) -> Results:
     """The scores of one set of records: each suite's family figures (its declared metrics
     from their declarations, then the family's own figures and tables given those values)
     and the core metrics. `tables` (when given) keeps each suite's record table for the
@@ -92,14 +121,9 @@ def _aggregate_once(records: list[Record], settings: Settings,
         core = core_metrics(arrived)
         blocks.append(_totals_share(arrived, core))
         metrics = {**core, **result.metrics}
-        suites[name] = {
-            "family": family_name,
-            "path": recs[0]["item"]["source"].get("file", ""),
-            "metrics": metrics,
-            "tables": [t.to_dict() for t in result.tables],
-            "info": result.info,
-        }
-    return {"suites": suites, "totals": sum_blocks(blocks)}
+        suites[name] = suite_block(family_name, recs[0]["item"]["source"].get("file", ""),
+                                   metrics, [t.to_dict() for t in result.tables], result.info)
+    return Results.build(suites, sum_blocks(blocks))
 
 
 def _totals_share(records: list[Record], core: dict[str, Any]) -> dict[str, Any]:

@@ -18,13 +18,11 @@ from typing import Any
 
 from pytest_tom import families
 from pytest_tom.core.settings import Settings
+from pytest_tom.engine.results import Results
 from pytest_tom.metrics.accuracy import Record, group_key
 from pytest_tom.metrics.declare import GROUPED, PROPORTION, AllRight, Metric, ratio_of
-from pytest_tom.metrics.intervals import MIN_GROUPS, RESAMPLES
-from pytest_tom.metrics.numbers import pct, points, unit
+from pytest_tom.metrics.intervals import RESAMPLES
 from pytest_tom.metrics.record_table import RecordTable
-
-Spec = Metric  # the name the comparison code knew them by
 
 
 @dataclass
@@ -126,71 +124,32 @@ def totals_intervals(records: list[Record] | RecordTable, seed: int,
     return out
 
 
-def add_intervals(results: dict[str, Any], records: list[Record], settings: Settings | int,
+def add_intervals(results: Results, records: list[Record], settings: Settings,
                   suite_tables: dict[str, RecordTable] | None = None,
-                  resamples: int = RESAMPLES) -> dict[str, Any]:
-    """`results` (as `aggregate` returns) with `intervals` on every suite and
-    `totals_intervals`; `suite_tables`:
-    the suites' record tables when the caller has them already. With
-    `--tom-samples k` (k > 1) the numbers are means over samples and their spread over
-    samples is reported instead (no interval)."""
-    if isinstance(settings, int):  # a seed alone (older callers)
-        settings = Settings(seed=settings)
-    if results.get("samples"):  # means over samples: the spread over samples is shown instead
+                  resamples: int = RESAMPLES) -> Results:
+    """`results` (as `aggregate` returns) with the intervals of every suite and of the
+    totals; `suite_tables`: the suites' record tables when the caller has them already.
+    With `--tom-samples k` (k > 1) the numbers are means over samples and their spread
+    over samples is reported instead (no interval)."""
+    if results.samples:  # means over samples: the spread over samples is shown instead
         return results
     by_suite: dict[str, list[Record]] = defaultdict(list)
     for r in records:
         by_suite[r["item"]["suite"]].append(r)
     tables = []
     for name, recs in by_suite.items():
-        suite = results["suites"].get(name)
+        suite = results.suite(name)
         table = suite_tables.get(name) if suite_tables else None
         if table is None:
-            table = table_of(suite["family"] if suite else "", recs, settings)
+            table = table_of(suite.family if suite else "", recs, settings)
         table.constant(suite_of, name)
         tables.append(table)
         if suite is not None:  # its declared metrics were evaluated already (UndeclaredRead)
-            suite["intervals"] = suite_intervals(suite["family"], table, suite["metrics"],
-                                                 settings.seed, resamples, settings)
-    for name, suite in results["suites"].items():
+            suite.intervals = suite_intervals(suite.family, table, suite.metrics,
+                                              settings.seed, resamples, settings)
+    for name, suite in results.suites.items():
         if name not in by_suite:
-            suite["intervals"] = {}
-    results["totals_intervals"] = totals_intervals(RecordTable.concat(tables), settings.seed,
-                                                   resamples)
+            suite.intervals = {}
+    results.totals_intervals = totals_intervals(RecordTable.concat(tables), settings.seed,
+                                                resamples)
     return results
-
-
-def fmt_interval(iv: dict[str, Any] | None, percent: bool = True) -> str:
-    """`[80.1, 86.2]` (percent points) or `[0.801, 0.862]`; empty when there is none, and
-    `(no interval: 1 group)` for a bootstrap over fewer than 2 groups."""
-    if iv and iv.get("low") is None and iv.get("method") == "bootstrap" \
-            and iv.get("value") is not None and int(iv.get("n") or 0) < MIN_GROUPS:
-        n = int(iv.get("n") or 0)
-        return f"(no interval: {n} group{'' if n == 1 else 's'})"
-    if not iv or iv.get("low") is None:
-        return ""
-    if percent:
-        return f"[{points(iv['low'])}, {points(iv['high'])}]"
-    return f"[{unit(iv['low'])}, {unit(iv['high'])}]"
-
-
-def interval_parts(intervals: dict[str, dict[str, Any]], skip: tuple[str, ...] = ("turn", "goal"),
-                   family: str | None = None) -> list[str]:
-    """`TB 68.0% [60.2, 74.9]`, one per headline metric beyond turn and goal; on 0–1
-    (`F1 0.412 [0.301, 0.520]`) for a metric its family displays on that scale."""
-    out = []
-    for name, iv in intervals.items():
-        if not iv.get("headline") or name in skip:
-            continue
-        percent = families.in_percent(family, name)
-        show = pct if percent else unit
-        out.append(f"{iv['label']} {show(iv['value'])} {fmt_interval(iv, percent)}")
-    return out
-
-
-def interval_line(intervals: dict[str, dict[str, Any]], skip: tuple[str, ...] = ("turn", "goal"),
-                  family: str | None = None) -> str:
-    """`95% intervals: TB 68.0% [60.2, 74.9] · ALL* 10.0% [0.0, 23.3]` for the headline
-    metrics beyond turn and goal (empty when there are none)."""
-    parts = interval_parts(intervals, skip, family)
-    return ("95% intervals: " + " · ".join(parts)) if parts else ""

@@ -1,22 +1,26 @@
-"""Reading a saved JSON report (`--tom-report`), for the baseline gate and for `compare`/`html`.
+"""Reading a saved JSON report (`--tom-report`, `--tom-save-baseline`, `pytest-tom merge`):
+the one reader, for the baseline gate, `merge`, `gate`, `compare` and `html`.
 
-One reader checks what both need before they index into the data: the file exists, is JSON,
-has the report's format tag with suites, totals and items, and every item is an item record.
-Callers add their own label (`--tom-baseline PATH` or the path) and the way to write one.
+It checks what every reader needs before it reads the data (the file exists, is JSON,
+is a pytest-tom report of a version this package reads, has suites, totals and items,
+every suite a family and metrics, every item an item record), brings an older version
+to the current shape (`engine.run_report.upgrade`) and gives a `RunReport`. Callers add
+their own label (`--tom-baseline PATH` or the path) and the way to write one.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+
+from pytest_tom.engine.run_report import FORMAT, READS, RunReport, format_version, upgrade
 
 
 class SavedReportError(ValueError):
     """A file given as a report is missing, not JSON, or not a pytest-tom report."""
 
 
-def read_saved_report(path: str | Path, *, label: str, how_to_write: str) -> dict[str, Any]:
+def read_saved_report(path: str | Path, *, label: str, how_to_write: str) -> RunReport:
     """The report at `path`; errors start with `label` and end with `how_to_write`."""
     p = Path(path)
     if not p.is_file():
@@ -30,12 +34,22 @@ def read_saved_report(path: str | Path, *, label: str, how_to_write: str) -> dic
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise SavedReportError(f"{label}: cannot be read ({exc})") from None
-    if not (isinstance(data, dict) and str(data.get("format", "")).startswith("pytest-tom-report/")
+    version = format_version(data) if isinstance(data, dict) else None
+    if version is not None and version > max(READS):
+        raise SavedReportError(f"{label}: written by a newer pytest-tom (\"format\": "
+                               f"\"{data['format']}\"; this one reads {FORMAT} and older): "
+                               f"pip install -U pytest-tom")
+    if not (isinstance(data, dict) and version in READS
             and isinstance(data.get("suites"), dict) and isinstance(data.get("totals"), dict)
             and isinstance(data.get("items"), list)):
         raise SavedReportError(f"{label}: not a pytest-tom report (expected \"format\": "
-                               f"\"pytest-tom-report/1\" with suites, totals and items; "
+                               f"\"{FORMAT}\" with suites, totals and items; "
                                f"write one with {how_to_write})")
+    for name, suite in data["suites"].items():
+        if not (isinstance(suite, dict) and isinstance(suite.get("family"), str)
+                and isinstance(suite.get("metrics"), dict)):
+            raise SavedReportError(f"{label}: suites.{name} is not a suite's figures "
+                                   f"(expected {{\"family\": ..., \"metrics\": {{...}}, ...}})")
     for i, rec in enumerate(data["items"]):
         item = rec.get("item") if isinstance(rec, dict) else None
         if not (isinstance(item, dict) and isinstance(item.get("suite"), str)
@@ -43,4 +57,4 @@ def read_saved_report(path: str | Path, *, label: str, how_to_write: str) -> dic
             raise SavedReportError(f"{label}: items[{i}] is not an item record (expected "
                                    f"{{\"item\": {{\"suite\", \"id\", ...}}, "
                                    f"\"outcome\": {{...}}}})")
-    return data
+    return RunReport(upgrade(data))

@@ -22,7 +22,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_tom.core.record import Record
 from pytest_tom.engine.answer_length import sent_text
+from pytest_tom.engine.results import Results
+from pytest_tom.engine.run_report import ReportSettings, RunReport
 from pytest_tom.engine.saved_report import SavedReportError, read_saved_report
 from pytest_tom.families import declared
 from pytest_tom.gates.spec import (
@@ -53,7 +56,7 @@ EPS = 1e-9
 class GateConfig:
     thresholds: list[Threshold] = field(default_factory=list)
     baseline_path: str | None = None
-    baseline: dict[str, Any] | None = None
+    baseline: RunReport | None = None
     drops: DropSpec = field(default_factory=DropSpec)
     alpha: float = 0.05
     save_baseline: str | None = None
@@ -89,7 +92,7 @@ class GateConfig:
         return cfg
 
 
-def load_baseline(path: str) -> dict[str, Any]:
+def load_baseline(path: str) -> RunReport:
     """A previous JSON report (from --tom-report or --tom-save-baseline), checked."""
     where = f"--tom-baseline {path}"
     try:
@@ -97,12 +100,12 @@ def load_baseline(path: str) -> dict[str, Any]:
             "--tom-save-baseline PATH (or --tom-report PATH) on a run of the reference model"))
     except SavedReportError as exc:
         raise GateSpecError(str(exc)) from None
-    if data.get("status", "complete") != "complete":
-        raise GateSpecError(f"{where}: the report is of an {data.get('status')} run "
-                            f"({len(data['items'])} items scored before it stopped): a baseline "
+    if not data.complete:
+        raise GateSpecError(f"{where}: the report is of an {data.status} run "
+                            f"({len(data.records)} items scored before it stopped): a baseline "
                             f"must be a complete run; run the reference model to the end with "
                             f"--tom-save-baseline PATH")
-    if not data["items"]:
+    if not data.records:
         raise GateSpecError(f"{where}: the report has no items (no tom item ran): nothing to "
                             f"compare with; save a baseline from a run of the suites")
     return data
@@ -191,40 +194,35 @@ class GateReport:
         return [r for r in self.results if not r.passed]
 
 
-def metric_value(results: dict[str, Any], suite: str | None, metric: str) -> Any:
-    block = results["totals"] if suite is None else results["suites"][suite]["metrics"]
-    return block.get(metric)
-
-
 def _number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return value
 
 
-def valid_names(results: dict[str, Any], ref: MetricRef) -> str:
+def valid_names(results: Results, ref: MetricRef) -> str:
     """The names a misspelt reference could have meant, for the usage error."""
-    suites = results["suites"]
+    suites = results.suites
     if ref.is_totals:
         return f"totals: {', '.join(TOTALS_METRICS)}"
     if ref.family is not None:  # at most a dozen names, the closest first (no 6,000-char line)
-        names = {m for s in suites.values() if s["family"] == ref.family for m in s["metrics"]}
+        names = {m for s in suites.values() if s.family == ref.family for m in s.metrics}
         return f"suites of family {ref.family}: {name_list(names, ref.metric)}"
     if ref.suite == "*":
-        names = {m for s in suites.values() for m in s["metrics"]}
+        names = {m for s in suites.values() for m in s.metrics}
         return f"suites: {name_list(names, ref.metric)}"
-    return f"suite {ref.suite}: {name_list(suites[ref.suite]['metrics'], ref.metric)}"
+    return f"suite {ref.suite}: {name_list(suites[str(ref.suite)].metrics, ref.metric)}"
 
 
-def resolve(ref: MetricRef, results: dict[str, Any]) -> list[str | None]:
+def resolve(ref: MetricRef, results: Results) -> list[str | None]:
     """The suites (None = totals) a reference names; GateSpecError listing valid names if none."""
-    suites = results["suites"]
+    suites = results.suites
     if ref.is_totals:
         return [None]
     if ref.family is not None:
-        members = [n for n, s in suites.items() if s["family"] == ref.family]
+        members = [n for n, s in suites.items() if s.family == ref.family]
         if not members:
-            ran = ", ".join(sorted({s["family"] for s in suites.values()})) or "none"
+            ran = ", ".join(sorted({s.family for s in suites.values()})) or "none"
             raise GateSpecError(f"{ref.text!r}: no suite of family {ref.family} ran in this session "
                                 f"(families that ran: {ran})")
     elif ref.suite == "*":
@@ -235,15 +233,15 @@ def resolve(ref: MetricRef, results: dict[str, Any]) -> list[str | None]:
                                 f"{did_you_mean(str(ref.suite), suites)}; suites: "
                                 f"{', '.join(sorted(suites)) or 'none'}")
         members = [ref.suite]
-    have = [n for n in members if ref.metric in suites[n]["metrics"]]
+    have = [n for n in members if suites[n].has(ref.metric)]
     if not have:
-        candidates = {m for n in members for m in suites[n]["metrics"]}
+        candidates = {m for n in members for m in suites[n].metrics}
         raise GateSpecError(f"unknown metric {ref.text!r}{did_you_mean(ref.metric, candidates)}; "
                             f"valid names for {valid_names(results, ref)}")
     return list(have)
 
 
-def evaluate(cfg: GateConfig, results: dict[str, Any], records: list[dict[str, Any]]) -> GateReport:
+def evaluate(cfg: GateConfig, results: Results, records: list[Record]) -> GateReport:
     report = GateReport(alpha=cfg.alpha)
     errors: list[str] = []
     resolved: list[tuple[Threshold, list[str | None]]] = []
@@ -266,13 +264,18 @@ def evaluate(cfg: GateConfig, results: dict[str, Any], records: list[dict[str, A
     return report
 
 
-def _check_threshold(th: Threshold, suite: str | None, results: dict[str, Any]) -> GateResult:
-    value = _number(metric_value(results, suite, th.ref.metric))
+def _family(results: Results, suite: str | None) -> str | None:
+    """The family of a suite of the run (None for the totals)."""
+    found = None if suite is None else results.suite(suite)
+    return None if found is None else found.family
+
+
+def _check_threshold(th: Threshold, suite: str | None, results: Results) -> GateResult:
+    value = _number(results.figure(suite, th.ref.metric))
     broad = th.ref.family is not None or th.ref.suite == "*"  # one spec, several suites
     op = th.op
     if op == "=":  # the direction the suite's family declares for the metric
-        family = None if suite is None else results["suites"][suite]["family"]
-        op = "<=" if lower_is_better(th.ref.metric, family) else ">="
+        op = "<=" if lower_is_better(th.ref.metric, _family(results, suite)) else ">="
     res = GateResult("threshold", suite, th.ref.metric, value, True, spec=th.text if broad else "",
                      op=op, threshold=th.value)
     if value is None:
@@ -284,18 +287,18 @@ def _check_threshold(th: Threshold, suite: str | None, results: dict[str, Any]) 
     return res
 
 
-def _compared_metrics(cfg: GateConfig, results: dict[str, Any], report: GateReport,
+def _compared_metrics(cfg: GateConfig, results: Results, report: GateReport,
                       errors: list[str]) -> list[tuple[str | None, str]]:
     """Default metrics (turn, goal of the totals and of each suite) plus those in --tom-max-drop."""
-    base_suites = cfg.baseline["suites"] if cfg.baseline else {}
+    base_suites = cfg.baseline.results.suite_names if cfg.baseline else []
     targets: list[tuple[str | None, str]] = [(None, m) for m in DEFAULT_COMPARED]
-    for name in results["suites"]:
+    for name in results.suite_names:
         if name in base_suites:
             targets += [(name, m) for m in DEFAULT_COMPARED]
         else:
             report.notes.append(f"suite {name} is not in the baseline: nothing to compare it with")
     for name in base_suites:
-        if name not in results["suites"]:
+        if results.suite(name) is None:
             report.notes.append(f"suite {name} of the baseline did not run in this session")
     for ref, _value in cfg.drops.overrides:
         try:
@@ -310,7 +313,7 @@ def _scope(suite: str | None, metric: str, select: Any = None) -> Any:
     and tag, and those a declared metric selects."""
     tag = metric.split(".")[1] if metric.startswith("tag.") and metric.count(".") >= 2 else None
 
-    def keep(rec: dict[str, Any]) -> bool:
+    def keep(rec: Record) -> bool:
         item = rec["item"]
         if suite is not None and item["suite"] != suite:
             return False
@@ -321,11 +324,11 @@ def _scope(suite: str | None, metric: str, select: Any = None) -> Any:
     return keep
 
 
-def _grouped_p(decl: Metric, before: list[dict[str, Any]], now: list[dict[str, Any]],
+def _grouped_p(decl: Metric, before: list[Record], now: list[Record],
                suite: str) -> float | None:
     """A declared grouped metric's paired bootstrap p-value over the units both runs have,
     on their shared items (the test `pytest-tom compare` shows); None without shared units."""
-    def key(rec: dict[str, Any]) -> tuple[str, str]:
+    def key(rec: Record) -> tuple[str, str]:
         return rec["item"]["suite"], rec["item"]["id"]
 
     mine = [r for r in now if r["item"]["suite"] == suite]
@@ -340,24 +343,21 @@ def _grouped_p(decl: Metric, before: list[dict[str, Any]], now: list[dict[str, A
                             derive_seed(0, "gate", suite, decl.name), RESAMPLES).p_value
 
 
-def _compare(cfg: GateConfig, results: dict[str, Any], records: list[dict[str, Any]],
+def _compare(cfg: GateConfig, results: Results, records: list[Record],
              targets: list[tuple[str | None, str]], report: GateReport) -> None:
     assert cfg.baseline is not None
     base = cfg.baseline
-    pairing: Pairing = pair_records(base["items"], records)
+    before_results = base.results
+    pairing: Pairing = pair_records(base.records, records)
     overall = pairing.changes()
     report.diff = ItemDiff(new=pairing.new, removed=pairing.removed, newly_wrong=overall.worse,
                            newly_right=overall.better, incomparable=overall.incomparable,
                            paired=overall.paired)
-    _note_families(base, results, report)
+    _note_families(before_results, results, report)
     for suite, metric in targets:
-        current = _number(metric_value(results, suite, metric))
-        if suite is None:
-            before = _number(base["totals"].get(metric))
-            family = None
-        else:
-            before = _number(base["suites"].get(suite, {}).get("metrics", {}).get(metric))
-            family = results["suites"][suite]["family"]
+        current = _number(results.figure(suite, metric))
+        before = _number(before_results.figure(suite, metric))
+        family = _family(results, suite)
         # a metric its family declares is tested on the items it selects; a grouped one by
         # the paired bootstrap over its units, as `pytest-tom compare` tests it
         decl = declared(family, metric)
@@ -365,7 +365,7 @@ def _compare(cfg: GateConfig, results: dict[str, Any], records: list[dict[str, A
                                           measured=not is_core(metric), suite=suite)
         p_value, test = cmp.p_value, "McNemar"
         if decl is not None and decl.kind == GROUPED and suite is not None:
-            grouped = _grouped_p(decl, base["items"], records, suite)
+            grouped = _grouped_p(decl, base.records, records, suite)
             if grouped is not None:
                 p_value, test = grouped, "paired bootstrap"
         res = GateResult("baseline", suite, metric, current, True,
@@ -439,27 +439,29 @@ def _judge_drop(res: GateResult, alpha: float, family: str | None = None) -> Gat
     return res
 
 
-def _note_families(base: dict[str, Any], results: dict[str, Any], report: GateReport) -> None:
-    for name, suite in results["suites"].items():
-        other = base["suites"].get(name)
-        if other and other.get("family") != suite["family"]:
-            report.notes.append(f"suite {name}: family {suite['family']} here, "
-                                f"{other.get('family')} in the baseline")
+def _note_families(base: Results, results: Results, report: GateReport) -> None:
+    for name, suite in results.suites.items():
+        other = base.suite(name)
+        if other and other.family != suite.family:
+            report.notes.append(f"suite {name}: family {suite.family} here, "
+                                f"{other.family} in the baseline")
 
 
-def settings_notes(base: dict[str, Any], settings: dict[str, Any]) -> list[str]:
+def settings_notes(base: RunReport, settings: ReportSettings | dict[str, Any]) -> list[str]:
     """Differences of method, seed, temperature ... between the baseline and this run."""
-    before = base.get("settings") or {}
+    before, now = base.settings, ReportSettings.of(settings)
     notes = []
     for key in ("method", "seed", "temperature"):
-        if key in before and before[key] != settings.get(key):
-            notes.append(f"the baseline used {key} {before[key]!r}, this run {settings.get(key)!r}")
-    if "max_tokens" in before and sent_text(before) != sent_text(settings) and (
-            before["max_tokens"] != settings.get("max_tokens")
-            or ("answer_length" in before and "answer_length" in settings)):
-        notes.append(f"the baseline used {sent_text(before)}, this run {sent_text(settings)}")
-    if base.get("model") and base.get("model") != settings.get("model"):
-        notes.append(f"baseline model {base['model']}, this run {settings.get('model')}")
+        if before.has(key) and before.data[key] != now.data.get(key):
+            notes.append(f"the baseline used {key} {before.data[key]!r}, this run "
+                         f"{now.data.get(key)!r}")
+    if before.has("max_tokens") and sent_text(before.data) != sent_text(now.data) and (
+            before.max_tokens != now.max_tokens
+            or (before.has("answer_length") and now.has("answer_length"))):
+        notes.append(f"the baseline used {sent_text(before.data)}, this run "
+                     f"{sent_text(now.data)}")
+    if base.data.get("model") and base.data.get("model") != now.data.get("model"):
+        notes.append(f"baseline model {base.data['model']}, this run {now.data.get('model')}")
     return notes
 
 

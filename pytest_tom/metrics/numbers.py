@@ -12,7 +12,10 @@ families), and the report layer uses them for its own tables.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
+
+from pytest_tom.metrics.intervals import MIN_GROUPS
 
 NA = "n/a"
 
@@ -59,3 +62,24 @@ def cell(value: Any) -> str:
     if isinstance(value, float):
         return unit(value)
     return str(value)
+
+
+def fmt_interval(iv: Mapping[str, Any] | None, percent: bool = True) -> str:
+    """A 95% interval as a report keeps it (`Interval.to_dict`): `[80.1, 86.2]` (percent
+    points) or `[0.801, 0.862]`; empty when there is none, and `(no interval: 1 group)`
+    for a bootstrap over fewer than 2 groups."""
+    if iv and iv.get("low") is None and iv.get("method") == "bootstrap" \
+            and iv.get("value") is not None and int(iv.get("n") or 0) < MIN_GROUPS:
+        n = int(iv.get("n") or 0)
+        return f"(no interval: {n} group{'' if n == 1 else 's'})"
+    if not iv or iv.get("low") is None:
+        return ""
+    if percent:
+        return f"[{points(iv['low'])}, {points(iv['high'])}]"
+    return f"[{unit(iv['low'])}, {unit(iv['high'])}]"
+
+
+def with_interval(text: str, iv: Mapping[str, Any] | None) -> str:
+    """`text [80.1, 86.2]`, or `text` alone when there is no interval."""
+    bounds = fmt_interval(iv)
+    return f"{text} {bounds}" if bounds else text

@@ -10,12 +10,9 @@ standard deviation, k - 1 in the denominator) kept beside it.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
-from pytest_tom.metrics.numbers import pct
-
-Record = dict[str, Any]
+from pytest_tom.core.record import Record
 
 
 def sample_count(records: list[Record]) -> int:
@@ -90,45 +87,3 @@ def combine_table(tables: list[dict[str, Any]]) -> dict[str, Any]:
         rows.append(cells)
     note = " ".join(filter(None, [first.get("note"), f"(mean over {k} samples)"]))
     return {**first, "rows": rows, "note": note}
-
-
-def combine_samples(results: list[dict[str, Any]]) -> dict[str, Any]:
-    """One result (as `aggregate` returns) from the results of each sample."""
-    k = len(results)
-    first = results[0]
-    suites: dict[str, Any] = {}
-    for name, suite in first["suites"].items():
-        per = [r["suites"].get(name) for r in results]
-        per = [p for p in per if p is not None]
-        metrics, spread = combine_flat([p["metrics"] for p in per])
-        tables = []
-        for ti in range(len(suite["tables"])):
-            group = [p["tables"][ti] for p in per if ti < len(p["tables"])]
-            tables.append(combine_table(group))
-        suites[name] = {**suite, "metrics": metrics, "tables": tables, "spread": spread,
-                        "samples": k}
-    totals, totals_spread = combine_flat([r["totals"] for r in results])
-    return {**first, "suites": suites, "totals": totals, "totals_spread": totals_spread,
-            "samples": k}
-
-
-def aggregate_samples(records: list[Record], once: Callable[[list[Record]], dict[str, Any]],
-                      count: int | None = None) -> dict[str, Any]:
-    """`once(records)` for a one-sample run; mean ± spread over samples otherwise (`count`:
-    the records' `sample_count`, when the caller has it)."""
-    k = sample_count(records) if count is None else count
-    if k < 2:
-        return once(records)
-    return combine_samples([once(sample_view(records, s)) for s in range(k)])
-
-
-def spread_line(suite: dict[str, Any], names: tuple[str, ...] = ("turn", "goal")) -> str:
-    """`mean over 5 samples: turn 72.0% ± 3.1% · goal 40.0% ± 5.0%` for the terminal."""
-    m, sd = suite["metrics"], suite.get("spread", {})
-    parts = []
-    for name in names:
-        if m.get(name) is None:
-            continue
-        parts.append(f"{name} {pct(m[name])} ± {pct(sd.get(name, 0.0))}")
-    return (f"mean over {suite.get('samples')} samples (± standard deviation over samples): "
-            + " · ".join(parts))

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from pytest_tom.engine.aggregate import aggregate
+from pytest_tom.engine.run_report import RunReport
 from pytest_tom.metrics.record_table import UndeclaredRead
 from pytest_tom.plugin.items import TomFile, TomItem, matches
 from pytest_tom.plugin.lookahead import worker_lookahead
@@ -35,7 +36,7 @@ from pytest_tom.report.compact import CompactFailures
 from pytest_tom.report.gate_summary import write_gates
 from pytest_tom.report.html.build import write_report_html
 from pytest_tom.report.item_outcome import junit_properties
-from pytest_tom.report.json_report import build_report, write_json_atomic, write_replay
+from pytest_tom.report.json_report import write_replay, write_report
 from pytest_tom.report.terminal import write_summary
 
 
@@ -223,14 +224,15 @@ class TomHooks:
         interrupted = exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR)
         data = None
         if tom.options.report or tom.options.html:
-            data = build_report(tom.results, tom.records, tom.describe_settings(), tom.started,
-                                time.time(), "interrupted" if interrupted else "complete")
+            data = RunReport.build(tom.results, tom.records, tom.describe_settings(),
+                                   tom.started, time.time(),
+                                   "interrupted" if interrupted else "complete")
 
         def write_html(path: str) -> None:
             write_report_html(path, data, tom.options.report)
 
         for what, path, write in (
-                ("report", tom.options.report, lambda p: write_json_atomic(p, data)),
+                ("report", tom.options.report, lambda p: write_report(p, data)),
                 ("HTML report", tom.options.html, write_html),
                 ("replay record", tom.options.record, lambda p: write_replay(p, tom.records))):
             if not path:

@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from pytest_tom.engine.run_report import RunReport
 from pytest_tom.gates.evaluate import GateConfig, GateState, evaluate, settings_notes
 from pytest_tom.gates.spec import GateSpecError
 from pytest_tom.report.atomic import try_write
 from pytest_tom.report.gate_junit import add_gate_cases
-from pytest_tom.report.json_report import build_report, write_json_atomic
+from pytest_tom.report.json_report import write_report
 from pytest_tom.report.markdown import write_markdown
 
 if TYPE_CHECKING:
@@ -122,7 +123,7 @@ def finish_gates(session: pytest.Session, tom: TomSession) -> None:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
         elif tom.records:
             if try_write(tom.write_errors, "baseline", cfg.save_baseline,
-                         lambda: write_json_atomic(cfg.save_baseline, build_report(
+                         lambda: write_report(cfg.save_baseline, RunReport.build(
                              tom.results, tom.records, tom.describe_settings(), tom.started,
                              time.time()))):
                 state.written.append(f"tom baseline saved: {cfg.save_baseline}")
@@ -133,6 +134,6 @@ def finish_gates(session: pytest.Session, tom: TomSession) -> None:
             lambda: write_markdown(cfg.markdown, tom.results, state.report,
                                    tom.describe_settings(), exitstatus=int(session.exitstatus),
                                    records=tom.records,
-                                   baseline_items=(cfg.baseline["items"]
+                                   baseline_items=(cfg.baseline.records
                                                    if cfg.baseline else None))):
         state.written.append(f"tom markdown summary: {cfg.markdown}")

@@ -1,4 +1,5 @@
-"""The JSON report: every item with its outcome, every metric, model, settings, versions.
+"""The JSON report written: every item with its outcome, every metric, model, settings,
+versions (the model and its keys: `engine/run_report.py`).
 
 Written once, atomically (a temporary file renamed over the target), so a
 reader never sees half a report. A run stopped by Ctrl-C or a crash writes
@@ -9,63 +10,19 @@ file stays) when it scored nothing.
 from __future__ import annotations
 
 import json
-import platform
 from collections.abc import Iterator
-from datetime import datetime, timezone
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.engine.token_usage import usage_by_endpoint
+from pytest_tom.core.record import Record
+from pytest_tom.engine.run_report import RunReport
 from pytest_tom.report.atomic import write_atomic
 
-PACKAGES = ("pytest-tom", "pytest", "pyyaml", "tabulate", "openai", "pytest-xdist",
-            "sentence-transformers", "torch", "xllamacpp")
 
-
-def package_versions() -> dict[str, str | None]:
-    out: dict[str, str | None] = {"python": platform.python_version()}
-    for name in PACKAGES:
-        try:
-            out[name] = version(name)
-        except PackageNotFoundError:
-            out[name] = None
-    return out
-
-
-def iso(ts: float) -> str:
-    return datetime.fromtimestamp(ts, tz=timezone.utc).isoformat(timespec="seconds")
-
-
-def build_report(results: dict[str, Any], records: list[dict[str, Any]], settings: dict[str, Any],
-                 started: float, finished: float, status: str = "complete") -> dict[str, Any]:
-    """The report; `status` is "complete", or "interrupted" (Ctrl-C, a crash: only the items
-    scored before it; never a baseline)."""
-    extra: dict[str, Any] = {}
-    if results.get("samples"):  # --tom-samples: the spread of the totals over samples
-        extra = {"samples": results["samples"], "totals_spread": results.get("totals_spread", {})}
-    endpoints = usage_by_endpoint(records)  # several endpoints of one model: counts of each
-    if endpoints:
-        extra["endpoints"] = [{"endpoint": k, **v} for k, v in endpoints.items()]
-    return {
-        "format": "pytest-tom-report/1",
-        "status": status,
-        "model": settings["model"],
-        "settings": settings,
-        "versions": package_versions(),
-        "started": iso(started),
-        "finished": iso(finished),
-        "duration_seconds": round(finished - started, 3),
-        "suites": results["suites"],
-        "totals": results["totals"],
-        "totals_intervals": results.get("totals_intervals", {}),
-        **extra,
-        "items": sorted(records, key=lambda r: (r["item"]["suite"], r["item"]["id"])),
-    }
-
-
-def write_json_atomic(path: str | Path, data: Any) -> None:
-    write_atomic(path, report_chunks(data))
+def write_report(path: str | Path, report: RunReport) -> None:
+    """The report (`engine.run_report.RunReport`, built by the live run or a merge) as
+    JSON, written atomically a record at a time."""
+    write_atomic(path, report_chunks(report.data))
 
 
 def report_text(data: Any) -> str:
@@ -94,7 +51,7 @@ def report_chunks(data: Any) -> Iterator[str]:
     yield " ]\n}\n"
 
 
-def write_replay(path: str | Path, records: list[dict[str, Any]]) -> None:
+def write_replay(path: str | Path, records: list[Record]) -> None:
     """Responses as a replay file (`--tom-model=replay:PATH` answers the same way)."""
     ordered = sorted(records, key=lambda r: (r["item"]["suite"], r["item"]["id"]))
     write_atomic(path, (json.dumps({"suite": r["item"]["suite"], "id": r["item"]["id"],

@@ -10,10 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.engine.headline import fmt_interval
+from pytest_tom.core.record import Record
+from pytest_tom.engine.results import OUTCOME_COUNTS, Results
+from pytest_tom.engine.run_report import ReportSettings
 from pytest_tom.engine.token_usage import usage_by_endpoint
 from pytest_tom.gates.evaluate import GateReport, ItemDiff, power_text
-from pytest_tom.metrics.numbers import pct
+from pytest_tom.metrics.numbers import fmt_interval, pct, with_interval
 from pytest_tom.report.atomic import write_atomic
 from pytest_tom.report.markdown_items import by_key, flipped_lines, weakest_lines
 
@@ -88,11 +90,6 @@ def gates_section(report: GateReport) -> list[str]:
     return [*lines, ""]
 
 
-def with_interval(text: str, iv: dict[str, Any] | None) -> str:
-    bounds = fmt_interval(iv)
-    return f"{text} {bounds}" if bounds else text
-
-
 def intervals_table(intervals: dict[str, Any]) -> list[str]:
     rows = [[cell(iv["label"]), code(name), pct(iv["value"]), fmt_interval(iv),
              iv["method"] + (f" ({iv['n']} groups, {iv['resamples']} resamples)"
@@ -102,7 +99,7 @@ def intervals_table(intervals: dict[str, Any]) -> list[str]:
     return table(["metric", "name", "value", "95% interval", "method"], rows) if rows else []
 
 
-def endpoints_section(records: list[dict[str, Any]]) -> list[str]:
+def endpoints_section(records: list[Record]) -> list[str]:
     """Requests, failures and retries moved elsewhere per endpoint (several endpoints of
     one model, `--tom-base-url "URL URL"`); nothing otherwise. URLs are redacted."""
     endpoints = usage_by_endpoint(records)
@@ -115,41 +112,40 @@ def endpoints_section(records: list[dict[str, Any]]) -> list[str]:
                                                       "went to another endpoint", ""]
 
 
-def suites_section(results: dict[str, Any]) -> list[str]:
+def suites_section(results: Results) -> list[str]:
     rows = []
-    for name, s in results["suites"].items():
-        m = s["metrics"]
-        iv = s.get("intervals") or {}
-        rows.append([code(name), s["family"], m.get("items"),
-                     with_interval(pct(m.get("turn")), iv.get("turn")),
-                     with_interval(f"{pct(m.get('goal'))} ({m.get('groups_correct')}/"
-                                   f"{m.get('groups')})", iv.get("goal")),
-                     m.get("errors"), m.get("unparseable"), pct(m.get("parse_failure_rate"))])
+    for name, s in results.suites.items():
+        m = s.counts
+        rows.append([code(name), s.family, m.items,
+                     with_interval(pct(m.turn), s.interval("turn")),
+                     with_interval(f"{pct(m.goal)} ({m.groups_correct}/{m.groups})",
+                                   s.interval("goal")),
+                     m.errors, m.unparseable, pct(m.parse_failure_rate)])
     lines = ["### Suites", ""]
     lines += table(["suite", "family", "items", "turn acc [95% CI]", "goal acc [95% CI]",
                     "errors", "unparseable", "parse failures"], rows)
     lines.append("")
-    if any(s.get("intervals") for s in results["suites"].values()):
+    if any(s.intervals for s in results.suites.values()):
         lines += ["Intervals: Wilson for item accuracies, seeded bootstrap over groups "
                   "(scenarios, sets, sceneries) for grouped metrics; see docs/gating.md.", ""]
-    for name, s in results["suites"].items():
+    for name, s in results.suites.items():
         lines += [f"<details><summary>{cell(name)}: every metric</summary>", ""]
-        if s.get("intervals"):
-            lines += ["**95% intervals**", ""] + intervals_table(s["intervals"]) + [""]
-        lines += table(["metric", "value"], [[code(k), num(v)] for k, v in s["metrics"].items()])
-        for t in s.get("tables", []):
-            lines += ["", f"**{cell(t['title'])}**", ""]
-            if t.get("caption"):  # the scale of the numbers, stated once
-                lines += [cell(t["caption"]), ""]
-            lines += table(t["headers"], [[num(c) for c in row] for row in t["rows"]])
-            if t.get("note"):
-                lines += ["", cell(t["note"])]
+        if s.intervals:
+            lines += ["**95% intervals**", ""] + intervals_table(s.intervals) + [""]
+        lines += table(["metric", "value"], [[code(k), num(v)] for k, v in s.metrics.items()])
+        for t in s.tables:
+            lines += ["", f"**{cell(t.title)}**", ""]
+            if t.caption:  # the scale of the numbers, stated once
+                lines += [cell(t.caption), ""]
+            lines += table(t.headers, [[num(c) for c in row] for row in t.rows])
+            if t.note:
+                lines += ["", cell(t.note)]
         lines += ["", "</details>", ""]
     return lines
 
 
-def diff_section(diff: ItemDiff, listed: int = LISTED, records: list[dict[str, Any]] | None = None,
-                 baseline_items: list[dict[str, Any]] | None = None) -> list[str]:
+def diff_section(diff: ItemDiff, listed: int = LISTED, records: list[Record] | None = None,
+                 baseline_items: list[Record] | None = None) -> list[str]:
     lines = ["### Items changed since the baseline", "",
              f"{diff.paired} paired · {len(diff.newly_wrong)} newly wrong · "
              f"{len(diff.newly_right)} newly right · {len(diff.new)} new · "
@@ -176,12 +172,14 @@ def diff_section(diff: ItemDiff, listed: int = LISTED, records: list[dict[str, A
     return lines
 
 
-def render(results: dict[str, Any], report: GateReport | None, settings: dict[str, Any],
-           exitstatus: int | None = None, records: list[dict[str, Any]] | None = None,
-           baseline_items: list[dict[str, Any]] | None = None) -> str:
-    t = results["totals"]
-    tiv = results.get("totals_intervals") or {}
-    lines = [f"## pytest-tom: {cell(settings.get('model', ''))}", ""]
+def render(results: Results, report: GateReport | None,
+           settings: ReportSettings | dict[str, Any], exitstatus: int | None = None,
+           records: list[Record] | None = None,
+           baseline_items: list[Record] | None = None) -> str:
+    s = ReportSettings.of(settings)
+    t = results.totals
+    tiv = results.totals_intervals
+    lines = [f"## pytest-tom: {cell(s.model)}", ""]
     if report is None:
         verdict = "no gates configured"
     elif report.error:
@@ -193,13 +191,13 @@ def render(results: dict[str, Any], report: GateReport | None, settings: dict[st
     if exitstatus is not None:
         verdict += f" · exit status {exitstatus}"
     lines += [verdict, "",
-              f"method {code(str(settings.get('method')))} · seed {settings.get('seed')} · "
-              f"temperature {settings.get('temperature')} · {t['items']} items · "
-              + with_interval(f"turn {pct(t['turn'])}", tiv.get("turn")) + " · "
-              + with_interval(f"goal {pct(t['goal'])} ({t['groups_correct']}/{t['groups']})",
+              f"method {code(s.method)} · seed {s.seed} · "
+              f"temperature {s.temperature} · {t.items} items · "
+              + with_interval(f"turn {pct(t.turn)}", tiv.get("turn")) + " · "
+              + with_interval(f"goal {pct(t.goal)} ({t.groups_correct}/{t.groups})",
                               tiv.get("goal")) + " · "
-              f"{t['errors']} errors · {t['unparseable']} unparseable"
-              + (f" · {t['skipped']} skipped" if t.get("skipped") else ""), ""]
+              + " · ".join(f"{t.get(key)} {label}" for key, label, always in OUTCOME_COUNTS
+                           if always or t.get(key)), ""]
     if report is not None:
         lines += gates_section(report)
     lines += suites_section(results)
@@ -207,17 +205,15 @@ def render(results: dict[str, Any], report: GateReport | None, settings: dict[st
     if report is not None and report.diff is not None and not report.error:
         lines += diff_section(report.diff, records=records, baseline_items=baseline_items)
     elif records:  # no baseline: where the model is weakest
-
         lines += weakest_lines(records, table)
     return "\n".join(lines).rstrip() + "\n"
 
 
-def write_markdown(path: str | Path, results: dict[str, Any], report: GateReport | None,
-                   settings: dict[str, Any], exitstatus: int | None = None,
-                   records: list[dict[str, Any]] | None = None,
-                   baseline_items: list[dict[str, Any]] | None = None) -> None:
+def write_markdown(path: str | Path, results: Results, report: GateReport | None,
+                   settings: ReportSettings | dict[str, Any], exitstatus: int | None = None,
+                   records: list[Record] | None = None,
+                   baseline_items: list[Record] | None = None) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     text = render(results, report, settings, exitstatus, records, baseline_items)
     write_atomic(path, text)
-

@@ -7,10 +7,11 @@ from typing import Any
 
 from tabulate import tabulate
 
-from pytest_tom.engine.headline import fmt_interval, interval_parts
+from pytest_tom import families
+from pytest_tom.engine.results import OUTCOME_COUNTS, Counts, Results, SuiteResult
+from pytest_tom.families.base import MetricTable
 from pytest_tom.metrics.numbers import cell as fmt
-from pytest_tom.metrics.numbers import pct
-from pytest_tom.metrics.sample_spread import spread_line
+from pytest_tom.metrics.numbers import fmt_interval, pct, unit, with_interval
 
 WIDTH = 120  # no line of the section is wider (tables are cut into column blocks)
 
@@ -32,9 +33,30 @@ def wrap_parts(head: str, parts: list[str], width: int = WIDTH, sep: str = " · 
     return [*lines, line]
 
 
-def with_interval(text: str, iv: dict[str, Any] | None) -> str:
-    bounds = fmt_interval(iv)
-    return f"{text} {bounds}" if bounds else text
+def interval_parts(intervals: dict[str, dict[str, Any]], skip: tuple[str, ...] = ("turn", "goal"),
+                   family: str | None = None) -> list[str]:
+    """`TB 68.0% [60.2, 74.9]`, one per headline metric beyond turn and goal; on 0–1
+    (`F1 0.412 [0.301, 0.520]`) for a metric its family displays on that scale."""
+    out = []
+    for name, iv in intervals.items():
+        if not iv.get("headline") or name in skip:
+            continue
+        percent = families.in_percent(family, name)
+        show = pct if percent else unit
+        out.append(f"{iv['label']} {show(iv['value'])} {fmt_interval(iv, percent)}")
+    return out
+
+
+def spread_line(suite: SuiteResult, names: tuple[str, ...] = ("turn", "goal")) -> str:
+    """`mean over 5 samples: turn 72.0% ± 3.1% · goal 40.0% ± 5.0%` (--tom-samples)."""
+    sd = suite.spread
+    parts = []
+    for name in names:
+        if suite.metric(name) is None:
+            continue
+        parts.append(f"{name} {pct(suite.metric(name))} ± {pct(sd.get(name, 0.0))}")
+    return (f"mean over {suite.samples} samples (± standard deviation over samples): "
+            + " · ".join(parts))
 
 
 def count(value: Any) -> str:
@@ -46,22 +68,23 @@ def count(value: Any) -> str:
     return "n/a" if value is None else str(value)
 
 
-def suite_table(metrics: dict[str, Any], intervals: dict[str, Any] | None = None) -> str:
+def suite_table(counts: Counts, intervals: dict[str, Any] | None = None) -> str:
     """The core table; turn and goal accuracy carry their 95% interval when known."""
     iv = intervals or {}
-    headers = ["", "items", "right", "wrong", "errors", "unparseable", "turn acc [95% CI]",
-               "goal acc [95% CI]"] if iv else ["", "items", "right", "wrong", "errors",
-                                                 "unparseable", "turn acc", "goal acc"]
+    shown = [(key, label) for key, label, always in OUTCOME_COUNTS
+             if always or counts.get(key)]
+    headers = ["", "items", "right", "wrong", *(label for _, label in shown),
+               *(["turn acc [95% CI]", "goal acc [95% CI]"] if iv else ["turn acc", "goal acc"])]
     c = count
-    rows = [["all", c(metrics["items"]), c(metrics["correct"]), c(metrics["wrong"]),
-             c(metrics["errors"]), c(metrics["unparseable"]),
-             with_interval(pct(metrics["turn"]), iv.get("turn")),
-             with_interval(f"{pct(metrics['goal'])} ({c(metrics['groups_correct'])}/"
-                           f"{c(metrics['groups'])})", iv.get("goal"))]]
-    tags = sorted({k.split(".")[1] for k in metrics if k.startswith("tag.")})
-    for tag in tags:
-        rows.append([f"tag {tag}", c(metrics[f"tag.{tag}.items"]), "", "", "", "",
-                     pct(metrics[f"tag.{tag}.turn"]), pct(metrics[f"tag.{tag}.goal"])])
+    rows = [["all", c(counts.items), c(counts.correct), c(counts.wrong),
+             *(c(counts.get(key)) for key, _ in shown),
+             with_interval(pct(counts.turn), iv.get("turn")),
+             with_interval(f"{pct(counts.goal)} ({c(counts.groups_correct)}/"
+                           f"{c(counts.groups)})", iv.get("goal"))]]
+    for tag in counts.tag_names():
+        rows.append([f"tag {tag}", c(counts.get(f"tag.{tag}.items")), "", "",
+                     *("" for _ in shown), pct(counts.get(f"tag.{tag}.turn")),
+                     pct(counts.get(f"tag.{tag}.goal"))])
     return tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)
 
 
@@ -74,11 +97,11 @@ def _width(text: str) -> int:
     return max(map(len, text.splitlines()), default=0)
 
 
-def render_table(table: dict[str, Any], width: int = WIDTH) -> str:
+def render_table(table: MetricTable, width: int = WIDTH) -> str:
     """A family table; wider than `width`, it is wrapped into blocks of columns, each
     repeating the first column (the row label), one after the other."""
-    rows = [[fmt(c) for c in row] for row in table["rows"]]
-    headers = list(table["headers"])
+    rows = [[fmt(c) for c in row] for row in table.rows]
+    headers = list(table.headers)
     text = _tab(headers, rows, list(range(len(headers))))
     if _width(text) <= width or len(headers) < 3:
         return text
@@ -102,50 +125,48 @@ def note_lines(text: str, width: int = WIDTH) -> list[str]:
     return textwrap.wrap(text, width) or [""]
 
 
-def write_summary(tr: Any, results: dict[str, Any], model: str, report_path: str | None) -> None:
+def write_summary(tr: Any, results: Results, model: str, report_path: str | None) -> None:
     tr.write_sep("=", "tom scores")
-    for name, suite in results["suites"].items():
-        m = suite["metrics"]
+    for name, suite in results.suites.items():
+        counts = suite.counts
         tr.write_line("")
-        tr.write_line(f"{name}  (family {suite['family']}, {m['items']} items)", bold=True)
-        tr.write_line(suite_table(m, suite.get("intervals")))
-        parts = interval_parts(suite.get("intervals") or {}, family=suite["family"])
+        tr.write_line(f"{name}  (family {suite.family}, {counts.items} items)", bold=True)
+        tr.write_line(suite_table(counts, suite.intervals))
+        parts = interval_parts(suite.intervals, family=suite.family)
         if parts:
             for line in wrap_parts("95% intervals: ", parts):
                 tr.write_line(line)
-        if suite.get("samples"):  # --tom-samples: the numbers above are means over samples
-
+        if suite.samples:  # --tom-samples: the numbers above are means over samples
             tr.write_line(spread_line(suite))
-        for key, value in suite.get("info", {}).items():
+        for key, value in suite.info.items():
             tr.write_line(f"{key}: {value}")
-        for table in suite["tables"]:
+        for table in suite.tables:
             tr.write_line("")
-            tr.write_line(table["title"], bold=True)
-            if table.get("caption"):  # the scale of the numbers, stated once
-                for line in note_lines(table["caption"]):
+            tr.write_line(table.title, bold=True)
+            if table.caption:  # the scale of the numbers, stated once
+                for line in note_lines(table.caption):
                     tr.write_line(line)
             tr.write_line(render_table(table))
-            if table.get("note"):
-                for line in note_lines(table["note"]):
+            if table.note:
+                for line in note_lines(table.note):
                     tr.write_line(line)
-    t = results["totals"]
+    t = results.totals
     tr.write_line("")
-    tiv = results.get("totals_intervals") or {}
-    sd = results.get("totals_spread") or {}
+    tiv = results.totals_intervals
+    sd = results.totals_spread
 
     def spread(name: str) -> str:  # --tom-samples: ± the standard deviation over samples
         return f" ± {pct(sd[name])}" if name in sd else ""
 
     c = count
-    parts = [f"{c(t['items'])} items",
-             with_interval(f"turn {pct(t['turn'])}{spread('turn')}", tiv.get("turn")),
-             with_interval(f"goal {pct(t['goal'])}{spread('goal')} ({c(t['groups_correct'])}/"
-                           f"{c(t['groups'])})", tiv.get("goal")),
-             f"{c(t['errors'])} errors", f"{c(t['unparseable'])} unparseable"]
-    if t.get("skipped"):
-        parts.append(f"{c(t['skipped'])} skipped")
-    if results.get("samples"):
-        parts.append(f"mean over {results['samples']} samples")
+    parts = [f"{c(t.items)} items",
+             with_interval(f"turn {pct(t.turn)}{spread('turn')}", tiv.get("turn")),
+             with_interval(f"goal {pct(t.goal)}{spread('goal')} ({c(t.groups_correct)}/"
+                           f"{c(t.groups)})", tiv.get("goal")),
+             *(f"{c(t.get(key))} {label}" for key, label, always in OUTCOME_COUNTS
+               if always or t.get(key))]
+    if results.samples:
+        parts.append(f"mean over {results.samples} samples")
     for line in wrap_parts("tom totals: ", [*parts, f"model {model}"]):
         tr.write_line(line, bold=True)
     if report_path:

@@ -20,8 +20,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.compare.runs import Record, Run
+from pytest_tom.compare.comparison import Comparison
+from pytest_tom.compare.runs import Run
 from pytest_tom.core.outcome import status
+from pytest_tom.core.record import Record
+from pytest_tom.engine.results import OUTCOME_COUNTS
+from pytest_tom.engine.run_report import RunReport
 from pytest_tom.report.atomic import write_atomic
 from pytest_tom.report.html import filters
 from pytest_tom.report.story import gold_text
@@ -128,7 +132,7 @@ class ItemTable:
         self.per_run: list[dict[tuple[str, str], Record]] = []
         keys: dict[tuple[str, str], Record] = {}
         for run in runs:
-            index = {(r["item"]["suite"], r["item"]["id"]): r for r in run.data["items"]}
+            index = {(r["item"]["suite"], r["item"]["id"]): r for r in run.report.records}
             self.per_run.append(index)
             for k, r in index.items():
                 keys.setdefault(k, r)
@@ -170,20 +174,16 @@ class ItemTable:
 
 
 def usage_of(run: Run) -> dict[str, Any]:
-    """Tokens and requests summed over the items (cost when the report carries one)."""
+    """Tokens and requests summed over the items."""
     totals: dict[str, int] = {}
     requests = cached = 0
-    for rec in run.data["items"]:
+    for rec in run.report.records:
         for k, v in (rec.get("usage") or {}).items():
             if isinstance(v, int | float) and not isinstance(v, bool):
                 totals[k] = totals.get(k, 0) + int(v)
         requests += int(rec.get("requests") or 0)
         cached += int(rec.get("cached") or 0)
-    out: dict[str, Any] = {"requests": requests, "from cache": cached, **totals}
-    usage = run.data.get("usage")
-    if isinstance(usage, dict) and usage.get("cost") is not None:
-        out["cost (USD)"] = usage["cost"]
-    return out
+    return {"requests": requests, "from cache": cached, **totals}
 
 
 def embed_json(data: Any) -> str:
@@ -193,40 +193,43 @@ def embed_json(data: Any) -> str:
     return text.replace("<", "\\u003c")
 
 
-def build_context(runs: list[Run], comparison: dict[str, Any] | None = None) -> dict[str, Any]:
+def build_context(runs: list[Run], comparison: Comparison | None = None) -> dict[str, Any]:
     from pytest_tom.report.html.plots import suite_plots  # noqa: PLC0415 matplotlib (html extra), heavy
 
     labels = [r.label for r in runs]
-    names = list(dict.fromkeys(n for r in runs for n in r.data["suites"]))
+    results = [r.results for r in runs]
+    names = list(dict.fromkeys(n for res in results for n in res.suite_names))
     suites = []
     for name in names:
-        per_run = [r.data["suites"].get(name) for r in runs]
+        per_run = [res.suite(name) for res in results]
         first = next(d for d in per_run if d is not None)
         suites.append({
             "name": name,
-            "family": first["family"],
+            "family": first.family,
             "per_run": per_run,
-            "plots": suite_plots(first["family"], labels, per_run),
+            "plots": suite_plots(first.family, labels, per_run),
         })
     table = ItemTable(runs)
     return {
         "title": "pytest-tom report" + (": " + " vs ".join(labels) if labels else ""),
-        "runs": [{"label": r.label, "model": r.model, "path": str(r.path), "data": r.data,
-                  "usage": usage_of(r)} for r in runs],
+        "runs": [{"label": r.label, "model": r.model, "path": str(r.path), "report": r.report,
+                  "results": res, "usage": usage_of(r)} for r, res in zip(runs, results,
+                                                                           strict=True)],
         "labels": labels,
         "suites": suites,
         "comparison": comparison,
         "items_json": ITEMS_MARK,  # the rows are streamed in its place (`page_chunks`)
         "item_count": len(table),
+        "outcome_counts": OUTCOME_COUNTS,
         "item_table": table,
     }
 
 
-def render_html(runs: list[Run], comparison: dict[str, Any] | None = None) -> str:
+def render_html(runs: list[Run], comparison: Comparison | None = None) -> str:
     return "".join(page_chunks(runs, comparison))
 
 
-def page_chunks(runs: list[Run], comparison: dict[str, Any] | None = None) -> Iterator[str]:
+def page_chunks(runs: list[Run], comparison: Comparison | None = None) -> Iterator[str]:
     """The page in pieces: the template around the item data, the item data a row at a time."""
     import jinja2  # noqa: PLC0415 optional (html extra): only when a page is written
 
@@ -248,15 +251,13 @@ def page_chunks(runs: list[Run], comparison: dict[str, Any] | None = None) -> It
     yield tail
 
 
-def write_html(path: str | Path, runs: list[Run], comparison: dict[str, Any] | None = None) -> None:
+def write_html(path: str | Path, runs: list[Run], comparison: Comparison | None = None) -> None:
     """Render and write atomically (a reader never sees half a page)."""
     write_atomic(path, page_chunks(runs, comparison))
 
 
-def write_report_html(path: str | Path, data: dict[str, Any], json_path: str | None) -> None:
-    """`--tom-html`: the page of this run, from the report data built at the end of it."""
-    run = Run(Path(json_path) if json_path else Path("(this run; no --tom-report)"), data)
+def write_report_html(path: str | Path, report: RunReport, json_path: str | None) -> None:
+    """`--tom-html`, `pytest-tom merge --html`: the page of one run, from its report."""
+    run = Run.of(json_path or "(this run; no --tom-report)", report)
     run.label = run.model
-    for rec in data["items"]:
-        run.by_suite.setdefault(rec["item"]["suite"], []).append(rec)
     write_html(path, [run])

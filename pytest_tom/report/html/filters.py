@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tom.compare.render import diff_cell, value_cell
 from pytest_tom.engine.answer_length import sent_text
-from pytest_tom.engine.headline import fmt_interval
+from pytest_tom.engine.run_report import ReportSettings
 from pytest_tom.metrics import numbers
+from pytest_tom.metrics.intervals import PairedDiff
+from pytest_tom.report.compare_text import diff_cell, significant, value_cell
 
 
 def pct(value: Any) -> str:
@@ -27,7 +28,7 @@ def num(value: Any) -> str:
 
 
 def interval(iv: dict[str, Any] | None) -> str:
-    return fmt_interval(iv)
+    return numbers.fmt_interval(iv)
 
 
 def method(iv: dict[str, Any] | None) -> str:
@@ -39,25 +40,22 @@ def method(iv: dict[str, Any] | None) -> str:
     return f"{iv.get('method')} ({iv.get('n')} {unit})"
 
 
-def p_value(d: dict[str, Any] | None) -> str:
-    if not d or d.get("p_value") is None:
+def p_value(d: PairedDiff | None) -> str:
+    if not d or d.p_value is None:
         return ""
-    p = d["p_value"]
+    p = d.p_value
     return f"{p:.2g}" if p >= 0.001 else "<0.001"
 
 
-def significant(d: dict[str, Any] | None) -> bool:
-    return bool(d and d.get("p_value") is not None and d["p_value"] < 0.05)
-
-
-def settings_text(settings: dict[str, Any]) -> str:
+def settings_text(settings: ReportSettings | dict[str, Any]) -> str:
     """`method vanilla · seed 0 · temperature 0.0 · max_tokens 64 per answer (...)`: the
-    answer length as it was sent, not `max_tokens None`."""
+    answer length as it was sent, not `max_tokens None`; every setting the report holds."""
+    data = ReportSettings.of(settings).data
     parts = []
-    for key, value in settings.items():
+    for key, value in data.items():
         if key in ("model", "backend", "answer_length"):
             continue
-        parts.append(sent_text(settings) if key == "max_tokens" else f"{key} {value}")
+        parts.append(sent_text(data) if key == "max_tokens" else f"{key} {value}")
     return " · ".join(parts)
 
 

@@ -4,8 +4,8 @@ display, no global pyplot state, no network) and inlined into the page as text.
 Every plot is a bar chart of one or more runs side by side with the 95% interval of
 each bar as an error bar where the report has one: turn and goal accuracy, then the plots
 a family declares with its metrics (`metrics.declare.Plot`), baselines drawn as dashed
-lines. Each function takes the runs' suite data (`{"metrics", "intervals"}` per run,
-None where a run lacks the suite) and returns SVG markup, or None when there is
+lines. Each function takes the runs' suite results (`engine.results.SuiteResult` per
+run, None where a run lacks the suite) and returns SVG markup, or None when there is
 nothing to draw.
 """
 
@@ -20,9 +20,10 @@ import matplotlib
 from matplotlib.figure import Figure
 
 from pytest_tom import families
+from pytest_tom.engine.results import SuiteResult
 from pytest_tom.metrics.declare import Metric, Plot
 
-SuiteData = dict[str, Any] | None
+SuiteData = SuiteResult | None
 PALETTE = ("#3b6ea8", "#d08a2c", "#5a9e5a", "#b0504f", "#7d62a8", "#6d6d6d")
 RC = {"svg.fonttype": "none", "font.size": 9, "axes.spines.top": False,
       "axes.spines.right": False, "svg.hashsalt": "pytest-tom"}
@@ -86,10 +87,10 @@ def triple(data: SuiteData, name: str) -> tuple[float | None, float | None, floa
     """(value, low, high) of a metric of one run's suite, None if the run lacks it."""
     if data is None:
         return None
-    value = data["metrics"].get(name)
+    value = data.metric(name)
     if not isinstance(value, int | float) or isinstance(value, bool):
         return None
-    iv = (data.get("intervals") or {}).get(name) or {}
+    iv = data.interval(name) or {}
     return float(value), iv.get("low"), iv.get("high")
 
 

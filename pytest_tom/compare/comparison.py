@@ -1,0 +1,125 @@
+"""What a comparison of saved runs finds (`compare.paired.compare_runs`), typed: the runs,
+per suite a row per metric (each run's value and 95% interval, each later run's paired
+difference to the first), the totals, the flipped items. `report/` renders it (terminal,
+Markdown, HTML); `to_dict` is its JSON form (`pytest-tom compare --json`)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from pytest_tom.metrics.intervals import PairedDiff
+
+FORMAT = "pytest-tom-compare/1"
+
+
+@dataclass
+class RunInfo:
+    """A run as the comparison names it."""
+
+    label: str
+    model: str
+    path: str
+    settings: dict[str, Any]
+    finished: str | None
+    items: int
+
+
+@dataclass
+class Row:
+    """One metric of one suite: a value, an interval and (after the first) a paired
+    difference to the first run, per run."""
+
+    metric: str
+    label: str
+    kind: str
+    headline: bool
+    values: list[Any]
+    intervals: list[dict[str, Any] | None]
+    diffs: list[PairedDiff | None]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"metric": self.metric, "label": self.label, "kind": self.kind,
+                "headline": self.headline, "values": self.values, "intervals": self.intervals,
+                "diffs": [None if d is None else d.to_dict() for d in self.diffs]}
+
+
+@dataclass
+class SuiteComparison:
+    name: str
+    family: str
+    items: list[int]  # items of each run in the suite
+    rows: list[Row] = field(default_factory=list)
+
+    @property
+    def headline_rows(self) -> list[Row]:
+        return [r for r in self.rows if r.headline]
+
+    @property
+    def other_rows(self) -> list[Row]:
+        return [r for r in self.rows if not r.headline]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "family": self.family, "items": self.items,
+                "rows": [r.to_dict() for r in self.rows]}
+
+
+@dataclass
+class TotalRow:
+    """Turn or goal accuracy over every suite of each run (no paired test)."""
+
+    metric: str
+    label: str
+    values: list[Any]
+    intervals: list[dict[str, Any] | None]
+
+
+@dataclass
+class Answer:
+    verdict: str  # core.outcome.status
+    answer: str  # what the run answered, short
+
+
+@dataclass
+class Flip:
+    """An item judged in both runs whose verdict changed."""
+
+    suite: str
+    id: str
+    kind: str | None
+    question: str
+    gold: Any
+    direction: str  # "worse" | "better"
+    before: Answer
+    after: Answer
+
+
+@dataclass
+class Flips:
+    """The flipped items of one later run against the first."""
+
+    against: str  # the later run's label
+    worse: int
+    better: int
+    items: list[Flip]
+
+
+@dataclass
+class Comparison:
+    seed: int
+    resamples: int
+    runs: list[RunInfo]
+    suites: list[SuiteComparison]
+    totals: list[TotalRow]
+    flips: list[Flips]
+
+    @property
+    def labels(self) -> list[str]:
+        return [r.label for r in self.runs]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": FORMAT, "seed": self.seed, "resamples": self.resamples,
+                "runs": [asdict(r) for r in self.runs],
+                "suites": [s.to_dict() for s in self.suites],
+                "totals": [asdict(t) for t in self.totals],
+                "flips": [asdict(f) for f in self.flips]}
