@@ -1,18 +1,25 @@
-"""Every private or undocumented pytest name pytest-tom relies on, in one module.
+"""Every private or undocumented pytest (and pytest-xdist) name pytest-tom relies on, in
+one module.
 
 pytest-tom supports pytest from the oldest version `pyproject.toml` allows to the newest.
 Each function below names the pytest internal it touches, why, and the pytest versions
 its behaviour was checked on: `tests/test_pytest_compat.py` runs on the newest pytest
 (`bash scripts/install.sh`) and on the oldest allowed (`bash scripts/install.sh --oldest`;
 `.ci/run` runs both). When an internal is missing the function falls back to pytest's own
-behaviour, never to silence. Nothing else in the package imports `_pytest` or reads
-an underscore attribute of a pytest object; `tests/test_pytest_compat.py` greps for it.
+behaviour, never to silence.
+
+Nothing else in the package imports `_pytest`, reads an underscore attribute of a pytest
+object, or names an undocumented attribute, cache key, option destination or plugin
+(`lfplugin`, `"cache/lastfailed"`, `config.option.xmlpath`, `stats`, `"dsession"`,
+`workeroutput` ...): `tests/test_pytest_compat.py` greps for every name it knows. pytest's
+own options are read elsewhere only by their flag (`config.getoption("--junitxml")`, the
+form `Config.getoption` documents), never by their undocumented destination.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +36,8 @@ except ImportError:  # pragma: no cover - a pytest without it
 
 # the pytest versions every function below was checked on (oldest and newest allowed)
 CHECKED_ON = ("7.4.0", "9.2.0")
+# the pytest-xdist versions the xdist functions below were checked on (oldest and newest)
+XDIST_CHECKED_ON = ("3.5.0", "3.8.0")
 
 
 def junit_xml(config: pytest.Config) -> Any:
@@ -79,6 +88,201 @@ def add_last_failed_paths(config: pytest.Config, paths: list[Path]) -> bool:
         known.add(path)
         known.update(path.parents)
     return True
+
+
+def last_failed_nodeids(config: pytest.Config) -> list[str]:
+    """The node ids `--lf` would run again, as the last run saved them ([] without a cache).
+
+    Undocumented: the cache key `"cache/lastfailed"` (a dict of node id -> True) that
+    pytest's --lf plugin reads and writes; `Config.cache.get` itself is public. Checked on
+    pytest 7.4.0 and 9.2.0.
+    """
+    cache = getattr(config, "cache", None)
+    if cache is None:
+        return []
+    failed = cache.get("cache/lastfailed", {})
+    return [str(nodeid) for nodeid in failed] if isinstance(failed, dict) else []
+
+
+def mark_last_failed(config: pytest.Config, report: Any) -> bool:
+    """Count `report`'s test as failed for the next `--lf` although pytest saw no failure (a
+    wrong answer reported as an xfail under `--tom-items report`).
+
+    Undocumented: the `lastfailed` dict of pytest's --lf plugin (registered as "lfplugin"),
+    which it saves under `"cache/lastfailed"` at the end of the session; its keys are node
+    id strings up to pytest 9.1 and `NodeId` objects (`report.id`) from 9.2, so the key is
+    the one the plugin itself uses for this report. Returns False (nothing marked, pytest's
+    own behaviour) without the plugin or the dict. Checked on pytest 7.4.0 and 9.2.0.
+    """
+    plugin = config.pluginmanager.get_plugin("lfplugin")
+    failed = getattr(plugin, "lastfailed", None)
+    if not isinstance(failed, dict):
+        return False
+    failed[_report_key(report)] = True
+    return True
+
+
+def was_xfail(report: Any) -> bool:
+    """Whether `report` is an expected failure (pytest.xfail or an xfail marker).
+
+    Undocumented: the `wasxfail` attribute the skipping plugin sets on the report (a
+    comment in `TestReport`, no API entry). Checked on pytest 7.4.0 and 9.2.0.
+    """
+    return getattr(report, "wasxfail", None) is not None
+
+
+def terminal_reporter(config: pytest.Config) -> Any:
+    """pytest's terminal reporter of this run, or None (`-p no:terminal`, an xdist worker).
+
+    Undocumented: the plugin name "terminalreporter" under which pytest registers it.
+    Checked on pytest 7.4.0 and 9.2.0.
+    """
+    return config.pluginmanager.get_plugin("terminalreporter")
+
+
+def is_tty(reporter: Any) -> bool:
+    """Whether the terminal reporter writes to a terminal (a line can be redrawn).
+
+    Undocumented: `TerminalReporter.isatty`, a bool in pytest 7.4 and a callable bool from
+    pytest 8; both are true or false as such. Checked on pytest 7.4.0 and 9.2.0.
+    """
+    return bool(getattr(reporter, "isatty", False))
+
+
+def output_uncaptured(config: pytest.Config) -> Any:
+    """A context manager in which writing to the terminal is not captured (the live line of
+    the request phase, drawn while pytest captures a test's output).
+
+    Undocumented: the capture plugin ("capturemanager") and its
+    `global_and_fixture_disabled()`, what the public `capsys.disabled()` uses. Without it,
+    nothing is changed. Checked on pytest 7.4.0 and 9.2.0.
+    """
+    capman = config.pluginmanager.get_plugin("capturemanager")
+    disabled = getattr(capman, "global_and_fixture_disabled", None)
+    return disabled() if callable(disabled) else nullcontext()
+
+
+def drop_quiet_report(reporter: Any, report: Any) -> bool:
+    """Let go of a passed set-up or tear-down report with no output as soon as pytest's
+    terminal reporter has logged it; True when it was let go.
+
+    Undocumented: `TerminalReporter.stats[""]`, where the reporter keeps every passed
+    set-up and tear-down report (two per item) to the end of the run; only a tear-down's
+    captured output is ever read from there, so a report without output is not needed.
+    Only the last one logged is removed, and only when it is `report`. Checked on pytest
+    7.4.0 and 9.2.0.
+    """
+    quiet = reporter.stats.get("") if reporter is not None else None
+    if quiet and quiet[-1] is report:
+        quiet.pop()
+        return True
+    return False
+
+
+def junit_path(config: pytest.Config) -> str | None:
+    """The `--junitxml` path of this run, or None.
+
+    Public: `Config.getoption` by the option's flag (its destination, `xmlpath`, is not
+    documented). Checked on pytest 7.4.0 and 9.2.0.
+    """
+    path = config.getoption("--junitxml", None)
+    return path if isinstance(path, str) and path else None
+
+
+def fixture_value(item: pytest.Function, name: str) -> Any:
+    """The value of the fixture `name` of an item that has been set up.
+
+    Undocumented: `Function.funcargs`, the dict pytest's setup fills with the values of the
+    item's fixtures. Checked on pytest 7.4.0 and 9.2.0.
+    """
+    return item.funcargs[name]
+
+
+def missing_fixture(exc: BaseException) -> str | None:
+    """The fixture name a `pytest.FixtureLookupError` could not find (None if it does not
+    say). Undocumented: its `argname`. Checked on pytest 7.4.0 and 9.2.0."""
+    name = getattr(exc, "argname", None)
+    return name if isinstance(name, str) else None
+
+
+# -- pytest-xdist ---------------------------------------------------------------------------
+def is_xdist_worker(config: pytest.Config) -> bool:
+    """This process is an xdist worker. Documented by pytest-xdist (`workerinput` on a
+    worker's config); here so that every xdist name is in one place. Checked on pytest-xdist
+    3.5.0 and 3.8.0."""
+    return hasattr(config, "workerinput")
+
+
+def on_xdist_controller(config: pytest.Config) -> bool:
+    """The xdist controller (it hands items to workers and makes no model calls).
+
+    Undocumented: the plugin name "dsession" (xdist's `DSession`) and the options `--dist`
+    and `--tx` (read by flag). The options are read too because xdist registers its
+    `DSession` in a trylast `pytest_configure`, which may run after ours (the entry points
+    load in another order with a checkout on PYTHONPATH). `--collect-only` distributes
+    nothing. Checked on pytest-xdist 3.5.0 and 3.8.0.
+    """
+    if is_xdist_worker(config):
+        return False
+    if config.pluginmanager.has_plugin("dsession"):
+        return True
+    if config.getoption("--collect-only", False):
+        return False
+    return config.getoption("--dist", "no") != "no" and bool(config.getoption("--tx", None))
+
+
+def send_to_controller(config: pytest.Config, key: str, value: Any) -> bool:
+    """On an xdist worker: hand `value` to the controller (it arrives as the node's output
+    in `pytest_testnodedown`); False elsewhere.
+
+    pytest-xdist's `workeroutput` dict, sent when the worker finishes. Checked on
+    pytest-xdist 3.5.0 and 3.8.0.
+    """
+    output = getattr(config, "workeroutput", None)
+    if not isinstance(output, dict):
+        return False
+    output[key] = value
+    return True
+
+
+def sent_by_worker(node: Any, key: str) -> Any:
+    """On the controller (`pytest_testnodedown`): what the worker `node` handed over under
+    `key` (`send_to_controller`), or None. Checked on pytest-xdist 3.5.0 and 3.8.0."""
+    output = getattr(node, "workeroutput", None)
+    return output.get(key) if isinstance(output, dict) else None
+
+
+class WorkerQueue:
+    """The indices of `session.items` xdist has sent this worker and it has not run yet.
+
+    Undocumented: xdist's worker plugin (`WorkerInteractor`), its queue `torun` (with a
+    `lock()` context giving the deque of indices) and `nextitem_index`. When they cannot be
+    read (another xdist), `pending()` gives None from then on, and the caller falls back to
+    the current and the next item. Checked on pytest-xdist 3.8.0 (read) and 3.5.0, whose
+    queue has no `lock()` (None: the fallback).
+    """
+
+    def __init__(self, config: pytest.Config):
+        self.interactor: Any = next(
+            (plugin for plugin in config.pluginmanager.get_plugins()
+             if type(plugin).__name__ == "WorkerInteractor" and hasattr(plugin, "torun")),
+            None)
+
+    def pending(self) -> list[int] | None:
+        it = self.interactor
+        if it is None:
+            return None
+        try:
+            with it.torun.lock() as queue:
+                snapshot = list(queue)
+            nxt = it.nextitem_index
+        except Exception:  # a different xdist: fall back to nextitem
+            self.interactor = None
+            return None
+        out = [i for i in snapshot if isinstance(i, int)]
+        if isinstance(nxt, int):
+            out.insert(0, nxt)
+        return out
 
 
 def verbosity(config: pytest.Config) -> int:

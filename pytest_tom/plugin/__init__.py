@@ -20,6 +20,7 @@ from pytest_tom.plugin import own_model_hook
 from pytest_tom.plugin.inactive import check_inactive
 from pytest_tom.plugin.pytest_options import add_options, read_options
 from pytest_tom.plugin.stash import get_session
+from pytest_tom.pytest_compat import is_xdist_worker
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -35,13 +36,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "tom: a pytest-tom benchmark item")
     options = read_options(config)
-    if getattr(config.option, "markers", False):  # pytest --markers collects nothing
+    if config.getoption("--markers", False):  # pytest --markers collects nothing
         from pytest_tom.plugin.markers import register_markers  # noqa: PLC0415 reads suites (PyYAML) only for --markers
 
         register_markers(config, options)
     if not options.model:
         explicit = config.args_source == pytest.Config.ArgsSource.ARGS  # not testpaths
-        if explicit and config.args and not hasattr(config, "workerinput"):
+        if explicit and config.args and not is_xdist_worker(config):
             check_inactive(config, str(options.files).split())
         return
     from pytest_tom.plugin.activate import activate  # noqa: PLC0415 the lazy boundary: the active run

@@ -19,7 +19,7 @@ import pytest
 
 from pytest_tom.core.option_table import TomOptions
 from pytest_tom.engine.bundled import SUITE_GLOB, BundledSuitesMissing, bundled_root, resolve
-from pytest_tom.pytest_compat import add_last_failed_paths
+from pytest_tom.pytest_compat import add_last_failed_paths, last_failed_nodeids
 
 
 class BundledSelection:
@@ -48,10 +48,9 @@ class BundledSelection:
         """`--lf`: the bundled files of the last failures count as last-failed files
         (pytest looks for them under the rootdir, where they are not)."""
         config = session.config
-        if not config.getoption("lf", False) or config.cache is None:
+        if not config.getoption("--lf", False):
             return
-        failed = config.cache.get("cache/lastfailed", {})
-        paths = {self.root / nodeid.split("::")[0] for nodeid in failed}
+        paths = {self.root / nodeid.split("::")[0] for nodeid in last_failed_nodeids(config)}
         existing = sorted(p for p in paths if self._name_of(p) in self.selected and p.is_file())
         if existing:
             add_last_failed_paths(config, existing)

@@ -30,7 +30,16 @@ from pytest_tom.plugin.speed import collection_gc, freeze_more
 from pytest_tom.plugin.streaming import start_stream
 from pytest_tom.plugin.usage_errors import method_note
 from pytest_tom.plugin.worker_start_error import stop_with_worker_error
-from pytest_tom.pytest_compat import collection_errors_set_aside
+from pytest_tom.pytest_compat import (
+    collection_errors_set_aside,
+    drop_quiet_report,
+    junit_path,
+    mark_last_failed,
+    send_to_controller,
+    sent_by_worker,
+    terminal_reporter,
+    was_xfail,
+)
 from pytest_tom.report.atomic import try_write
 from pytest_tom.report.compact import CompactFailures
 from pytest_tom.report.gate_summary import write_gates
@@ -43,7 +52,7 @@ from pytest_tom.report.terminal import write_summary
 class TomHooks:
     def __init__(self, tom: TomSession):
         self.tom = tom
-        self.junit = bool(getattr(tom.config.option, "xmlpath", None))
+        self.junit = junit_path(tom.config) is not None
         self._reporter: Any = None  # pytest's terminal reporter (False: none), found once
 
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
@@ -95,7 +104,7 @@ class TomHooks:
                 config.hook.pytest_deselected(items=dropped)
                 items[:] = kept
         if tom.shard is not None:  # after -k, -m and --tom-limit: a cut of that selection
-            how = {"keyword": config.option.keyword, "markexpr": config.option.markexpr,
+            how = {"keyword": config.getoption("-k"), "markexpr": config.getoption("-m"),
                    "limit": tom.options.limit}
             kept, dropped, tom.shard_record = shard_items(items, tom.shard, tom.settings, how)
             if dropped:
@@ -107,7 +116,7 @@ class TomHooks:
         """xdist: the shard the workers cut (each cuts the same), for the report; a worker
         that could not start the run stops the session with its usage error."""
         stop_with_worker_error(node)
-        record = getattr(node, "workeroutput", {}).get("tom_shard")
+        record = sent_by_worker(node, "tom_shard")
         if record is not None and self.tom.shard_record is None:
             self.tom.shard_record = record
 
@@ -128,7 +137,7 @@ class TomHooks:
         tom = self.tom
         resolve_fixture(tom, session)  # --tom-model=fixture:NAME: made now, once per process
         with collection_errors_set_aside(session, len(tom.broken_suites)):
-            if (not tom.is_worker and not session.config.option.collectonly
+            if (not tom.is_worker and not session.config.getoption("--collect-only")
                     and not _stops_early(session)):
                 if tom.options.requests_first:
                     request_phase(session, tom.runner)  # every answer first, with a live line
@@ -184,27 +193,24 @@ class TomHooks:
         data = getattr(report, "tom", None)
         if data and not self.tom.is_worker:
             self.tom.records.append(data)
-            if getattr(report, "wasxfail", None) is not None:
+            if was_xfail(report):
                 # a wrong answer under --tom-items report is an xfail, which pytest's --lf
                 # forgets; it is still a wrong answer that `--lf` should run again
-                lf = self.tom.config.pluginmanager.get_plugin("lfplugin")
-                if lf is not None and hasattr(lf, "lastfailed"):
-                    lf.lastfailed[report.nodeid] = True
+                mark_last_failed(self.tom.config, report)
         if (report.when != "call" and report.passed and not report.sections
                 and not self.tom.is_worker):
             self._drop_quiet_report(report)
 
     def _drop_quiet_report(self, report: pytest.TestReport) -> None:
-        """pytest's terminal reporter keeps every passed set-up and tear-down report (in
-        `stats[""]`): two per item, about 1 KB, to the end of the run. Only a tear-down's
-        captured output is ever read from there (printed under a failure); a report with
-        no output is let go as soon as it is logged, so 100,000 items do not keep
+        """pytest's terminal reporter keeps every passed set-up and tear-down report: two per
+        item, about 1 KB, to the end of the run. Only a tear-down's captured output is ever
+        read from there (printed under a failure); a report with no output is let go as soon
+        as it is logged (`pytest_compat.drop_quiet_report`), so 100,000 items do not keep
         200,000 of them."""
         if self._reporter is None:
-            self._reporter = self.tom.config.pluginmanager.get_plugin("terminalreporter") or False
-        quiet = self._reporter.stats.get("") if self._reporter else None
-        if quiet and quiet[-1] is report:
-            quiet.pop()
+            self._reporter = terminal_reporter(self.tom.config) or False
+        if self._reporter:
+            drop_quiet_report(self._reporter, report)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
@@ -212,7 +218,7 @@ class TomHooks:
         tom.close()  # the collected tree stays frozen to the end (see pytest_tom.plugin.speed)
         if tom.is_worker:
             if tom.shard_record is not None:  # to the controller (pytest_testnodedown)
-                session.config.workeroutput["tom_shard"] = tom.shard_record  # type: ignore[attr-defined]
+                send_to_controller(session.config, "tom_shard", tom.shard_record)
             return
 
         try:
@@ -286,4 +292,4 @@ class TomHooks:
 def _stops_early(session: pytest.Session) -> bool:
     """-x or --maxfail: the run may stop at the first wrong answers, so the items are asked
     for a window ahead of the test loop rather than all at once before it."""
-    return bool(session.config.option.maxfail)
+    return bool(session.config.getoption("--maxfail"))

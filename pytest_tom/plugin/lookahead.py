@@ -18,6 +18,7 @@ from pytest_tom import families
 from pytest_tom.engine.sample_requests import sample_count
 from pytest_tom.plugin.request_phase import prefetch_items, prepare_scoring, prepares, spec_of
 from pytest_tom.plugin.stash import get_session
+from pytest_tom.pytest_compat import WorkerQueue, collected_items
 
 
 class WorkerLookahead:
@@ -25,35 +26,19 @@ class WorkerLookahead:
 
     def __init__(self, session: pytest.Session):
         self.session = session
-        self.interactor = _find_interactor(session.config)
+        self.queue = WorkerQueue(session.config)
         self._last_scan = 0.0
         self._seen: set[int] = set()
         self._submitted: dict[str, Any] = {}  # nodeid -> item, in submission order
         self._prepared: set[str] = set()  # nodeids handed to prepare_scoring
 
-    def _pending_indices(self) -> list[int] | None:
-        it = self.interactor
-        if it is None:
-            return None
-        try:
-            with it.torun.lock() as queue:
-                snapshot = list(queue)
-            nxt = it.nextitem_index
-        except Exception:  # a different xdist: fall back to nextitem
-            self.interactor = None
-            return None
-        out = [i for i in snapshot if isinstance(i, int)]
-        if isinstance(nxt, int):
-            out.insert(0, nxt)
-        return out
-
     def scan(self, item: Any = None, nextitem: Any = None) -> None:
         """Submit the current item, the next one, and every item queued for this worker."""
         self._last_scan = time.perf_counter()
         todo: list[Any] = [x for x in (item, nextitem) if x is not None]
-        indices = self._pending_indices()
+        indices = self.queue.pending()
         if indices:
-            items = self.session.items
+            items = collected_items(self.session)
             # new indices are appended on the right: walk back to the first one already seen
             fresh = []
             for i in reversed(indices):
@@ -101,13 +86,6 @@ class WorkerLookahead:
 
 def _samples(item: Any) -> range:
     return range(sample_count(get_session(item.config).options))
-
-
-def _find_interactor(config: pytest.Config) -> Any:
-    for plugin in config.pluginmanager.get_plugins():
-        if type(plugin).__name__ == "WorkerInteractor" and hasattr(plugin, "torun"):
-            return plugin
-    return None
 
 
 def worker_lookahead(session: pytest.Session) -> WorkerLookahead:

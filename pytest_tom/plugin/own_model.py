@@ -15,7 +15,8 @@ or per thread.
   collector, so the conftest fixtures visible to the suites are visible to it) and torn
   down to the session level, which keeps the session fixture alive until pytest
   finalizes it after the last item. Only public pytest API is used for this
-  (`pytest.Function(callobj=...)`, the runtest setup/teardown hooks, `funcargs`).
+  (`pytest.Function(callobj=...)`, the runtest setup/teardown hooks), and the item's
+  fixture values through `pytest_compat.fixture_value`.
 """
 
 from __future__ import annotations
@@ -28,7 +29,12 @@ import pytest
 from pytest_tom.backends import BackendSpecError, backend_kinds, create_backend
 from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest
 from pytest_tom.backends.in_process import AnswererError, InProcessBackend
-from pytest_tom.pytest_compat import collected_items
+from pytest_tom.pytest_compat import (
+    collected_items,
+    fixture_value,
+    missing_fixture,
+    on_xdist_controller,
+)
 
 FIXTURE = "fixture"
 HOOK = "pytest_tom_backend"
@@ -56,23 +62,6 @@ class Deferred(Backend):
 
     async def acomplete(self, request: ModelRequest) -> ModelReply:
         raise BackendError(f"{self.spec}: {self.why}; this process makes no model calls")
-
-
-def on_xdist_controller(config: pytest.Config) -> bool:
-    """The xdist controller (it hands items to workers and makes no model calls).
-
-    Read from the options xdist settles in its `pytest_cmdline_main` (as xdist's own
-    distribution check does), not only from its `dsession` plugin: xdist registers that in
-    a trylast `pytest_configure`, which runs after ours when the entry points load in
-    another order (seen with the checkout on PYTHONPATH), and the controller then made the
-    model too. Workers carry the controller's options, hence the `workerinput` test."""
-    if hasattr(config, "workerinput"):
-        return False
-    if config.pluginmanager.has_plugin("dsession"):
-        return True
-    if config.getoption("collectonly", False):
-        return False
-    return config.getoption("dist", "no") != "no" and bool(config.getoption("tx", None))
 
 
 def as_backend(obj: Any, spec: str, options: dict[str, Any], made_by: str) -> Backend:
@@ -130,7 +119,7 @@ def resolve_fixture(tom: Any, session: pytest.Session) -> None:
     error (exit 4) naming it."""
     backend = tom.backend
     if (not isinstance(backend, Deferred) or backend.name != FIXTURE
-            or on_xdist_controller(tom.config) or session.config.option.collectonly):
+            or on_xdist_controller(tom.config) or session.config.getoption("--collect-only")):
         return
     name = backend.model
     parent: Any = session
@@ -141,11 +130,12 @@ def resolve_fixture(tom: Any, session: pytest.Session) -> None:
     after = pytest.Function.from_parent(session, name="tom-model-made", callobj=_probe(name))
     try:
         probe.ihook.pytest_runtest_setup(item=probe)
-        value = probe.funcargs[name]
+        value = fixture_value(probe, name)
     except pytest.FixtureLookupError as exc:
         what = (f"no fixture named {name!r} is visible from the suites: define it with "
                 f"@pytest.fixture(scope=\"session\") in a conftest.py above them or in a plugin"
-                if exc.argname == name else f"it asks for a fixture that is not found: {exc.argname!r}")
+                if missing_fixture(exc) == name
+                else f"it asks for a fixture that is not found: {missing_fixture(exc)!r}")
         pytest.exit(f"--tom-model=fixture:{name}: {what}", returncode=pytest.ExitCode.USAGE_ERROR)
     except Exception as exc:
         first = (str(exc).strip().splitlines() or [""])[0]

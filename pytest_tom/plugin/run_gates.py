@@ -16,6 +16,7 @@ import pytest
 from pytest_tom.engine.run_report import RunReport
 from pytest_tom.gates.evaluate import GateConfig, GateState, evaluate, settings_notes
 from pytest_tom.gates.spec import GateSpecError
+from pytest_tom.pytest_compat import on_xdist_controller
 from pytest_tom.report.atomic import try_write
 from pytest_tom.report.gate_junit import add_gate_cases
 from pytest_tom.report.json_report import write_report
@@ -43,14 +44,14 @@ def subset_note(session: pytest.Session, tom: TomSession) -> str:
     """A warning when the gates judged part of the suites: items deselected (-k, -m, --lf,
     --tom-limit) or named by node id."""
     deselected = tom.deselected
-    opt = session.config.option
-    selecting = [name for name, on in (("-k", getattr(opt, "keyword", "")),
-                                       ("-m", getattr(opt, "markexpr", "")),
-                                       ("--lf", getattr(opt, "lf", False)),
+    config = session.config
+    selecting = [name for name, on in (("-k", config.getoption("-k", "")),
+                                       ("-m", config.getoption("-m", "")),
+                                       ("--lf", config.getoption("--lf", False)),
                                        ("--tom-limit", tom.options.limit),
                                        ("--tom-shard", tom.shard is not None
                                         and tom.shard.total > 1)) if on]
-    if not session.config.pluginmanager.has_plugin("dsession"):
+    if not on_xdist_controller(config):
         selecting = selecting if deselected else []  # counted here; under xdist the workers
         # deselect and the controller only knows the options
     by_id = [a for a in session.config.args if "::" in str(a)]
@@ -94,7 +95,7 @@ def save_refused(tom: TomSession) -> str:
 def finish_gates(session: pytest.Session, tom: TomSession) -> None:
     """Evaluate the gates after aggregation, set the exit status, write baseline and Markdown."""
     state = tom.gates
-    if state is None or tom.results is None or session.config.option.collectonly:
+    if state is None or tom.results is None or session.config.getoption("--collect-only"):
         return
     cfg = state.config
     if session.exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR):

@@ -25,6 +25,7 @@ from pytest_tom.engine.suite_names import SuiteNames
 from pytest_tom.families.base import ScoringContext
 from pytest_tom.plugin.own_model import make_backend
 from pytest_tom.plugin.stash import STASH_KEY, get_session
+from pytest_tom.pytest_compat import is_xdist_worker
 
 if TYPE_CHECKING:
     from pytest_tom.backends.base import Backend, SamplingParams
@@ -54,7 +55,7 @@ class TomSession:
     def __init__(self, config: pytest.Config, options: TomOptions):
         self.config = config
         self.options = options
-        self.is_worker = hasattr(config, "workerinput")
+        self.is_worker = is_xdist_worker(config)
         self.settings = Settings(method=options.method, seed=options.seed,
                                  options=MappingProxyType(options.as_dict()))
         self.params: SamplingParams = SamplingParams(

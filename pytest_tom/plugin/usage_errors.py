@@ -23,6 +23,7 @@ import pytest
 
 from pytest_tom import families
 from pytest_tom.gates.spec import GateSpecError, check_family_metrics
+from pytest_tom.pytest_compat import junit_path
 from pytest_tom.report.atomic import unwritable
 
 OUTPUT_OPTIONS = ("report", "html", "markdown", "record", "save_baseline")
@@ -65,7 +66,7 @@ def output_problems(config: pytest.Config) -> list[str]:
     """One line per output file of the run that could not be written (option and path)."""
     outputs = [(f"--tom-{name.replace('_', '-')}", config.getoption(f"tom_{name}", None), True)
                for name in OUTPUT_OPTIONS]
-    outputs.append(("--junitxml", getattr(config.option, "xmlpath", None), False))
+    outputs.append(("--junitxml", junit_path(config), False))
     problems = []
     for flag, value, atomic in outputs:
         if isinstance(value, str) and value.strip():

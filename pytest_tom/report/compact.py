@@ -32,7 +32,7 @@ def user_chose_output(config: Any) -> bool:
     for arg in map(str, args):
         if arg.startswith("--tb") or (arg.startswith("-r") and not arg.startswith("--")):
             return True
-    return config.option.tbstyle != "auto" or config.option.reportchars not in ("fE", "")
+    return config.getoption("--tb") != "auto" or config.getoption("-r") not in ("fE", "")
 
 
 def _is_tom(report: Any) -> bool:

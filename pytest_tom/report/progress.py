@@ -10,11 +10,16 @@ silences it.
 from __future__ import annotations
 
 import time
-from contextlib import nullcontext
 from typing import Any
 
 from pytest_tom.engine.runner import RunnerStats
-from pytest_tom.pytest_compat import terminal_width, verbosity
+from pytest_tom.pytest_compat import (
+    is_tty,
+    output_uncaptured,
+    terminal_reporter,
+    terminal_width,
+    verbosity,
+)
 
 
 def clock(seconds: float | None) -> str:
@@ -74,9 +79,9 @@ class Progress:
     def __init__(self, runner: Any, config: Any, log_every: float = 10.0):
         self.runner = runner
         self.config = config
-        self.tr = config.pluginmanager.get_plugin("terminalreporter")
+        self.tr = terminal_reporter(config)
         self.enabled = self.tr is not None and verbosity(config) >= 0
-        self.live = bool(self.enabled and getattr(self.tr, "isatty", False))
+        self.live = self.enabled and is_tty(self.tr)
         self.log_every = log_every
         self._last_log = time.perf_counter()
         self._drawn = False
@@ -90,8 +95,7 @@ class Progress:
         return line
 
     def _output(self) -> Any:
-        capman = self.config.pluginmanager.get_plugin("capturemanager")
-        return capman.global_and_fixture_disabled() if capman is not None else nullcontext()
+        return output_uncaptured(self.config)
 
     def draw(self) -> None:
         if not self.enabled:
