@@ -156,6 +156,20 @@ def test_thresholds_on_totals_suites_and_families(pytester: pytest.Pytester) -> 
     assert "passed totals:errors  required <= 0  current 0" in out
 
 
+@pytest.mark.parametrize("xdist", XDIST)
+def test_fail_under_given_twice_keeps_both_thresholds(pytester: pytest.Pytester,
+                                                      xdist: str) -> None:
+    """`--tom-fail-under` is repeatable: the values accumulate (the old code kept the last
+    one silently, so the failing turn threshold was never evaluated)."""
+    setup_project(pytester, scenarios=20)
+    result = run(pytester, "goal10", "--tom-fail-under=turn=0.95",
+                 "--tom-fail-under", "*:goal=0.4,errors=0", *_args(xdist))
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["FAILED totals:turn  required >= 0.95  current 0.900*",
+                                 "tom gates: 1 of 3 failed"])
+    assert "passed gate-demo:goal  required >= 0.4  current 0.500" in result.stdout.str()
+
+
 def test_unknown_metric_after_the_run_is_a_usage_error(pytester: pytest.Pytester) -> None:
     setup_project(pytester, scenarios=4)
     # a family metric is known before the run: a usage error at start

@@ -78,3 +78,26 @@ def test_the_smallest_allowed_numbers_pass() -> None:
                          families.declared_options())
     assert (opts.concurrency, opts.retries, opts.samples, opts.limit, opts.batch_size,
             opts.threads, opts.local_ctx, opts.backoff) == (1, 0, 1, 1, 1, 1, 1, 0.0)
+
+
+@pytest.mark.parametrize(("name", "given", "merged"), [
+    ("fail_under", ["turn=0.5", "goal=0.1,", "errors<=0"], "turn=0.5,goal=0.1,errors<=0"),
+    ("fail_under", "turn=0.5,goal=0.1", "turn=0.5,goal=0.1"),  # once, or from the ini file
+    ("max_drop", ["0.02", "goal=0.05"], "0.02,goal=0.05"),
+])
+def test_repeated_gate_options_accumulate(name: str, given: object, merged: str) -> None:
+    assert {o.name: o.repeat for o in core_table()}[name]
+    assert getattr(build_options({name: given}), name) == merged
+
+
+def test_fail_under_given_twice_on_the_command_line_keeps_both(pytester: pytest.Pytester) -> None:
+    """Through pytest's own parser: the last value does not replace the first."""
+    pytester.makeconftest("""
+from pytest_tom.plugin.pytest_options import read_options
+
+def pytest_configure(config):
+    print("FAIL-UNDER", read_options(config).fail_under)
+""")
+    result = pytester.runpytest("-s", "--tom-fail-under=turn=0.5",
+                                "--tom-fail-under=goal=0.1", "--co")
+    result.stdout.fnmatch_lines(["FAIL-UNDER turn=0.5,goal=0.1"])

@@ -248,6 +248,8 @@ def test_gate_on_a_saved_report_usage_errors(bundled: dict[str, Path],
     live = str(bundled["live"])
     assert cli(["gate", live, "--tom-fail-under=turn=0.5"]) == 0
     assert "tom gates: all 1 passed" in capsys.readouterr().out
+    assert cli(["gate", live, "--tom-fail-under=turn=0.5", "--tom-fail-under=goal=1"]) == 1
+    assert "tom gates: 1 of 2 failed" in capsys.readouterr().out  # both, as in a run
     assert cli(["gate", live, "--tom-fail-under=tunr=0.5"]) == 4
     assert "unknown metric 'tunr' for the totals (did you mean 'turn'?)" in capsys.readouterr().err
     assert cli(["gate", live, "--tom-max-drop=0.1"]) == 4

@@ -45,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     for name in GATE_OPTIONS:  # the run's own options, with their help
         o = helps[name]
         parser.add_argument(o.flag_name, dest=name, metavar=o.metavar, help=o.help,
-                            default=o.default)
+                            default=o.default, action="append" if o.repeat else "store")
     parser.add_argument("--junitxml", metavar="PATH",
                         help="write the gates as JUnit test cases (tom-gates::...) to PATH")
     parser.add_argument("--markdown", "--tom-markdown", dest="markdown", metavar="PATH",
@@ -83,7 +83,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         data = read_saved_report(args.report, label=args.report,
                                  how_to_write=f"--tom-report={args.report}")
+        table = {o.name: o for o in core_table()}
         options = {name: getattr(args, name) for name in GATE_OPTIONS}
+        for name, value in options.items():  # given several times: every value, as in a run
+            if table[name].repeat and value is not None:
+                options[name] = table[name].parse(value)
         options["alpha"] = float(options["alpha"])
         cfg = GateConfig.from_options({**options, "markdown": args.markdown})
     except (SavedReportError, GateSpecError, ValueError) as exc:

@@ -42,6 +42,15 @@ def shard_text(value: Any) -> str:
     return f"{int(k)}/{int(n)}"
 
 
+def spec_list(value: Any) -> str:
+    """Comma-separated entries, from one value or from an option given several times
+    (`--tom-fail-under=turn=0.5 --tom-fail-under=goal=0.1` is `turn=0.5,goal=0.1`): the
+    values accumulate, in the order given, as pytest users expect of a repeatable option."""
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v).strip().strip(",") for v in value if str(v).strip(" ,"))
+    return str(value)
+
+
 @dataclass(frozen=True)
 class Opt:
     """One option: `--tom-<name>` and the ini key `tom_<name>`."""
@@ -182,13 +191,15 @@ class TomOptions:
     fail_under: str | None = opt(
         "thresholds on metrics of the JSON report, comma-separated: turn=0.7 (totals), "
         "<suite>:goal=0.5, *:turn=0.6 (every suite), fantom.all_star=0.05 (every suite of a "
-        "family), errors<=0 (a ceiling); see docs/gating.md", metavar="SPECS")
+        "family), errors<=0 (a ceiling); given several times, every threshold applies; see "
+        "docs/gating.md", convert=spec_list, metavar="SPECS", repeat=True)
     baseline: str | None = opt(
         "compare with a previous JSON report (--tom-report / --tom-save-baseline): fail on "
         "significant drops of turn and goal accuracy", metavar="REPORT.json")
     max_drop: str | None = opt(
         "allowed drop against the baseline: a default and/or per-metric values, e.g. "
-        "0.02,goal=0.05,fantom.all_star=0.1 (default 0)", metavar="SPECS")
+        "0.02,goal=0.05,fantom.all_star=0.1 (default 0); given several times, the values "
+        "add up (one default at most)", convert=spec_list, metavar="SPECS", repeat=True)
     alpha: float = opt("significance level of the exact McNemar test on the shared items "
                        "(default 0.05; 1 turns the test off)", default=0.05, convert=float,
                        metavar="P")
