@@ -50,9 +50,13 @@ def write_family(folder: Path) -> None:
 
 
 def test_the_guide_holds_the_template() -> None:
-    assert set(template()) == {"family", "headline", "options"}
+    assert set(template()) == {"family", "schema", "expand", "prompts", "scoring", "metrics",
+                               "headline", "options"}
     for name, code in template().items():
         compile(code, f"mybench/{name}.py", "exec")
+    # family.py says what is particular to the family; its parts are found by their names
+    (cls,) = [n for n in ast.parse(template()["family"]).body if isinstance(n, ast.ClassDef)]
+    assert not [n for n in cls.body if isinstance(n, ast.FunctionDef)]
 
 
 def imported(path: Path, module: str) -> set[str]:

@@ -2,8 +2,10 @@
 prompts per method, the scoring rule, and its aggregate metrics.
 
 A family knows the data model and the scoring primitives; it knows nothing of
-pytest, backends or reporting. Third parties register families through the
-entry-point group ``pytest_tom.families`` (name -> Family subclass).
+pytest, backends or reporting. A subclass defined in a folder's `family.py` takes
+the hooks and declarations it does not write itself from the modules beside it
+(`families/parts.py`). Third parties register families through the entry-point
+group ``pytest_tom.families`` (name -> Family subclass).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pytest_tom.core.model import ItemSpec, Suite
 from pytest_tom.core.option_table import Opt
 from pytest_tom.core.outcome import Outcome
 from pytest_tom.core.settings import Settings
+from pytest_tom.families.parts import fill_from_folder
 from pytest_tom.metrics.declare import Metric, Plot, Value, check_declarations
 from pytest_tom.suite.schema import Checker, Obj
 
@@ -70,7 +73,8 @@ class ScoringContext:
 
 
 class Family:
-    """Base class of a benchmark family. Subclasses set the class attributes and override."""
+    """Base class of a benchmark family. Subclasses set the class attributes and override
+    the hooks, or (defined in a folder's `family.py`) have them found beside it."""
 
     name: str = ""
     methods: tuple[str, ...] = ("vanilla", "cot")
@@ -81,14 +85,15 @@ class Family:
     # an answer of this family, and the first call of a reasoning method
     answer_tokens: int = 64
     reasoning_tokens: int = 512
-    # `--tom-<name>-*` options; built-in families keep them in `options.py` beside `family.py`
-    # (read by the registry without importing the family) and set `options = OPTIONS` here.
+    # `--tom-<name>-*` options: `OPTIONS` of `options.py` beside `family.py` (read by the
+    # registry without importing the family)
     options: ClassVar[tuple[Opt, ...]] = ()
     # `pytest-tom convert <subcommand>` -> module with `add_arguments(parser)`, `run(args)`
+    # (a folder's `convert.py` is `{name: "<package>.convert"}`)
     converters: ClassVar[Mapping[str, str]] = {}
-    # the headline metrics and their plots, declared once as data (built-in families keep
-    # them in `headline.py` beside `family.py`; see `pytest_tom.metrics.declare`): their
-    # values, intervals, paired tests, gate direction, display and plots all come from here
+    # the headline metrics and their plots, declared once as data (`METRICS` and `PLOTS` of
+    # `headline.py` beside `family.py`; see `pytest_tom.metrics.declare`): their values,
+    # intervals, paired tests, gate direction, display and plots all come from here
     headline_metrics: ClassVar[tuple[Metric, ...]] = ()
     plots: ClassVar[tuple[Plot, ...]] = ()
     # other metrics of `aggregate` (fnmatch patterns over its names) where lower is better:
@@ -98,10 +103,11 @@ class Family:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        check_declarations(f"family {cls.name or cls.__name__}", cls.headline_metrics, cls.plots)
         own = cls.__dict__.get("aggregate")
         if own is not None and _takes_two(own):
             cls.aggregate = _with_declared(own)  # type: ignore[method-assign]
+        fill_from_folder(cls, Family)  # the parts beside its family.py (families/parts.py)
+        check_declarations(f"family {cls.name or cls.__name__}", cls.headline_metrics, cls.plots)
 
     def declared_metrics(self, settings: Settings) -> tuple[Metric, ...]:
         """The headline metrics of a run with `settings` (a family whose definitions follow

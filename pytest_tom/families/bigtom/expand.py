@@ -11,9 +11,10 @@ from pytest_tom.families.bigtom.conditions import AWARE, CONDITIONS, NOT_AWARE, 
 from pytest_tom.families.kit import LETTERS, ItemSpec, Settings, Suite
 
 
-def expand_items(family: str, suite: Suite, data: dict[str, Any], settings: Settings,
-                 line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
-    """The items of a BigToM suite, template by template, for the family named `family`."""
+def expand(suite: Suite, data: dict[str, Any], settings: Settings,
+           line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
+    """The items of a BigToM suite, template by template."""
+    family = suite.family
     default_tags = list((data.get("defaults") or {}).get("tags", []))
     items: list[ItemSpec] = []
     for ti, t in enumerate(data["scenarios"]):

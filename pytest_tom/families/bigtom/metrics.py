@@ -49,8 +49,8 @@ INFERENCE_LABEL = {"forward_belief": "forward belief", "forward_action": "forwar
 DECLARED = tuple(m.name for m in METRICS)
 
 
-def aggregate_records(records: list[Record], settings: Settings,
-                      declared: Mapping[str, Value]) -> FamilyResult:
+def aggregate(records: list[Record], settings: Settings,
+              declared: Mapping[str, Value]) -> FamilyResult:
     """The tables of the declared values and `initial_state_rate`; a declared metric none
     of whose items ran is reported as None (as every BigToM metric always was)."""
     values = {name: declared.get(name, NO_VALUE) for name in DECLARED}

@@ -14,7 +14,7 @@ answer in the `Answer:` form; only the second reply is scored.
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import LETTERS, Message, single_call, two_calls
+from pytest_tom.families.kit import LETTERS, ItemSpec, Message, single_call, two_calls
 
 ANSWER_FORM = "Answer:<option>)<answer>"
 
@@ -77,8 +77,10 @@ def _example(cot: bool) -> list[Message]:
 METHODS = ("vanilla", "cot", "1shot", "1shot-cot")
 
 
-def messages(method: str, text: str, responses: list[str]) -> list[Message] | None:
-    """The next call of `method` for an item whose text is `text`; None when done."""
+def conversation(item: ItemSpec, method: str, responses: list[str]) -> list[Message] | None:
+    """The next call of `method` for `item` (its text, with the options shown); None when
+    done."""
+    text = item.data["text"]
     cot = method in ("cot", "1shot-cot")
     shots = _example(cot) if method in ("1shot", "1shot-cot") else []
     system = {"role": "system", "content": COT_INSTRUCTION if cot else INSTRUCTION}

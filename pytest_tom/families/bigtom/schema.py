@@ -40,7 +40,7 @@ QUESTION = Obj(what="question block (ask, aware, not_aware)", fields={
     "aware": _sentence("the answer of an agent who perceived the causal event (new state)"),
     "not_aware": _sentence("the answer of an agent who did not (initial state)"),
 })
-TEMPLATE = Obj(what="template", fields={
+SCENARIO = Obj(what="template", fields={  # a BigToM scenario is a causal template
     "id": Field(ID,
                 required=True, doc="a unique name for the template"),
     "tags": Field(ListOf(TAG)),
@@ -58,7 +58,7 @@ TEMPLATE = Obj(what="template", fields={
 DEFAULTS = Obj(what="defaults mapping", fields={"tags": Field(ListOf(TAG))})
 
 
-def check_suite(data: dict[str, Any], ck: Checker) -> None:
+def check(data: dict[str, Any], ck: Checker) -> None:
     """Report every BigToM-specific error of a suite's `data` to `ck`."""
     templates = data.get("scenarios") or []
     check_unique_ids(templates, ("scenarios",), ck, "template")

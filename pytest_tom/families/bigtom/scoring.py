@@ -8,12 +8,13 @@ from pytest_tom.families.kit import (
     UNPARSEABLE,
     ItemSpec,
     Outcome,
+    ScoringContext,
     after_last,
     letters_named,
 )
 
 
-def score_answer(item: ItemSpec, response: str) -> Outcome:
+def score(item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
     """Right when the answer (after its last `Answer:`) names the right letter and not the other."""
     text = after_last(response, ("Answer:",)).strip()
     if not text:

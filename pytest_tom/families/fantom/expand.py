@@ -104,6 +104,12 @@ def node_name(name: str) -> str:
     return re.sub(r"\s+", "_", name.strip())
 
 
+def expand(suite: Suite, data: dict[str, Any], settings: Settings,
+           line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
+    """The items of a FANToM suite, conversation by conversation."""
+    return Expander(suite.family, suite, data, settings, line_of).items()
+
+
 class Expander:
     """Builds the items of one suite document."""
 

@@ -18,7 +18,13 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from dataclasses import replace
 
-from pytest_tom.families.fantom.expand import BELIEF_KINDS, LIST_KINDS, TOM_KINDS, YN_KINDS
+from pytest_tom.families.fantom.expand import (
+    BELIEF_KINDS,
+    GROUPINGS,
+    LIST_KINDS,
+    TOM_KINDS,
+    YN_KINDS,
+)
 from pytest_tom.families.fantom.parsing import IRRELEVANT, NO, YES
 from pytest_tom.families.fantom.schema import ORDERS
 from pytest_tom.families.kit import (
@@ -28,6 +34,7 @@ from pytest_tom.families.kit import (
     Metric,
     Plot,
     Record,
+    Settings,
     ValueMean,
     mean_of,
     meta,
@@ -183,3 +190,14 @@ def grouped_by(grouping: str) -> tuple[Metric, ...]:
         return meta(r).get(grouping)
 
     return tuple(replace(m, unit=field) if m.name in ("all_star", "all") else m for m in METRICS)
+
+
+def grouping_of(settings: Settings) -> str:
+    """The field ALL* and ALL group by (`--tom-fantom-group`; set by default)."""
+    grouping = str(settings.options.get("fantom_group") or "set")
+    return grouping if grouping in GROUPINGS else "set"
+
+
+def declared_metrics(settings: Settings) -> tuple[Metric, ...]:
+    """The metrics of a run: ALL* and ALL grouped as its `--tom-fantom-group` says."""
+    return grouped_by(grouping_of(settings))

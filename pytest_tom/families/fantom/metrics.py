@@ -26,7 +26,6 @@ from typing import Any
 
 from pytest_tom.families.fantom.expand import (
     BELIEF_KINDS,
-    GROUPINGS,
     LIST_KINDS,
     TOM_KINDS,
     YN_KINDS,
@@ -36,6 +35,7 @@ from pytest_tom.families.fantom.headline import (
     INACCESSIBLE,
     ORDER_NAMES,
     PREFIX,
+    grouping_of,
 )
 from pytest_tom.families.fantom.parsing import IRRELEVANT, NO, YES
 from pytest_tom.families.fantom.schema import ORDERS, name_key
@@ -76,12 +76,6 @@ NEEDS_EMBEDDINGS = ("all_star", "belief_dist", "belief_dist_token_f1", "all_for_
 ORDER_COLUMNS = (ORDERS[0], "second_order", *ORDERS[1:])  # the ToM order table's columns
 # list / yes-no kind -> its question family (answerability / infoaccess)
 QUESTION_FAMILY = {k: k.split("_")[0] for k in (*LIST_KINDS, *YN_KINDS)}
-
-
-def grouping_of(settings: Settings) -> str:
-    """The field ALL* and ALL group by (`--tom-fantom-group`; set by default)."""
-    grouping = str(settings.options.get("fantom_group") or "set")
-    return grouping if grouping in GROUPINGS else "set"
 
 
 def kind(rec: Record) -> str:
@@ -397,8 +391,8 @@ def unavailable_declared(reading: Reading, declared: Mapping[str, Value]) -> dic
     return out
 
 
-def aggregate_fantom(records: list[Record], settings: Settings,
-                     declared: Mapping[str, Value]) -> FamilyResult:
+def aggregate(records: list[Record], settings: Settings,
+              declared: Mapping[str, Value]) -> FamilyResult:
     """The figures beyond the declared metrics and the tables, which show the declared
     values (`declared`, see the module docstring)."""
     grouping = grouping_of(settings)

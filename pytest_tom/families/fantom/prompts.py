@@ -6,6 +6,7 @@ from __future__ import annotations
 from pytest_tom.families.fantom.expand import LIST_KINDS
 from pytest_tom.families.kit import ItemSpec, Message, single_call, two_calls
 
+METHODS = ("vanilla", "cot")
 COT_START = "Let's think step by step."
 COT_FOLLOW_UP = "Therefore, the answer is:"
 

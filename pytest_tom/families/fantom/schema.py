@@ -174,7 +174,7 @@ SET = Obj(
     },
 )
 
-CONVERSATION = Obj(
+SCENARIO = Obj(  # a FANToM scenario is a conversation
     what="conversation",
     fields={
         "id": Field(
@@ -227,7 +227,7 @@ def set_accessibility(st: dict[str, Any]) -> str:
     return "inaccessible" if st.get("unaware") else "accessible"
 
 
-def check_suite(data: dict[str, Any], ck: Checker) -> None:
+def check(data: dict[str, Any], ck: Checker) -> None:
     convs = data.get("scenarios") or []
     check_unique_ids(convs, ("scenarios",), ck, "conversation")
     first_set: dict[str, tuple[Any, ...]] = {}

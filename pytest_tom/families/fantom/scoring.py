@@ -33,7 +33,7 @@ from pytest_tom.families.kit import (
 EMBEDDER_FAILED = "embedder_failed"
 
 
-def embedder_option_problems(options: dict[str, Any]) -> list[str]:
+def option_problems(options: dict[str, Any]) -> list[str]:
     """What is wrong with --tom-embedder (a path that is no model directory), if anything."""
     spec = options.get("embedder")
     if spec and looks_like_path(str(spec)) and not Path(str(spec)).expanduser().is_dir():
@@ -43,7 +43,7 @@ def embedder_option_problems(options: dict[str, Any]) -> list[str]:
     return []
 
 
-def unavailable_reason(item: ItemSpec, settings: Settings) -> str | None:
+def unavailable(item: ItemSpec, settings: Settings) -> str | None:
     """Why `item` cannot be scored here (a free response without sentence embeddings)."""
     if item.kind != "belief_dist":
         return None
@@ -51,7 +51,7 @@ def unavailable_reason(item: ItemSpec, settings: Settings) -> str | None:
     return f"belief_dist needs sentence embeddings: {reason}" if reason else None
 
 
-def score_answer(item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
+def score(item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
     """The outcome of `response` to `item` under the rule of the item's kind."""
     text = extract_answer(response)
     kind = item.kind
@@ -118,7 +118,7 @@ def prepare_scoring(pairs: Iterable[tuple[ItemSpec, str]], ctx: ScoringContext) 
     """
     items = [(item, extract_answer(r)) for item, r in pairs if item.kind == "belief_dist"]
     items = [(item, t) for item, t in items if t]
-    if not items or unavailable_reason(items[0][0], ctx.settings):
+    if not items or unavailable(items[0][0], ctx.settings):
         return 0
     emb = embedder(items[0][0], ctx)
     if isinstance(emb, EmbedderError):

@@ -11,9 +11,10 @@ from pytest_tom.families.generic.schema import alternatives, question_id, rule_o
 from pytest_tom.families.kit import LETTERS, ItemSpec, Settings, Suite
 
 
-def expand_items(family: str, suite: Suite, data: dict[str, Any], settings: Settings,
-                 line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
-    """The items of a generic suite, in file order, for the family named `family`."""
+def expand(suite: Suite, data: dict[str, Any], settings: Settings,
+           line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
+    """The items of a generic suite, in file order."""
+    family = suite.family
     defaults = data.get("defaults") or {}
     items: list[ItemSpec] = []
     for si, sc in enumerate(data["scenarios"]):

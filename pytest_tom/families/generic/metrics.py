@@ -7,12 +7,15 @@ metrics `tomi.<question type>.<story type>`) when such items are present.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pytest_tom.families.kit import (
     FamilyResult,
     MetricTable,
     Record,
+    Settings,
+    Value,
     accuracies,
     crosstab,
     ordered,
@@ -32,8 +35,10 @@ def _tomi(rec: Record, field: str) -> str | None:
     return str(meta[field]) if isinstance(meta, dict) and field in meta else None
 
 
-def tomi_result(records: list[Record]) -> FamilyResult:
-    """The ToMi table for the records that carry a `tomi` meta (an empty result otherwise)."""
+def aggregate(records: list[Record], settings: Settings,
+              declared: Mapping[str, Value]) -> FamilyResult:
+    """The ToMi table for the records that carry a `tomi` meta (an empty result otherwise;
+    a generic suite declares no metrics of its own)."""
     cells = crosstab(records, lambda r: _tomi(r, "question_type"), lambda r: _tomi(r, "story_type"))
     if not cells:
         return FamilyResult()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pytest_tom.families.kit import ItemSpec, Message, json_instruction, single_call, two_calls
 
+METHODS = ("vanilla", "cot")
 INSTRUCTIONS = {
     "choice": "Answer with the letter of the correct option.",
     "yes_no": "Answer yes or no.",

@@ -1,5 +1,5 @@
 """The generic family's suite shape: scenarios of a story and questions, one answer rule
-each, and the semantic checks of a suite (`check_suite`)."""
+each, and the semantic checks of a suite (`check`)."""
 
 from __future__ import annotations
 
@@ -118,7 +118,7 @@ def check_answer_map(q: dict[str, Any], qpath: tuple[Any, ...], ck: Checker) -> 
                          f"answers belong to asked objects")
 
 
-def check_suite(data: dict[str, Any], ck: Checker) -> None:
+def check(data: dict[str, Any], ck: Checker) -> None:
     """Report every generic-specific error of a suite's `data` to `ck`: unique ids, one
     answer rule per question and the keys that go with it."""
     scenarios = data.get("scenarios") or []

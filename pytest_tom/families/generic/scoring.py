@@ -9,6 +9,7 @@ from pytest_tom.families.kit import (
     UNPARSEABLE,
     ItemSpec,
     Outcome,
+    ScoringContext,
     after_last,
     has_words,
     mentioned_names,
@@ -18,7 +19,7 @@ from pytest_tom.families.kit import (
 )
 
 
-def score_answer(item: ItemSpec, response: str) -> Outcome:
+def score(item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
     """The outcome of `response` to `item` under the item's answer rule (its kind)."""
     if item.kind == "json_final":
         verdict = score_final(response, item.gold, item.meta.get("wrong"))

@@ -17,9 +17,10 @@ from pytest_tom.families.opentom.labels import (
 from pytest_tom.families.opentom.schema import places_of, question_id
 
 
-def expand_items(family: str, suite: Suite, data: dict[str, Any], settings: Settings,
-                 line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
-    """The items of an OpenToM suite, in file order, for the family named `family`."""
+def expand(suite: Suite, data: dict[str, Any], settings: Settings,
+           line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
+    """The items of an OpenToM suite, in file order."""
+    family = suite.family
     defaults = data.get("defaults") or {}
     long = bool(settings.options.get("opentom_long")) or defaults.get("narrative") == "long"
     items: list[ItemSpec] = []
@@ -69,7 +70,7 @@ def item_of(family: str, suite: Suite, sc: dict[str, Any], q: dict[str, Any],
     )
 
 
-def unavailable_reason(item: ItemSpec) -> str | None:
+def unavailable(item: ItemSpec, settings: Settings) -> str | None:
     """Why `item` cannot be asked (no long narrative under --tom-opentom-long), or None."""
     if item.data.get("long_missing"):
         return (f"scenario {item.scenario!r} has no long narrative "

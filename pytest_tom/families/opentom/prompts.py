@@ -15,6 +15,7 @@ from typing import Any
 
 from pytest_tom.families.kit import ItemSpec, Message, single_call
 
+METHODS = ("vanilla", "cot", "simtom")
 ANSWER_FORMAT = {
     "loc_coarse": 'Answer the question with "Yes" or "No".',
     "loc_fine": "Answer with the location, in the words of the story.",

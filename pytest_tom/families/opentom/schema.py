@@ -97,7 +97,7 @@ def places_of(sc: dict[str, Any]) -> list[list[str]]:
             [str(sc["new_place"]), *map(str, aliases.get("new", []))]]
 
 
-def check_suite(data: dict[str, Any], ck: Checker) -> None:
+def check(data: dict[str, Any], ck: Checker) -> None:
     """Report every OpenToM-specific error of a suite's `data` to `ck`."""
     scenarios = [sc for sc in data.get("scenarios") or []]
     check_unique_ids(scenarios, ("scenarios",), ck, "scenario")

@@ -3,12 +3,14 @@ label of the question's genre, judged against the gold label."""
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import UNPARSEABLE, ItemSpec, Outcome, last_line
+from pytest_tom.families.kit import UNPARSEABLE, ItemSpec, Outcome, ScoringContext, last_line
 from pytest_tom.families.opentom.labels import parse_label, place_label
 
 
-def score_answer(item: ItemSpec, response: str, method: str) -> Outcome:
-    """The outcome of `response` to `item` asked with `method` (vanilla, cot, simtom)."""
+def score(item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
+    """The outcome of `response` to `item` asked with the run's method (vanilla, cot,
+    simtom)."""
+    method = ctx.settings.method
     text = last_line(response) if method == "cot" else response.strip()
     label = parse_label(item.kind, text, item.data["places"])
     if label is None:

@@ -10,9 +10,10 @@ from pytest_tom.families.kit import ItemSpec, Settings, Suite
 from pytest_tom.families.robustness.scenes import Scene, scenery_id, scenes_of
 
 
-def expand_items(family: str, suite: Suite, data: dict[str, Any], settings: Settings,
-                 line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
-    """The items of a robustness suite, stage by stage, for the family named `family`."""
+def expand(suite: Suite, data: dict[str, Any], settings: Settings,
+           line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
+    """The items of a robustness suite, stage by stage."""
+    family = suite.family
     default_tags = list((data.get("defaults") or {}).get("tags", []))
     items: list[ItemSpec] = []
     for si, stage in enumerate(data["scenarios"]):

@@ -48,8 +48,8 @@ def coin_goal(scenes: int) -> float:
     return COIN_TURN ** scenes
 
 
-def aggregate_records(records: list[Record], settings: Settings,
-                      declared: Mapping[str, Value]) -> FamilyResult:
+def aggregate(records: list[Record], settings: Settings,
+              declared: Mapping[str, Value]) -> FamilyResult:
     """The tables of the declared values, and the figures that are not declared metrics.
     A declared metric of a class (or variant) that has scenes but none judged is reported
     as None, as it always was; one of a class or variant without scenes is left out."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pytest_tom.families.kit import JSON_BEGIN, JSON_END, ItemSpec, Message, single_call, two_calls
 
+METHODS = ("vanilla", "cot")
 INSTRUCTION = f"""### TASK ###
 Below is a short text about one or more people and one or more objects. An object can be \
 inside another object or at some place, and this can change as the text goes on.

@@ -126,7 +126,7 @@ SCENERY = Obj(what="scenery", fields={
     "tags": Field(ListOf(TAG)),
 })
 
-STAGE = Obj(what="stage", fields={
+SCENARIO = Obj(what="stage", fields={  # a robustness scenario is a stage
     "id": Field(ID, required=True, doc="the stage's name"),
     "type": Field(Enum(values=STAGE_TYPES), required=True),
     "protagonist": Field(Str(), required=True, doc="the name of the stage's protagonist"),
@@ -146,7 +146,7 @@ STAGE = Obj(what="stage", fields={
 DEFAULTS = Obj(what="defaults mapping", fields={"tags": Field(ListOf(TAG))})
 
 
-def check_suite(data: dict[str, Any], ck: Checker) -> None:
+def check(data: dict[str, Any], ck: Checker) -> None:
     """Report every robustness-specific error of a suite's `data` to `ck`: repeated sceneries,
     malformed scene answers, and the problems of building the scenes."""
     stages = data.get("scenarios") or []

@@ -3,10 +3,10 @@ judged per object (`pytest_tom.scoring.json_final`)."""
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import UNPARSEABLE, ItemSpec, Outcome, score_final
+from pytest_tom.families.kit import UNPARSEABLE, ItemSpec, Outcome, ScoringContext, score_final
 
 
-def score_answer(item: ItemSpec, response: str) -> Outcome:
+def score(item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
     """The outcome of `response` to `item`: unparseable when no `final` object is read."""
     verdict = score_final(response, item.data["right"], item.data["wrong"])
     if verdict.unparseable:
