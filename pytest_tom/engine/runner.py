@@ -1,20 +1,22 @@
 """The runner: one per process, it makes the model calls of the items.
 
 It owns an asyncio event loop in a background thread and hands each item its
-`Completion` (every response of its conversation, or an error). For each call:
+`Completion` (every response of its conversation, or an error). The runner keeps the
+loop, the admission of conversations and requests, and the bookkeeping; each call of a
+conversation goes through two small layers, each decided once when the runner is made:
 
-1. the response cache is asked first (a hit costs no request and no slot);
-2. an identical call already in flight in this process is shared, not repeated;
-3. with the cache on, the call is claimed in the cache so that another process
-   (an xdist worker, a second run) waits for this answer instead of asking too;
-4. the call waits for a slot: at most `concurrency` requests are in flight, fewer
-   while the server keeps answering 429 (see `AdaptiveLimit`);
-5. retryable failures (429, 5xx, timeouts, connection resets) are retried with
-   exponential backoff and jitter, honouring Retry-After, at most `retries`
-   times and never past the per-request `deadline`; other failures are final;
-6. the answer is written to the cache the moment it arrives. Cache calls never wait
-   inside SQLite: a sibling process's lock is waited for with `asyncio.sleep`
-   (`ResponseCache.a...`), so the loop keeps sending and reading meanwhile.
+- the cached-call layer (`engine/cached_call.CachedCalls`, for a backend whose answers
+  depend on the request alone): the response cache is asked first, an identical call
+  in flight is shared, the call is claimed in the cache so that another process waits
+  for this answer instead of asking too, and the answer is stored the moment it arrives;
+- the retry policy (`engine/retry_policy.RetryPolicy`): each attempt holds one of the
+  runner's slots, retryable failures are retried with backoff and Retry-After, never
+  past the per-call deadline.
+
+Admission: at most `concurrency` requests are in flight, fewer while the server keeps
+answering 429 (`AdaptiveLimit`, the slots), and a few conversations per slot are under
+way at once (`ADMITTED`); a backend that answers batches gets the calls in flight
+together (`Backend.in_flight`).
 
 A key (an item, or one sample of it) is started at most once per process. The
 runner knows requests and responses only: which messages to send next is
@@ -27,25 +29,24 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import random
+import functools
 import threading
 import time
 from collections.abc import Callable, Coroutine
 from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest
-from pytest_tom.core.bounded import within
 from pytest_tom.core.option_table import TomOptions
 from pytest_tom.core.outcome import REQUEST_FAILED
-from pytest_tom.engine.cache import CachedReply, ResponseCache, request_key
+from pytest_tom.engine.cache import ResponseCache
+from pytest_tom.engine.cached_call import CachedCalls, is_cacheable, open_cache
+from pytest_tom.engine.completion import Completion, RunnerStats
+from pytest_tom.engine.retry_policy import RetryPolicy
 
 # given the responses so far, the next request of a conversation, or None when done
 Conversation = Callable[[list[str]], ModelRequest | None]
-
-THROTTLE_STATUS = 429
 
 # conversations under way at once, per concurrency slot. Thousands are submitted at once;
 # started all together, each would build its request, hash its key and look it up and
@@ -53,62 +54,6 @@ THROTTLE_STATUS = 429
 # answer (about a second at 2,000 items). A few per slot keep the slots busy and let the
 # rest start in submission order as the first ones finish.
 ADMITTED = 2
-
-
-def is_cacheable(backend: Backend) -> bool:
-    """Whether the backend declares that its answers depend on the request alone (safe to
-    cache and to share between identical calls): `Backend.cacheable`, never its name."""
-    return bool(getattr(backend, "cacheable", False))
-
-
-@dataclass
-class Completion:
-    """The model side of one item (or one sample of it): responses in call order, or an error."""
-
-    responses: list[str] = field(default_factory=list)
-    error: str | None = None
-    error_kind: str | None = None
-    usage: dict[str, int] = field(default_factory=dict)  # tokens of calls made in this run
-    cached_usage: dict[str, int] = field(default_factory=dict)  # tokens of calls from the cache
-    model: str | None = None  # the model the server says answered
-    requests: int = 0  # HTTP attempts, retries included
-    retries: int = 0
-    cached: int = 0  # calls answered by the response cache
-    shared: int = 0  # calls answered by an identical call of this run (nothing was cached)
-    seconds: float = 0.0
-    # (endpoint, answered) of each attempt, when the backend has several endpoints
-    attempts: list[tuple[str, bool]] = field(default_factory=list)
-
-    @property
-    def final(self) -> str:
-        return self.responses[-1] if self.responses else ""
-
-
-@dataclass
-class RunnerStats:
-    """Counters for the progress line and the summary (written by the loop thread only)."""
-
-    submitted: int = 0  # conversations started
-    done: int = 0  # conversations finished (answered or failed)
-    done_cached: int = 0  # finished without any request
-    errors: int = 0  # conversations that failed
-    requests: int = 0  # HTTP attempts
-    cache_hits: int = 0  # calls answered from the response cache
-    shared: int = 0  # calls answered by an identical call in flight in this process
-    retries: int = 0
-    throttled: int = 0  # 429 answers
-    waiting: int = 0  # calls waiting for another process's answer right now
-    started: float | None = None  # perf_counter of the first submission
-    finished: float | None = None  # perf_counter of the latest conversation finished
-
-    def elapsed(self) -> float:
-        """Seconds since the first submission; once every conversation is finished, up to
-        the last answer (the items may still be scored after it)."""
-        if self.started is None:
-            return 0.0
-        if self.finished is not None and self.done >= self.submitted:
-            return self.finished - self.started
-        return time.perf_counter() - self.started
 
 
 class AdaptiveLimit:
@@ -194,23 +139,27 @@ class Runner:
     def __init__(self, backend: Backend, concurrency: int = 16, retries: int = 5,
                  backoff: float = 0.5, max_backoff: float = 30.0, *,
                  cache: ResponseCache | None = None, deadline: float = 600.0,
-                 poll: float = 0.05):
+                 poll: float = 0.05, retry: RetryPolicy | None = None):
+        """`retry`: the retry policy (default: one of `retries`, `backoff`, `max_backoff`
+        and `deadline`); `cache`: the response cache, used when the backend is cacheable;
+        `poll`: how often an answer asked by another process is looked for."""
         self.backend = backend
         # what the backend can use: one call at a time for a model that is not thread-safe,
         # two batches for a batching one (Backend.in_flight)
         in_flight = getattr(backend, "in_flight", None)
         asked = max(1, concurrency)
         self.concurrency = max(1, in_flight(asked) if in_flight is not None else asked)
-        self.retries = max(0, retries)
-        self.backoff = max(0.0, backoff)
-        self.max_backoff = max_backoff
-        self.deadline = deadline if deadline and deadline > 0 else 600.0
-        self.poll = poll
-        self.cacheable = is_cacheable(backend)
-        self.cache = cache if (cache is not None and self.cacheable and cache.mode != "off") else None
-        self._identity = backend.identity() if self.cacheable else {}
+        self.retry = retry or RetryPolicy(retries, backoff, max_backoff, deadline)
         self.stats = RunnerStats()
         self.limiter = AdaptiveLimit(self.concurrency)
+        # one call, however it is answered: the request under the retry policy ...
+        self._ask = functools.partial(self.retry.call, backend.acomplete, self.limiter,
+                                      self.stats)
+        # ... behind the cache and the sharing of identical calls when the answers allow it
+        self.calls: CachedCalls | None = None
+        if is_cacheable(backend):
+            self.calls = CachedCalls(backend.identity(), self._ask, self.stats, cache=cache,
+                                     deadline=self.retry.deadline, poll=poll)
         self.failures: list[tuple[str, str]] = []  # (key, error) of conversations that failed
         self._futures: dict[str, Future[Completion]] = {}
         # submitted, not started yet: (future, key, conversation, sample), see `submit`
@@ -219,7 +168,6 @@ class Runner:
         # keys whose completion the caller took (`forget`): a large run holds no future,
         # task or completion per item once its item is scored (issue 24: bounded memory)
         self._taken: set[str] = set()
-        self._inflight: dict[str, asyncio.Future[tuple[ModelReply, bool]]] = {}
         self._lock = threading.Lock()
         self._idle = threading.Event()
         self._idle.set()
@@ -232,13 +180,9 @@ class Runner:
     @classmethod
     def from_options(cls, backend: Backend, options: TomOptions, rootdir: str | Path) -> Runner:
         """The runner a pytest-tom session asks for (`options`: resolved --tom-* values)."""
-        mode = options.cache or "on"
-        cache = None
-        if mode != "off" and is_cacheable(backend):
-            cache = ResponseCache(cache_dir(options, rootdir), mode=mode,
-                                  stale_after=options.deadline + 60.0)
-        return cls(backend, concurrency=options.concurrency, retries=options.retries,
-                   backoff=options.backoff, cache=cache, deadline=options.deadline)
+        return cls(backend, concurrency=options.concurrency,
+                   cache=open_cache(backend, options, rootdir),
+                   retry=RetryPolicy.from_options(options))
 
     # -- loop management ---------------------------------------------------------------
     def _ensure_loop(self) -> asyncio.AbstractEventLoop:
@@ -273,8 +217,8 @@ class Runner:
                 self._thread.join(timeout=10)
             if not loop.is_running():
                 loop.close()
-        if self.cache is not None:
-            self.cache.close()
+        if self.calls is not None:
+            self.calls.close()
 
     # -- public API ----------------------------------------------------------------------
     def submit(self, key: str, conversation: Conversation, sample: int = 0) -> Future[Completion]:
@@ -360,7 +304,7 @@ class Runner:
     @property
     def cache_problem(self) -> str | None:
         """Why the cache was turned off during this run (one line), or None."""
-        return self.cache.problem if self.cache is not None else None
+        return self.calls.problem if self.calls is not None else None
 
     @property
     def pending(self) -> int:
@@ -417,151 +361,10 @@ class Runner:
     async def _call(self, request: ModelRequest, comp: Completion,
                     sample: int) -> tuple[ModelReply, bool]:
         """(reply, came without a request of ours)."""
-        if not self.cacheable:
-            return await self._fetch(request, comp), False
-        key = request_key(self._identity, request.messages, request.params.to_dict(), sample)
-        cache = self.cache
-        if cache is not None and cache.readable:
-            hit = await cache.aget(key)
-            if hit is not None:
-                return self._hit(comp, ModelReply(text=hit.text, usage=hit.usage, model=hit.model))
-        shared = self._inflight.get(key)
-        if shared is not None:  # the same call is in flight for another item: share it
-            reply, _ = await asyncio.shield(shared)
-            comp.shared += 1
-            self.stats.shared += 1
-            return reply, True
-        fut: asyncio.Future[tuple[ModelReply, bool]] = asyncio.get_running_loop().create_future()
-        self._inflight[key] = fut
-        try:
-            result = await self._fetch_shared(request, comp, key)
-        except BaseException as exc:
-            fut.set_exception(exc if isinstance(exc, Exception) else BackendError("cancelled"))
-            fut.exception()  # mark retrieved: nobody else may be waiting
-            raise
-        else:
-            fut.set_result(result)
-            return result
-        finally:
-            self._inflight.pop(key, None)
-
-    def _hit(self, comp: Completion, reply: ModelReply) -> tuple[ModelReply, bool]:
-        comp.cached += 1
-        self.stats.cache_hits += 1
-        return reply, True
-
-    async def _fetch_shared(self, request: ModelRequest, comp: Completion,
-                            key: str) -> tuple[ModelReply, bool]:
-        """Request `key` unless another process is already asking; cache the answer."""
-        cache = self.cache
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.deadline
-        if cache is not None and cache.coordinating:
-            hit = await self._claim(cache, key, deadline)
-            if hit is not None:
-                return self._hit(comp, ModelReply(hit.text, hit.usage, hit.model))
-        try:
-            reply = await self._fetch(request, comp)
-        except BaseException as exc:
-            if cache is not None:
-                if isinstance(exc, asyncio.CancelledError):
-                    cache.release(key)  # at once: the run is stopping (no await here)
-                else:
-                    await cache.arelease(key)
-            raise
-        if cache is not None:  # a sibling's lock is waited for without stopping the loop
-            if cache.writable:
-                await cache.aput(key, reply.text, reply.usage, reply.model)
-            else:
-                await cache.arelease(key)
-        return reply, False
-
-    async def _claim(self, cache: ResponseCache, key: str, deadline: float) -> CachedReply | None:
-        """Claim `key` for this process (returns None), or wait while another live process
-        holds it and return its answer. Raises when its answer does not come in time."""
-        loop = asyncio.get_running_loop()
-        if not await cache.aclaim(key):
-            self.stats.waiting += 1
-            try:
-                while not await cache.aclaim(key):
-                    await asyncio.sleep(self.poll)
-                    hit = await cache.aget(key)
-                    if hit is not None:
-                        return hit
-                    if loop.time() > deadline:
-                        raise BackendError(f"another process was asking the same and gave no "
-                                           f"answer within the deadline ({self.deadline:g}s)")
-            finally:
-                self.stats.waiting -= 1
-        hit = await cache.aget(key)  # answered between our first look and our claim
-        if hit is not None:
-            await cache.arelease(key)
-        return hit
-
-    async def _fetch(self, request: ModelRequest, comp: Completion) -> ModelReply:
-        """The request itself: a slot, the call, retries with backoff until the deadline.
-
-        The deadline runs from the moment the call first holds a concurrency slot: time
-        spent queued behind other items (thousands are submitted at once) does not count.
-        A final failure says what happened at each attempt (`attempts_error`).
-        """
-        loop = asyncio.get_running_loop()
-        deadline: float | None = None
-        history: list[BackendError] = []
-        while True:
-            if deadline is not None and deadline - loop.time() <= 0:
-                raise attempts_error(history, f"no answer within the deadline of "
-                                     f"{self.deadline:g}s (--tom-deadline)", request)
-            epoch = await self.limiter.acquire()
-            if deadline is None:
-                deadline = loop.time() + self.deadline
-            comp.requests += 1
-            self.stats.requests += 1
-            started = loop.time()
-            try:
-                reply = await within(self.backend.acomplete(request),
-                                     max(0.001, deadline - loop.time()))
-            except asyncio.TimeoutError:
-                if request.asked_at:  # a pool's endpoint was asked: the attempt counts there
-                    comp.attempts.append((request.asked_at, False))
-                took = loop.time() - started
-                history.append(BackendError(f"stopped by the deadline after "
-                                            f"{took:.{1 if took < 10 else 0}f}s", timed_out=True))
-                raise attempts_error(history, f"no answer within the deadline of "
-                                     f"{self.deadline:g}s (--tom-deadline)", request) from None
-            except BackendError as exc:
-                error = exc
-                if exc.endpoint:
-                    comp.attempts.append((exc.endpoint, False))
-            else:
-                if reply.endpoint:
-                    comp.attempts.append((reply.endpoint, True))
-                self.limiter.answered(epoch, throttled=False)
-                return reply
-            finally:
-                self.limiter.release()
-            history.append(error)
-            self.limiter.answered(epoch, throttled=error.status == THROTTLE_STATUS)
-            if error.status == THROTTLE_STATUS:
-                self.stats.throttled += 1
-            if not error.retryable:
-                raise attempts_error(history, None, request)
-            if len(history) > self.retries:
-                raise attempts_error(history, "gave up", request)
-            delay = self._delay(len(history) - 1, error.retry_after)
-            if loop.time() + delay > deadline:
-                raise attempts_error(history, f"a retry in {delay:.1f}s would pass the deadline "
-                                     f"of {self.deadline:g}s (--tom-deadline)", request)
-            comp.retries += 1
-            self.stats.retries += 1
-            await asyncio.sleep(delay)
-
-    def _delay(self, attempt: int, retry_after: float | None) -> float:
-        """Retry-After when the server gives one (plus up to 10% jitter), else exponential
-        backoff with full jitter in [0.5, 1.5) of base * 2**attempt, capped at max_backoff."""
-        if retry_after is not None and retry_after >= 0:
-            return retry_after * (1.0 + 0.1 * random.random())
-        return min(self.max_backoff, self.backoff * 2**attempt) * (0.5 + random.random())
+        calls = self.calls
+        if calls is None:
+            return await self._ask(request, comp), False
+        return await calls.call(request, sample, comp)
 
 
 def _cancel_all(tasks: set[asyncio.Task[None]]) -> None:
@@ -569,46 +372,3 @@ def _cancel_all(tasks: set[asyncio.Task[None]]) -> None:
     are cancelled already; a cancelled conversation ends as an error of its item)."""
     for task in list(tasks):
         task.cancel()
-
-
-def attempts_error(history: list[BackendError], why: str | None,
-                   request: ModelRequest) -> BackendError:
-    """The final error of a call, saying what happened at each attempt.
-
-    One attempt: its own message (plus `why`). Several: `gave up after 3 attempts:
-    1 HTTP 503 · 2 timed out after 120s ...`. When an attempt timed out, the likely
-    cause and the options that help are named: a model that writes a very long answer
-    (lower --tom-max-tokens) or a slow server (raise --tom-timeout).
-    """
-    if not history:
-        return BackendError(why or "no attempt was made")
-    last = history[-1]
-    if len(history) == 1:
-        text = str(last) if why is None else f"{last} ({why})"
-    else:
-        runs: list[tuple[int, int, str]] = []  # (first, last attempt, message), runs merged
-        for i, e in enumerate(history, 1):
-            if runs and runs[-1][2] == str(e):
-                runs[-1] = (runs[-1][0], i, str(e))
-            else:
-                runs.append((i, i, str(e)))
-        if len(runs) == 1:
-            steps = "the same each time"
-        else:
-            steps = " · ".join(f"{a}{'' if a == b else f'-{b}'}: {m}" for a, b, m in runs)
-        text = f"{last} ({why or 'failed'} after {len(history)} attempts: {steps})"
-    if any(e.timed_out for e in history):
-        limit = request.params.max_tokens
-        length = f"max_tokens {limit}" if limit is not None else "no max_tokens"
-        text += (f"; a timeout often means a very long answer ({length}): lower "
-                 f"--tom-max-tokens; or a server that answers one request at a time: lower "
-                 f"--tom-concurrency, or raise --tom-timeout")
-    return BackendError(text, kind=last.kind, status=last.status,
-                        timed_out=any(e.timed_out for e in history))
-
-
-def cache_dir(options: TomOptions, rootdir: str | Path) -> Path:
-    """`--tom-cache-dir` (relative to the rootdir), default `<rootdir>/.tom_cache`."""
-    raw = options.cache_dir or ".tom_cache"
-    path = Path(raw).expanduser()
-    return path if path.is_absolute() else Path(rootdir) / path

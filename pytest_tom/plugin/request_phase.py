@@ -24,7 +24,8 @@ import pytest
 
 from pytest_tom import families
 from pytest_tom.engine.cache import clear_with_note
-from pytest_tom.engine.runner import Completion, cache_dir, is_cacheable
+from pytest_tom.engine.cached_call import cache_dir, is_cacheable
+from pytest_tom.engine.completion import Completion
 from pytest_tom.engine.sample_requests import (
     sample_count,
     submit_samples,
