@@ -104,7 +104,7 @@ from pytest_tom.scoring.labels import (
 )
 from pytest_tom.scoring.names import mentioned_names
 from pytest_tom.scoring.text import after_last, has_words, normalise, word_pattern
-from pytest_tom.scoring.yesno import parse_yes_no
+from pytest_tom.scoring.yesno import hedge_in, parse_yes_no
 
 # suite files: the schema toolkit (file:line:col errors) and the YAML writer of converters
 from pytest_tom.suite.schema import (
@@ -142,7 +142,8 @@ __all__ = [
     "ValueMean",
     "accuracies", "after_last", "check_unique_ids", "crosstab", "describe", "describe_spec",
     "did_you_mean", "disjoint_samples", "dump_suite", "embeddings_available", "evaluate",
-    "first_keyword", "get_embedder", "has_words", "is_judged", "is_skipped", "json_instruction",
+    "first_keyword", "get_embedder", "has_words", "hedge_in", "is_judged", "is_skipped",
+    "json_instruction",
     "judged", "last_line", "letters_named", "looks_like_path", "macro_f1_of", "mean_of",
     "mean_std", "mentioned_names", "meta", "named_place", "normalise", "ordered",
     "outcome_value", "parse_choice", "parse_yes_no", "pct", "pct_of", "points", "ratio",

@@ -14,7 +14,7 @@ from pytest_tom.scoring.text import normalise
 KeywordTable = Sequence[tuple[str, Sequence[str]]]  # (label, keywords), in priority order
 
 _YES = re.compile(r"(?<![\w'])yes(?![\w'])", re.IGNORECASE)
-_NO = re.compile(r"(?<![\w'])no(?![\w'])", re.IGNORECASE)
+_NO = re.compile(r"(?<![\w'])no(?:pe)?(?![\w'])", re.IGNORECASE)
 
 
 def last_line(text: str) -> str:
@@ -26,10 +26,12 @@ def last_line(text: str) -> str:
 
 
 def yes_no_word(text: str) -> str | None:
-    """'yes' or 'no' when the answer uses exactly one of the two words (whole words).
+    """'yes' or 'no' when the answer uses exactly one of the two words (whole words; "nope"
+    is a no too, as the substring test it replaces finds "no" in it).
 
     Unlike a substring test, "know", "not" or "nothing" do not count as "no";
-    an answer with both words, or neither, is None.
+    an answer with both words, or neither, is None. A hedge that uses the word ("No
+    idea.") is a no, as the authors' OpenToM evaluator reads it (docs/differences.md).
     """
     yes, no = bool(_YES.search(text)), bool(_NO.search(text))
     if yes == no:

@@ -10,7 +10,10 @@
   "no"/"false"), matched as whole words whatever punctuation follows
   (upstream: only between spaces, so "He does not know." is neither), a
   leading yes/no word decides, and otherwise negation is read before
-  affirmation (upstream: "No, she knows nothing" is yes);
+  affirmation (upstream: "No, she knows nothing" is yes); a hedge or refusal ("I'm not
+  sure", "Not enough information.", "It's unclear whether she knows") is read exactly as
+  the released code reads it (`released_binary`): mostly "irrelevant", but "no" for
+  "Not sure." or "No idea." (its cues), and never "yes" through the whole-word fix;
 - names in list answers are whole words, and "everyone except Sara" does not
   list Sara (upstream: substrings, so "Ann" matches inside "Anna").
 
@@ -22,7 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pytest_tom.families.kit import mentioned_names
+from pytest_tom.families.kit import hedge_in, mentioned_names
 
 ANSWER_MARKER = "Answer:"
 CHOICE_MARKER = "Choose an answer from above:"
@@ -55,8 +58,24 @@ _NEG = re.compile(r"\bno\b|\bdoes\s+not\s+know\b|\bdoesn['’]t\s+know\b")
 _POS = re.compile(r"\byes\b|\bknows\b")
 
 
+_RELEASED_YES = (" yes,", " yes ", " yes.", " knows ")
+_RELEASED_NO = (" no,", " no ", " no.", " does not know ", " doesn't know ")
+
+
+def released_binary(answer: str) -> str:
+    """The released code's reading, cue for cue (spaces included): used for hedges only."""
+    r = answer.strip().lower()
+    if any(c in r for c in _RELEASED_YES) or r.startswith(("yes", "true")):
+        return YES
+    if any(c in r for c in _RELEASED_NO) or r.startswith(("no", "false")):
+        return NO
+    return IRRELEVANT
+
+
 def parse_binary(answer: str) -> str:
     """'yes', 'no' or 'irrelevant' (neither: counted wrong, and as its own label in F1)."""
+    if hedge_in(answer):
+        return released_binary(answer)
     r = answer.strip().lower()
     head = _HEAD.match(r)
     if head:

@@ -12,6 +12,7 @@ from pytest_tom.families.kit import (
     ScoringContext,
     after_last,
     has_words,
+    hedge_in,
     mentioned_names,
     parse_choice,
     parse_yes_no,
@@ -41,7 +42,10 @@ def score(item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
     if item.kind == "yes_no":
         yn = parse_yes_no(text)
         if yn is None:
-            return Outcome(correct=False, error=UNPARSEABLE, detail="neither yes nor no")
+            hedge = hedge_in(text)
+            return Outcome(correct=False, error=UNPARSEABLE,
+                           detail=f"a hedge or refusal ({hedge!r}), not yes or no" if hedge
+                           else "neither yes nor no")
         return Outcome(correct=yn == item.gold, parsed=yn)
     if item.kind == "names":
         named = mentioned_names(text, item.data["characters"])
