@@ -5,6 +5,8 @@ do; the folder it sets up runs its example with a `python:` answerer (exit 0, sc
 
 from __future__ import annotations
 
+import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -31,8 +33,10 @@ def test_init_in_an_empty_folder_then_pytest_runs_the_example(
     assert main(["init", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert set(snapshot(tmp_path)) == {"pytest.ini", "conftest.py", "tom/example.tom.yaml",
-                                       "tom/answer.py", ".github/workflows/tom.yml"}
+                                       "tom/answer.py", ".github/workflows/tom.yml",
+                                       ".gitignore"}
     assert "wrote pytest.ini [pytest]: tom_items, tom_report" in out
+    assert "wrote .gitignore: tom-report.json" in out
     before = snapshot(tmp_path)
     assert main(["init", str(tmp_path)]) == 0  # twice: nothing changes, and it says so
     out = capsys.readouterr().out
@@ -53,6 +57,64 @@ def test_init_in_an_empty_folder_then_pytest_runs_the_example(
     assert "tom totals: 6 items · turn 66.7%" in proc.stdout
 
 
+def hint_commands(out: str) -> list[list[str]]:
+    """The commands of init's "next (runs as printed):" block, as argument lists."""
+    lines = out.split("next (runs as printed):\n", 1)[1].split("\nthen,", 1)[0].splitlines()
+    return [shlex.split(line.split(" # ")[0]) for line in lines]
+
+
+def test_init_in_a_repository_with_its_own_conftest_runs_its_hint_as_printed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 33 point 5: the repository's conftest.py is never edited, so the placeholder
+    hook goes to tom/conftest.py, and every command of the hint works as printed."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "mymodel"\nversion = "0.1"\n\n'
+        '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n')
+    (tmp_path / "mymodel.py").write_text("def load():\n    return 'weights'\n")
+    own = ("import pytest\n\nimport mymodel\n\n\n@pytest.fixture(scope='session')\n"
+           "def weights():\n    return mymodel.load()\n")
+    (tmp_path / "conftest.py").write_text(own)
+    (tmp_path / ".gitignore").write_text("__pycache__/\n*.pyc")  # no final newline
+    assert main(["init", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert (tmp_path / "conftest.py").read_text() == own
+    assert "wrote tom/conftest.py" in out
+    assert (tmp_path / ".gitignore").read_text() == (
+        "__pycache__/\n*.pyc\n\n# pytest-tom (pytest-tom init): the JSON report every run writes\n"
+        "tom-report.json\n")
+    commands = hint_commands(out)
+    assert [c[:2] for c in commands] == [["pytest", "tom"], ["pytest", "tom"]]
+    assert "--tom-model=mymodel" in commands[1]
+    for command in commands:
+        proc = subprocess.run([sys.executable, "-m", *command], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, f"{command}\n{proc.stdout}{proc.stderr}"
+        assert "tom totals: 6 items · turn 66.7%" in proc.stdout
+    assert (tmp_path / "tom-report.json").is_file()
+    if shutil.which("git"):
+        subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+        ignored = subprocess.run(["git", "check-ignore", "-q", "tom-report.json"], cwd=tmp_path)
+        assert ignored.returncode == 0  # the report never shows up as a change to commit
+    assert main(["init", str(tmp_path)]) == 0  # twice: nothing changes
+    assert "nothing to do" in capsys.readouterr().out
+
+
+def test_init_names_no_placeholder_hook_when_the_repository_has_its_own(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "conftest.py").write_text(
+        "def pytest_tom_backend(config, spec):\n    return None\n")
+    (tmp_path / "pytest.ini").write_text("[pytest]\ntom_report = out/run.json\n")
+    assert main(["init", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert not (tmp_path / "tom" / "conftest.py").exists()
+    assert "kept  conftest.py (exists, with a pytest_tom_backend hook)" in out
+    assert "mymodel" not in out
+    assert "pytest tom --tom-model=SPEC      # a spec the pytest_tom_backend hook of " \
+           "conftest.py answers" in out
+    assert len(hint_commands(out)) == 1  # the example alone runs as printed
+    assert "out/run.json" in (tmp_path / ".gitignore").read_text().splitlines()
+
+
 def test_init_adds_missing_keys_to_pyproject_and_keeps_everything_else(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pyproject = tmp_path / "pyproject.toml"
@@ -64,7 +126,7 @@ def test_init_adds_missing_keys_to_pyproject_and_keeps_everything_else(
     out = capsys.readouterr().out
     text = pyproject.read_text()
     assert "kept  pyproject.toml [tool.pytest.ini_options] tom_report (set already)" in out
-    assert "kept  conftest.py (exists: nothing added)" in out
+    assert "kept  conftest.py (exists: nothing added; the hook goes to tom/conftest.py)" in out
     assert (tmp_path / "conftest.py").read_text() == "# mine\n"
     assert not (tmp_path / "pytest.ini").exists()
     if tomllib is not None:
@@ -99,6 +161,10 @@ def test_the_workflow_gates_against_the_baseline_and_publishes_the_reports(
                    "--tom-save-baseline=tom/baseline.json", '--tom-markdown="$GITHUB_STEP_SUMMARY"',
                    "--tom-html=tom-report.html", "pytest-tom[html,xdist]"):
         assert needle in script
+    # the repository is installed before the suites run (a conftest importing its model)
+    install = next(s["run"] for s in steps if s.get("name") == "Install")
+    assert "python -m pip install -e ." in install
+    assert "if [ -f setup.py ] || grep -qs '^\\[project\\]' pyproject.toml; then" in install
     upload = next(s for s in steps if "upload-artifact" in s.get("uses", ""))
     assert upload["if"] == "always()" and "tom-report.html" in upload["with"]["path"]
 

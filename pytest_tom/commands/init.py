@@ -5,13 +5,19 @@
   `pyproject.toml` when there is one, else a new `pytest.ini`; a key already set is never
   changed;
 - `tom/`: a small example suite of the repository's own and a placeholder answerer;
-- `conftest.py`, only when the folder has none: the `pytest_tom_backend` hook answering
-  `--tom-model=mymodel` with a placeholder model to replace by the repository's own;
-- `.github/workflows/tom.yml`: a CI job that runs the suites in report mode, gates
-  against the committed baseline `tom/baseline.json` (or saves one, the first time),
-  writes the step summary and uploads the HTML and JSON reports.
+- the `pytest_tom_backend` hook answering `--tom-model=mymodel` with a placeholder model
+  to replace by the repository's own: in `conftest.py` when the folder has none; when it
+  has one (init never edits it) in `tom/conftest.py`, which pytest loads for `pytest tom
+  ...`; nothing when a conftest already implements the hook;
+- `.github/workflows/tom.yml`: a CI job that installs the repository (so a conftest that
+  imports the model works), runs the suites in report mode, gates against the committed
+  baseline `tom/baseline.json` (or saves one, the first time), writes the step summary and
+  uploads the HTML and JSON reports;
+- `.gitignore`: the JSON report every run writes (`tom_report`), added when missing.
 
-Every file that exists is left as it is, so a second run changes nothing and says so.
+Every file that exists is left as it is (`.gitignore` and the ini file only gain the lines
+they lack), so a second run changes nothing and says so. The "next:" lines it prints run
+as printed; the lines after them need the user's model (their capitals are placeholders).
 """
 
 from __future__ import annotations
@@ -70,10 +76,8 @@ def run(args: argparse.Namespace) -> int:
     }
     for rel, text in files.items():
         write_new(root, rel, text, changes)
-    if (root / "conftest.py").exists():
-        changes.kept.append("conftest.py (exists: nothing added)")
-    else:
-        write_new(root, "conftest.py", templates.CONFTEST, changes)
+    hook = write_hook(root, changes)
+    write_gitignore(root, report_path(root), changes)
     for line in changes.written:
         print(f"wrote {line}")
     for line in changes.kept:
@@ -81,13 +85,93 @@ def run(args: argparse.Namespace) -> int:
     if not changes.written:
         print("nothing to do: pytest-tom init has set up this folder already (nothing changed)")
         return 0
-    print("\nnext:\n"
-          "  pytest tom --tom-model=mymodel                          # conftest.py's hook answers\n"
-          "  pytest tom --tom-model=python:tom/answer.py:answer     # the example, end to end\n"
-          "  pytest tom --tom-suite=fantom --tom-model=openai:MODEL --tom-base-url=URL\n"
-          "  pytest tom --tom-suite=bundled --tom-model=SPEC --tom-save-baseline=tom/baseline.json"
-          "   # then commit tom/baseline.json: CI gates against it")
+    print("\n" + next_steps(hook))
     return 0
+
+
+HOOK_TEMPLATE_MARK = 'if spec == "mymodel":'  # in templates.CONFTEST: the placeholder hook
+_HOOK_DEF = re.compile(r"^\s*def\s+pytest_tom_backend\s*\(", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Hook:
+    """Where the `pytest_tom_backend` hook is after init: the file, and whether it is the
+    placeholder that answers `--tom-model=mymodel` (else the repository's own)."""
+
+    path: str
+    mymodel: bool
+
+
+def _hook_in(root: Path, rel: str) -> Hook | None:
+    path = root / rel
+    if not path.is_file():
+        return None
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if not _HOOK_DEF.search(text):
+        return None
+    return Hook(rel, HOOK_TEMPLATE_MARK in text)
+
+
+def write_hook(root: Path, changes: Changes) -> Hook | None:
+    """The placeholder hook where pytest finds it, never in a conftest.py of the user's."""
+    for rel in ("conftest.py", "tom/conftest.py"):
+        hook = _hook_in(root, rel)
+        if hook is not None:
+            changes.kept.append(f"{rel} (exists, with a pytest_tom_backend hook)")
+            return hook
+    if not (root / "conftest.py").exists():
+        write_new(root, "conftest.py", templates.CONFTEST, changes)
+        return Hook("conftest.py", True)
+    changes.kept.append("conftest.py (exists: nothing added; the hook goes to tom/conftest.py)")
+    if (root / "tom/conftest.py").exists():
+        changes.kept.append("tom/conftest.py (exists, without a pytest_tom_backend hook)")
+        return None
+    write_new(root, "tom/conftest.py", templates.TOM_CONFTEST, changes)
+    return Hook("tom/conftest.py", True)
+
+
+def next_steps(hook: Hook | None) -> str:
+    """The commands to try: the first block runs as printed (tested), the second needs the
+    user's model or server (its capitals are placeholders)."""
+    now = ["  pytest tom --tom-model=python:tom/answer.py:answer     # the example, end to end"]
+    later = ["  pytest tom --tom-suite=fantom --tom-model=openai:MODEL --tom-base-url=URL",
+             "  pytest tom --tom-suite=bundled --tom-model=SPEC --tom-save-baseline=tom/baseline.json"
+             "   # then commit tom/baseline.json: CI gates against it"]
+    if hook is not None and hook.mymodel:
+        now.append(f"  pytest tom --tom-model=mymodel                          # {hook.path}'s "
+                   f"hook answers: put your model in its MyModel")
+    elif hook is not None:
+        later.insert(0, f"  pytest tom --tom-model=SPEC      # a spec the pytest_tom_backend hook "
+                        f"of {hook.path} answers")
+    return "\n".join(["next (runs as printed):", *now,
+                      "then, with your model (replace the capitals):", *later])
+
+
+def report_path(root: Path) -> str:
+    """The `tom_report` in effect in the pytest configuration init writes to."""
+    path, section = config_file(root)
+    if path.exists():
+        value = _section_values(path.read_text(encoding="utf-8"), f"[{section}]").get("tom_report")
+        if value:
+            return value
+    return dict((k, v) for k, v, _ in INI_KEYS)["tom_report"]
+
+
+def write_gitignore(root: Path, entry: str, changes: Changes) -> None:
+    """`entry` (the JSON report path) in .gitignore: added when no line ignores it already."""
+    path = root / ".gitignore"
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    lines = {line.strip() for line in text.splitlines()}
+    if entry in lines or f"/{entry}" in lines:
+        changes.kept.append(f".gitignore ({entry} ignored already)")
+        return
+    block = f"# pytest-tom (pytest-tom init): the JSON report every run writes\n{entry}\n"
+    if text and not text.endswith("\n"):
+        text += "\n"
+    if text.strip():
+        text += "\n"  # a blank line between the user's lines and ours
+    path.write_text(text + block, encoding="utf-8")
+    changes.written.append(f".gitignore: {entry}")
 
 
 def write_new(root: Path, rel: str, text: str, changes: Changes) -> None:
@@ -142,6 +226,22 @@ def config_file(root: Path) -> tuple[Path, str]:
     if pyproject.is_file():
         return pyproject, "tool.pytest.ini_options"
     return root / "pytest.ini", "pytest"
+
+
+_KEY = re.compile(r"^\s*([A-Za-z0-9_.\-\"']+)\s*[=:]\s*(.*?)\s*$")
+
+
+def _section_values(text: str, header: str) -> dict[str, str]:
+    """The `key = value` lines of one section or table (values unquoted, comments kept out)."""
+    values: dict[str, str] = {}
+    inside = False
+    for line in text.splitlines():
+        bare = line.split("#")[0].strip()
+        if bare.startswith("["):
+            inside = bare == header
+        elif inside and (m := _KEY.match(line.split(" #")[0])):
+            values[m.group(1).strip("\"'")] = m.group(2).strip().strip("\"'")
+    return values
 
 
 def write_ini_keys(root: Path, changes: Changes) -> None:

@@ -68,8 +68,8 @@ def answer(request):
     return choices[0] if choices else "no"
 '''
 
-CONFTEST = '''\
-"""pytest configuration of this repository (written by `pytest-tom init`: edit freely).
+_CONFTEST_DOC = '''\
+"""{what} (written by `pytest-tom init`: edit freely).
 
 pytest-tom runs the suites in tom/ (and bundled ones: --tom-suite=fantom,bigtom ...)
 against the model --tom-model names:
@@ -80,8 +80,12 @@ against the model --tom-model names:
 
 The hook is pytest-tom's way in for your own model (its docs: own-model.md): it is
 called once per process with the --tom-model spec and returns an object with
-`answer(request) -> str` for the specs it knows, None for the others.
+`answer(request) -> str` for the specs it knows, None for the others.{where}
 """
+'''
+
+_HOOK = '''
+import pytest
 
 
 class MyModel:
@@ -93,11 +97,24 @@ class MyModel:
         return choices[0] if choices else "no"  # a placeholder: the first choice
 
 
+@pytest.hookimpl(optionalhook=True)  # this file also loads when pytest-tom is disabled
 def pytest_tom_backend(config, spec):
     if spec == "mymodel":
         return MyModel()
     return None
 '''
+
+# the repository had no conftest.py: the hook in a new one at its root
+CONFTEST = _CONFTEST_DOC.format(what="pytest configuration of this repository",
+                                where="") + _HOOK
+
+# the repository has a conftest.py of its own (never edited): the hook beside the suites,
+# in tom/conftest.py, which pytest loads when it is given tom/ (`pytest tom ...`)
+TOM_CONFTEST = _CONFTEST_DOC.format(
+    what="pytest configuration of the ToM suites in tom/",
+    where="\n\nThis file is beside the suites because the repository has a conftest.py of its\n"
+          "own; pytest loads it for `pytest tom ...` (tom/ on the command line). To answer\n"
+          "--tom-model=mymodel in every run, move the hook into the root conftest.py.") + _HOOK
 
 WORKFLOW = """\
 # Theory-of-Mind suites in CI (written by `pytest-tom init`).
@@ -130,6 +147,10 @@ jobs:
           python -m pip install --upgrade pip
           python -m pip install "pytest-tom[html,xdist]"
           if [ -f requirements.txt ]; then python -m pip install -r requirements.txt; fi
+          # the repository itself, so that a conftest.py that imports its model works here
+          if [ -f setup.py ] || grep -qs '^\\[project\\]' pyproject.toml; then
+            python -m pip install -e .
+          fi
       - name: ToM suites (report mode, gated against tom/baseline.json)
         run: |
           if [ -z "$TOM_MODEL" ]; then
