@@ -40,7 +40,8 @@ def test_same_answers_as_baseline_pass(pytester: pytest.Pytester, baseline: Path
     result.stdout.fnmatch_lines([
         "*tom gates*",
         "items since the baseline: 500 paired, 0 newly wrong, 0 newly right, 0 new, 0 removed",
-        "passed totals:turn  baseline 1.000  current 1.000  delta +0.000*p 1 (McNemar*",
+        "passed totals:turn  baseline 1.000  current 1.000  delta +0.000*McNemar test of the 500 "
+        "paired items' right/wrong: p 1 (*",
         "tom gates: all 4 passed",
     ])
 
@@ -58,7 +59,8 @@ def test_ten_points_worse_on_goal_fails_naming_the_metric(
     result.stdout.fnmatch_lines([
         "items since the baseline: 500 paired, 10 newly wrong, 0 newly right, 0 new, 0 removed",
         "FAILED totals:goal  baseline 1.000  current 0.900  delta -0.100 (allowed drop 0.050)  "
-        "p 0.001953 (McNemar, 10 newly wrong / 0 newly right of 500 paired, alpha 0.05)*",
+        "McNemar test of the 500 paired items' right/wrong: p 0.001953 (10 newly wrong / "
+        "0 newly right, alpha 0.05)*",
         f"FAILED {SUITE}:goal  baseline 1.000  current 0.900*",
         "tom gates: 2 of 4 failed",
         "*490 passed, 10 xfailed, 2 tom gates failed in *",
@@ -78,7 +80,8 @@ def test_one_flipped_item_passes_unless_the_test_is_off(
     result.stdout.fnmatch_lines([
         "  newly wrong: gate-demo::s042::q3",
         "passed totals:turn  baseline 1.000  current 0.998  delta -0.002 (allowed drop 0.000)  "
-        "p 1 (McNemar, 1 newly wrong / 0 newly right of 500 paired, alpha 0.05)  "
+        "McNemar test of the 500 paired items' right/wrong: p 1 (1 newly wrong / 0 newly "
+        "right, alpha 0.05)  "
         "smallest detectable drop 0.012 (6 of 500 shared items newly wrong, none newly right, "
         "alpha 0.05)  -- worse by 0.002, but not significant (p 1 > alpha 0.05)",
         "tom gates: all 4 passed",

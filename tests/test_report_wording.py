@@ -149,3 +149,24 @@ def test_a_large_gate_has_no_warning() -> None:
     turn = next(r for r in report.results if r.label == "totals:turn")
     assert turn.detectable_items == 6 and turn.detectable == pytest.approx(6 / 400)
     assert not [n for n in report.notes if n.startswith("warning: ")]
+
+
+def test_a_gate_line_says_what_its_p_value_tested() -> None:
+    """Issue 33 point 7: `passed totals:goal ... delta +0.000 ... p 9.5e-07` read as a
+    contradiction. The McNemar p is of the paired items' right/wrong, not of goal: here
+    every scenario loses one right item, goal (already 0) stays put, the items' change is
+    significant, and the line says both."""
+    base = [rec("s", f"s{i}::q{j}", j == 0) for i in range(20) for j in range(2)]
+    now = [rec("s", f"s{i}::q{j}", False) for i in range(20) for j in range(2)]
+    results = aggregate(now, Settings())
+    report = evaluate(cfg(report_of(base)), results, now)
+    goal = next(r for r in report.results if r.label == "totals:goal")
+    assert goal.passed and goal.delta == 0 and goal.p_value is not None and goal.p_value < 1e-5
+    line = gate_line(goal, report.alpha)
+    assert ("delta +0.000 (allowed drop 0.000)  McNemar test of the 40 paired items' "
+            "right/wrong: p 1.907e-06 (20 newly wrong / 0 newly right, alpha 0.05)") in line
+    assert line.endswith("-- the items got significantly worse, but goal did not drop by more "
+                         "than allowed")
+    turn = next(r for r in report.results if r.label == "totals:turn")
+    assert not turn.passed and "-- drop larger than allowed and significant" in \
+        gate_line(turn, report.alpha)

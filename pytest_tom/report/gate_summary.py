@@ -27,9 +27,20 @@ def p_text(p: float | None) -> str:
     return "n/a" if p is None else f"{p:.4g}"
 
 
+def tested(r: GateResult) -> str:
+    """What the p-value of a baseline gate tests: the McNemar test is of the paired items'
+    right/wrong (not of the metric's value: a goal accuracy can stay put while many items
+    flip); the paired bootstrap is of the metric itself, over its units."""
+    if r.test == "McNemar":
+        return f"McNemar test of the {r.paired} paired items' right/wrong"
+    return f"{r.test} of {r.metric} over its units ({r.paired} paired items)"
+
+
 def gate_line(r: GateResult, alpha: float) -> str:
-    """`FAILED totals:goal  baseline 0.950  current 0.850  delta -0.100 ...  p 0.002 ...`"""
+    """`FAILED totals:goal  baseline 0.950  current 0.850  delta -0.100 ...  McNemar test of
+    the 500 paired items' right/wrong: p 0.002 ...`"""
     head = "passed" if r.passed else "FAILED"
+    reason = r.reason
     if r.kind == "threshold":
         text = (f"{head} {r.label}  required {r.op} {r.threshold:g}  current {num(r.current)}  "
                 f"delta {signed(r.delta)}  p n/a (threshold)")
@@ -39,13 +50,17 @@ def gate_line(r: GateResult, alpha: float) -> str:
         test = "test off (alpha 1)" if alpha >= 1 else f"alpha {alpha:g}"
         text = (f"{head} {r.label}  baseline {num(r.baseline)}  current {num(r.current)}  "
                 f"delta {signed(r.delta)} (allowed drop {num(r.allowed)})  "
-                f"p {p_text(r.p_value)} ({r.test}, {r.newly_wrong} newly wrong / "
-                f"{r.newly_right} newly right of {r.paired} paired, {test})")
+                f"{tested(r)}: p {p_text(r.p_value)} ({r.newly_wrong} newly wrong / "
+                f"{r.newly_right} newly right, {test})")
         power = power_text(r, alpha)
         if power:
             text += f"  {power}"
-    if r.reason:
-        text += f"  -- {r.reason}"
+        worse = r.p_value is not None and r.p_value <= alpha < 1 and r.newly_wrong > r.newly_right
+        if r.passed and worse and not reason:
+            reason = (f"the items got significantly worse, but {r.metric} did not drop by more "
+                      f"than allowed")
+    if reason:
+        text += f"  -- {reason}"
     return text
 
 
