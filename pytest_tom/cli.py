@@ -7,6 +7,7 @@
     pytest-tom suites [--copy DIR]          the bundled suites (run them with --tom-suite)
     pytest-tom init [DIR]                   set up pytest-tom in a model repository
     pytest-tom serve [FILE.gguf] --port N   a GGUF model as an OpenAI-compatible endpoint
+    pytest-tom hf-model DIR                 the embedded model as a transformers directory (hf:)
     pytest-tom merge PART.json... -o ALL.json  one report from the reports of CI shards
     pytest-tom gate REPORT.json [--tom-baseline B] [--tom-fail-under ...]  the gates of a run
 
@@ -24,6 +25,7 @@ from pytest_tom.commands import (
     compare,
     convert,
     gate,
+    hf_model,
     html,
     init,
     merge,
@@ -32,8 +34,8 @@ from pytest_tom.commands import (
     validate,
 )
 
-COMMANDS: tuple[ModuleType, ...] = (validate, compare, html, suites, init, serve, convert, merge,
-                                    gate)
+COMMANDS: tuple[ModuleType, ...] = (validate, compare, html, suites, init, serve, hf_model,
+                                    convert, merge, gate)
 
 
 def build_parser() -> argparse.ArgumentParser:

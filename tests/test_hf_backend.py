@@ -6,11 +6,16 @@ errors (no extra, no directory)."""
 from __future__ import annotations
 
 import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from conftest import SUITES, load_report
 from hf_support import make_smollm2_dir, missing
+
+from pytest_tom.cli import main
 
 GENERIC = SUITES / "generic" / "classic-false-belief.tom.yaml"
 
@@ -68,6 +73,47 @@ def test_hf_takes_the_families_answer_lengths(pytester: pytest.Pytester,
     result = pytester.runpytest(f"--tom-model=hf:{smollm2_dir}", "--co",
                                 "-p", "no:cacheprovider")
     result.stdout.fnmatch_lines(["tom: model hf:*max_tokens 128 per answer (bigtom, opentom 64)*"])
+
+
+@pytest.mark.slow
+def test_hf_model_writes_a_directory_and_its_printed_command_runs(tmp_path: Path) -> None:
+    """Issue 33 point 7: the offline route to a transformers directory for `hf:`, from an
+    empty folder as a user runs it: `pytest-tom hf-model DIR`, then the line it prints."""
+    absent = missing()
+    if absent:
+        pytest.skip(f"pytest-tom hf-model needs {', '.join(absent)} (pip install 'pytest-tom[hf]')")
+    cli = [sys.executable, "-c", "import sys; from pytest_tom.cli import main; "
+                                 "sys.exit(main(sys.argv[1:]))"]
+    made = subprocess.run([*cli, "hf-model", "smollm2"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=900)
+    assert made.returncode == 0, made.stdout + made.stderr
+    model = tmp_path / "smollm2"
+    assert {"config.json", "model.safetensors", "tokenizer.json"} <= {p.name for p in
+                                                                       model.iterdir()}
+    assert "chat_template" in (model / "tokenizer_config.json").read_text() or \
+        (model / "chat_template.jinja").is_file()
+    head, _, printed = made.stdout.partition("run it with: ")
+    assert head.startswith("wrote smollm2: SmolLM2-135M-Instruct as a transformers directory")
+    command = shlex.split(printed)
+    assert command[:2] == ["pytest", "--tom-suite=generic"]
+    run = subprocess.run([sys.executable, "-m", *command], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=900)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "tom: model hf:smollm2 (" in run.stdout and "tom totals:" in run.stdout
+    assert " 0 errors" in run.stdout
+    # a second time into the same folder: refused, nothing written over
+    again = subprocess.run([*cli, "hf-model", "smollm2"], cwd=tmp_path, capture_output=True,
+                           text=True, timeout=300)
+    assert again.returncode == 2
+    assert "smollm2 exists and is not an empty folder: give a new one" in again.stderr
+
+
+def test_hf_model_refuses_a_folder_that_is_not_empty_before_loading_anything(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "mine.txt").write_text("keep me")
+    assert main(["hf-model", str(tmp_path)]) == 2
+    assert f"{tmp_path} exists and is not an empty folder" in capsys.readouterr().err
+    assert [p.name for p in tmp_path.iterdir()] == ["mine.txt"]
 
 
 def test_hf_without_the_extra_is_a_usage_error_with_the_pip_command(

