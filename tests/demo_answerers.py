@@ -19,6 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import answerers  # noqa: E402
 import bigtom_support  # noqa: E402
 import fantom_support  # noqa: E402
+import hitom_support  # noqa: E402
+import mmtomqa_support  # noqa: E402
 import opentom_support  # noqa: E402
 import robustness_support  # noqa: E402
 
@@ -39,6 +41,10 @@ def right(req: Any) -> str:
         return opentom_support.right(req)
     if family == "robustness":
         return robustness_support.right(req)
+    if family == "hitom":
+        return hitom_support.demo_right(req.item)
+    if family == "mmtomqa":
+        return mmtomqa_support.demo_right(req.item)
     return answerers.right(req)
 
 
@@ -53,6 +59,10 @@ def wrong(req: Any) -> str:
         return opentom_support.contradict(req)
     if item.family == "robustness":
         return robustness_support.marked(robustness_support.wrong_answer(item))
+    if item.family == "hitom":
+        return hitom_support.demo_wrong(item)
+    if item.family == "mmtomqa":
+        return mmtomqa_support.demo_wrong(item)
     return answerers.wrong_text(item)
 
 

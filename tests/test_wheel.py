@@ -96,10 +96,17 @@ def test_installed_wheel_runs_every_bundled_family_from_an_empty_folder(
     assert f"rootdir: {project}" in out
     root = f"{env_dir}/lib/python{sys.version_info.major}.{sys.version_info.minor}" \
            f"/site-packages/pytest_tom/bundled_suites"
-    assert f"tom: bundled suites bigtom, fantom, generic, opentom, robustness (from {root})" in out
+    assert (f"tom: bundled suites bigtom, fantom, generic, hitom, mmtomqa, opentom, robustness "
+            f"(from {root})") in out
     families = set(re.findall(r"\(family (\w+), \d+ items\)", out))
-    assert families == {"bigtom", "fantom", "generic", "opentom", "robustness"}
+    assert families == {"bigtom", "fantom", "generic", "hitom", "mmtomqa", "opentom", "robustness"}
     assert "tom totals:" in out
     assert (project / ".pytest_cache").is_dir() and (project / "report.json").is_file()
     assert "site-packages" not in (project / ".pytest_cache" / "v" / "cache" / "nodeids"
                                    ).read_text()
+    # the benchmarks by name, as `pytest-tom suites` lists them (issue 34)
+    proc = run([str(python), "-m", "pytest", "--tom-suite=hitom,mmtomqa",
+                "--tom-model=python:answer.py:first", "--tom-items=report", "-p", "no:randomly"],
+               cwd=project)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert set(re.findall(r"\(family (\w+), \d+ items\)", proc.stdout)) == {"hitom", "mmtomqa"}

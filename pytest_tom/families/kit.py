@@ -103,7 +103,13 @@ from pytest_tom.scoring.labels import (
     yes_no_word,
 )
 from pytest_tom.scoring.names import mentioned_names
-from pytest_tom.scoring.text import after_last, has_words, normalise, word_pattern
+from pytest_tom.scoring.text import (
+    after_last,
+    contains_normalised,
+    has_words,
+    normalise,
+    word_pattern,
+)
 from pytest_tom.scoring.yesno import hedge_in, parse_yes_no
 
 # suite files: the schema toolkit (file:line:col errors) and the YAML writer of converters
@@ -140,7 +146,8 @@ __all__ = [
     "Message", "Metric", "MetricTable", "Node", "Obj", "Opt", "Outcome", "Path_", "Plot",
     "Record", "RecordTable", "ScoringContext", "Settings", "Str", "Suite", "Text", "Value",
     "ValueMean",
-    "accuracies", "after_last", "check_unique_ids", "crosstab", "describe", "describe_spec",
+    "accuracies", "after_last", "check_unique_ids", "contains_normalised", "crosstab",
+    "describe", "describe_spec",
     "did_you_mean", "disjoint_samples", "dump_suite", "embeddings_available", "evaluate",
     "first_keyword", "get_embedder", "has_words", "hedge_in", "is_judged", "is_skipped",
     "json_instruction",

@@ -1,0 +1,92 @@
+"""Hi-ToM's tables in the paper's layout, from the declared values (`hitom.headline`).
+
+* accuracy per ToM order for the four settings (No_Tell / Tell stories, VP / CoTP
+  prompting), as the paper reports each model, with the average over orders;
+* joint accuracy per ToM order for the same settings (an order counts only when every
+  lower order of the story is right too);
+* accuracy and joint accuracy per story length (1-3 chapters) and order;
+* the paper's heat maps: joint accuracy per story length and order, one block per setting.
+
+Every cell is a declared metric's value with the counts behind it; a row none of whose
+items ran (e.g. CoTP rows under `--tom-hitom-prompting=vp`) is left out, and a declared
+metric none of whose items ran is reported as None.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pytest_tom.families.kit import FamilyResult, MetricTable, Record, Settings, Value, pct
+
+from .headline import ALL, BY_LENGTH, DECEPTION_LABEL, HEATMAP, METRICS, SETTINGS, Cell
+from .prompts import STYLE_LABEL
+from .schema import ORDERS
+
+ORDER_HEADERS = [f"order {k}" for k in ORDERS]
+ITEMS = "accuracy in % (right/questions)"
+STORIES = "joint accuracy in %: stories whose questions up to this order are all right (stories)"
+NO_VALUE = Value(None)
+
+
+def aggregate_records(records: list[Record], settings: Settings,
+                      declared: Mapping[str, Value]) -> FamilyResult:
+    """The tables of the declared values; a declared metric with no item run is None."""
+    values = {m.name: declared.get(m.name, NO_VALUE) for m in METRICS}
+    metrics: dict[str, float | int | None] = {n: None for n, v in values.items() if v.value is None}
+
+    def acc(cell: Cell, k: int) -> str | None:
+        return cell_text(values[f"{cell.prefix}order{k}"])
+
+    def jnt(cell: Cell, k: int) -> str | None:
+        return cell_text(values[f"{cell.prefix}joint.order{k}"])
+
+    def whole(cell: Cell) -> str | None:
+        return cell_text(values[cell.prefix.rstrip(".") or "all"])
+
+    def setting(cell: Cell) -> list[str]:
+        if cell == ALL:
+            return ["all", ""]
+        return [DECEPTION_LABEL[cell.deception or ""], STYLE_LABEL[cell.style or ""]]
+
+    def length(cell: Cell) -> list[str]:
+        return [str(cell.length) if cell.length else "all"]
+
+    tables = [
+        table("Hi-ToM · accuracy per ToM order (the paper's settings)",
+              ["stories", "prompting", *ORDER_HEADERS, "all orders"],
+              [[*setting(c), *(acc(c, k) for k in ORDERS), whole(c)] for c in (*SETTINGS, ALL)],
+              ITEMS),
+        table("Hi-ToM · joint accuracy per ToM order",
+              ["stories", "prompting", *ORDER_HEADERS],
+              [[*setting(c), *(jnt(c, k) for k in ORDERS)] for c in (*SETTINGS, ALL)],
+              STORIES, note="order 4: every question of the story right"),
+        table("Hi-ToM · accuracy per story length",
+              ["chapters", *ORDER_HEADERS, "all orders"],
+              [[*length(c), *(acc(c, k) for k in ORDERS), whole(c)] for c in (*BY_LENGTH, ALL)],
+              ITEMS),
+        table("Hi-ToM · joint accuracy per story length",
+              ["chapters", *ORDER_HEADERS],
+              [[*length(c), *(jnt(c, k) for k in ORDERS)] for c in (*BY_LENGTH, ALL)], STORIES),
+        table("Hi-ToM · joint accuracy per setting and story length (the paper's heat maps)",
+              ["stories", "prompting", "chapters", *ORDER_HEADERS],
+              [[*setting(c), str(c.length), *(jnt(c, k) for k in ORDERS)] for c in HEATMAP],
+              STORIES),
+    ]
+    return FamilyResult(metrics=metrics, tables=[t for t in tables if t.rows])
+
+
+def cell_text(value: Value) -> str | None:
+    """`55.0% (11/20)`: the declared value with the counts behind it (None: nothing ran)."""
+    ok, n = value.count()
+    return None if n == 0 or value.value is None else f"{pct(value.value)} ({ok}/{n})"
+
+
+def table(title: str, headers: list[str], rows: list[list[Any]], caption: str,
+          note: str = "") -> MetricTable:
+    """A table of the rows with at least one value (a setting none of whose items ran is
+    left out)."""
+    n_labels = sum(1 for h in headers if not h.startswith(("order", "all orders")))
+    kept = [r for r in rows if any(c is not None for c in r[n_labels:])]
+    return MetricTable(title=title, headers=headers, rows=kept, note=note if kept else "",
+                       caption=caption)

@@ -1,0 +1,89 @@
+"""The Hi-ToM suite's shape: one scenario per story, with its questions (one per ToM order),
+and the checks the schema cannot express (orders and lengths in the paper's range, each
+answer one of the options)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_tom.families.kit import (
+    ID,
+    TAG,
+    Any_,
+    Bool,
+    Checker,
+    Enum,
+    Field,
+    Int,
+    ListOf,
+    Obj,
+    Str,
+    Text,
+    check_unique_ids,
+    describe,
+)
+
+ORDERS = (0, 1, 2, 3, 4)  # 0: where the object really is; k: k nested beliefs
+LENGTHS = (1, 2, 3)  # chapters per story
+MAX_OPTIONS = 26  # lettered A-Z
+
+QUESTION = Obj(what="Hi-ToM question", fields={
+    "order": Field(Int(minimum=0), required=True,
+                   doc="the ToM order: 0 asks where the object really is, 1-4 nested beliefs"),
+    "ask": Field(Str(), required=True, doc="the question"),
+    "answer": Field(Text(), required=True, doc="the right option, as written in `choices`"),
+    "source": Field(Any_()),
+})
+STORY = Obj(what="Hi-ToM story", fields={
+    "id": Field(ID, required=True, doc="a unique name for the story"),
+    "tags": Field(ListOf(TAG)),
+    "source": Field(Any_()),
+    "prompting": Field(Enum(values=("VP", "CoTP")), required=True,
+                       doc="the story's prompting style: VP (vanilla) or CoTP (chain of thought)"),
+    "deception": Field(Bool(), required=True,
+                       doc="true for the Tell stories (public and private claims), else false"),
+    "story_length": Field(Int(minimum=1), required=True, doc="the number of chapters, 1-3"),
+    "story": Field(Str(), required=True, doc="the numbered story lines"),
+    "choices": Field(ListOf(Text(), min_len=2, max_len=MAX_OPTIONS, unique=True), required=True,
+                     doc="the options, shown lettered A, B, ... (15 in the release)"),
+    "questions": Field(ListOf(QUESTION, min_len=1), required=True,
+                       doc="one question per ToM order"),
+})
+DEFAULTS = Obj(what="defaults mapping", fields={"tags": Field(ListOf(TAG))})
+
+
+def check_suite(data: dict[str, Any], ck: Checker) -> None:
+    """Report every Hi-ToM-specific error of a suite's `data` to `ck`."""
+    stories = data.get("scenarios") or []
+    check_unique_ids(stories, ("scenarios",), ck, "story")
+    for si, s in enumerate(stories):
+        if not isinstance(s, dict):
+            continue  # the schema has reported it
+        base = ("scenarios", si)
+        length = s.get("story_length")
+        if isinstance(length, int) and not isinstance(length, bool) and length not in LENGTHS:
+            ck.error((*base, "story_length"), f"{describe((*base, 'story_length'))}: Hi-ToM "
+                     f"stories have 1 to 3 chapters, got {length}")
+        choices = s.get("choices")
+        texts = [str(c).strip() for c in choices] if isinstance(choices, list) else None
+        seen: dict[int, int] = {}
+        for qi, q in enumerate(s.get("questions") or []):
+            if not isinstance(q, dict):
+                continue
+            path = (*base, "questions", qi)
+            order = q.get("order")
+            if isinstance(order, int) and not isinstance(order, bool):
+                if order not in ORDERS:
+                    ck.error((*path, "order"), f"{describe((*path, 'order'))}: Hi-ToM orders "
+                             f"are 0 to 4, got {order}")
+                elif order in seen:
+                    ck.error((*path, "order"), f"{describe((*path, 'order'))}: order {order} is "
+                             f"asked twice in this story (first by questions[{seen[order]}]); "
+                             f"a story has one question per order")
+                seen.setdefault(order, qi)
+            answer = q.get("answer")
+            if texts is not None and isinstance(answer, str | int | float) and \
+                    not isinstance(answer, bool) and str(answer).strip() not in texts:
+                ck.error((*path, "answer"), f"{describe((*path, 'answer'))}: {answer!r} is not "
+                         f"one of the story's choices; write it as in "
+                         f"{describe((*base, 'choices'))}")

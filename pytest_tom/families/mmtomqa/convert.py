@@ -1,0 +1,183 @@
+"""MMToM-QA: the authors' `questions.json` (600 text-only questions, JSON Lines) -> one
+MMToM-QA suite file.
+
+    pytest-tom convert mmtomqa questions.json -o DIR [--suite NAME] [--limit N]
+
+Each line is one question: `question` (the apartment, the person's actions, the question
+and its two options in one text), `answer` (`a` / `b`), `question_type` (1.1-1.3 belief,
+2.1-2.4 goal inference), `episode`, `start_time`, `end_time`, `test` and `answer_list`.
+The text is split into its parts (`apartment`, one line per room; `person`; `actions`;
+`question`; `options`), which `mmtomqa.prompts` puts back together exactly; a text that
+does not split that way is a problem of its line. A question is named `q<line>` and keeps
+its line (`upstream_line`), start and end time as its `source`; `test` (every text-only
+question of the release reads the whole scene and every action) and `answer_list` are not
+used.
+
+Every problem of the file is reported (file:line) and nothing is written when there is
+one. `convert` and `write` are what `pytest-tom fetch` calls: local file in, suites out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pytest_tom.families.kit import ITEM_ID, dump_suite
+
+from .prompts import question_text
+from .question_types import BY_CODE, code_of
+
+NAME = "mmtomqa"
+UPSTREAM = "questions.json"
+FIELDS = ("question", "answer", "question_type")
+_QUESTION = re.compile(
+    r"What's inside the apartment: (?P<apartment>.*?)\n"
+    r"Actions taken by (?P<person>[^:\n]+): (?P<actions>[^\n]*?) \n"
+    r"Question: (?P<question>.*?) \(a\) (?P<a>.*?) \(b\) (?P<b>.*?) "
+    r"Please respond with either a or b\.", re.DOTALL)
+
+
+class ConvertError(Exception):
+    """Problems in the input file; each line reads `file:line: message`."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+@dataclass
+class Converted:
+    document: dict[str, Any]
+
+    @property
+    def items(self) -> int:
+        return len(self.document["scenarios"])
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("input", help=f"the authors' {UPSTREAM} (one JSON object per line)")
+    parser.add_argument("-o", "--output", required=True, metavar="DIR",
+                        help="folder for the suite file (created if missing)")
+    parser.add_argument("--suite", default=NAME, help=f"suite name and file stem (default {NAME})")
+    parser.add_argument("--limit", type=int, default=None, metavar="N",
+                        help="convert only the first N questions")
+
+
+def split_question(text: str) -> dict[str, Any] | None:
+    """The parts of a release question text (None: not the release's layout, or a text the
+    parts would not give back exactly)."""
+    m = _QUESTION.fullmatch(text)
+    if m is None:
+        return None
+    parts = {
+        "apartment": "\n".join(line.rstrip(" ") for line in m["apartment"].split("\n")),
+        "person": m["person"], "actions": m["actions"], "question": m["question"],
+        "options": [m["a"], m["b"]],
+    }
+    return parts if question_text(parts) == text else None
+
+
+def _scenario(row: Any, line: int) -> tuple[dict[str, Any] | None, list[str]]:
+    if not isinstance(row, dict):
+        return None, [f"expected a JSON object, got {type(row).__name__}"]
+    missing = [f for f in FIELDS if f not in row]
+    if missing:
+        return None, [f"missing field(s) {', '.join(missing)}"]
+    problems = []
+    code = code_of(row["question_type"])
+    if code not in BY_CODE or isinstance(row["question_type"], bool):
+        problems.append(f"question_type {row['question_type']!r} is not one of "
+                        f"{', '.join(BY_CODE)}")
+    if row["answer"] not in ("a", "b"):
+        problems.append(f"answer {row['answer']!r} is not 'a' or 'b'")
+    parts = split_question(row["question"]) if isinstance(row["question"], str) else None
+    if parts is None:
+        problems.append("question is not laid out as the release's: \"What's inside the "
+                        "apartment: ...\\nActions taken by NAME: ... \\nQuestion: ... (a) ... "
+                        "(b) ... Please respond with either a or b.\"")
+    if problems:
+        return None, problems
+    assert parts is not None
+    source: dict[str, Any] = {"upstream": UPSTREAM, "upstream_line": line}
+    source.update({k: row[k] for k in ("start_time", "end_time") if k in row})
+    scenario: dict[str, Any] = {"id": f"q{line:03d}"}
+    if isinstance(row.get("episode"), int) and not isinstance(row["episode"], bool):
+        scenario["episode"] = row["episode"]
+    scenario.update({"type": code, **parts, "answer": row["answer"], "source": source})
+    return scenario, []
+
+
+def convert(path: Path, suite: str = NAME, limit: int | None = None) -> Converted:
+    """The suite document (plain data ready for YAML) for the file at `path`."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ConvertError([f"{path}: not UTF-8 text ({exc.reason}); save it as UTF-8"]) from None
+    problems: list[str] = []
+    scenarios: list[dict[str, Any]] = []
+    for line, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            row = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            problems.append(f"{path}:{line}: not a JSON object ({exc.msg}, column {exc.colno}); "
+                            f"the file has one question per line")
+            continue
+        scenario, bad = _scenario(row, line)
+        problems += [f"{path}:{line}: {p}" for p in bad]
+        if scenario is not None:
+            scenarios.append(scenario)
+    if problems:
+        raise ConvertError(problems)
+    if not scenarios:
+        raise ConvertError([f"{path}:1: no questions found (the file is empty)"])
+    if limit is not None:
+        scenarios = scenarios[:limit]
+    document = {
+        "suite": suite,
+        "family": NAME,
+        "version": 1,
+        "description": (f"Converted from the MMToM-QA authors' {path.name} ({len(scenarios)} "
+                        f"text-only questions). Licence: MIT (the upstream one)."),
+        "scenarios": scenarios,
+    }
+    return Converted(document)
+
+
+def write(path: Path, out_dir: Path, suite: str = NAME, limit: int | None = None
+          ) -> tuple[list[Path], Converted]:
+    """Convert the file at `path` into `out_dir` (created); the files written."""
+    converted = convert(path, suite, limit)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    out = out_dir / f"{suite}.tom.yaml"
+    out.write_text(dump_suite(converted.document), encoding="utf-8")
+    return [out], converted
+
+
+def run(args: argparse.Namespace) -> int:
+    path = Path(args.input)
+    if not path.is_file():
+        print(f"pytest-tom convert {NAME}: no such file: {path}", file=sys.stderr)
+        return 2
+    if not ITEM_ID.match(args.suite):
+        print(f"pytest-tom convert {NAME}: --suite {args.suite!r}: use letters, digits, _, - "
+              f"and . (starting with a letter or digit)", file=sys.stderr)
+        return 2
+    if args.limit is not None and args.limit < 1:
+        print(f"pytest-tom convert {NAME}: --limit must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        files, converted = write(path, Path(args.output), args.suite, args.limit)
+    except ConvertError as exc:
+        print("\n".join(exc.problems), file=sys.stderr)
+        print(f"pytest-tom convert {NAME}: {len(exc.problems)} problem(s); nothing written",
+              file=sys.stderr)
+        return 1
+    print(f"{files[0]}: {converted.items} questions -> {converted.items} items")
+    return 0

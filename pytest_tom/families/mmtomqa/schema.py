@@ -1,0 +1,67 @@
+"""The MMToM-QA suite's shape: one scenario per question (the home, the person's actions,
+the question and its two options), and the checks the schema cannot express."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_tom.families.kit import (
+    ID,
+    TAG,
+    Any_,
+    Checker,
+    Enum,
+    Field,
+    Int,
+    ListOf,
+    Obj,
+    Str,
+    Text,
+    check_unique_ids,
+    describe,
+    normalise,
+)
+
+from .question_types import BY_CODE, code_of
+
+QUESTION = Obj(what="MMToM-QA question", fields={
+    "id": Field(ID, required=True, doc="a unique name for the question"),
+    "tags": Field(ListOf(TAG)),
+    "source": Field(Any_()),
+    "episode": Field(Int(minimum=0),
+                     doc="the video episode: questions of one episode form one group"),
+    "type": Field(Text(), required=True,
+                  doc=f"the question type: {', '.join(BY_CODE)} (1.x belief, 2.x goal)"),
+    "apartment": Field(Str(), required=True, doc="what is in the home, one line per room"),
+    "person": Field(Str(), required=True, doc="the person's name"),
+    "actions": Field(Str(), required=True, doc="what the person did, one paragraph"),
+    "question": Field(Str(), required=True, doc="the question, without its options"),
+    "options": Field(ListOf(Str(), min_len=2, max_len=2), required=True,
+                     doc="the two options, (a) then (b)"),
+    "answer": Field(Enum(values=("a", "b")), required=True, doc="the right option's letter"),
+})
+DEFAULTS = Obj(what="defaults mapping", fields={"tags": Field(ListOf(TAG))})
+
+
+def check_suite(data: dict[str, Any], ck: Checker) -> None:
+    """Report every MMToM-QA-specific error of a suite's `data` to `ck`."""
+    questions = data.get("scenarios") or []
+    check_unique_ids(questions, ("scenarios",), ck, "question")
+    for qi, q in enumerate(questions):
+        if not isinstance(q, dict):
+            continue
+        base = ("scenarios", qi)
+        kind = q.get("type")
+        if isinstance(kind, str | int | float) and not isinstance(kind, bool) \
+                and code_of(kind) not in BY_CODE:
+            ck.error((*base, "type"), f"{describe((*base, 'type'))}: {kind!r} is not a question "
+                     f"type; use one of {', '.join(BY_CODE)} (write it in quotes)")
+        options = q.get("options")
+        if isinstance(options, list) and len(options) == 2 and all(isinstance(o, str) for o in options) \
+                and normalise(options[0]) == normalise(options[1]):
+            ck.error((*base, "options"), f"{describe((*base, 'options'))}: the two options are "
+                     f"the same; they must differ")
+        for key in ("person", "actions"):
+            if isinstance(q.get(key), str) and "\n" in q[key].strip():
+                ck.error((*base, key), f"{describe((*base, key))}: one line, please (the "
+                         f"prompt writes it on one line)")
