@@ -17,7 +17,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_tom.families.kit import FamilyResult, MetricTable, Record, Settings, Value, pct
+from pytest_tom.families.kit import (
+    NO_VALUE,
+    FamilyResult,
+    MetricTable,
+    Record,
+    Settings,
+    Value,
+    pct,
+)
 
 from .headline import ALL, BY_LENGTH, DECEPTION_LABEL, HEATMAP, METRICS, SETTINGS, Cell
 from .prompts import STYLE_LABEL
@@ -26,7 +34,6 @@ from .schema import ORDERS
 ORDER_HEADERS = [f"order {k}" for k in ORDERS]
 ITEMS = "accuracy in % (right/questions)"
 STORIES = "joint accuracy in %: stories whose questions up to this order are all right (stories)"
-NO_VALUE = Value(None)
 
 
 def aggregate_records(records: list[Record], settings: Settings,

@@ -11,12 +11,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_tom.families.kit import FamilyResult, MetricTable, Record, Settings, Value, pct
+from pytest_tom.families.kit import (
+    NO_VALUE,
+    FamilyResult,
+    MetricTable,
+    Record,
+    Settings,
+    Value,
+    pct,
+)
 
 from .headline import METRICS
 from .question_types import BELIEF, GOAL, INFERENCE_LABEL, TYPES
-
-NO_VALUE = Value(None)
 
 
 def aggregate_records(records: list[Record], settings: Settings,
