@@ -20,9 +20,10 @@ def style_of(story: dict[str, Any], settings: Settings) -> str:
     return chosen if chosen in prompts.STYLES else str(story["prompting"]).lower()
 
 
-def expand_items(family: str, suite: Suite, data: dict[str, Any], settings: Settings,
-                 line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
-    """The items of a Hi-ToM suite, story by story, for the family named `family`."""
+def expand(suite: Suite, data: dict[str, Any], settings: Settings,
+           line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
+    """The items of a Hi-ToM suite, story by story."""
+    family = suite.family
     default_tags = list((data.get("defaults") or {}).get("tags", []))
     items: list[ItemSpec] = []
     for si, s in enumerate(data["scenarios"]):

@@ -36,8 +36,8 @@ ITEMS = "accuracy in % (right/questions)"
 STORIES = "joint accuracy in %: stories whose questions up to this order are all right (stories)"
 
 
-def aggregate_records(records: list[Record], settings: Settings,
-                      declared: Mapping[str, Value]) -> FamilyResult:
+def aggregate(records: list[Record], settings: Settings,
+              declared: Mapping[str, Value]) -> FamilyResult:
     """The tables of the declared values; a declared metric with no item run is None."""
     values = {m.name: declared.get(m.name, NO_VALUE) for m in METRICS}
     metrics: dict[str, float | int | None] = {n: None for n, v in values.items() if v.value is None}

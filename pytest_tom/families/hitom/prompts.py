@@ -17,7 +17,7 @@ way, and the answer is read from the start of the reply (`hitom.scoring`).
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import Message, single_call
+from pytest_tom.families.kit import ItemSpec, Message, single_call
 
 VP, COTP = "vp", "cotp"
 STYLES = (VP, COTP)
@@ -53,6 +53,9 @@ def item_text(style: str, story: str, question: str, choices: list[str]) -> str:
             f"Choices: {choices_line(choices)}\n\n{NOTE}\n")
 
 
-def messages(text: str, responses: list[str]) -> list[Message] | None:
-    """One call: the prompt file as the user message."""
-    return single_call([{"role": "user", "content": text}], responses)
+METHODS = ("vanilla",)  # the style is the story's (or --tom-hitom-prompting): one call
+
+
+def conversation(item: ItemSpec, method: str, responses: list[str]) -> list[Message] | None:
+    """One call: the item's prompt file as the user message."""
+    return single_call([{"role": "user", "content": item.data["text"]}], responses)

@@ -34,7 +34,7 @@ QUESTION = Obj(what="Hi-ToM question", fields={
     "answer": Field(Text(), required=True, doc="the right option, as written in `choices`"),
     "source": Field(Any_()),
 })
-STORY = Obj(what="Hi-ToM story", fields={
+SCENARIO = Obj(what="Hi-ToM story", fields={  # a Hi-ToM scenario is a story
     "id": Field(ID, required=True, doc="a unique name for the story"),
     "tags": Field(ListOf(TAG)),
     "source": Field(Any_()),
@@ -52,7 +52,7 @@ STORY = Obj(what="Hi-ToM story", fields={
 DEFAULTS = Obj(what="defaults mapping", fields={"tags": Field(ListOf(TAG))})
 
 
-def check_suite(data: dict[str, Any], ck: Checker) -> None:
+def check(data: dict[str, Any], ck: Checker) -> None:
     """Report every Hi-ToM-specific error of a suite's `data` to `ck`."""
     stories = data.get("scenarios") or []
     check_unique_ids(stories, ("scenarios",), ck, "story")

@@ -16,7 +16,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pytest_tom.families.kit import UNPARSEABLE, ItemSpec, Outcome, contains_normalised, normalise
+from pytest_tom.families.kit import (
+    UNPARSEABLE,
+    ItemSpec,
+    Outcome,
+    ScoringContext,
+    contains_normalised,
+    normalise,
+)
 
 from .prompts import OPTION_LETTERS
 
@@ -99,7 +106,7 @@ def read(reply: str, choices: list[str]) -> Reading:
     return Reading(())
 
 
-def score_answer(item: ItemSpec, response: str) -> Outcome:
+def score(item: ItemSpec, response: str, ctx: ScoringContext | None = None) -> Outcome:
     """Right when the answer names exactly one option, the right one."""
     if not response.strip():
         return Outcome(correct=False, error=UNPARSEABLE, detail="empty answer")

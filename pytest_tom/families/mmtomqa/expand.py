@@ -11,8 +11,10 @@ from . import prompts
 from .question_types import BY_CODE, code_of
 
 
-def expand_items(family: str, suite: Suite, data: dict[str, Any], settings: Settings,
-                 line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
+def expand(suite: Suite, data: dict[str, Any], settings: Settings,
+           line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
+    """The items of an MMToM-QA suite, one per question."""
+    family = suite.family
     default_tags = list((data.get("defaults") or {}).get("tags", []))
     items: list[ItemSpec] = []
     for qi, q in enumerate(data["scenarios"]):

@@ -25,8 +25,9 @@ from .headline import METRICS
 from .question_types import BELIEF, GOAL, INFERENCE_LABEL, TYPES
 
 
-def aggregate_records(records: list[Record], settings: Settings,
-                      declared: Mapping[str, Value]) -> FamilyResult:
+def aggregate(records: list[Record], settings: Settings,
+              declared: Mapping[str, Value]) -> FamilyResult:
+    """The table of the declared values; a declared metric with no item run is None."""
     values = {m.name: declared.get(m.name, NO_VALUE) for m in METRICS}
     metrics: dict[str, float | int | None] = {n: None for n, v in values.items() if v.value is None}
     rows: list[list[Any]] = []

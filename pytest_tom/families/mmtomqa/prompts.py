@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tom.families.kit import Message, single_call
+from pytest_tom.families.kit import ItemSpec, Message, single_call
 
 SYSTEM = "You are a helpful assistant."
 LETTERS = "ab"
@@ -33,6 +33,11 @@ def question_text(s: dict[str, Any]) -> str:
             f"Please respond with either a or b.")
 
 
-def messages(text: str, responses: list[str]) -> list[Message] | None:
+METHODS = ("vanilla",)
+
+
+def conversation(item: ItemSpec, method: str, responses: list[str]) -> list[Message] | None:
+    """One call: the system message, then the question text and `\nAnswer: `."""
     return single_call([{"role": "system", "content": SYSTEM},
-                        {"role": "user", "content": f"{text}\nAnswer: "}], responses)
+                        {"role": "user", "content": f"{item.data['text']}\nAnswer: "}],
+                       responses)

@@ -24,7 +24,7 @@ from pytest_tom.families.kit import (
 
 from .question_types import BY_CODE, code_of
 
-QUESTION = Obj(what="MMToM-QA question", fields={
+SCENARIO = Obj(what="MMToM-QA question", fields={  # a scenario is one question
     "id": Field(ID, required=True, doc="a unique name for the question"),
     "tags": Field(ListOf(TAG)),
     "source": Field(Any_()),
@@ -43,7 +43,7 @@ QUESTION = Obj(what="MMToM-QA question", fields={
 DEFAULTS = Obj(what="defaults mapping", fields={"tags": Field(ListOf(TAG))})
 
 
-def check_suite(data: dict[str, Any], ck: Checker) -> None:
+def check(data: dict[str, Any], ck: Checker) -> None:
     """Report every MMToM-QA-specific error of a suite's `data` to `ck`."""
     questions = data.get("scenarios") or []
     check_unique_ids(questions, ("scenarios",), ck, "question")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from pytest_tom.families.kit import UNPARSEABLE, ItemSpec, Outcome, parse_choice
+from pytest_tom.families.kit import UNPARSEABLE, ItemSpec, Outcome, ScoringContext, parse_choice
 
 from .prompts import LETTERS
 
@@ -67,5 +67,8 @@ def score_as_authors(item: ItemSpec, response: str) -> Outcome:
     return Outcome(correct=first == item.meta["gold_letter"], parsed=first)
 
 
-def score(item: ItemSpec, response: str, reading: str) -> Outcome:
-    return score_as_authors(item, response) if reading == AUTHORS else score_answer(item, response)
+def score(item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
+    """The reading `--tom-mmtomqa-reading` chooses."""
+    if ctx.settings.options.get("mmtomqa_reading") == AUTHORS:
+        return score_as_authors(item, response)
+    return score_answer(item, response)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from pytest_tom.engine.load import load_suite
-from pytest_tom.families.hitom.scoring import read, score_answer
+from pytest_tom.families.hitom.scoring import read, score
 from pytest_tom.suite import SuiteError
 
 OPTIONS = ["blue_drawer", "green_crate", "red_bucket", "green_box", "red_box", "blue_pantry",
@@ -43,17 +43,17 @@ def test_two_options_in_the_answer_are_wrong(reply: str) -> None:
                                    "It is a trick question"])
 def test_no_option_is_unparseable_and_wrong(reply: str) -> None:
     item = _item()
-    outcome = score_answer(item, reply)
+    outcome = score(item, reply)
     assert outcome.correct is False and outcome.error == "unparseable"
 
 
 def test_right_and_wrong_outcomes_say_what_was_read() -> None:
     item = _item()
-    right = score_answer(item, "H. green_drawer")
+    right = score(item, "H. green_drawer")
     assert (right.correct, right.error, right.parsed) == (True, None, "H. green_drawer")
-    wrong = score_answer(item, "green_bathtub")
+    wrong = score(item, "green_bathtub")
     assert (wrong.correct, wrong.parsed) == (False, "O. green_bathtub")
-    both = score_answer(item, "H or O")
+    both = score(item, "H or O")
     assert both.correct is False and both.parsed == ["H. green_drawer", "O. green_bathtub"]
     assert "names 2 options" in both.detail
 
