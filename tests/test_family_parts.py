@@ -145,6 +145,13 @@ def test_a_hook_in_two_modules_is_an_error_when_the_class_is_defined(parts_site:
         importlib.import_module("twice_tom.family")
 
 
+def test_a_hook_one_part_imports_from_another_is_one_hook(parts_site: Path) -> None:
+    write(parts_site, "twice_tom", {**PARTS_OF, "expand": "from .scoring import unavailable\n"
+                                    + textwrap.dedent(PARTS_OF["expand"])})
+    fam = importlib.import_module("twice_tom.family").PartsFamily()
+    assert fam.unavailable(type("I", (), {"scenario": "skip"})(), Settings()) == "never"
+
+
 def test_a_family_class_outside_a_family_module_is_taken_as_written() -> None:
     class Written(Family):
         name = "written"
@@ -164,7 +171,10 @@ def test_a_built_in_family_py_writes_no_part(name: str) -> None:
     written = {t.id for n in cls.body if isinstance(n, ast.Assign) for t in n.targets
                if isinstance(t, ast.Name)}
     written |= {n.name for n in cls.body if isinstance(n, ast.FunctionDef)}
-    assert not written & GIVEN_BY_PARTS, f"{name}/family.py sets {written & GIVEN_BY_PARTS}"
+    assert not written & GIVEN_BY_PARTS, (
+        f"{name}/family.py sets {sorted(written & GIVEN_BY_PARTS)} itself: put each in the "
+        f"module of its name beside family.py, under the name families/parts.py gives it "
+        f"(docs/adding-a-family.md, 'The parts are found by their names')")
     fam = families.get(name)
     assert fam.scenario_schema is not Family.scenario_schema  # found beside it
     assert type(fam).score is not Family.score and type(fam).expand is not Family.expand

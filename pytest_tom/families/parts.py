@@ -11,7 +11,7 @@ So a family's `family.py` says only what is particular to it (its name, descript
 answer length, lower-is-better patterns ...), and no family forwards hook by hook.
 
 What the class (or a class between it and `Family`) sets itself wins; a hook found in two
-modules is an error when the class is defined. A family class defined anywhere else (a
+modules is an error when the class is defined (unless one imports it from the other). A family class defined anywhere else (a
 test, a script) is taken as written.
 """
 
@@ -62,10 +62,11 @@ def fill_from_folder(cls: type, base: type) -> None:
         for name, attribute in names.items():
             if not hasattr(module, name):
                 continue
-            if attribute in found:
+            value = getattr(module, name)
+            if attribute in found and found[attribute][1] is not value:  # not one imported
                 raise TypeError(f"family {cls.__name__}: `{name}` is in both "
                                 f"{found[attribute][0]} and {module.__name__}; keep one")
-            found[attribute] = (module.__name__, getattr(module, name))
+            found.setdefault(attribute, (module.__name__, value))
     if _module_exists(f"{package}.{CONVERTER}"):
         found["converters"] = (package, {getattr(cls, "name", ""): f"{package}.{CONVERTER}"})
     for attribute, (_, value) in found.items():
