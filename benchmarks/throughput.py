@@ -91,9 +91,9 @@ def pytest_runtestloop(session): mark("loop_start")  # after pytest-tom's reques
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session):
     mark("loop_done")
-    from pytest_tom.plugin.stash import get_session
-    tom = get_session(session.config)
-    runner = tom.peek_runner() if tom is not None else None
+    from pytest_tom.plugin.request_phase import REQUESTS_KEY
+    requests = session.config.stash.get(REQUESTS_KEY, None)
+    runner = requests.peek_runner() if requests is not None else None
     if runner is not None and getattr(runner.stats, "finished", None) is not None:  # last answer
         T["last_answer"] = time.time() - (time.perf_counter() - runner.stats.finished)
 @pytest.hookimpl(tryfirst=True)

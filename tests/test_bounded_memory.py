@@ -25,21 +25,22 @@ N = 40
 
 CHECK = '''
 import json, pytest
-from pytest_tom.plugin.stash import get_session
+from pytest_tom.plugin.request_phase import REQUESTS_KEY
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session):
-    tom = get_session(session.config)
+    runner = session.config.stash[REQUESTS_KEY].runner
+    outputs = session.config.pluginmanager.get_plugin("tom-outputs")
     items = [i for i in session.items if hasattr(i, "spec")]
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     seen = {
-        "futures": len(tom.runner._futures),
-        "forgotten": len(tom.runner._taken),
+        "futures": len(runner._futures),
+        "forgotten": len(runner._taken),
         "holding": sum(1 for i in items if i.completions or i.completion or i._calls),
         "quiet_reports": len(reporter.stats.get("", [])),
         "call_reports": len(reporter.stats.get("passed", [])) + len(reporter.stats.get("failed", [])),
         "properties": sum(len(i.user_properties) for i in items),
-        "records": len(tom.records),
+        "records": len(outputs.records),
     }
     with open("seen.json", "w") as fh:
         json.dump(seen, fh)

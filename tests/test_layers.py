@@ -1,8 +1,10 @@
 """The package's architecture as a test: every module is in a declared layer, layers
-import only downward, no import cycles (imports inside functions count too), families stay
-in their folders, the request path goes one way, imports sit at the top except the few
-lazy ones listed with their reasons, and an inactive plugin imports neither PyYAML nor any
-family (docs/architecture.md)."""
+import only downward, no import cycles (imports inside functions and `if TYPE_CHECKING:`
+imports count too: an import for a type annotation is a dependency all the same),
+families stay in their folders, the request path goes one way, no function of the plugin
+takes an untyped run, imports sit at the top except the few lazy ones listed with their
+reasons, and an inactive plugin imports neither PyYAML nor any family
+(docs/architecture.md). No rule has an exception."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import ast
 import os
 import subprocess
 import sys
+from collections.abc import Collection
 from pathlib import Path
 
 import pytest
@@ -39,18 +42,20 @@ ROOT_MODULES: dict[str, int] = {
     "pytest_tom.pytest_compat": 7,
 }
 PYTEST_FREE = ("core", "suite", "scoring", "metrics", "families", "engine", "gates")
-# inside the pytest layer the request path goes one way: the entry point and hooks drive
-# the request phase, which drives the engine; items ask the request phase for their
-# answers, and the request phase never reaches back into items or hooks
+# inside the pytest layer the request path goes one way: the entry point activates the
+# run, whose hook objects (test loop, outputs) drive the phases; the phases read the run
+# context and ask the engine; items ask the request phase for their answers, and nothing
+# reaches back up. A module imports only modules of a lower rank (never its own).
 PLUGIN_ORDER: dict[str, int] = {
-    "stash": 0, "pytest_options": 0, "own_model_hook": 0, "own_model": 0, "inactive": 0, "speed": 0, "selection": 0,
-    "worker_start_error": 0,
-    "session": 1, "fixtures": 1, "bundled": 1, "usage_errors": 1, "run_gates": 1, "markers": 1,
-    "request_phase": 2, "lookahead": 3, "streaming": 3,
-    "items": 4,
-    "hooks": 5,
-    "activate": 6,
-    "plugin": 7,  # the entry point, pytest_tom/plugin/__init__.py
+    # leaves: the entry point's light helpers, the model, the bundled suites, the checks
+    "stash": 0, "pytest_options": 0, "own_model_hook": 0, "inactive": 0, "markers": 0,
+    "speed": 0, "worker_start_error": 0, "usage_errors": 0, "own_model": 0, "bundled": 0,
+    "context": 1,  # the run context, built once: options, settings, model, shard
+    "request_phase": 2, "selection": 2,  # the phases that read only the context
+    "items": 3, "lookahead": 3, "streaming": 3, "run_gates": 3, "fixtures": 3,
+    "run_loop": 4, "outputs": 4,  # the hook objects that drive the phases
+    "activate": 5,  # builds the context and the phases, registers the hook objects
+    "plugin": 6,  # the entry point, pytest_tom/plugin/__init__.py
 }
 # an import inside a function carries `# noqa: PLC0415 <why>` on its line (ruff checks the
 # rest, pyproject.toml); no module holds unmarked ones any more
@@ -92,15 +97,17 @@ def _in_type_checking(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
 
 
 def imports_of(module: str) -> set[str]:
-    """pytest_tom modules `module` imports at run time (module level or in functions)."""
-    path = MODULES[module]
+    """pytest_tom modules `module` imports: at module level, in functions, and for type
+    checking alone (`if TYPE_CHECKING:`)."""
+    return imports_in(MODULES[module], module)
+
+
+def imports_in(path: Path, module: str, known: Collection[str] = MODULES.keys()) -> set[str]:
+    """The modules of `known` that the file `path` (module `module`) imports."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     out: set[str] = set()
     for node in ast.walk(tree):
-        if _in_type_checking(node, parents):
-            continue
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -109,11 +116,11 @@ def imports_of(module: str) -> set[str]:
                 base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1]
                                 + ([base] if base else []))
             # `from pkg import sub` imports the submodule when there is one
-            names = [f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base
+            names = [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base
                      for a in node.names]
         else:
             continue
-        out.update(n for n in names if n in MODULES and n != module)
+        out.update(n for n in names if n in known and n != module)
     return out
 
 
@@ -152,8 +159,41 @@ def test_the_request_path_goes_one_way() -> None:
            if layer_of(module)[0] == "plugin"
            for target in sorted(targets)
            if layer_of(target)[0] == "plugin" and rank(target) >= rank(module)
-           and target != module and not (rank(target) == rank(module) and rank(module) < 2)]
+           and target != module]
     assert not bad, "\n".join(bad)
+
+
+# parameter names of the run and its phases: in plugin/ they are typed, never Any
+RUN_NAMES = {"tom", "session", "ctx", "context", "run", "requests", "gates", "selection",
+             "outputs", "slot", "model", "files", "lookahead", "stream"}
+
+
+def untyped_runs(path: Path) -> list[str]:
+    """`function(parameter)` of each function in `path` taking the run, or one of its
+    phases, as Any or without a type."""
+    bad = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            args = node.args
+            for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
+                if arg.arg in RUN_NAMES and (arg.annotation is None
+                                             or "Any" in ast.unparse(arg.annotation)):
+                    bad.append(f"{node.name}({arg.arg})")
+    return bad
+
+
+def test_no_plugin_function_takes_an_untyped_run() -> None:
+    bad = [f"{module}: {where}" for module, path in MODULES.items()
+           if layer_of(module)[0] == "plugin" for where in untyped_runs(path)]
+    assert not bad, "\n".join(bad)
+
+
+def test_an_any_typed_session_is_found(tmp_path: Path) -> None:
+    path = tmp_path / "request_phase.py"
+    path.write_text("from typing import Any\nimport pytest\n"
+                    "def configure(tom: Any) -> None: ...\n"
+                    "def run(session: pytest.Session, ctx) -> None: ...\n", encoding="utf-8")
+    assert untyped_runs(path) == ["configure(tom)", "run(ctx)"]
 
 
 def function_level_imports(module: str) -> list[tuple[int, str]]:
@@ -207,6 +247,12 @@ def test_no_layer_imports_upward() -> None:
 
 
 def test_no_import_cycles() -> None:
+    found = import_cycles(GRAPH)
+    assert not found, "import cycles: " + "; ".join(" <-> ".join(c) for c in found)
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The modules of every import cycle of `graph` (its strongly connected components)."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -219,7 +265,7 @@ def test_no_import_cycles() -> None:
         counter[0] += 1
         stack.append(v)
         on_stack.add(v)
-        for w in GRAPH[v]:
+        for w in graph[v]:
             if w not in index:
                 strongconnect(w)
                 low[v] = min(low[v], low[w])
@@ -237,10 +283,30 @@ def test_no_import_cycles() -> None:
                 cycles.append(sorted(component))
 
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
-    for v in GRAPH:
+    for v in graph:
         if v not in index:
             strongconnect(v)
-    assert not cycles, "import cycles: " + "; ".join(" <-> ".join(c) for c in cycles)
+    return cycles
+
+
+def test_an_import_for_type_checking_closes_a_cycle(tmp_path: Path) -> None:
+    """The cycle of the old plugin (the stash named the session for its key's type, the
+    session the phases, a phase the stash) is found although one edge was only for type
+    checking."""
+    files = {
+        "stash": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                 "    from pytest_tom.plugin.session import TomSession\n",
+        "session": "from pytest_tom.plugin.request_phase import submit\n",
+        "request_phase": "from pytest_tom.plugin.stash import get_session\n",
+    }
+    known = {f"pytest_tom.plugin.{name}" for name in files}
+    graph = {}
+    for name, text in files.items():
+        (tmp_path / f"{name}.py").write_text(text, encoding="utf-8")
+        found = imports_in(tmp_path / f"{name}.py", f"pytest_tom.plugin.{name}", known)
+        graph[name] = {m.rpartition(".")[2] for m in found}
+    assert graph["stash"] == {"session"}
+    assert import_cycles(graph) == [["request_phase", "session", "stash"]]
 
 
 def test_family_folders_import_no_other_family() -> None:
@@ -333,7 +399,8 @@ rc = pytest.main(["-p", "pytest_tom.plugin", "-p", "no:cacheprovider", "-q", sys
 loaded = [m for m in sys.modules if m == "yaml" or m.startswith("yaml.")
           or (m.startswith("pytest_tom.families.") and not m.endswith(".options")
               and m.count(".") >= 3)
-          or m.startswith(("pytest_tom.engine", "pytest_tom.suite", "pytest_tom.plugin.hooks"))]
+          or m.startswith(("pytest_tom.engine", "pytest_tom.suite", "pytest_tom.plugin.outputs",
+                         "pytest_tom.plugin.context"))]
 print("RC", rc)
 print("LOADED", sorted(loaded))
 """

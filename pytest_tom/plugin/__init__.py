@@ -1,9 +1,9 @@
 """pytest entry point of pytest-tom (registered as the `tom` plugin; `-p no:tom` disables it).
 
 Always registered: the options, the `tom` marker and the `tom_model` fixture.
-Everything else lives in `hooks.TomHooks`, registered by `activate.activate` only
-when `--tom-model` (or `tom_model` in the ini file) is given: without it the
-plugin is inert and imports neither the families nor PyYAML.
+Everything else lives in the hook objects of an active run, registered by
+`activate.activate` only when `--tom-model` (or `tom_model` in the ini file) is given:
+without it the plugin is inert and imports neither the families nor PyYAML.
 
 This module is the package's one lazy-import boundary: what it imports at the top
 (the option table, the stash, the inactive check) is light; the active run is
@@ -19,7 +19,7 @@ import pytest
 from pytest_tom.plugin import own_model_hook
 from pytest_tom.plugin.inactive import check_inactive
 from pytest_tom.plugin.pytest_options import add_options, read_options
-from pytest_tom.plugin.stash import get_session
+from pytest_tom.plugin.stash import is_active
 from pytest_tom.pytest_compat import is_xdist_worker
 
 
@@ -53,9 +53,8 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.fixture(scope="session")
 def tom_model(request: pytest.FixtureRequest) -> Any:
     """The model named by --tom-model, for your own tests: `tom_model.ask("...")`."""
-    tom = get_session(request.config)
-    if tom is None:
+    if not is_active(request.config):
         pytest.skip("no model configured: pass --tom-model (or set tom_model in the ini file)")
-    from pytest_tom.plugin.fixtures import ModelHandle  # noqa: PLC0415 the engine, only with a model
+    from pytest_tom.plugin.fixtures import model_handle  # noqa: PLC0415 the engine, only with a model
 
-    return ModelHandle(tom)
+    return model_handle(request.config)

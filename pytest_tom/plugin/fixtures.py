@@ -6,8 +6,12 @@ import itertools
 from dataclasses import replace
 from typing import Any
 
+import pytest
+
 from pytest_tom.backends.base import Message, ModelRequest
-from pytest_tom.engine.runner import Completion
+from pytest_tom.engine.completion import Completion
+from pytest_tom.plugin.context import CONTEXT_KEY, RunContext
+from pytest_tom.plugin.request_phase import REQUESTS_KEY, RequestPhase
 
 
 class ModelHandle:
@@ -18,16 +22,18 @@ class ModelHandle:
 
     _counter = itertools.count()
 
-    def __init__(self, session: Any):
-        self._session = session
-        self.name: str = session.backend.describe()
+    def __init__(self, ctx: RunContext, requests: RequestPhase):
+        self._ctx = ctx
+        self._requests = requests
+        self.name: str = ctx.backend.describe()
 
     def complete(self, messages: list[Message], **params: Any) -> Completion:
         """One call with these chat messages; returns the Completion (text or error)."""
-        sampling = replace(self._session.params, **params) if params else self._session.params
+        base = self._ctx.params
+        sampling = replace(base, **params) if params else base
         request = ModelRequest(messages=list(messages), params=sampling)
         key = f"__fixture__::{next(self._counter)}"
-        return self._session.runner.result(key, lambda rs: None if rs else request)
+        return self._requests.runner.result(key, lambda rs: None if rs else request)
 
     def ask(self, prompt: str, system: str | None = None, **params: Any) -> str:
         """The reply text to one user prompt; raises RuntimeError when the call failed."""
@@ -40,3 +46,13 @@ class ModelHandle:
 
     def __repr__(self) -> str:
         return f"<tom_model {self.name}>"
+
+
+def model_handle(config: pytest.Config) -> ModelHandle:
+    """The `tom_model` fixture's value (a skip when this process has no run: an xdist
+    worker whose run could not start)."""
+    ctx = config.stash.get(CONTEXT_KEY, None)
+    requests = config.stash.get(REQUESTS_KEY, None)
+    if ctx is None or requests is None:
+        pytest.skip("no model configured: pass --tom-model (or set tom_model in the ini file)")
+    return ModelHandle(ctx, requests)

@@ -3,26 +3,30 @@
 Node ids follow the item id: `suite.tom.yaml::<scenario>::<question>` (a
 collector per `::` level), so `-k`, `-m`, `--lf`, node-id selection, xdist
 and JUnit XML work as usual.
+
+`SuiteFiles` is the hook object that collects them, and keeps what collection learns on
+the way (the suites seen, the markers registered).
 """
 
 from __future__ import annotations
 
-import fnmatch
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pytest_tom.core.outcome import UNAVAILABLE, Outcome
+from pytest_tom.engine.completion import Completion
 from pytest_tom.engine.item import NextRequest, build_record
 from pytest_tom.engine.load import load_suite
-from pytest_tom.engine.runner import Completion
 from pytest_tom.engine.sample_requests import call_fields, samples_text
+from pytest_tom.engine.suite_names import SuiteNames
 from pytest_tom.engine.transcript import call_messages
-from pytest_tom.plugin.request_phase import completions
-from pytest_tom.plugin.session import TomSession
-from pytest_tom.plugin.stash import get_session
+from pytest_tom.plugin.context import RunContext, run_context
+from pytest_tom.plugin.request_phase import answers_of
+from pytest_tom.plugin.speed import collection_gc
 from pytest_tom.pytest_compat import verbosity
 from pytest_tom.report.item_outcome import xfail_reason
 from pytest_tom.report.story import failure_text
@@ -31,18 +35,42 @@ from pytest_tom.suite import ItemSpec, SuiteError
 _MARKER_OK = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-def matches(path: Path, patterns: list[str]) -> bool:
-    return any(fnmatch.fnmatch(path.name, p) or fnmatch.fnmatch(str(path), p) for p in patterns)
+class SuiteFiles:
+    """Collects the suite files of the run (a hook object of every process) and keeps what
+    collection learns: the suites collected so far (files sharing a suite name get
+    distinct ids, one family) and the item markers registered so far (tags, kinds ...)."""
+
+    def __init__(self, ctx: RunContext):
+        self.ctx = ctx
+        self.suite_names = SuiteNames()
+        self.markers: set[str] = set()
+
+    def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+        if self.ctx.is_suite_file(file_path):
+            return TomFile.from_parent(parent, path=file_path)
+        return None
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_collection(self, session: pytest.Session) -> Iterator[None]:
+        with collection_gc():  # large suites: no GC passes over the tree being built
+            return (yield)
+
+    def register_marker(self, config: pytest.Config, name: str) -> None:
+        if name not in self.markers:
+            self.markers.add(name)
+            config.addinivalue_line("markers", f"{name}: pytest-tom marker (tag or item kind)")
+
+
+SUITES_KEY = pytest.StashKey[SuiteFiles]()
 
 
 class TomFile(pytest.File):
     """One suite file. A broken suite is a collection error of this file alone."""
 
     def collect(self) -> Any:
-        tom = _tom(self.config)
         try:
-            suite = load_suite(self.path, tom.settings)
-            tom.suite_names.add(suite)  # files sharing a suite name: distinct ids, one family
+            suite = load_suite(self.path, run_context(self.config).settings)
+            self.config.stash[SUITES_KEY].suite_names.add(suite)
         except SuiteError as exc:
             raise self.CollectError(exc.render()) from None
         yield from _build_tree(self, [(spec.id.split("::"), spec) for spec in suite.items])
@@ -92,45 +120,46 @@ class TomItem(pytest.Item):
         self.sample_outcomes: list[Outcome] | None = None
         # set during the run, declared here so the item's attributes never grow then
         self._calls: tuple[Completion, list[Any]] | None = None
-        self._tom_sent = False
+        self.record_sent = False  # the record went out on a report (once per item)
+        files = self.config.stash[SUITES_KEY]
         for name in item_markers(spec):
-            _register_marker(self.config, name)
+            files.register_marker(self.config, name)
             self.add_marker(name)
 
     # -- the model side -------------------------------------------------------------
     # The steps themselves are pytest-free (`engine.item.ItemEngine`); this class maps
-    # them onto pytest's setup (its answers, from `request_phase.completions`), call
+    # them onto pytest's setup (its answers, from `request_phase.ANSWERS_KEY`), call
     # (scoring) and report (record).
     def conversation(self, sample: int = 0) -> NextRequest:
-        return _tom(self.config).engine.conversation(self.spec, sample)
+        return run_context(self.config).engine.conversation(self.spec, sample)
 
     def setup(self) -> None:
-        tom = _tom(self.config)
-        reason = tom.engine.unavailable(self.spec)
+        engine = run_context(self.config).engine
+        reason = engine.unavailable(self.spec)
         if reason:
             self.outcome = Outcome(correct=None, error=UNAVAILABLE, detail=reason)
             pytest.skip(reason)
-        self.completions = completions(tom, self.spec)  # the request phase's answers
+        self.completions = answers_of(self.config).completions(self.spec)  # asked ahead
         self.completion = self.completions[0]
         if self.completion.error:
             self.outcome = Outcome.failed(self.completion.error_kind or "request_failed",
                                           self.completion.error)
             if len(self.completions) > 1:
-                self.sample_outcomes = tom.engine.score_samples(self.spec, self.completions,
-                                                                self.outcome)
+                self.sample_outcomes = engine.score_samples(self.spec, self.completions,
+                                                            self.outcome)
             # an error of the item (not a wrong answer): shown without a traceback
             pytest.fail(self.story(), pytrace=False)
 
     def runtest(self) -> None:
-        tom = _tom(self.config)
+        ctx = run_context(self.config)
         assert self.completion is not None
-        self.outcome = tom.engine.score(self.spec, self.completion.final)
+        self.outcome = ctx.engine.score(self.spec, self.completion.final)
         if len(self.completions) > 1:  # --tom-samples: fails when any sample is wrong
-            self.sample_outcomes = tom.engine.score_samples(self.spec, self.completions,
+            self.sample_outcomes = ctx.engine.score_samples(self.spec, self.completions,
                                                             self.outcome)
         if self.outcome.correct is False or any(
                 o.correct is False for o in self.sample_outcomes or ()):
-            if tom.options.items == "report":  # gates decide: a wrong answer is an xfail
+            if ctx.options.items == "report":  # gates decide: a wrong answer is an xfail
 
                 pytest.xfail(xfail_reason(self.spec, self.outcome))
             raise TomFailure()
@@ -190,16 +219,3 @@ def item_markers(spec: ItemSpec) -> list[str]:
     names = ["tom", f"tom_{spec.family}", *spec.tags, *spec.markers]
     return [n for n in dict.fromkeys(names) if _MARKER_OK.match(n)]
 
-
-def _register_marker(config: pytest.Config, name: str) -> None:
-    known = _tom(config).markers
-    if name not in known:
-        known.add(name)
-        config.addinivalue_line("markers", f"{name}: pytest-tom marker (tag or item kind)")
-
-
-def _tom(config: pytest.Config) -> TomSession:
-    tom = get_session(config)
-    if tom is None:  # pragma: no cover - collectors exist only when the plugin is active
-        raise RuntimeError("pytest-tom is not active (no --tom-model)")
-    return tom

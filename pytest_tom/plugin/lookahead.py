@@ -5,6 +5,9 @@ answer; every worker requests exactly the items it runs. If xdist's queue cannot
 read (another xdist version), a worker falls back to the current and the next item.
 Before an item is scored, the answers in so far are prepared in one batch
 (`WorkerLookahead.prepare`).
+
+Registered on xdist workers only, where it is also what gives an item its answers
+(`request_phase.ANSWERS_KEY`): waiting for one answer, it keeps requesting the queue.
 """
 
 from __future__ import annotations
@@ -15,29 +18,56 @@ from typing import Any
 import pytest
 
 from pytest_tom import families
+from pytest_tom.engine.completion import Completion
 from pytest_tom.engine.sample_requests import sample_count
-from pytest_tom.plugin.request_phase import prefetch_items, prepare_scoring, prepares, spec_of
-from pytest_tom.plugin.stash import get_session
+from pytest_tom.plugin.request_phase import RequestPhase, prepares, spec_of
 from pytest_tom.pytest_compat import WorkerQueue, collected_items
+from pytest_tom.suite import ItemSpec
 
 
 class WorkerLookahead:
     """Reads the queue of item indices xdist sent this worker and submits them."""
 
-    def __init__(self, session: pytest.Session):
-        self.session = session
-        self.queue = WorkerQueue(session.config)
+    def __init__(self, requests: RequestPhase):
+        self.requests = requests
+        self.session: pytest.Session | None = None  # known at the first item
+        self.queue: WorkerQueue | None = None
         self._last_scan = 0.0
         self._seen: set[int] = set()
         self._submitted: dict[str, Any] = {}  # nodeid -> item, in submission order
         self._prepared: set[str] = set()  # nodeids handed to prepare_scoring
 
+    # -- hooks ------------------------------------------------------------------------------
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
+        """Request what this worker was sent, ahead."""
+        self.scan(item, nextitem)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> None:
+        """Batch the preparation of what this worker has answers for."""
+        self.prepare(item)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[Any]) -> Any:
+        report = yield
+        self.requests.note_cache_problem(report)  # once, to the controller's summary
+        return report
+
+    # -- the answers --------------------------------------------------------------------------
+    def completions(self, spec: ItemSpec, take: bool = True) -> list[Completion]:
+        """An item's answers; while they are awaited, the queue keeps being requested."""
+        return self.requests.completions(spec, take, waiting=self.maybe_scan)
+
     def scan(self, item: Any = None, nextitem: Any = None) -> None:
         """Submit the current item, the next one, and every item queued for this worker."""
         self._last_scan = time.perf_counter()
+        if item is not None and self.session is None:
+            self.session = item.session
+            self.queue = WorkerQueue(item.config)
         todo: list[Any] = [x for x in (item, nextitem) if x is not None]
-        indices = self.queue.pending()
-        if indices:
+        indices = self.queue.pending() if self.queue is not None else None
+        if indices and self.session is not None:
             items = collected_items(self.session)
             # new indices are appended on the right: walk back to the first one already seen
             fresh = []
@@ -48,7 +78,7 @@ class WorkerLookahead:
                 if 0 <= i < len(items):
                     fresh.append(items[i])
             todo.extend(reversed(fresh))
-        prefetch_items(todo)
+        self.requests.prefetch(todo)
         for x in todo:
             self._submitted.setdefault(x.nodeid, x)
 
@@ -67,30 +97,17 @@ class WorkerLookahead:
         if spec is None or not prepares(families.get(spec.family)):
             return 0
         self._submitted.setdefault(item.nodeid, item)
-        tom = get_session(item.config)
-        runner, engine = tom.runner, tom.engine
+        runner, engine = self.requests.runner, self.requests.ctx.engine
+        samples = range(sample_count(self.requests.ctx.options))
         ready = []
         for nodeid, x in list(self._submitted.items()):
             if nodeid in self._prepared:
                 continue
-            if x is item or all(runner.done(engine.request_key(x.spec, s))
-                                for s in _samples(x)):
+            if x is item or all(runner.done(engine.request_key(x.spec, s)) for s in samples):
                 ready.append(x)
                 self._prepared.add(nodeid)
-        return prepare_scoring(ready)
+        return self.requests.prepare_scoring(ready, waiting=self.maybe_scan)
 
     def maybe_scan(self, every: float = 0.05) -> None:
         if time.perf_counter() - self._last_scan >= every:
             self.scan()
-
-
-def _samples(item: Any) -> range:
-    return range(sample_count(get_session(item.config).options))
-
-
-def worker_lookahead(session: pytest.Session) -> WorkerLookahead:
-    tom = get_session(session.config)
-    assert tom is not None
-    if tom.lookahead is None:
-        tom.lookahead = WorkerLookahead(session)
-    return tom.lookahead

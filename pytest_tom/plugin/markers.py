@@ -10,9 +10,11 @@ from __future__ import annotations
 import fnmatch
 import re
 from pathlib import Path
-from typing import Any
+
+import pytest
 
 from pytest_tom import families
+from pytest_tom.core.option_table import TomOptions
 from pytest_tom.engine.load import load_suite
 from pytest_tom.families.base import Settings
 from pytest_tom.suite import SuiteError
@@ -33,7 +35,7 @@ def suite_files(args: list[str], patterns: list[str], limit: int = 500) -> list[
     return found
 
 
-def register_markers(config: Any, options: dict[str, Any]) -> None:
+def register_markers(config: pytest.Config, options: TomOptions) -> None:
     for name in families.available():
         config.addinivalue_line("markers", f"tom_{name}: every item of the {name} family (pytest-tom)")
     config.addinivalue_line("markers", "<tag>: every tag of a pytest-tom suite is a marker of "

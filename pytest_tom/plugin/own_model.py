@@ -22,6 +22,7 @@ or per thread.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -29,6 +30,8 @@ import pytest
 from pytest_tom.backends import BackendSpecError, backend_kinds, create_backend
 from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest
 from pytest_tom.backends.in_process import AnswererError, InProcessBackend
+from pytest_tom.core.option_table import TomOptions
+from pytest_tom.engine.item import ItemEngine
 from pytest_tom.pytest_compat import (
     collected_items,
     fixture_value,
@@ -62,6 +65,46 @@ class Deferred(Backend):
 
     async def acomplete(self, request: ModelRequest) -> ModelReply:
         raise BackendError(f"{self.spec}: {self.why}; this process makes no model calls")
+
+
+class ModelSlot:
+    """The run's model and the item engine made for it (`RunContext.backend`, `.engine`).
+
+    Filled at configure time with what `make_backend` gives. For `--tom-model=fixture:NAME`
+    that is a stand-in (`Deferred`): the fixture can only be made inside pytest's setup
+    machinery, so `resolve_fixture` puts the model in its place at the start of the test
+    loop (`settle`), once, and the item engine is made again for it (its answer lengths
+    depend on the backend). The first call seals the slot (`seal`: the runner is made from
+    its backend); a model can never change under a runner.
+    """
+
+    def __init__(self, backend: Backend, engine_for: Callable[[Backend], ItemEngine]):
+        self._engine_for = engine_for
+        self._backend = backend
+        self._engine = engine_for(backend)
+        self._sealed = False
+
+    @property
+    def backend(self) -> Backend:
+        return self._backend
+
+    @property
+    def engine(self) -> ItemEngine:
+        return self._engine
+
+    def settle(self, backend: Backend) -> None:
+        """Put the model made at the start of the test loop in place of its stand-in."""
+        if not isinstance(self._backend, Deferred):
+            raise RuntimeError(f"the model {self._backend.describe()} is made already")
+        if self._sealed:
+            raise RuntimeError("the runner was started before the model was made")
+        self._backend = backend
+        self._engine = self._engine_for(backend)
+
+    def seal(self) -> Backend:
+        """The backend the runner is made from; the slot does not change after this."""
+        self._sealed = True
+        return self._backend
 
 
 def as_backend(obj: Any, spec: str, options: dict[str, Any], made_by: str) -> Backend:
@@ -113,13 +156,13 @@ def _probe(name: str) -> Any:
     return probe
 
 
-def resolve_fixture(tom: Any, session: pytest.Session) -> None:
+def resolve_fixture(slot: ModelSlot, session: pytest.Session, options: TomOptions) -> None:
     """`--tom-model=fixture:NAME`: make the session fixture now (start of the test loop) and
-    put its answerer in place of the stand-in. A fixture that cannot be made is a usage
-    error (exit 4) naming it."""
-    backend = tom.backend
+    put its answerer in place of the stand-in in `slot`. A fixture that cannot be made is a
+    usage error (exit 4) naming it."""
+    backend = slot.backend
     if (not isinstance(backend, Deferred) or backend.name != FIXTURE
-            or on_xdist_controller(tom.config) or session.config.getoption("--collect-only")):
+            or on_xdist_controller(session.config) or session.config.getoption("--collect-only")):
         return
     name = backend.model
     parent: Any = session
@@ -147,7 +190,7 @@ def resolve_fixture(tom: Any, session: pytest.Session) -> None:
         pytest.exit(f"--tom-model=fixture:{name}: the fixture returned None; return (or yield) "
                     f"the model object", returncode=pytest.ExitCode.USAGE_ERROR)
     try:
-        made = as_backend(value, tom.options.model, tom.options.as_dict(), f"fixture {name!r}")
+        made = as_backend(value, str(options.model), options.as_dict(), f"fixture {name!r}")
     except BackendSpecError as exc:
         pytest.exit(str(exc), returncode=pytest.ExitCode.USAGE_ERROR)
-    tom.use_backend(made)
+    slot.settle(made)

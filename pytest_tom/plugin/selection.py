@@ -11,17 +11,29 @@ same one. The other items are deselected, as `-k` would.
 
 `--tom-shard K/N` (after `--tom-limit`): this job's whole units of the selection
 (`engine/shards.py`).
+
+`Selection` is the bookkeeping of collection and selection in a run (a hook object of
+every process): it applies both, counts the items deselected (the gates warn that they
+judged a subset), keeps the suite files that failed to load (they must not stop the
+others) and the shard record (under xdist the workers cut, and hand theirs over).
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from pytest_tom import families
 from pytest_tom.core.settings import Settings
 from pytest_tom.engine.shards import Shard, Unit, assign, selection_record
+from pytest_tom.plugin.context import RunContext
+from pytest_tom.pytest_compat import send_to_controller, sent_by_worker
+
+SHARD_OUTPUT = "tom_shard"  # a worker's shard record, handed to the controller
 
 
 def _rank(seed: int, suite: str, group: str) -> str:
@@ -78,3 +90,54 @@ def shard_items(items: list[Any], shard: Shard, settings: Settings,
               "items": sum(sizes[u] for u in mine), "units": len(mine),
               "selection": selection_record(keys, len(sizes), files, how)}
     return kept, dropped, record
+
+
+class Selection:
+    """What collection and selection did in this run (see the module docstring)."""
+
+    def __init__(self, ctx: RunContext):
+        self.ctx = ctx
+        self.deselected = 0  # items of the suites deselected (-k, -m, --lf, --tom-limit ...)
+        self.broken_suites: list[str] = []  # node ids of suite files that failed to load
+        # this shard and the selection it was cut from; under xdist the workers cut, and
+        # the controller takes theirs when they finish
+        self.shard_record: dict[str, Any] | None = None
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config,
+                                      items: list[pytest.Item]) -> None:
+        ctx = self.ctx
+        if ctx.options.limit:
+            kept, dropped = limit_items(items, ctx.options.limit, ctx.settings.seed)
+            if dropped:
+                config.hook.pytest_deselected(items=dropped)
+                items[:] = kept
+        if ctx.shard is not None:  # after -k, -m and --tom-limit: a cut of that selection
+            how = {"keyword": config.getoption("-k"), "markexpr": config.getoption("-m"),
+                   "limit": ctx.options.limit}
+            kept, dropped, self.shard_record = shard_items(items, ctx.shard, ctx.settings, how)
+            if dropped:
+                config.hook.pytest_deselected(items=dropped)
+                items[:] = kept
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        """Count deselected items of the suites (the gates warn that they judged a subset)."""
+        self.deselected += sum(1 for i in items if hasattr(i, "spec"))
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        """Suite files that failed to load (their errors must not stop the other suites)."""
+        if (report.failed and report.nodeid
+                and self.ctx.is_suite_file(Path(report.nodeid.split("::")[0]))):
+            self.broken_suites.append(report.nodeid)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """xdist, on the controller: the shard the workers cut (each cuts the same)."""
+        record = sent_by_worker(node, SHARD_OUTPUT)
+        if record is not None and self.shard_record is None:
+            self.shard_record = record
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        """xdist, on a worker: its shard record to the controller (`pytest_testnodedown`)."""
+        if self.ctx.is_worker and self.shard_record is not None:
+            send_to_controller(session.config, SHARD_OUTPUT, self.shard_record)

@@ -1,21 +1,18 @@
-"""The one object pytest-tom keeps in `config.stash`: the run's `TomSession`.
+"""Whether a run is active in this process, for the inert entry point.
 
-A module of its own so that the inert plugin can look it up without importing
-the session (and through it the families and PyYAML).
+A module of its own, importing nothing of the plugin, so that the entry point can answer
+the `tom_model` fixture without importing the active run (and through it the families
+and PyYAML). The run's own objects are kept under the keys of the modules that own them
+(`context.CONTEXT_KEY`, `request_phase.REQUESTS_KEY`, `items.SUITES_KEY` ...).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import pytest
 
-if TYPE_CHECKING:
-    from pytest_tom.plugin.session import TomSession
-
-STASH_KEY = pytest.StashKey["TomSession"]()
+ACTIVE_KEY = pytest.StashKey[bool]()
 
 
-def get_session(config: pytest.Config) -> TomSession | None:
-    """The active run's session, or None when the plugin is inert (no --tom-model)."""
-    return config.stash.get(STASH_KEY, None)
+def is_active(config: pytest.Config) -> bool:
+    """True once `activate.activate` has set the run up in this process."""
+    return config.stash.get(ACTIVE_KEY, False)

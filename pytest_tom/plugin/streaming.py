@@ -25,18 +25,22 @@ from typing import Any
 import pytest
 
 from pytest_tom import families
-from pytest_tom.plugin.request_phase import prefetch_items, prepare_scoring, prepares, spec_of
+from pytest_tom.plugin.request_phase import RequestPhase, prepares, spec_of
 from pytest_tom.pytest_compat import collected_items
 from pytest_tom.report.progress import Progress
 
 WINDOW = 256  # items of a preparing family handed to prepare_scoring together
+PLUGIN_NAME = "tom-stream"
 
 
 class StreamedRun:
-    """The items of one test loop, submitted at its start, prepared in windows."""
+    """The items of one test loop, submitted at its start, prepared in windows. Registered
+    as a plugin while the loop runs (`start_stream` ... `finish`)."""
 
-    def __init__(self, session: pytest.Session, window: int | None = None):
+    def __init__(self, session: pytest.Session, requests: RequestPhase,
+                 window: int | None = None):
         self.session = session
+        self.requests = requests
         self.window = max(1, window or WINDOW)
         self.items = [x for x in collected_items(session) if spec_of(x) is not None]
         self._position = {id(x): i for i, x in enumerate(self.items)}
@@ -45,7 +49,12 @@ class StreamedRun:
 
     def start(self) -> int:
         """Submit every item (unavailable ones excepted); returns how many."""
-        return prefetch_items(self.items)
+        return self.requests.prefetch(self.items)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> None:
+        """The answers still arriving: batch the preparation of a window."""
+        self.prepare(item)
 
     def _family_prepares(self, item: Any) -> bool:
         name = item.spec.family
@@ -69,14 +78,21 @@ class StreamedRun:
             self._prepared.add(id(x))
             if len(batch) >= self.window:
                 break
-        return prepare_scoring(batch)  # waits for each answer of the batch
+        return self.requests.prepare_scoring(batch)  # waits for each answer of the batch
 
-    def finish(self, runner: Any) -> None:
-        """The requests' line, once, after the test loop (`-q` hides it)."""
-        Progress(runner, self.session.config).finish()
+    def finish(self) -> None:
+        """The requests' line, once, after the test loop (`-q` hides it); the run's hooks
+        leave with it."""
+        config = self.session.config
+        if config.pluginmanager.is_registered(self):
+            config.pluginmanager.unregister(self)
+        Progress(self.requests.runner, config).finish()
 
 
-def start_stream(session: pytest.Session) -> StreamedRun | None:
-    """Submit the selection and return the run, or None when it holds no item to ask for."""
-    run = StreamedRun(session)
-    return run if run.start() else None
+def start_stream(session: pytest.Session, requests: RequestPhase) -> StreamedRun | None:
+    """Submit the selection and register the run, or None when it holds no item to ask for."""
+    run = StreamedRun(session, requests)
+    if not run.start():
+        return None
+    session.config.pluginmanager.register(run, PLUGIN_NAME)
+    return run

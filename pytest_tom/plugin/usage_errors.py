@@ -17,11 +17,10 @@ early, in one message (exit status 4).
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from pytest_tom import families
+from pytest_tom.core.settings import Settings
 from pytest_tom.gates.spec import GateSpecError, check_family_metrics
 from pytest_tom.pytest_compat import junit_path
 from pytest_tom.report.atomic import unwritable
@@ -31,18 +30,18 @@ PATH_OPTIONS = ("report", "record", "markdown", "save_baseline", "baseline", "em
                 "cache_dir")
 
 
-def check_start(tom: Any) -> None:
+def check_start(config: pytest.Config, settings: Settings, is_worker: bool) -> None:
     """Raise one UsageError listing every problem of the options (controller and workers)."""
     problems: list[str] = []
     for name in PATH_OPTIONS:  # `--tom-markdown="$GITHUB_STEP_SUMMARY"` with the variable unset
-        value = tom.config.getoption(f"tom_{name}", None)
+        value = config.getoption(f"tom_{name}", None)
         if isinstance(value, str) and not value.strip():
             flag = "--tom-" + name.replace("_", "-")
             problems.append(f"{flag}: an empty path; give a file (in CI: is the variable set?), "
                             f"or leave the option out")
-    if not tom.is_worker:
-        problems += output_problems(tom.config)
-    method = tom.settings.method
+    if not is_worker:
+        problems += output_problems(config)
+    method = settings.method
     offering, _ = families.method_offers(method)
     if not offering:
         problems.append(f"--tom-method {method!r}: no installed family offers it; methods: "
@@ -52,10 +51,10 @@ def check_start(tom: Any) -> None:
             fam = families.get(name)
         except Exception:
             continue
-        problems += fam.option_problems(tom.settings.options)
+        problems += fam.option_problems(settings.options)
 
     try:
-        check_family_metrics(tom.settings.options)
+        check_family_metrics(settings.options)
     except GateSpecError as exc:
         problems.append(str(exc))
     if problems:

@@ -1,0 +1,185 @@
+"""The run context: what a run is, built once at configure time and never changed.
+
+Options (resolved: `--tom-items` follows the gates), settings, sampling parameters, the
+scoring context, the model and its item engine (`own_model.ModelSlot`), the shard, the
+bundled selection, where the run's files go and what a suite file is called. Every
+phase (the request phase, the streamed loop, the xdist look-ahead, the gates, the
+selection bookkeeping, the records and outputs) reads it and owns its own state
+elsewhere; nothing writes to it.
+
+The one part that is not fixed at configure time is said so by its type: the model of
+`--tom-model=fixture:NAME` can only be made inside pytest's setup machinery, at the start
+of the test loop. Its slot holds a stand-in until then, and `own_model.resolve_fixture`
+puts the made model in its place once, before any call (the first call seals it).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import pytest
+
+from pytest_tom import families
+from pytest_tom.backends import BackendSpecError
+from pytest_tom.backends.base import Backend, SamplingParams
+from pytest_tom.core.option_table import TomOptions
+from pytest_tom.core.settings import Settings
+from pytest_tom.engine.answer_length import header_text
+from pytest_tom.engine.item import ItemEngine
+from pytest_tom.engine.shards import Shard, ShardError, resolve_shard
+from pytest_tom.families.base import ScoringContext
+from pytest_tom.plugin.bundled import BundledSelection
+from pytest_tom.plugin.own_model import ModelSlot, make_backend
+from pytest_tom.pytest_compat import is_xdist_worker
+
+
+def project_dir(config: pytest.Config) -> Path:
+    """Where the run's own files live (`.tom_cache/`, relative `python:` and `replay:`
+    paths): the rootdir, when it is the invocation folder or a project holding it (an ini
+    file or setup.py marks it); otherwise the paths given (suites outside the project) made
+    pytest choose a rootdir elsewhere, and the invocation folder is the project."""
+    root = config.rootpath
+    here = config.invocation_params.dir
+    if here == root:
+        return root
+    marked = config.inipath is not None or (root / "setup.py").is_file()
+    return root if marked and root in here.parents else here
+
+
+def run_settings(options: TomOptions) -> Settings:
+    """The settings every family reads (method, seed, every option by name)."""
+    return Settings(method=options.method, seed=options.seed,
+                    options=MappingProxyType(options.as_dict()))
+
+
+def model_slot(config: pytest.Config, options: TomOptions, settings: Settings) -> ModelSlot:
+    """The model of `--tom-model` in this process and the item engine made for it (a usage
+    error when no backend answers the spec)."""
+    params = SamplingParams(temperature=options.temperature, max_tokens=options.max_tokens,
+                            seed=options.seed)
+    scoring = ScoringContext(settings)
+
+    def engine_for(backend: Backend) -> ItemEngine:
+        return ItemEngine(settings, params, scoring,
+                          family_max_tokens=bool(backend.family_max_tokens))
+
+    backend_options = {**options.as_dict(), "rootdir": str(project_dir(config))}
+    try:
+        return ModelSlot(make_backend(config, str(options.model), backend_options), engine_for)
+    except BackendSpecError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+def run_shard(options: TomOptions, environ: dict[str, str]) -> Shard | None:
+    """`--tom-shard K/N|auto` resolved (a usage error when the CI's variables are wrong)."""
+    try:
+        return resolve_shard(options.shard, environ)
+    except ShardError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """One run in one process (see the module docstring). Frozen: a phase that needs state
+    keeps it in its own object."""
+
+    config: pytest.Config
+    options: TomOptions
+    settings: Settings
+    model: ModelSlot
+    shard: Shard | None
+    bundled: BundledSelection | None  # --tom-suite: plugin/bundled.py
+    file_patterns: tuple[str, ...]  # --tom-files, and the bundled folder's suites
+    is_worker: bool  # an xdist worker (the controller aggregates, workers answer)
+    project_dir: Path
+    started: float  # when the run was configured (the report's start time)
+
+    @classmethod
+    def build(cls, config: pytest.Config, options: TomOptions, settings: Settings,
+              model: ModelSlot, shard: Shard | None,
+              bundled: BundledSelection | None) -> RunContext:
+        patterns = str(options.files).split()
+        if bundled is not None:
+            patterns.append(bundled.pattern)
+        return cls(config=config, options=options, settings=settings, model=model,
+                   shard=shard, bundled=bundled, file_patterns=tuple(patterns),
+                   is_worker=is_xdist_worker(config), project_dir=project_dir(config),
+                   started=time.time())
+
+    @property
+    def backend(self) -> Backend:
+        return self.model.backend
+
+    @property
+    def engine(self) -> ItemEngine:
+        """The steps of an item without pytest (conversation, scoring, record)."""
+        return self.model.engine
+
+    @property
+    def params(self) -> SamplingParams:
+        return self.engine.params
+
+    @property
+    def scoring(self) -> ScoringContext:
+        """Services a family's scoring shares across items (an embedding model, say)."""
+        return self.engine.scoring
+
+    def is_suite_file(self, path: Path) -> bool:
+        """Whether `path` is collected as a suite (`--tom-files` patterns, bundled suites)."""
+        return any(fnmatch.fnmatch(path.name, p) or fnmatch.fnmatch(str(path), p)
+                   for p in self.file_patterns)
+
+    def max_tokens_text(self) -> str:
+        """The answer length of the header: the option, the families' defaults, or the
+        backend's own."""
+        if self.params.max_tokens is not None:
+            return f"max_tokens {self.params.max_tokens}"
+        if not self.backend.family_max_tokens:
+            return "max_tokens: the backend's default"
+        return header_text([families.get(n) for n in families.BUILTIN], self.settings.method)
+
+    def describe_settings(self, shard_record: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Settings fit for reports and headers: no secrets (keys are never options).
+        `shard_record`: this shard and the selection it was cut from (`selection.py`)."""
+        return {
+            "model": self.backend.describe(),
+            "backend": self.backend.identity(),
+            "method": self.settings.method,
+            "seed": self.settings.seed,
+            "temperature": self.params.temperature,
+            "max_tokens": self.params.max_tokens,  # None: per family (openai) or the backend's
+            "answer_length": self.max_tokens_text(),  # what was sent, in words
+            "concurrency": self.options.concurrency,
+            **self._recorded_extras(shard_record),
+        }
+
+    def _recorded_extras(self, shard_record: dict[str, Any] | None) -> dict[str, Any]:
+        """What a report needs beyond the core settings to be scored again from its records
+        (`pytest-tom merge`): family options that differ from their defaults, and the
+        shard. Absent when there is nothing to say, so unsharded default runs keep their
+        report as it was."""
+        out: dict[str, Any] = {}
+        changed = {o.name: self.options.family.get(o.name)
+                   for o in families.declared_options()
+                   if self.options.family.get(o.name, o.default) != o.default}
+        if changed:
+            out["options"] = changed
+        if shard_record is not None:
+            out["shard"] = shard_record
+        return out
+
+
+CONTEXT_KEY = pytest.StashKey[RunContext]()
+
+
+def run_context(config: pytest.Config) -> RunContext:
+    """The active run's context (collectors and items exist only in an active run)."""
+    ctx = config.stash.get(CONTEXT_KEY, None)
+    if ctx is None:  # pragma: no cover - the plugin's nodes exist only when it is active
+        raise RuntimeError("pytest-tom is not active (no --tom-model)")
+    return ctx

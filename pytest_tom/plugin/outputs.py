@@ -1,0 +1,183 @@
+"""Records and outputs: the xdist controller's (or the plain run's) side of a run.
+
+`RunOutputs` is registered only in the process that aggregates (never on an xdist
+worker). It owns the item records as they arrive (from workers too), the results of
+aggregation, and the lines and write errors of the summary; at the end it aggregates,
+writes the JSON report, the HTML report and the replay file, hands over to the gates
+(`run_gates.RunGates`) and writes the tom sections of the terminal summary.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from pytest_tom.core.record import Record
+from pytest_tom.engine.aggregate import aggregate
+from pytest_tom.engine.results import Results
+from pytest_tom.engine.run_report import RunReport
+from pytest_tom.metrics.record_table import UndeclaredRead
+from pytest_tom.plugin.context import RunContext
+from pytest_tom.plugin.request_phase import RequestPhase
+from pytest_tom.plugin.run_gates import RunGates
+from pytest_tom.plugin.selection import Selection
+from pytest_tom.plugin.usage_errors import method_note
+from pytest_tom.plugin.worker_start_error import stop_with_worker_error
+from pytest_tom.pytest_compat import (
+    drop_quiet_report,
+    mark_last_failed,
+    terminal_reporter,
+    was_xfail,
+)
+from pytest_tom.report.atomic import try_write
+from pytest_tom.report.compact import CompactFailures
+from pytest_tom.report.html.build import write_report_html
+from pytest_tom.report.json_report import write_replay, write_report
+from pytest_tom.report.terminal import write_summary
+
+
+class RunOutputs:
+    """The records of the run and everything written from them (see the module docstring)."""
+
+    def __init__(self, ctx: RunContext, selection: Selection, requests: RequestPhase,
+                 gates: RunGates):
+        self.ctx = ctx
+        self.selection = selection
+        self.requests = requests
+        self.gates = gates
+        self.records: list[Record] = []  # every item's record, in the order they arrive
+        self.results: Results | None = None  # set by aggregation at the end
+        self.notes: list[str] = []  # other lines for the end of the summary
+        self.write_errors: list[str] = []  # files asked for that could not be written
+        self._reporter: Any = None  # pytest's terminal reporter (False: none), found once
+
+    def settings(self) -> dict[str, Any]:
+        """The run's settings as the reports show them (the shard included)."""
+        return self.ctx.describe_settings(self.selection.shard_record)
+
+    def pytest_report_header(self, config: pytest.Config) -> list[str]:
+        ctx = self.ctx
+        s = ctx.describe_settings()
+        details = ctx.backend.details()
+        model = f"{s['model']} ({details})" if details else s["model"]
+        lines = [f"tom: model {model} · method {s['method']} · seed {s['seed']} · temperature "
+                 f"{s['temperature']} · {ctx.max_tokens_text()} · concurrency "
+                 f"{s['concurrency']} · suites {ctx.options.files}"
+                 + (f" · samples {ctx.options.samples}" if ctx.options.samples > 1 else "")
+                 + f" · {self.requests.cache_label()}"]
+        if ctx.bundled is not None:
+            lines.append(ctx.bundled.header())
+        here = ctx.project_dir
+        if here != config.rootpath:
+            lines.append(f"tom: the paths given made pytest choose the rootdir {config.rootpath}, "
+                         f"not this project: pytest's cache (--lf) and ini file are looked for "
+                         f"there; "
+                         f"the tom cache stays in {here}. Pass --rootdir=. to keep them all "
+                         f"here (bundled suites: --tom-suite)")
+        items = self.gates.header_note()
+        if items:
+            lines.append(items)
+        if ctx.shard is not None:
+            lines.append(f"tom: shard {ctx.shard.label} ({ctx.shard.source}): whole groups "
+                         f"of the selection; merge the shards' reports with pytest-tom merge")
+        note = method_note(s["method"])
+        return [*lines, note] if note else lines
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """xdist: a worker that could not start the run stops the session with its usage
+        error."""
+        stop_with_worker_error(node)
+
+    @pytest.hookimpl(trylast=True)  # after the cache plugin's own bookkeeping of --lf
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Item records, from xdist workers too."""
+        self.requests.take_worker_note(report)  # an xdist worker's cache problem
+        data = getattr(report, "tom", None)
+        if data:
+            self.records.append(data)
+            if was_xfail(report):
+                # a wrong answer under --tom-items report is an xfail, which pytest's --lf
+                # forgets; it is still a wrong answer that `--lf` should run again
+                mark_last_failed(self.ctx.config, report)
+        if report.when != "call" and report.passed and not report.sections:
+            self._drop_quiet_report(report)
+
+    def _drop_quiet_report(self, report: pytest.TestReport) -> None:
+        """pytest's terminal reporter keeps every passed set-up and tear-down report: two per
+        item, about 1 KB, to the end of the run. Only a tear-down's captured output is ever
+        read from there (printed under a failure); a report with no output is let go as soon
+        as it is logged (`pytest_compat.drop_quiet_report`), so 100,000 items do not keep
+        200,000 of them."""
+        if self._reporter is None:
+            self._reporter = terminal_reporter(self.ctx.config) or False
+        if self._reporter:
+            drop_quiet_report(self._reporter, report)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        try:
+            results = self.results = aggregate(self.records, self.ctx.settings)
+        except UndeclaredRead as exc:  # a family's metric declaration is wrong: say which
+            raise pytest.UsageError(str(exc)) from None
+
+        # Ctrl-C or a crash: what was scored, marked; nothing at all over a previous file
+        interrupted = exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR)
+        options, records = self.ctx.options, self.records
+        data = None
+        if options.report or options.html:
+            data = RunReport.build(results, records, self.settings(), self.ctx.started,
+                                   time.time(), "interrupted" if interrupted else "complete")
+
+        def write_html(path: str) -> None:
+            write_report_html(path, data, options.report)
+
+        for what, path, write in (
+                ("report", options.report, lambda p: write_report(p, data)),
+                ("HTML report", options.html, write_html),
+                ("replay record", options.record, lambda p: write_replay(p, records))):
+            if not path:
+                continue
+            if interrupted and not records:
+                self.notes.append(f"tom {what} not written: the run was interrupted before any "
+                                  f"item was scored ({path} is left as it was)")
+            else:
+                try_write(self.write_errors, what, path, lambda p=path, w=write: w(p))
+
+        # thresholds, baseline -> session.exitstatus; baseline, Markdown
+        self.gates.finish(session, results, records, self.write_errors)
+        if self.write_errors and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED  # asked for a file, did not get it
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int,
+                                config: pytest.Config) -> Any:
+        """Around pytest's own summary: big runs list wrong items compactly
+        (report/compact.py), then the tom sections come last: wrong answers, requests,
+        gates, and the scores."""
+        compact = CompactFailures.install(terminalreporter, config)
+        try:
+            result = yield
+        finally:
+            if compact is not None:
+                compact.restore()
+        if compact is not None:
+            compact.write()
+        ran = self.results is not None and self.records
+        if ran:  # requests, cache hits, tokens, cost, failures
+            self.requests.write_summary(terminalreporter, self.records)
+        self.gates.write(terminalreporter)
+        if ran and self.results is not None:
+            write_summary(terminalreporter, self.results, self.ctx.backend.describe(),
+                          self.ctx.options.report)
+            if self.ctx.options.html:
+                terminalreporter.write_line(f"tom html report: {self.ctx.options.html}")
+
+        self.requests.write_cache_problems(terminalreporter)  # cache turned off, repaired
+        for line in self.notes:
+            terminalreporter.write_line(line, yellow=True)
+        for line in self.write_errors:  # last: a file asked for was not written (exit status 1)
+            terminalreporter.write_line(line, red=True, bold=True)
+        return result

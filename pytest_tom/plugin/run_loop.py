@@ -1,0 +1,80 @@
+"""The test loop of a run, in every process: the model of `fixture:NAME` made at its start,
+broken suites set aside while the others run, the selection asked for (every answer first,
+or streamed while the items run), each item's record put on its report, the runner closed
+at the end."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pytest_tom.plugin.context import RunContext
+from pytest_tom.plugin.items import TomItem
+from pytest_tom.plugin.own_model import resolve_fixture
+from pytest_tom.plugin.request_phase import RequestPhase
+from pytest_tom.plugin.selection import Selection
+from pytest_tom.plugin.speed import freeze_more
+from pytest_tom.plugin.streaming import start_stream
+from pytest_tom.pytest_compat import collection_errors_set_aside, junit_path
+from pytest_tom.report.item_outcome import junit_properties
+
+
+def stops_early(config: pytest.Config) -> bool:
+    """-x or --maxfail: the run may stop at the first wrong answers, so the items are asked
+    for a window ahead of the test loop (`request_phase.WindowPrefetch`) rather than all at
+    once before it."""
+    return bool(config.getoption("--maxfail"))
+
+
+class RunLoop:
+    """The hooks of the test loop (see the module docstring)."""
+
+    def __init__(self, ctx: RunContext, selection: Selection, requests: RequestPhase):
+        self.ctx = ctx
+        self.selection = selection
+        self.requests = requests
+        self.junit = junit_path(ctx.config) is not None  # per-item JUnit properties wanted
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Any:
+        """Broken suites do not stop the others: their collection errors are set aside while
+        the items run (pytest would otherwise interrupt the run) and counted again after."""
+        ctx = self.ctx
+        resolve_fixture(ctx.model, session, ctx.options)  # fixture:NAME: made now, per process
+        stream = None
+        with collection_errors_set_aside(session, len(self.selection.broken_suites)):
+            if (not ctx.is_worker and not session.config.getoption("--collect-only")
+                    and not stops_early(session.config)):
+                if ctx.options.requests_first:
+                    self.requests.run_up_front(session)  # every answer first, with a live line
+                else:
+                    stream = start_stream(session, self.requests)  # scored as answered
+            try:
+                return (yield)
+            finally:
+                if stream is not None:
+                    stream.finish()
+
+                freeze_more()  # what the run built lives to the end: out of the GC's sight
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[Any]) -> Any:
+        """The item's record on its report (plain data: it travels to the xdist controller)."""
+        report = yield
+        first_outcome = (isinstance(item, TomItem) and item.outcome is not None
+                         and not item.record_sent)
+        if first_outcome and (call.when == "call" or report.outcome in ("failed", "skipped")):
+            report.tom = item.record()
+            item.record_sent = True
+            item.release_answers()  # the record has them
+            if report.tom and self.junit:  # per-item properties of the JUnit XML (carried by
+                # the teardown report); without --junitxml nobody reads them
+                item.user_properties.extend(junit_properties(report.tom))
+        return report
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        """The runner stops (its thread, the backend's client, the cache). The collected tree
+        stays frozen to the end (see pytest_tom.plugin.speed)."""
+        self.requests.close()
