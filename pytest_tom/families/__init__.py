@@ -15,10 +15,12 @@ from __future__ import annotations
 import fnmatch
 import importlib
 import importlib.util
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from pytest_tom.core.download import Download
 from pytest_tom.core.registry import Registry, RegistryError, folder_targets
 
 if TYPE_CHECKING:
@@ -151,4 +153,22 @@ def converters() -> dict[str, str]:
             out.update(get(name).converters)
         except (ImportError, RegistryError):  # a broken family: its suites will say so
             continue
+    return out
+
+
+def downloads() -> dict[str, Download]:
+    """`pytest-tom fetch` name -> its declaration (`DOWNLOADS` of a family's `download.py`),
+    each with the family that declares it; a name declared twice is an error naming both."""
+    out: dict[str, Download] = {}
+    for name in available():
+        try:
+            declared_here = get(name).downloads
+        except (ImportError, RegistryError):  # a broken family: its suites will say so
+            continue
+        for download in declared_here:
+            if download.name in out:
+                raise LookupError(f"`pytest-tom fetch {download.name}` is declared by the "
+                                  f"families {out[download.name].family} and {name}; "
+                                  f"one name, one download")
+            out[download.name] = replace(download, family=name)
     return out

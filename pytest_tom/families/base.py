@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from pytest_tom.core.download import Download
 from pytest_tom.core.model import ItemSpec, Suite
 from pytest_tom.core.option_table import Opt
 from pytest_tom.core.outcome import Outcome
@@ -91,6 +92,9 @@ class Family:
     # `pytest-tom convert <subcommand>` -> module with `add_arguments(parser)`, `run(args)`
     # (a folder's `convert.py` is `{name: "<package>.convert"}`)
     converters: ClassVar[Mapping[str, str]] = {}
+    # `pytest-tom fetch <name>`: the official files and how they convert (`DOWNLOADS` of
+    # `download.py` beside `family.py`; see `pytest_tom.core.download`)
+    downloads: ClassVar[tuple[Download, ...]] = ()
     # the headline metrics and their plots, declared once as data (`METRICS` and `PLOTS` of
     # `headline.py` beside `family.py`; see `pytest_tom.metrics.declare`): their values,
     # intervals, paired tests, gate direction, display and plots all come from here

@@ -14,6 +14,9 @@ The names come in groups, one import per module they live in; a name a new famil
 is added to its group and to `__all__`.
 """
 
+# what `pytest-tom fetch` downloads (a folder's download.py declares it)
+from pytest_tom.core.download import Download, Licence, Member, Remote, github_file, github_page
+
 # the nouns: an item, a suite, an outcome, the run's settings
 from pytest_tom.core.model import ItemSpec, Suite
 from pytest_tom.core.outcome import (
@@ -157,4 +160,6 @@ __all__ = [
     "ratio_of", "resolve_dtype", "scenario_of", "score_final", "signed_unit", "single_call",
     "sole_keyword", "status", "table_rows", "tiny_pct", "token_f1", "two_calls", "type_name",
     "unit", "weighted_f1_of", "word_pattern", "yes_no_word",
+    # downloads (download.py)
+    "Download", "Licence", "Member", "Remote", "github_file", "github_page",
 ]

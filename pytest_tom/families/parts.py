@@ -4,8 +4,8 @@ A `Family` subclass defined in a package's `family.py` takes what it does not de
 from the modules beside it, by their names (`PARTS`): the schemas and checks from
 `schema.py`, the items from `expand.py`, the methods and messages from `prompts.py`, the
 answer rule from `scoring.py`, the tables from `metrics.py`, the declared metrics and plots
-from `headline.py`, the options from `options.py`, and `converters` when there is a
-`convert.py`. A module function has the signature of the hook it becomes, without `self`
+from `headline.py`, the options from `options.py`, the official files `pytest-tom fetch`
+downloads from `download.py`, and `converters` when there is a `convert.py`. A module function has the signature of the hook it becomes, without `self`
 (`expand(suite, data, settings, line_of)`, `score(item, response, ctx)` ...).
 So a family's `family.py` says only what is particular to it (its name, description,
 answer length, lower-is-better patterns ...), and no family forwards hook by hook.
@@ -37,6 +37,7 @@ PARTS: dict[str, dict[str, str]] = {
     "headline": {"METRICS": "headline_metrics", "PLOTS": "plots",
                  "declared_metrics": "declared_metrics"},
     "options": {"OPTIONS": "options"},
+    "download": {"DOWNLOADS": "downloads"},
 }
 CONVERTER = "convert"  # `pytest-tom convert <family name>`, when the folder has convert.py
 FAMILY_MODULE = "family"
