@@ -4,7 +4,8 @@
     pytest-tom convert FAMILY INPUT -o DIR  turn upstream benchmark data into suites
     pytest-tom compare A.json B.json ...    compare saved runs with paired significance tests
     pytest-tom html REPORT.json... -o PATH  one self-contained HTML report of saved runs
-    pytest-tom suites [--copy DIR]          the bundled suites (run them with --tom-suite)
+    pytest-tom suites [--copy DIR]          the bundled and fetched suites (--tom-suite NAME)
+    pytest-tom fetch NAME...                download a benchmark's official files as suites
     pytest-tom init [DIR]                   set up pytest-tom in a model repository
     pytest-tom serve [FILE.gguf] --port N   a GGUF model as an OpenAI-compatible endpoint
     pytest-tom hf-model DIR                 the embedded model as a transformers directory (hf:)
@@ -24,6 +25,7 @@ from types import ModuleType
 from pytest_tom.commands import (
     compare,
     convert,
+    fetch,
     gate,
     hf_model,
     html,
@@ -34,8 +36,8 @@ from pytest_tom.commands import (
     validate,
 )
 
-COMMANDS: tuple[ModuleType, ...] = (validate, compare, html, suites, init, serve, hf_model,
-                                    convert, merge, gate)
+COMMANDS: tuple[ModuleType, ...] = (validate, compare, html, suites, fetch, init, serve,
+                                    hf_model, convert, merge, gate)
 
 
 def build_parser() -> argparse.ArgumentParser:

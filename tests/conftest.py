@@ -37,6 +37,16 @@ def shared_data(*parts: str) -> Path:
     return path
 
 
+@pytest.fixture(autouse=True)
+def own_fetch_folder(tmp_path_factory: pytest.TempPathFactory,
+                     monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test has its own fetch folder (`pytest-tom fetch`, `--tom-suite` of fetched
+    names), empty, never the user's cache: $PYTEST_TOM_FETCH_DIR points at it."""
+    folder = tmp_path_factory.mktemp("fetched")
+    monkeypatch.setenv("PYTEST_TOM_FETCH_DIR", str(folder))
+    return folder
+
+
 @pytest.fixture
 def chat_server() -> Iterator[ChatServer]:
     """A chat-completions server on 127.0.0.1 answering "a)" (tests set `.responder`)."""

@@ -74,7 +74,7 @@ def test_tom_suite_with_paths_runs_both_and_ini_key_adds_the_suites(
 def test_an_unknown_name_is_a_usage_error_listing_the_names(empty_dir: pytest.Pytester) -> None:
     result = empty_dir.runpytest(MODEL, "--tom-suite=fantom,fantomm")
     assert result.ret == 4
-    result.stderr.fnmatch_lines(["*no bundled suite named 'fantomm'; bundled suites: bigtom, "
+    result.stderr.fnmatch_lines(["*no suite named 'fantomm'; bundled suites: bigtom, "
                                  "fantom, generic, hitom, mmtomqa, opentom, robustness (or "
                                  "bundled for all*"])
 

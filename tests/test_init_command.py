@@ -188,4 +188,4 @@ def test_suites_lists_the_bundled_suites_and_copies_them_out(
     assert edited.read_text() == "# my edit\n"  # an existing copy is never overwritten
     assert "kept" in capsys.readouterr().out
     assert main(["suites", "nope"]) == 2
-    assert "no bundled suite named 'nope'" in capsys.readouterr().err
+    assert "no suite named 'nope'" in capsys.readouterr().err

@@ -5,6 +5,10 @@ collected and scored and the rootdir and caches are that folder. The wheel carri
 suites and the docs, its metadata the license and the pytest classifier, and its long
 description links to no file the wheel lacks.
 
+`pytest-tom fetch` works there too: from an empty folder, it fetches a benchmark from the
+loopback mirror of the shared copies into the per-user cache folder, and the fetched name
+runs (skipped where `../shared/data` is absent).
+
 Slow (a build and a virtualenv with pytest, numpy, openai ... from the package index: CI
 has one); it fails, not skips, when the index cannot be reached.
 """
@@ -23,7 +27,10 @@ from email.parser import Parser
 from pathlib import Path
 
 import pytest
-from conftest import REPO, SUITES
+from conftest import REPO, SHARED_DATA, SUITES
+from mirror_server import MirrorServer
+
+from pytest_tom import families
 
 pytestmark = pytest.mark.slow
 
@@ -33,8 +40,11 @@ def first(request):
 """
 
 
-def run(cmd: list[str], cwd: Path, timeout: float = 900) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTEST_ADDOPTS")}
+def run(cmd: list[str], cwd: Path, timeout: float = 900,
+        env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "PYTEST_ADDOPTS", "PYTEST_TOM_FETCH_DIR")}
+    env.update(env_extra or {})
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=timeout)
 
@@ -78,13 +88,20 @@ def test_the_wheel_carries_the_suites_the_docs_and_honest_metadata(wheel: Path) 
         assert path in names, path
 
 
-def test_installed_wheel_runs_every_bundled_family_from_an_empty_folder(
-        wheel: Path, tmp_path: Path) -> None:
-    env_dir = tmp_path / "venv"
+@pytest.fixture(scope="module")
+def env_dir(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh virtualenv with the wheel installed (its core dependencies only)."""
+    env_dir = tmp_path_factory.mktemp("wheel-env") / "venv"
     venv.EnvBuilder(with_pip=True, system_site_packages=False).create(env_dir)
-    python = env_dir / "bin" / "python"
-    proc = run([str(python), "-m", "pip", "install", "-q", str(wheel)], cwd=tmp_path)
+    proc = run([str(env_dir / "bin" / "python"), "-m", "pip", "install", "-q", str(wheel)],
+               cwd=env_dir.parent)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    return env_dir
+
+
+def test_installed_wheel_runs_every_bundled_family_from_an_empty_folder(
+        env_dir: Path, tmp_path: Path) -> None:
+    python = env_dir / "bin" / "python"
     project = tmp_path / "project"
     project.mkdir()
     (project / "answer.py").write_text(ANSWERER)
@@ -110,3 +127,34 @@ def test_installed_wheel_runs_every_bundled_family_from_an_empty_folder(
                cwd=project)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert set(re.findall(r"\(family (\w+), \d+ items\)", proc.stdout)) == {"hitom", "mmtomqa"}
+
+
+def test_installed_wheel_fetches_a_benchmark_from_an_empty_folder_and_runs_it(
+        env_dir: Path, tmp_path: Path) -> None:
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"upstream data not available: {SHARED_DATA} (only in the project's "
+                    f"workspace)")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "answer.py").write_text(ANSWERER)
+    cache = tmp_path / "cache"  # the user's cache folder: the default fetch folder is in it
+    home = {"XDG_CACHE_HOME": str(cache)}
+    with MirrorServer() as mirror:
+        mirror.add_declared(families.downloads().values())
+        proc = run([str(env_dir / "bin" / "pytest-tom"), "fetch", "hitom-full", "--mirror",
+                    mirror.mirror], cwd=project, env_extra=home)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    folder = cache / "pytest-tom" / "fetched"
+    assert f"fetched: hitom-full.tom.yaml, 1,200 items, in {folder / 'hitom-full'}" in proc.stdout
+    assert "licence: Apache-2.0" in proc.stdout
+    assert "run: pytest --tom-suite=hitom-full --tom-model=SPEC\n" in proc.stdout
+    assert sorted(p.name for p in project.iterdir()) == ["answer.py"]  # nothing here
+    proc = run([str(env_dir / "bin" / "python"), "-m", "pytest", "--tom-suite=hitom-full,mmtomqa",
+                "--tom-model=python:answer.py:first", "--tom-limit=5", "--tom-items=report",
+                "-p", "no:randomly"], cwd=project, env_extra=home)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"tom: fetched suites hitom-full (from {folder})" in proc.stdout
+    assert set(re.findall(r"\(family (\w+), \d+ items\)", proc.stdout)) == {"hitom", "mmtomqa"}
+    proc = run([str(env_dir / "bin" / "pytest-tom"), "suites"], cwd=project, env_extra=home)
+    assert re.search(r"hitom-full +hitom-full.tom.yaml +hitom-full +hitom +240 +1,200 +fetched",
+                     proc.stdout), proc.stdout

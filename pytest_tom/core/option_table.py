@@ -113,8 +113,13 @@ class TomOptions:
                      default="*.tom.yaml", metavar="PATTERNS")
     suite: str | None = opt(
         "run bundled suites by name, from any folder, together with any paths given: fantom, "
-        "opentom, bigtom, robustness, generic, comma-separated, or bundled for all "
-        "(`pytest-tom suites` lists them)", metavar="NAMES")
+        "opentom, bigtom, robustness, generic, comma-separated, or bundled for all; and the "
+        "benchmarks `pytest-tom fetch` fetched (hitom-full ...) (`pytest-tom suites` lists "
+        "them)", metavar="NAMES")
+    fetch_dir: str | None = opt(
+        "the folder `pytest-tom fetch --dir` filled, where --tom-suite finds fetched names "
+        "(default: $PYTEST_TOM_FETCH_DIR, else the per-user cache folder, as pytest-tom fetch)",
+        metavar="DIR")
     method: str = opt("prompting method: vanilla, cot, simtom, 1shot, 1shot-cot (as the family "
                       "offers)", default="vanilla", metavar="METHOD")
     seed: int = opt("seed for option shuffling and sampling (default 0)", default=0, convert=int,

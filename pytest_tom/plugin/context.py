@@ -105,7 +105,7 @@ class RunContext:
               bundled: BundledSelection | None) -> RunContext:
         patterns = str(options.files).split()
         if bundled is not None:
-            patterns.append(bundled.pattern)
+            patterns.extend(bundled.patterns)
         return cls(config=config, options=options, settings=settings, model=model,
                    shard=shard, bundled=bundled, file_patterns=tuple(patterns),
                    is_worker=is_xdist_worker(config), project_dir=project_dir(config),

@@ -68,7 +68,7 @@ class RunOutputs:
                  + (f" · samples {ctx.options.samples}" if ctx.options.samples > 1 else "")
                  + f" · {self.requests.cache_label()}"]
         if ctx.bundled is not None:
-            lines.append(ctx.bundled.header())
+            lines.extend(ctx.bundled.header())
         here = ctx.project_dir
         if here != config.rootpath:
             lines.append(f"tom: the paths given made pytest choose the rootdir {config.rootpath}, "

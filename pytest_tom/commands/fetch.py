@@ -1,0 +1,116 @@
+"""`pytest-tom fetch NAME...`: download a benchmark's official files, on your machine, and
+convert them into suites that run by name (`pytest --tom-suite=NAME`).
+
+Each name is declared by its family (`families/<name>/download.py`): files pinned to a
+commit of the authors' repository (FANToM: the authors' own download, pinned by the sha256
+their loader checks), each checked against its sha256, converted by the family's
+converter into the fetch folder (`--dir`, default the per-user cache folder; see
+`pytest_tom.engine.fetched`). The licence of each is printed, the non-commercial ones
+marked. A file whose sha256 differs is refused and nothing is written. Without a name,
+the names that can be fetched are listed; `all` fetches every one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from tabulate import tabulate
+
+from pytest_tom import families
+from pytest_tom.core.download import Download
+from pytest_tom.engine import fetched
+from pytest_tom.engine.bundled import BundledSuitesMissing
+from pytest_tom.engine.bundled import names as bundled_names
+from pytest_tom.engine.fetch import MIRROR_ENV, FetchError, fetch, size_text
+
+NAME = "fetch"
+HELP = "download a benchmark's official files and convert them into suites (--tom-suite NAME)"
+ALL = "all"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("names", nargs="*", metavar="NAME",
+                        help=f"what to fetch (default: list the names; {ALL}: every one)")
+    parser.add_argument("--dir", metavar="DIR",
+                        help=f"the fetch folder (default: ${fetched.ENV}, else "
+                             f"{fetched.default_root({}, None)})")
+    parser.add_argument("--mirror", metavar="URL", default=os.environ.get(MIRROR_ENV),
+                        help="read the files from a mirror holding each under its URL's host "
+                             f"and path (http://..., file:///...; default ${MIRROR_ENV})")
+    parser.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+                        help="give up on a server silent this long (default 60)")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        declared = families.downloads()
+    except LookupError as exc:
+        print(f"pytest-tom fetch: {exc}", file=sys.stderr)
+        return 2
+    root = fetched.root_of(args.dir)
+    if not args.names:
+        list_names(declared, root)
+        return 0
+    wanted = list(declared) if ALL in args.names else list(dict.fromkeys(args.names))
+    unknown = [n for n in wanted if n not in declared]
+    if unknown:
+        hint = ""
+        try:
+            if any(n in bundled_names() for n in unknown):
+                hint = " (a bundled suite needs no fetch: pytest --tom-suite=NAME runs it)"
+        except BundledSuitesMissing:
+            pass
+        print(f"pytest-tom fetch: nothing to fetch named {', '.join(map(repr, unknown))}{hint}; "
+              f"names: {', '.join(declared)} (or {ALL})", file=sys.stderr)
+        return 2
+    done: list[str] = []
+    failed = 0
+    for name in wanted:
+        download = declared[name]
+        print(f"{name}: {download.benchmark}, {download.what}")
+        print(f"  from {download.source}")
+        print(f"  licence: {download.licence.line()}")
+        for remote in download.files:
+            if remote.sha256_source:
+                print(f"  sha256 of {remote.filename}: {remote.sha256_source}")
+        try:
+            result = fetch(download, root, mirror=args.mirror, timeout=args.timeout,
+                           say=print)
+        except FetchError as exc:
+            print(f"pytest-tom fetch: {exc}", file=sys.stderr)
+            failed += 1
+            continue
+        files = ", ".join(p.name for p in result.suites)
+        state = "already fetched, up to date" if result.up_to_date else "fetched"
+        print(f"  {state}: {files}, {result.items:,} items, in {result.folder}")
+        done.append(name)
+    if done:
+        print(f"run: pytest --tom-suite={','.join(done)} --tom-model=SPEC"
+              f"{fetched.dir_option(root, '--tom-fetch-dir')}")
+    non_commercial = [n for n in done if not declared[n].licence.commercial]
+    if non_commercial:
+        print(f"note: {', '.join(non_commercial)} may be used for non-commercial purposes only "
+              f"(their licence, above)")
+    return 1 if failed else 0
+
+
+def list_names(declared: dict[str, Download], root: Path) -> None:
+    """The names that can be fetched, their licence, and which are fetched already."""
+    have = fetched.fetched(root)
+    rows = []
+    for name, d in declared.items():
+        size = sum(r.size or 0 for r in d.files)
+        unknown = any(r.size is None for r in d.files)
+        licence = d.licence.name + ("" if d.licence.commercial else " (non-commercial)")
+        rows.append([name, d.benchmark, d.family, licence,
+                     size_text(None if unknown else size),
+                     "fetched" if name in have else ""])
+    print(tabulate(rows, headers=["name", "benchmark", "family", "licence", "download",
+                                  "here"]))
+    print(f"\nfetch folder: {root}"
+          f" ({len(have)} fetched)" if have else f"\nfetch folder: {root} (nothing fetched)")
+    print(f"fetch: pytest-tom fetch NAME... ({ALL}: every one) · then: pytest --tom-suite=NAME "
+          f"--tom-model=SPEC{fetched.dir_option(root, '--tom-fetch-dir')}")

@@ -1,0 +1,119 @@
+"""Fetched suites: the folder `pytest-tom fetch` fills, and the names they run by.
+
+The folder (the *fetch folder*) holds one sub-folder per fetched name, as the bundled
+folder does: `<name>/` has the converted suite files (`*.tom.yaml`), `fetched.json` (what
+was fetched: the declaration, each file's URL and sha256, the licence, when, by which
+pytest-tom) and `upstream/` (the verified upstream files, so that fetching again with a
+newer pytest-tom converts them again without a download). A sub-folder without a readable
+`fetched.json` is not a fetched suite (a fetch in progress writes elsewhere and moves its
+folder in whole).
+
+Where it is: `--dir` (`pytest-tom fetch`) or `--tom-fetch-dir` / `tom_fetch_dir` (a run),
+else `$PYTEST_TOM_FETCH_DIR`, else the platform's per-user cache folder:
+`$XDG_CACHE_HOME/pytest-tom/fetched` (default `~/.cache/...`) on Linux and other POSIX
+systems, `~/Library/Caches/pytest-tom/fetched` on macOS,
+`%LOCALAPPDATA%\\pytest-tom\\Cache\\fetched` on Windows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ENV = "PYTEST_TOM_FETCH_DIR"
+MANIFEST = "fetched.json"
+FORMAT = "pytest-tom-fetched/1"
+UPSTREAM = "upstream"
+SUITE_GLOB = "*.tom.yaml"
+
+
+def cache_home(environ: Mapping[str, str], platform: str, home: Path) -> Path:
+    """pytest-tom's per-user cache folder, by the platform's convention."""
+    if platform == "win32":
+        local = environ.get("LOCALAPPDATA")
+        return (Path(local) if local else home / "AppData" / "Local") / "pytest-tom" / "Cache"
+    if platform == "darwin":
+        return home / "Library" / "Caches" / "pytest-tom"
+    xdg = environ.get("XDG_CACHE_HOME", "")
+    # the XDG rule: a relative value is invalid and ignored
+    return (Path(xdg) if xdg and Path(xdg).is_absolute() else home / ".cache") / "pytest-tom"
+
+
+def default_root(environ: Mapping[str, str] | None = None, platform: str | None = None,
+                 home: Path | None = None) -> Path:
+    """The fetch folder when none is given: `$PYTEST_TOM_FETCH_DIR`, else the cache's."""
+    env = os.environ if environ is None else environ
+    if env.get(ENV):
+        return Path(env[ENV]).expanduser().absolute()
+    return cache_home(env, platform or sys.platform, home or Path.home()) / "fetched"
+
+
+def root_of(given: str | Path | None, base: Path | None = None) -> Path:
+    """The fetch folder: `given` (`~` expanded, a relative path taken from `base`, default
+    the current folder), else the default."""
+    if given is None or not str(given).strip():
+        return default_root()
+    path = Path(given).expanduser()
+    return path if path.is_absolute() else (base or Path.cwd()) / path
+
+
+def dir_option(root: Path, flag: str = "--dir") -> str:
+    """` --dir ROOT` when `root` is not the default fetch folder (for the commands printed),
+    else nothing."""
+    return "" if root == default_root() else f" {flag}={root}"
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """One fetched name: its folder and what its `fetched.json` says."""
+
+    name: str
+    folder: Path
+    manifest: dict[str, Any]
+
+    @property
+    def files(self) -> list[Path]:
+        return sorted(self.folder.glob(SUITE_GLOB))
+
+    @property
+    def licence(self) -> dict[str, Any]:
+        return dict(self.manifest.get("licence") or {})
+
+    def suites(self) -> list[dict[str, Any]]:
+        """What each suite file holds, as the fetch found when it loaded them (`file`,
+        `suite`, `family`, `scenarios`, `items`): listing them loads nothing."""
+        return [dict(row) for row in self.manifest.get("suites", []) if isinstance(row, dict)
+                and (self.folder / str(row.get("file", ""))).is_file()]
+
+
+def read_manifest(folder: Path) -> dict[str, Any] | None:
+    """`folder/fetched.json` when it is a manifest of this format, else None."""
+    try:
+        data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("format") == FORMAT else None
+
+
+def fetched(root: Path) -> dict[str, Fetched]:
+    """Every fetched name in `root` (a sub-folder with a manifest and suite files), sorted."""
+    if not root.is_dir():
+        return {}
+    out: dict[str, Fetched] = {}
+    for folder in sorted(root.iterdir()):
+        if not folder.is_dir() or folder.name.startswith("."):
+            continue
+        manifest = read_manifest(folder)
+        if manifest is not None and manifest.get("name") == folder.name \
+                and any(folder.glob(SUITE_GLOB)):
+            out[folder.name] = Fetched(folder.name, folder, manifest)
+    return out
+
+
+def names(root: Path) -> list[str]:
+    return list(fetched(root))
