@@ -276,7 +276,8 @@ def test_markdown_summary(pytester: pytest.Pytester, small: Path) -> None:
     assert md.startswith("## pytest-tom: python:answers.py:goal10\n")
     assert "❌ **4 of 5 gates failed** · exit status 1" in md
     assert ("| ❌ fail | `totals:goal` | baseline | 1.000 | 0.500 | -0.500 | 0.050 | "
-            "0.001953 (10 worse / 0 better of 100) |") in md
+            "0.001953 (McNemar test of the 100 paired items' right/wrong: 10 worse / 0 better) |"
+            ) in md
     assert "| ✅ pass | `totals:turn` | threshold | >= 0.900 | 0.900 | +0.000 |" in md
     # turn: Wilson 95% interval of 90/100; goal: a seeded bootstrap over the 20 scenarios
     assert re.search(r"\| `gate-demo` \| generic \| 100 \| 90\.0% \[82\.6, 94\.5\] \| "

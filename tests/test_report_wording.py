@@ -170,3 +170,7 @@ def test_a_gate_line_says_what_its_p_value_tested() -> None:
     turn = next(r for r in report.results if r.label == "totals:turn")
     assert not turn.passed and "-- drop larger than allowed and significant" in \
         gate_line(turn, report.alpha)
+    md = render(results, report, {"model": "m"}, records=now, baseline_items=base)
+    assert ("| 0.000 | 1.907e-06 (McNemar test of the 40 paired items' right/wrong: 20 worse / "
+            "0 better) | the items got significantly worse, but goal did not drop by more than "
+            "allowed; smallest detectable drop") in md

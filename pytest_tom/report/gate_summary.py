@@ -36,6 +36,14 @@ def tested(r: GateResult) -> str:
     return f"{r.test} of {r.metric} over its units ({r.paired} paired items)"
 
 
+def within_allowed_note(r: GateResult, alpha: float) -> str:
+    """For a baseline gate that passed although its items got significantly worse: why."""
+    worse = r.p_value is not None and r.p_value <= alpha < 1 and r.newly_wrong > r.newly_right
+    if r.kind != "baseline" or not r.passed or not worse or r.reason:
+        return ""
+    return f"the items got significantly worse, but {r.metric} did not drop by more than allowed"
+
+
 def gate_line(r: GateResult, alpha: float) -> str:
     """`FAILED totals:goal  baseline 0.950  current 0.850  delta -0.100 ...  McNemar test of
     the 500 paired items' right/wrong: p 0.002 ...`"""
@@ -55,10 +63,7 @@ def gate_line(r: GateResult, alpha: float) -> str:
         power = power_text(r, alpha)
         if power:
             text += f"  {power}"
-        worse = r.p_value is not None and r.p_value <= alpha < 1 and r.newly_wrong > r.newly_right
-        if r.passed and worse and not reason:
-            reason = (f"the items got significantly worse, but {r.metric} did not drop by more "
-                      f"than allowed")
+        reason = reason or within_allowed_note(r, alpha)
     if reason:
         text += f"  -- {reason}"
     return text

@@ -17,6 +17,7 @@ from pytest_tom.engine.token_usage import usage_by_endpoint
 from pytest_tom.gates.evaluate import GateReport, ItemDiff, power_text
 from pytest_tom.metrics.numbers import fmt_interval, pct, with_interval
 from pytest_tom.report.atomic import write_atomic
+from pytest_tom.report.gate_summary import tested, within_allowed_note
 from pytest_tom.report.markdown_items import by_key, flipped_lines, weakest_lines
 
 LISTED = 200  # item ids listed per kind of change
@@ -61,9 +62,10 @@ def gate_rows(report: GateReport) -> list[list[Any]]:
             ref = num(r.baseline)
             allowed = num(r.allowed)
             p = "n/a" if r.p_value is None else f"{r.p_value:.4g}"
-            p += f" ({r.newly_wrong} worse / {r.newly_right} better of {r.paired})"
+            p += f" ({tested(r)}: {r.newly_wrong} worse / {r.newly_right} better)"
         delta = "n/a" if r.delta is None else f"{r.delta:+.3f}"
-        note = r.reason + (f" [from {r.spec}]" if r.spec else "")
+        note = (r.reason or within_allowed_note(r, report.alpha)) + (
+            f" [from {r.spec}]" if r.spec else "")
         power = power_text(r, report.alpha) if r.baseline is not None else ""
         if power:
             note = f"{note}; {power}" if note else power
@@ -82,11 +84,13 @@ def gates_section(report: GateReport) -> list[str]:
         return [*lines, "**Usage error:**", "",
                 *(f"- {cell(line)}" for line in report.error.splitlines()), ""]
     lines += table(["", "metric", "gate", "baseline / required", "current", "delta",
-                    "allowed drop", "p-value (McNemar)", "note"], gate_rows(report))
+                    "allowed drop", "p-value (what it tested)", "note"], gate_rows(report))
     if report.results and any(r.kind == "baseline" for r in report.results):
         test = "off (alpha 1)" if report.alpha >= 1 else f"alpha {report.alpha:g}"
-        lines += ["", f"A baseline gate fails when the drop exceeds the allowed drop and the "
-                  f"exact McNemar test on the shared items is significant ({test})."]
+        lines += ["", f"A baseline gate fails when the metric dropped by more than allowed and "
+                  f"the change of its items is significant ({test}): the exact McNemar test of "
+                  f"the paired items' right/wrong, or for a declared grouped metric the paired "
+                  f"bootstrap of the metric itself."]
     return [*lines, ""]
 
 
