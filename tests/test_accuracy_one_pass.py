@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from pytest_tom.core.outcome import UNAVAILABLE, UNPARSEABLE
+from pytest_tom.core.outcome import CUT_OFF, UNAVAILABLE, UNPARSEABLE
 from pytest_tom.engine.aggregate import _aggregate_once
 from pytest_tom.families.base import Settings
 from pytest_tom.metrics.accuracy import (
@@ -30,6 +30,8 @@ def random_records(n: int, seed: int) -> list[dict[str, Any]]:
             outcome = {"correct": False, "error": "request_failed"}
         elif roll < 0.35:
             outcome = {"correct": None}  # measured, not judged
+        elif roll < 0.42:
+            outcome = {"correct": False, "error": CUT_OFF}  # the budget ran out
         else:
             outcome = {"correct": rng.random() < 0.6}
         tags = rng.sample(["a", "b", "c", "d"], rng.randint(0, 3))
@@ -49,11 +51,15 @@ def plain_block(records: list[dict[str, Any]]) -> dict[str, Any]:
     for r in judged:
         groups.setdefault(r["item"]["group"] or r["item"]["scenario"], []).append(
             bool(r["outcome"]["correct"]))
-    errors = [r for r in records if r["outcome"].get("error") not in (None, UNPARSEABLE, UNAVAILABLE)]
+    errors = [r for r in records
+              if r["outcome"].get("error") not in (None, UNPARSEABLE, UNAVAILABLE, CUT_OFF)]
+    cut = [r for r in judged if r["outcome"].get("error") == CUT_OFF]
     return {
         "items": len(records), "judged": len(judged), "correct": len(right),
-        "wrong": len(judged) - len(right), "errors": len(errors),
+        # a cut-off answer is in the denominator as not right, and never wrong
+        "wrong": len(judged) - len(right) - len(cut), "errors": len(errors),
         "unparseable": sum(r["outcome"].get("error") == UNPARSEABLE for r in records),
+        "cut_off": len(cut),
         "skipped": len(skipped),
         "turn": len(right) / len(judged) if judged else None,
         "goal": sum(all(v) for v in groups.values()) / len(groups) if groups else None,

@@ -1,12 +1,19 @@
 """One outcome status (`core.outcome.status`) read by every place that tells right, wrong,
-unparseable, error, skipped and measured apart, and one all-right-in-a-group summary."""
+unparseable, cut off, error, skipped and measured apart, and one all-right-in-a-group summary."""
 
 from __future__ import annotations
 
 import pytest
 
 from pytest_tom.compare.paired import verdict as compare_verdict
-from pytest_tom.core.outcome import REQUEST_FAILED, UNAVAILABLE, UNPARSEABLE, Outcome, status
+from pytest_tom.core.outcome import (
+    CUT_OFF,
+    REQUEST_FAILED,
+    UNAVAILABLE,
+    UNPARSEABLE,
+    Outcome,
+    status,
+)
 from pytest_tom.metrics.accuracy import (
     AllRightGroups,
     goal_counts,
@@ -20,6 +27,7 @@ CASES = [
     (Outcome(correct=True), "right"),
     (Outcome(correct=False), "wrong"),
     (Outcome(correct=False, error=UNPARSEABLE), "unparseable"),
+    (Outcome(correct=False, error=CUT_OFF), "cut_off"),
     (Outcome(correct=False, error=REQUEST_FAILED), "error"),
     (Outcome(correct=False, error="embedder_failed"), "error"),
     (Outcome(correct=None, error=UNAVAILABLE), "skipped"),
@@ -34,7 +42,7 @@ def test_every_place_reads_the_one_status(outcome: Outcome, want: str) -> None:
     assert html_verdict(rec) == compare_verdict(rec) == want
     assert is_skipped(rec) == (want == "skipped")
     assert is_request_error(rec) == (want == "error")
-    assert is_judged(rec) == (want in ("right", "wrong", "unparseable", "error"))
+    assert is_judged(rec) == (want in ("right", "wrong", "unparseable", "cut_off", "error"))
 
 
 def test_all_right_groups_merge_and_count() -> None:

@@ -40,6 +40,22 @@ def raw(name: str) -> dict[str, Any]:
     return json.loads((SAVED / name).read_text(encoding="utf-8"))
 
 
+# core counts added since ffd460d (0 in a run without them): a figure computed now has
+# them, the reports saved then do not, and every other key must be equal
+ADDED_SINCE = ("cut_off",)
+
+
+def as_saved(value: Any) -> Any:
+    """`value` (results computed now) without the counts added since ffd460d when they are
+    0, to compare with what a report saved then holds."""
+    if isinstance(value, dict):
+        return {k: as_saved(v) for k, v in value.items()
+                if not (k in ADDED_SINCE and v == 0)}
+    if isinstance(value, list):
+        return [as_saved(v) for v in value]
+    return value
+
+
 def read(name: str) -> RunReport:
     return read_saved_report(SAVED / name, label=name, how_to_write="--tom-report")
 
@@ -102,7 +118,7 @@ def test_the_two_shards_merge_into_the_unsharded_run(saved: Path, tmp_path: Path
     data, whole = json.loads(merged.read_text()), raw("weak.json")
     assert data["format"] == FORMAT and data["status"] == "complete"
     for key in ("suites", "totals", "totals_intervals"):  # every figure, interval, table
-        assert data[key] == whole[key], key
+        assert as_saved(data[key]) == whole[key], key
     def items(report: dict[str, Any]) -> list[Any]:  # all but the time each took
         return [{k: v for k, v in r.items() if k != "seconds"} for r in report["items"]]
 
@@ -187,7 +203,8 @@ def test_aggregation_gives_the_typed_results() -> None:
     report = read("weak.json")
     results = aggregate(report.records, report.settings.to_settings())
     assert isinstance(results, Results)
-    assert results == report.results  # what the run computed, computed again from its records
+    # what the run computed, computed again from its records
+    assert as_saved(dict(results)) == dict(report.results)
     assert results.figure(None, "turn") == results.totals.turn
     assert results.figure("fantom-smalltalk", "all_star") == \
         raw("weak.json")["suites"]["fantom-smalltalk"]["metrics"]["all_star"]

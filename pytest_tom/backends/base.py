@@ -16,6 +16,7 @@ Two ways to be a backend:
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
@@ -28,12 +29,26 @@ Message = dict[str, str]
 
 @dataclass(frozen=True)
 class SamplingParams:
+    """What a request carries besides its messages. `fields`: server-specific request fields
+    (`--tom-request-field`, `--tom-reasoning-effort`, `--tom-thinking`) as (name, canonical
+    JSON) pairs, sent in the body of a chat-completions request; part of the cache key (in
+    `to_dict` only when there are any, so the keys of plain runs stay as they were)."""
+
     temperature: float = 0.0
     max_tokens: int | None = None
     seed: int | None = None
+    fields: tuple[tuple[str, str], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed}
+        out: dict[str, Any] = {"temperature": self.temperature, "max_tokens": self.max_tokens,
+                               "seed": self.seed}
+        if self.fields:
+            out["fields"] = self.request_fields()
+        return out
+
+    def request_fields(self) -> dict[str, Any]:
+        """The extra fields of the request body, by name (values as JSON gives them)."""
+        return {name: json.loads(value) for name, value in self.fields}
 
 
 @dataclass
@@ -61,12 +76,54 @@ class ModelRequest:
         return ""
 
 
+# a reply's finish reason when the budget (max_tokens) ran out before the model stopped
+LENGTH = "length"
+STOP = "stop"
+_FINISH = {"length": LENGTH, "max_tokens": LENGTH, "max_new_tokens": LENGTH,
+           "max_length": LENGTH, "max_output_tokens": LENGTH,
+           "stop": STOP, "eos": STOP, "eos_token": STOP, "end_turn": STOP,
+           "stop_sequence": STOP}
+
+
+def finish_reason(raw: Any) -> str | None:
+    """A server's finish reason, normalised: "stop" (the model ended its answer), "length"
+    (the budget ran out first: OpenAI's and vLLM's "length", Anthropic's "max_tokens" ...),
+    any other as the server says it ("content_filter", "tool_calls" ...); None when unknown."""
+    if not isinstance(raw, str) or not raw:
+        return None
+    return _FINISH.get(raw.lower(), raw)
+
+
 @dataclass
 class ModelReply:
+    """One model call's reply.
+
+    `text` is the answer: what the model said after its thought, and the only part that is
+    scored. `thought` is the reasoning before it (a reasoning field of the server, or a
+    `<think>...</think>` split off the content), kept apart, never scored; None when the
+    reply showed none. `finish_reason` is normalised (`finish_reason()`): "length" means
+    the budget ran out, inside the thought when `text` is empty. `usage` holds the
+    server's token counts (prompt_tokens, completion_tokens, total_tokens) and
+    `reasoning_tokens` where they are known (counted by the server, or by an in-process
+    model's own tokenizer); a backend that does not know them leaves the key out.
+    """
+
     text: str
-    usage: dict[str, int] | None = None  # prompt_tokens, completion_tokens, total_tokens
+    usage: dict[str, int] | None = None
     model: str | None = None
     endpoint: str | None = None  # the endpoint that answered (redacted), when there are several
+    thought: str | None = None
+    finish_reason: str | None = None
+
+    @property
+    def cut_off(self) -> bool:
+        """The budget ran out before the model ended its reply."""
+        return self.finish_reason == LENGTH
+
+    @property
+    def cut_in_thought(self) -> bool:
+        """The budget ran out inside the thought: no answer was begun."""
+        return self.finish_reason == LENGTH and not self.text.strip()
 
 
 class BackendError(Exception):

@@ -2,8 +2,10 @@
 
 A line is `{"id": "<scenario>::<question>", "response": "..."}`, optionally
 with `"suite"` (to tell apart equal ids of different suites) and, for
-multi-call methods, `"responses": [...]` (one per call). `--tom-record` writes
-files in this format. A missing id is an error outcome of that item.
+multi-call methods, `"responses": [...]` (one per call). A reasoning model's run adds
+`"thoughts"` and `"finish"` (one per call, as the record holds them), which the replay
+gives back: the thought stays apart, and an answer the budget cut off stays cut off.
+`--tom-record` writes files in this format. A missing id is an error outcome of that item.
 """
 
 from __future__ import annotations
@@ -13,14 +15,23 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tom.backends import BackendSpecError
-from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest
+from pytest_tom.backends.base import (
+    Backend,
+    BackendError,
+    ModelReply,
+    ModelRequest,
+    finish_reason,
+)
 from pytest_tom.core.outcome import MISSING_RESPONSE
+
+# what one line gives back: per call, (answer, thought, finish reason)
+Recorded = list[tuple[str, str | None, str | None]]
 
 
 class ReplayBackend(Backend):
     name = "replay"
 
-    def __init__(self, path: Path, records: dict[tuple[str | None, str], list[str]]):
+    def __init__(self, path: Path, records: dict[tuple[str | None, str], Recorded]):
         self.model = str(path)
         self.records = records
 
@@ -33,15 +44,27 @@ class ReplayBackend(Backend):
             raise BackendError(f"no recorded response for {item.id!r} in {self.model}",
                                kind=MISSING_RESPONSE)
         if len(responses) == 1:
-            return ModelReply(text=responses[0])
-        if request.step >= len(responses):
+            text, thought, finish = responses[0]
+        elif request.step >= len(responses):
             raise BackendError(f"{item.id!r}: no recorded response for call {request.step + 1}",
                                kind=MISSING_RESPONSE)
-        return ModelReply(text=responses[request.step])
+        else:
+            text, thought, finish = responses[request.step]
+        return ModelReply(text=text, thought=thought, finish_reason=finish)
 
 
-def load_records(path: Path) -> dict[tuple[str | None, str], list[str]]:
-    records: dict[tuple[str | None, str], list[str]] = {}
+def _per_call(rec: dict[str, Any], key: str, calls: int) -> list[Any]:
+    """A line's `thoughts` or `finish`: one per call (None where it has none)."""
+    values = rec.get(key)
+    if values is None:
+        return [None] * calls
+    if not isinstance(values, list) or len(values) != calls:
+        raise TypeError(f"{key!r} must be a list with one entry per response")
+    return values
+
+
+def load_records(path: Path) -> dict[tuple[str | None, str], Recorded]:
+    records: dict[tuple[str | None, str], Recorded] = {}
     with path.open(encoding="utf-8") as fh:
         for n, line in enumerate(fh, 1):
             if not line.strip():
@@ -50,9 +73,15 @@ def load_records(path: Path) -> dict[tuple[str | None, str], list[str]]:
                 rec = json.loads(line)
                 key = (rec.get("suite"), str(rec["id"]))
                 if "responses" in rec:
-                    responses = [str(r) for r in rec["responses"]]
+                    texts = [str(r) for r in rec["responses"]]
                 else:
-                    responses = [str(rec["response"])]
+                    texts = [str(rec["response"])]
+                thoughts = _per_call(rec, "thoughts", len(texts))
+                finishes = _per_call(rec, "finish", len(texts))
+                responses = [(text, None if thought is None else str(thought),
+                              finish_reason(finish))
+                             for text, thought, finish in zip(texts, thoughts, finishes,
+                                                              strict=True)]
             except (ValueError, KeyError, TypeError, AttributeError) as exc:
                 raise BackendSpecError(
                     f"{path}:{n}: not a replay record ({exc!s}); each line must be a JSON object "

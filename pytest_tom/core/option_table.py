@@ -13,6 +13,7 @@ read the values without knowing where they came from.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING, dataclass, field, fields
@@ -49,6 +50,43 @@ def spec_list(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return ",".join(str(v).strip().strip(",") for v in value if str(v).strip(" ,"))
     return str(value)
+
+
+def think_tags_text(value: Any) -> str:
+    """`OPEN,CLOSE` (two non-empty tags) or `off`, as given; read by `backends.reply_parts`."""
+    text = str(value).strip()
+    if text.lower() in ("off", "none", ""):
+        return "off"
+    open_, sep, close = text.partition(",")
+    if not (sep and open_.strip() and close.strip() and "," not in close):
+        raise ValueError(f"--tom-think-tags {value!r}: expected OPEN,CLOSE (e.g. "
+                         f"<think>,</think> or [THINK],[/THINK]), or off")
+    return f"{open_.strip()},{close.strip()}"
+
+
+def field_list(value: Any) -> tuple[tuple[str, str], ...]:
+    """`NAME=JSON` entries (the option given several times, or lines of the ini key) as
+    (name, canonical JSON) pairs in the order given; a name given twice keeps its last value. A value that
+    is not JSON is taken as a string (`reasoning_effort=high`)."""
+    # the option given several times is a list; the ini key, one entry per line
+    entries = value if isinstance(value, (list, tuple)) else str(value).splitlines()
+    out: dict[str, str] = {}
+    for entry in entries:
+        text = str(entry).strip()
+        if not text:
+            continue
+        name, sep, raw = text.partition("=")
+        name = name.strip()
+        if not sep or not name or not name.replace("_", "").replace("-", "").isalnum():
+            raise ValueError(f"--tom-request-field {text!r}: expected NAME=JSON, e.g. "
+                             f"chat_template_kwargs='{{\"enable_thinking\": false}}'")
+        try:
+            parsed = json.loads(raw)
+        except ValueError:
+            parsed = raw.strip()
+        out.pop(name, None)
+        out[name] = json.dumps(parsed, sort_keys=True, ensure_ascii=False)
+    return tuple(out.items())
 
 
 @dataclass(frozen=True)
@@ -128,6 +166,33 @@ class TomOptions:
                              metavar="T")
     max_tokens: int | None = opt("maximum tokens per completion (default: the backend's)",
                                  convert=int, metavar="N")
+    # -- reasoning models (docs/reasoning-models.md) ------------------------------------
+    thinking_tokens: int | None = opt(
+        "a budget for reasoning models: tokens for the thought, added to each call's answer "
+        "length when --tom-max-tokens is not given (default: none, the answer length alone; "
+        "4096 with --tom-thinking=on)", convert=int, metavar="N")
+    thinking: str | None = opt(
+        "ask the chat template to think (on) or not (off), where it supports it: servers get "
+        "chat_template_kwargs {\"enable_thinking\": true|false}, hf: the template's argument "
+        "(default: nothing is sent; the model's own default)", choices=("on", "off"),
+        metavar="on|off")
+    think_tags: str = opt(
+        "the tags around a thought in a reply's text, OPEN,CLOSE (default <think>,</think>); "
+        "off: never split the text (a thought only from the server's reasoning field)",
+        default="<think>,</think>", convert=think_tags_text, metavar="OPEN,CLOSE|off")
+    reasoning_effort: str | None = opt(
+        "sent as the request's reasoning_effort (OpenAI's o-series and gpt-oss: low, medium, "
+        "high; as the server accepts)", metavar="EFFORT")
+    request_field: tuple[tuple[str, str], ...] = opt(
+        "a server-specific field sent with every request, NAME=JSON, e.g. "
+        "chat_template_kwargs='{\"enable_thinking\": false}' or top_k=20; may be given "
+        "several times; part of the cache key; values under names like key, token, secret, "
+        "password are redacted wherever they are shown", default=(), convert=field_list,
+        metavar="NAME=JSON", repeat=True)
+    early_stop: str = opt(
+        "on: stop the run with one line when most of its first answers were cut off by the "
+        "budget (a reasoning model given too few tokens); off: run to the end at the budget "
+        "given (default on)", default="on", choices=("on", "off"), metavar="on|off")
     report: str | None = opt("write the JSON report (every item, every metric) to PATH",
                              metavar="PATH")
     record: str | None = opt("write every response as a replay file (JSONL) to PATH",
@@ -275,7 +340,7 @@ def _finite(value: Any) -> bool:
 # runner, the sample requests and the backends take them as checked here, nowhere again
 AT_LEAST: tuple[tuple[str, int], ...] = (
     ("concurrency", 1), ("retries", 0), ("samples", 1), ("limit", 1), ("batch_size", 1),
-    ("threads", 1), ("local_ctx", 1),
+    ("threads", 1), ("local_ctx", 1), ("thinking_tokens", 1),
 )
 
 

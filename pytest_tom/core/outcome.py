@@ -10,6 +10,10 @@ UNPARSEABLE = "unparseable"  # the answer could not be read: counts as wrong
 REQUEST_FAILED = "request_failed"  # the model call failed: an error outcome
 MISSING_RESPONSE = "missing_response"  # replay file has no response for the item
 UNAVAILABLE = "unavailable"  # scoring needs something not installed: item skipped
+# the budget (max_tokens) ran out before the answer ended, inside the thought or inside the
+# answer: never right, never wrong; it stays in every denominator as not right and is
+# counted apart (its own status below)
+CUT_OFF = "cut_off"
 
 
 @dataclass
@@ -44,14 +48,16 @@ class Outcome:
 
 # an outcome's status: the one rule every report, comparison and count reads
 RIGHT, WRONG, ERROR, SKIPPED, MEASURED = "right", "wrong", "error", "skipped", "measured"
-STATUSES = (RIGHT, WRONG, UNPARSEABLE, ERROR, SKIPPED, MEASURED)
+STATUSES = (RIGHT, WRONG, UNPARSEABLE, CUT_OFF, ERROR, SKIPPED, MEASURED)
 
 
 def status(outcome: dict[str, Any] | Outcome | None) -> str:
-    """right | wrong | unparseable | error | skipped | measured, of an outcome (as a dict
-    on a record, or an `Outcome`). Skipped: scoring needed something not installed;
-    error: the request failed (or any error kind but these two); measured: not judged
-    (`correct` is None, e.g. a token F1). Unparseable and error outcomes count as wrong."""
+    """right | wrong | unparseable | cut_off | error | skipped | measured, of an outcome (as
+    a dict on a record, or an `Outcome`). Skipped: scoring needed something not installed;
+    cut_off: the budget ran out before the answer ended; error: the request failed (or any
+    error kind but these three); measured: not judged (`correct` is None, e.g. a token F1).
+    Unparseable and error outcomes count as wrong; a cut-off one as not right, never as
+    wrong (counted apart)."""
     if outcome is None:
         return ERROR
     if isinstance(outcome, Outcome):
@@ -62,6 +68,8 @@ def status(outcome: dict[str, Any] | Outcome | None) -> str:
         return SKIPPED
     if error == UNPARSEABLE:
         return UNPARSEABLE
+    if error == CUT_OFF:
+        return CUT_OFF
     if error:
         return ERROR
     if correct is None:

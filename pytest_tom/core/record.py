@@ -17,12 +17,20 @@ from typing import Any, TypedDict
 class Record(TypedDict, total=False):
     item: dict[str, Any]  # ItemSpec.summary(): id, suite, family, scenario, kind, gold, meta ...
     outcome: dict[str, Any]  # Outcome.to_dict(): correct, parsed, value, error, detail, extra
-    responses: list[str]  # every response of the conversation; the last one is scored
+    responses: list[str]  # every answer of the conversation; the last one is scored
+    # a reasoning model's thought of each call, parallel to `responses` (None: the reply
+    # showed none); present only when some reply had one, so plain runs lack the key
+    thoughts: list[str | None]
+    # each call's finish reason, parallel to `responses` ("stop", "length": the budget ran
+    # out, others as the server says; None: unknown); present only when some reply had one
+    finish: list[str | None]
     # what the model saw, call by call (engine/transcript.call_messages): a list of calls,
     # each a list of {"role", "content"}
     messages: list[list[dict[str, Any]]]
     seconds: float
-    usage: dict[str, int]  # tokens the server reported (summed over samples)
+    # tokens the server reported (summed over calls and samples): prompt_tokens,
+    # completion_tokens, total_tokens, and reasoning_tokens where they are known
+    usage: dict[str, int]
     cached_usage: dict[str, int]  # tokens of calls answered by the response cache
     requests: int
     retries: int
@@ -31,4 +39,5 @@ class Record(TypedDict, total=False):
     model: str | None  # the model name the server reported
     # several endpoints of one model: per endpoint (redacted URL) requests, failures, moved
     endpoints: dict[str, dict[str, int]]
-    samples: list[dict[str, Any]]  # --tom-samples > 1: outcome and responses per sample
+    # --tom-samples > 1: outcome and responses per sample (and its thoughts and finish, as above)
+    samples: list[dict[str, Any]]

@@ -54,3 +54,40 @@ def redact_url(url: str | None) -> str | None:
     if parts.port:
         netloc += f":{parts.port}"
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+# names of request fields (and of keys inside their values) that may hold a credential
+SECRET_WORDS = ("key", "token", "secret", "password", "passwd", "auth", "credential",
+                "bearer", "signature", "cookie", "session")
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether a field named `name` may hold a credential (api_key, access_token, Authorization
+    ...): its value is shown as `***`."""
+    low = str(name).lower()
+    return any(word in low for word in SECRET_WORDS)
+
+
+def redact_fields(value: object, name: str = "") -> object:
+    """A copy of request fields fit for reports, headers and logs: the value of every key
+    that may hold a credential (`is_secret_name`), at any depth, is `***`."""
+    if name and is_secret_name(name):
+        return "***"
+    if isinstance(value, dict):
+        return {k: redact_fields(v, str(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact_fields(v) for v in value]
+    return value
+
+
+def secret_values(value: object, name: str = "") -> list[str]:
+    """The strings under the keys `redact_fields` hides (to scrub them from a server's error
+    message that echoes the request)."""
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in secret_values(v, str(k))]
+    if isinstance(value, list):
+        return [s for v in value for s in secret_values(v, name)]
+    if name and is_secret_name(name) and value is not None:
+        text = str(value)
+        return [text] if len(text) > 3 else []
+    return []

@@ -18,10 +18,11 @@ per process and the process's start time), which is the usual case in a
 container, where every run is PID 1. A claim from another host is taken over
 once it is older than `stale_after`.
 
-What is stored is the typed reply (`ModelReply`: its text, token usage and the model
-that answered), one row each; `reply_row` and `row_reply` are the one place where a
-reply becomes a row and back. Failures are never cached: only a reply with text is
-stored.
+What is stored is the typed reply (`ModelReply`: its answer text, token usage, the model
+that answered, and a reasoning model's thought and finish reason), one row each;
+`reply_row` and `row_reply` are the one place where a reply becomes a row and back (rows
+written before the thought was kept read as replies without one). Failures are never
+cached; a reply cut off by its budget is a reply, and is.
 
 No call waits inside SQLite: after set-up the connection's busy timeout is 0, so a
 statement that meets another process's lock fails at once and is tried again
@@ -65,6 +66,7 @@ from pytest_tom.engine.cache_file import (
     DB_NAME,
     CacheFault,
     describe_fault,
+    has_reply_column,
     is_lock,
     open_db,
     rollback,
@@ -148,9 +150,12 @@ class ResponseCache:
         self.fault: str | None = None  # its kind: damaged, directory, readonly, full ...
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
+        self._select = SELECT
         if mode != "off":
             try:
                 self._db = open_db(self.db_path, mode, lock_timeout, self._holders)
+                if self._db is not None and not has_reply_column(self._db):
+                    self._select = SELECT_OLD  # a read-only cache of an older pytest-tom
             except (sqlite3.Error, OSError, CacheFault) as exc:
                 self._give_up(exc)
 
@@ -242,7 +247,7 @@ class ResponseCache:
     def get(self, key: str) -> ModelReply | None:
         if not self.readable:
             return None
-        return self._guarded(None, lambda db: _reply(db, key))
+        return self._guarded(None, lambda db: _reply(db, self._select, key))
 
     def put(self, key: str, reply: ModelReply | str, usage: dict[str, int] | None = None,
             model: str | None = None) -> None:
@@ -255,12 +260,11 @@ class ResponseCache:
         row = reply_row(reply)
         self._guarded(None, lambda db: self._store(db, key, row))
 
-    def _store(self, db: sqlite3.Connection, key: str, row: tuple[str, str | None, str | None]
-               ) -> None:
+    def _store(self, db: sqlite3.Connection, key: str, row: Row) -> None:
         db.execute("BEGIN IMMEDIATE")
         try:
-            db.execute("INSERT OR REPLACE INTO responses (key, text, usage, model, created) "
-                       "VALUES (?, ?, ?, ?, ?)", (key, *row, time.time()))
+            db.execute("INSERT OR REPLACE INTO responses (key, text, usage, model, reply, "
+                       "created) VALUES (?, ?, ?, ?, ?, ?)", (key, *row, time.time()))
             db.execute("DELETE FROM claims WHERE key = ? AND owner = ?", (key, self.owner))
             db.execute("COMMIT")
         except BaseException:
@@ -271,7 +275,7 @@ class ResponseCache:
         """`get` for the event loop (waits for a lock without blocking it)."""
         if not self.readable:
             return None
-        return await self._aguarded(None, lambda db: _reply(db, key))
+        return await self._aguarded(None, lambda db: _reply(db, self._select, key))
 
     async def aput(self, key: str, reply: ModelReply) -> None:
         """`put` for the event loop (waits for a lock without blocking it)."""
@@ -372,17 +376,34 @@ class ResponseCache:
                 db.close()
 
 
-def reply_row(reply: ModelReply) -> tuple[str, str | None, str | None]:
-    """The stored columns (text, usage, model) of a reply; its endpoint is not stored (a
-    reply read from the cache was answered by no endpoint of this run)."""
-    return reply.text, json.dumps(reply.usage) if reply.usage else None, reply.model
+# the stored columns of a reply: text, usage (JSON), model, reply (JSON of the other parts)
+Row = tuple[str, str | None, str | None, str | None]
+SELECT = "SELECT text, usage, model, reply FROM responses WHERE key = ?"
+SELECT_OLD = "SELECT text, usage, model, NULL FROM responses WHERE key = ?"
 
 
-def row_reply(text: str, usage: str | None, model: str | None) -> ModelReply:
+def reply_row(reply: ModelReply) -> Row:
+    """The stored columns (text, usage, model, reply) of a reply: `reply` holds its thought
+    and finish reason as JSON (NULL when it has neither, as every row written before them).
+    Its endpoint is not stored (a reply read from the cache was answered by no endpoint of
+    this run)."""
+    parts = {}
+    if reply.thought is not None:
+        parts["thought"] = reply.thought
+    if reply.finish_reason is not None:
+        parts["finish"] = reply.finish_reason
+    return (reply.text, json.dumps(reply.usage) if reply.usage else None, reply.model,
+            json.dumps(parts, ensure_ascii=False) if parts else None)
+
+
+def row_reply(text: str, usage: str | None, model: str | None,
+              reply: str | None = None) -> ModelReply:
     """The reply of a stored row (every row written by any pytest-tom version so far)."""
-    return ModelReply(text=text, usage=json.loads(usage) if usage else None, model=model)
+    parts = json.loads(reply) if reply else {}
+    return ModelReply(text=text, usage=json.loads(usage) if usage else None, model=model,
+                      thought=parts.get("thought"), finish_reason=parts.get("finish"))
 
 
-def _reply(db: sqlite3.Connection, key: str) -> ModelReply | None:
-    row = db.execute("SELECT text, usage, model FROM responses WHERE key = ?", (key,)).fetchone()
+def _reply(db: sqlite3.Connection, select: str, key: str) -> ModelReply | None:
+    row = db.execute(select, (key,)).fetchone()
     return None if row is None else row_reply(*row)

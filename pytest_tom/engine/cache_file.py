@@ -1,10 +1,12 @@
 """The response cache's SQLite file: its folder, its tables, opening it, and one line
 for anything wrong with it.
 
-The format: a table `responses` (key, text, usage as JSON, model, created) and a table
-`claims` (which process is asking which key right now). A file with other tables or
-other response columns is another program's, or damaged: it is refused, never changed.
-Claims are transient: an older layout of the claims table is replaced.
+The format: a table `responses` (key, text, usage as JSON, model, created, and `reply`: the
+reply's other parts as JSON — its thought and finish reason — or NULL) and a table `claims`
+(which process is asking which key right now). A file with other tables or other response
+columns is another program's, or damaged: it is refused, never changed. A cache written
+before the `reply` column is read as it is and gets the column (NULL in its rows) when
+opened for writing. Claims are transient: an older layout of the claims table is replaced.
 
 Opening for writing switches the file to WAL (readers never block the writer) and
 creates the tables; several processes of one run may do that at the same moment, so
@@ -31,7 +33,8 @@ CREATE TABLE IF NOT EXISTS responses (
     text TEXT NOT NULL,
     usage TEXT,
     model TEXT,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    reply TEXT
 );
 CREATE TABLE IF NOT EXISTS claims (
     key TEXT PRIMARY KEY,
@@ -44,7 +47,10 @@ CREATE TABLE IF NOT EXISTS claims (
     boot TEXT NOT NULL DEFAULT ''
 );
 """
-RESPONSE_COLUMNS = {"key", "text", "usage", "model", "created"}
+RESPONSE_COLUMNS = {"key", "text", "usage", "model", "created", "reply"}
+# the columns before the reply's other parts (thought, finish reason) had one of their own:
+# such a file is read as it is (its rows have none), and given the column when written
+OLD_RESPONSE_COLUMNS = RESPONSE_COLUMNS - {"reply"}
 CLAIM_COLUMNS = {"key", "owner", "host", "pid", "started", "process", "pstart", "boot"}
 
 
@@ -140,7 +146,7 @@ def _check_tables(db: sqlite3.Connection, create: bool) -> None:
     if tables - {"responses", "claims"}:
         raise CacheFault(f"it holds the tables {sorted(tables)}")
     responses = _columns(db, "responses")
-    if responses and responses != RESPONSE_COLUMNS:
+    if responses and responses not in (RESPONSE_COLUMNS, OLD_RESPONSE_COLUMNS):
         raise CacheFault(f"its table 'responses' has the columns {sorted(responses)}")
     if not create:
         if not responses:
@@ -148,6 +154,8 @@ def _check_tables(db: sqlite3.Connection, create: bool) -> None:
         return
     db.execute("BEGIN IMMEDIATE")  # also proves the file can be written
     try:
+        if _columns(db, "responses") == OLD_RESPONSE_COLUMNS:  # again, under the lock
+            db.execute("ALTER TABLE responses ADD COLUMN reply TEXT")
         claims = _columns(db, "claims")
         if claims and claims != CLAIM_COLUMNS:  # an older pytest-tom: claims are transient
             db.execute("DROP TABLE claims")
@@ -199,3 +207,9 @@ def rollback(db: sqlite3.Connection) -> None:
     if db.in_transaction:
         with contextlib.suppress(sqlite3.Error):
             db.execute("ROLLBACK")
+
+
+def has_reply_column(db: sqlite3.Connection) -> bool:
+    """Whether the responses table has the `reply` column (a read-only cache written before
+    it may not)."""
+    return "reply" in _columns(db, "responses")

@@ -18,7 +18,10 @@ from dataclasses import dataclass, field
 class Completion:
     """The model side of one item (or one sample of it): responses in call order, or an error."""
 
-    responses: list[str] = field(default_factory=list)
+    responses: list[str] = field(default_factory=list)  # the answers (what is scored)
+    # parallel to `responses`: each reply's thought (None: it showed none) and finish reason
+    thoughts: list[str | None] = field(default_factory=list)
+    finish: list[str | None] = field(default_factory=list)
     error: str | None = None
     error_kind: str | None = None
     usage: dict[str, int] = field(default_factory=dict)  # tokens of calls made in this run

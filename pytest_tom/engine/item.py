@@ -11,9 +11,9 @@ from dataclasses import replace
 from typing import Any
 
 from pytest_tom import families
-from pytest_tom.backends.base import ItemView, ModelRequest, SamplingParams
+from pytest_tom.backends.base import LENGTH, ItemView, ModelReply, ModelRequest, SamplingParams
 from pytest_tom.core.model import ItemSpec
-from pytest_tom.core.outcome import REQUEST_FAILED, Outcome
+from pytest_tom.core.outcome import CUT_OFF, REQUEST_FAILED, Outcome
 from pytest_tom.core.record import Record
 from pytest_tom.core.settings import Settings
 from pytest_tom.engine.answer_length import default_max_tokens
@@ -49,13 +49,17 @@ class ItemEngine:
     """The steps of an item that need the family and the settings, not pytest."""
 
     def __init__(self, settings: Settings, params: SamplingParams | None = None,
-                 scoring: ScoringContext | None = None, family_max_tokens: bool = False):
+                 scoring: ScoringContext | None = None, family_max_tokens: bool = False,
+                 thinking_tokens: int | None = None):
         self.settings = settings
         self.params = params or SamplingParams()
         self.scoring = scoring or ScoringContext(settings)
         # no --tom-max-tokens and a backend that asks: each call gets the family's default
         # answer length (engine/answer_length.py)
         self.family_max_tokens = family_max_tokens
+        # --tom-thinking-tokens: room for a thought on top of each call's answer length
+        # (the family's: for every backend, then, even one with a default of its own)
+        self.thinking_tokens = thinking_tokens or None
         self._asked: dict[int, str] = {}  # id(spec) -> hash of its first messages
 
     def request_key(self, spec: ItemSpec, sample: int = 0) -> str:
@@ -77,7 +81,8 @@ class ItemEngine:
         view = item_view(spec)
         method = method_for(family, self.settings.method)
         params = sample_params(self.params, sample)
-        per_call = params.max_tokens is None and self.family_max_tokens
+        thinking = self.thinking_tokens or 0
+        per_call = params.max_tokens is None and (self.family_max_tokens or bool(thinking))
 
         def next_request(responses: list[str]) -> ModelRequest | None:
             messages = family.conversation(spec, method, responses)
@@ -86,10 +91,51 @@ class ItemEngine:
             step = len(responses)
             call_params = params
             if per_call:  # no --tom-max-tokens: the family's default answer length
-                call_params = replace(params, max_tokens=default_max_tokens(family, method, step))
+                call_params = replace(params, max_tokens=default_max_tokens(family, method, step)
+                                      + thinking)
             return ModelRequest(messages=messages, params=call_params, item=view, step=step)
 
         return next_request
+
+    def budget(self, spec: ItemSpec, responses: list[str], call: int, sample: int = 0
+               ) -> int | None:
+        """The max_tokens call `call` of `spec`'s conversation was sent with (None: the
+        backend's own default)."""
+        request = self.conversation(spec, sample)(list(responses[:call]))
+        return request.params.max_tokens if request is not None else None
+
+    def raise_with(self) -> str:
+        """The option that raises the budget of this run's calls."""
+        if self.params.max_tokens is not None:
+            return "--tom-max-tokens"
+        if self.thinking_tokens:
+            return "--tom-thinking-tokens (or --tom-max-tokens)"
+        return "--tom-thinking-tokens=N for a thought (or --tom-max-tokens)"
+
+    def score_completion(self, spec: ItemSpec, comp: Any, sample: int = 0) -> Outcome:
+        """The outcome of a finished conversation (`comp`: responses, thoughts, finish):
+        cut off when the budget ran out (`cut_off_call`), else the family's score of the
+        last answer. Only the answer is scored, never the thought."""
+        cut = cut_off_call(comp.responses, comp.finish)
+        if cut is not None:
+            return self.cut_off(spec, comp.responses, cut, sample)
+        return self.score(spec, comp.final)
+
+    def cut_off(self, spec: ItemSpec, responses: list[str], call: int, sample: int = 0
+                ) -> Outcome:
+        """The outcome of an item whose call `call` ran out of budget: never right, never
+        wrong (counted apart, in the denominators as not right); the detail names the
+        budget, where it ran out and the option that raises it."""
+        budget = self.budget(spec, responses, call, sample)
+        answer = responses[call] if call < len(responses) else ""
+        where = "inside the thought" if not answer.strip() else "inside the answer"
+        sent = (f"the budget of {budget} tokens" if budget is not None
+                else "the backend's default budget")
+        calls = f" (call {call + 1} of {len(responses)})" if len(responses) > 1 else ""
+        return Outcome(correct=False, error=CUT_OFF,
+                       detail=f"cut off: {sent} ran out {where}{calls}; raise it with "
+                              f"{self.raise_with()}",
+                       extra={"budget": budget, "in_thought": not answer.strip()})
 
     def score(self, spec: ItemSpec, final: str) -> Outcome:
         return families.get(spec.family).score(spec, final, self.scoring)
@@ -104,20 +150,39 @@ class ItemEngine:
             elif comp.error:
                 out.append(Outcome.failed(comp.error_kind or REQUEST_FAILED, comp.error))
             else:
-                out.append(self.score(spec, comp.final))
+                out.append(self.score_completion(spec, comp, s))
         return out
 
 
-def converse(next_request: NextRequest, ask: Callable[[ModelRequest], str]
-             ) -> tuple[list[str], str | None]:
-    """Follow a conversation synchronously: the responses, and the error that ended it."""
-    responses: list[str] = []
-    while (request := next_request(responses)) is not None:
+def cut_off_call(responses: list[str], finish: list[str | None]) -> int | None:
+    """The call whose budget ran out so that the item has no finished answer, or None: the
+    last (scored) call stopped at the budget ("length"), or a call was cut inside its
+    thought (no answer to go on from). An earlier call cut inside its answer (a chain of
+    thought's reasoning step at its length) is not: the next call goes on from it."""
+    for i, reason in enumerate(finish):
+        if reason != LENGTH:
+            continue
+        if i == len(responses) - 1 or not (responses[i] if i < len(responses) else "").strip():
+            return i
+    return None
+
+
+def converse(next_request: NextRequest, ask: Callable[[ModelRequest], str | ModelReply]
+             ) -> tuple[list[ModelReply], str | None]:
+    """Follow a conversation synchronously: its replies (answer, thought, finish reason,
+    usage), and the error that ended it. A reply cut off inside its thought ends the
+    conversation, as in the runner; an answerer may return the text alone."""
+    replies: list[ModelReply] = []
+    while (request := next_request([r.text for r in replies])) is not None:
         try:
-            responses.append(ask(request))
+            out = ask(request)
         except Exception as exc:  # an error outcome, as the runner records it
-            return responses, str(exc)
-    return responses, None
+            return replies, str(exc)
+        reply = out if isinstance(out, ModelReply) else ModelReply(text=str(out))
+        replies.append(reply)
+        if reply.cut_in_thought:
+            break
+    return replies, None
 
 
 def build_record(spec: ItemSpec, outcome: Outcome, responses: list[str],

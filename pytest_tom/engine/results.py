@@ -41,14 +41,15 @@ RESULT_KEYS = ("suites", "totals", "totals_intervals", "samples", "totals_spread
 OUTCOME_COUNTS: tuple[tuple[str, str, bool], ...] = (
     ("errors", "errors", True),
     ("unparseable", "unparseable", True),
+    ("cut_off", "cut off", False),  # the budget ran out: neither right nor wrong
     ("skipped", "skipped", False),
 )
 
 
 class Counts:
     """The core block of a suite (within its metrics) or of the run (the totals): items,
-    judged, right, wrong, errors, unparseable, skipped, turn and goal accuracy, groups
-    (`metrics.accuracy`). A view: it reads the figures it is given."""
+    judged, right, wrong, errors, unparseable, cut off, skipped, turn and goal accuracy,
+    groups (`metrics.accuracy`). A view: it reads the figures it is given."""
 
     __slots__ = ("_figures",)
 
@@ -92,6 +93,11 @@ class Counts:
     @property
     def unparseable(self) -> Any:
         return self._figures.get("unparseable")
+
+    @property
+    def cut_off(self) -> Any:
+        """Answers the budget cut off (0 in a report made before they were counted)."""
+        return self._figures.get("cut_off", 0)
 
     @property
     def skipped(self) -> Any:

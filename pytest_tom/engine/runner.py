@@ -327,11 +327,15 @@ class Runner:
                     break
                 reply, cached = await self._call(request, comp, sample)
                 comp.responses.append(reply.text)
+                comp.thoughts.append(reply.thought)
+                comp.finish.append(reply.finish_reason)
                 if reply.model:
                     comp.model = reply.model
                 into = comp.cached_usage if cached else comp.usage
                 for k, v in (reply.usage or {}).items():
                     into[k] = into.get(k, 0) + int(v or 0)
+                if reply.cut_in_thought:  # no answer to go on from: the item is cut off
+                    break
         except BackendError as exc:
             comp.error, comp.error_kind = str(exc), exc.kind
         except asyncio.CancelledError:

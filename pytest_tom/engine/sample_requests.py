@@ -24,8 +24,8 @@ from pytest_tom.engine.runner import Completion, Runner
 if TYPE_CHECKING:
     from pytest_tom.core.option_table import TomOptions
 
-__all__ = ["call_fields", "sample_count", "sample_params", "samples_text", "submit_samples",
-           "take_samples", "wait_all"]
+__all__ = ["call_fields", "reply_parts", "sample_count", "sample_params", "samples_text",
+           "submit_samples", "take_samples", "wait_all"]
 
 
 def sample_count(options: TomOptions) -> int:
@@ -84,9 +84,23 @@ def call_fields(completions: list[Completion], outcomes: list[Outcome] | None) -
     endpoints = endpoint_counts(a for c in completions for a in _runs(c.attempts))
     if endpoints:
         out["endpoints"] = endpoints
+    if completions:
+        out.update(reply_parts(completions[0]))
     if len(completions) > 1 and outcomes is not None:
-        out["samples"] = [{"outcome": o.to_dict(), "responses": list(c.responses)}
+        out["samples"] = [{"outcome": o.to_dict(), "responses": list(c.responses),
+                           **reply_parts(c)}
                           for o, c in zip(outcomes, completions, strict=False)]
+    return out
+
+
+def reply_parts(comp: Completion) -> dict[str, Any]:
+    """The record's `thoughts` and `finish` of one completion, each only when some reply
+    had one (a plain model's records, and the reports made before, lack them)."""
+    out: dict[str, Any] = {}
+    if any(t is not None for t in comp.thoughts):
+        out["thoughts"] = list(comp.thoughts)
+    if any(f is not None for f in comp.finish):
+        out["finish"] = list(comp.finish)
     return out
 
 

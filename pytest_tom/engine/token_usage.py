@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_tom.core.outcome import ERROR, status
+
 PRICE_HELP = ("--tom-prices: expected IN/OUT (USD per million prompt/completion tokens, e.g. "
               "0.15/0.6) or MODEL=IN/OUT,MODEL=IN/OUT (e.g. gpt-4o-mini=0.15/0.6,gpt-4o=2.5/10)")
 
@@ -103,8 +105,7 @@ def usage_by_model(records: Iterable[dict[str, Any]], default_model: str,
         mu.retries += int(rec.get("retries") or 0)
         mu.cached += int(rec.get("cached") or 0)
         mu.shared += int(rec.get("shared") or 0)
-        err = rec.get("outcome", {}).get("error")
-        if err not in (None, "unparseable", "unavailable"):
+        if status(rec.get("outcome") or {}) == ERROR:
             mu.errors += 1
         _add(mu.tokens, rec.get("usage"))
         _add(mu.cached_tokens, rec.get("cached_usage"))
@@ -128,8 +129,8 @@ def failed_requests(records: Iterable[dict[str, Any]]) -> list[tuple[str, str]]:
     """(item, error) of every item whose model call finally failed."""
     out = []
     for rec in records:
-        o = rec.get("outcome", {})
-        if o.get("error") not in (None, "unparseable", "unavailable"):
+        o = rec.get("outcome") or {}
+        if status(o) == ERROR:
             out.append((f"{rec['item']['suite']}::{rec['item']['id']}", str(o.get("detail") or "")))
     return sorted(out)
 

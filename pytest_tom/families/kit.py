@@ -20,6 +20,7 @@ from pytest_tom.core.download import Download, Licence, Member, Remote, github_f
 # the nouns: an item, a suite, an outcome, the run's settings
 from pytest_tom.core.model import ItemSpec, Suite
 from pytest_tom.core.outcome import (
+    CUT_OFF,
     ERROR,
     REQUEST_FAILED,
     SKIPPED,
@@ -141,7 +142,7 @@ from pytest_tom.suite.yaml_out import dump_suite
 from pytest_tom.suite.yaml_tree import Path_
 
 __all__ = [
-    "ERROR", "GROUPED", "ID", "IDENT", "ITEM_ID", "JSON_BEGIN", "JSON_END", "LETTERS",
+    "CUT_OFF", "ERROR", "GROUPED", "ID", "IDENT", "ITEM_ID", "JSON_BEGIN", "JSON_END", "LETTERS",
     "NO_VALUE", "PERCENT", "PROPORTION", "REQUEST_FAILED", "SKIPPED", "TAG", "UNAVAILABLE",
     "UNIT_SCALE", "UNPARSEABLE",
     "AllRight", "AllRightGroups", "Any_", "Bool", "Checker", "EmbedderError", "Enum", "Family",

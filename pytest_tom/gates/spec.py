@@ -24,7 +24,8 @@ TOTALS = "totals"
 TOTALS_METRICS: tuple[str, ...] = tuple(accuracy_block([]))
 # core metrics (of the totals and of every suite) where lower is better; a family declares
 # its own (`Family.lower_is_better`)
-LOWER_IS_BETTER = frozenset({"errors", "unparseable", "wrong", "skipped", "parse_failure_rate"})
+LOWER_IS_BETTER = frozenset({"errors", "unparseable", "cut_off", "wrong", "skipped",
+                             "parse_failure_rate"})
 RATES = frozenset({"turn", "goal", "parse_failure_rate"})  # core metrics that are fractions
 _ENTRY = re.compile(r"^(?P<ref>[^=<>\s]+)\s*(?P<op>>=|<=|=)\s*(?P<value>\S+)$")
 

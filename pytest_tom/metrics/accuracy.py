@@ -2,7 +2,11 @@
 
 Items whose outcome is `correct: None` (measured, not judged) and skipped items
 are left out of both; error outcomes (failed requests, unparseable answers)
-count as wrong and stay in the denominators.
+count as wrong and stay in the denominators. A cut-off answer (the budget ran out
+before it ended, `core.outcome.CUT_OFF`) stays in the denominators as not right and
+is counted apart, never as wrong: right + wrong + cut_off = judged. So an accuracy is
+the model's at the budget it was given, and the cut-off count beside it says how much
+of it the budget decided.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from pytest_tom.core.outcome import ERROR, SKIPPED, UNAVAILABLE, UNPARSEABLE, status
+from pytest_tom.core.outcome import CUT_OFF, ERROR, SKIPPED, UNAVAILABLE, UNPARSEABLE, status
 from pytest_tom.core.record import Record
 
 
@@ -94,10 +98,12 @@ class _Tally:
     Groups are an `AllRightGroups`, so that blocks of disjoint record sets merge by
     adding counts and uniting groups."""
 
-    __slots__ = ("items", "judged", "correct", "errors", "unparseable", "skipped", "groups")
+    __slots__ = ("items", "judged", "correct", "errors", "unparseable", "cut_off", "skipped",
+                 "groups")
 
     def __init__(self) -> None:
-        self.items = self.judged = self.correct = self.errors = self.unparseable = self.skipped = 0
+        self.items = self.judged = self.correct = self.errors = self.unparseable = 0
+        self.cut_off = self.skipped = 0
         self.groups = AllRightGroups()
 
     @classmethod
@@ -105,7 +111,7 @@ class _Tally:
         """The counts of `records`, in one pass with as little work per record as it
         takes (aggregating 100,000 records reads each one here)."""
         t = cls()
-        items = judged = correct = errors = unparseable = skipped = 0
+        items = judged = correct = errors = unparseable = cut_off = skipped = 0
         seen, failed = t.groups.seen, t.groups.failed  # `AllRightGroups.add`, inlined
         for r in records:
             items += 1
@@ -117,6 +123,8 @@ class _Tally:
                     continue
                 if error == UNPARSEABLE:
                     unparseable += 1
+                elif error == CUT_OFF:
+                    cut_off += 1
                 else:
                     errors += 1
             verdict = outcome.get("correct")
@@ -130,7 +138,7 @@ class _Tally:
             else:
                 failed.add(group)
         t.items, t.judged, t.correct = items, judged, correct
-        t.errors, t.unparseable, t.skipped = errors, unparseable, skipped
+        t.errors, t.unparseable, t.cut_off, t.skipped = errors, unparseable, cut_off, skipped
         return t
 
     def add(self, other: _Tally) -> None:
@@ -140,24 +148,26 @@ class _Tally:
         self.correct += other.correct
         self.errors += other.errors
         self.unparseable += other.unparseable
+        self.cut_off += other.cut_off
         self.skipped += other.skipped
         self.groups.merge(other.groups)
 
     def block(self) -> dict[str, Any]:
         ok, g_n = self.groups.counts()
         return _block(self.items, self.judged, self.correct, self.errors, self.unparseable,
-                      self.skipped, ok, g_n)
+                      self.cut_off, self.skipped, ok, g_n)
 
 
-def _block(items: int, judged: int, correct: int, errors: int, unparseable: int, skipped: int,
-           groups_correct: int, groups: int) -> dict[str, Any]:
+def _block(items: int, judged: int, correct: int, errors: int, unparseable: int, cut_off: int,
+           skipped: int, groups_correct: int, groups: int) -> dict[str, Any]:
     return {
         "items": items,
         "judged": judged,
         "correct": correct,
-        "wrong": judged - correct,
+        "wrong": judged - correct - cut_off,  # a cut-off answer is not a wrong one
         "errors": errors,
         "unparseable": unparseable,
+        "cut_off": cut_off,
         "skipped": skipped,
         "turn": ratio(correct, judged),
         "goal": ratio(groups_correct, groups),
@@ -197,12 +207,12 @@ def sum_blocks(blocks: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """One block from the blocks of disjoint sets of records whose groups are disjoint too
     (a run's suites, a group being (suite, group)): the counts added up, both accuracies
     computed from the sums."""
-    names = ("items", "judged", "correct", "errors", "unparseable", "skipped",
+    names = ("items", "judged", "correct", "errors", "unparseable", "cut_off", "skipped",
              "groups_correct", "groups")
     sums = dict.fromkeys(names, 0)
     for b in blocks:
         for name in names:
-            sums[name] += b[name]
+            sums[name] += b.get(name, 0)  # a block of a report made before cut_off lacks it
     return _block(**sums)
 
 

@@ -31,6 +31,7 @@ from pytest_tom.core.option_table import TomOptions
 from pytest_tom.core.settings import Settings
 from pytest_tom.engine.answer_length import header_text
 from pytest_tom.engine.item import ItemEngine
+from pytest_tom.engine.reasoning import budget_text, request_fields, shown_fields, thinking_budget
 from pytest_tom.engine.shards import Shard, ShardError, resolve_shard
 from pytest_tom.families.base import ScoringContext
 from pytest_tom.plugin.bundled import BundledSelection
@@ -61,12 +62,13 @@ def model_slot(config: pytest.Config, options: TomOptions, settings: Settings) -
     """The model of `--tom-model` in this process and the item engine made for it (a usage
     error when no backend answers the spec)."""
     params = SamplingParams(temperature=options.temperature, max_tokens=options.max_tokens,
-                            seed=options.seed)
+                            seed=options.seed, fields=request_fields(options))
     scoring = ScoringContext(settings)
 
     def engine_for(backend: Backend) -> ItemEngine:
         return ItemEngine(settings, params, scoring,
-                          family_max_tokens=bool(backend.family_max_tokens))
+                          family_max_tokens=bool(backend.family_max_tokens),
+                          thinking_tokens=thinking_budget(options))
 
     backend_options = {**options.as_dict(), "rootdir": str(project_dir(config))}
     try:
@@ -139,9 +141,10 @@ class RunContext:
         backend's own."""
         if self.params.max_tokens is not None:
             return f"max_tokens {self.params.max_tokens}"
-        if not self.backend.family_max_tokens:
+        if not self.backend.family_max_tokens and not self.engine.thinking_tokens:
             return "max_tokens: the backend's default"
-        return header_text([families.get(n) for n in families.BUILTIN], self.settings.method)
+        return budget_text(self.options, header_text([families.get(n) for n in families.BUILTIN],
+                                                     self.settings.method))
 
     def describe_settings(self, shard_record: dict[str, Any] | None = None) -> dict[str, Any]:
         """Settings fit for reports and headers: no secrets (keys are never options).
@@ -171,6 +174,8 @@ class RunContext:
             out["options"] = changed
         if shard_record is not None:
             out["shard"] = shard_record
+        if self.params.fields:  # credentials redacted
+            out["request_fields"] = shown_fields(self.params.fields)
         return out
 
 

@@ -153,7 +153,8 @@ class TomItem(pytest.Item):
     def runtest(self) -> None:
         ctx = run_context(self.config)
         assert self.completion is not None
-        self.outcome = ctx.engine.score(self.spec, self.completion.final)
+        # only the answer is scored; an answer the budget cut off is a cut-off outcome
+        self.outcome = ctx.engine.score_completion(self.spec, self.completion)
         if len(self.completions) > 1:  # --tom-samples: fails when any sample is wrong
             self.sample_outcomes = ctx.engine.score_samples(self.spec, self.completions,
                                                             self.outcome)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tom.core.outcome import ERROR, UNPARSEABLE, status
+from pytest_tom.core.outcome import CUT_OFF, ERROR, UNPARSEABLE, status
 from pytest_tom.pytest_compat import reports_of, set_reports
 from pytest_tom.report.item_outcome import short
 from pytest_tom.report.story import gold_text
@@ -74,13 +74,15 @@ class CompactFailures:
         n = len(self.items)
         if not n:
             return
-        wrong = sum(1 for r in self.items if not _errored(r))
-        errors = n - wrong
+        errors = sum(1 for r in self.items if _errored(r))
+        cut = sum(1 for r in self.items if _cut_off(r))
+        wrong = n - errors - cut
         tr.write_sep("-", "tom wrong answers")
         if n <= LINES:  # whole lines (a node id to copy, the answer): wrapped, not cut
             for rep in sorted(self.items, key=lambda r: r.nodeid):
                 tr.write_line(one_line(rep), red=_errored(rep))
         counts = f"{wrong} wrong answer{'s' if wrong != 1 else ''}" + (
+            f", {cut} cut off by the budget" if cut else "") + (
             f", {errors} error{'s' if errors != 1 else ''}" if errors else "")
         if n > LINES:
             tr.write_line(f"{counts}: not listed one by one (more than {LINES})")
@@ -94,6 +96,10 @@ def _errored(rep: Any) -> bool:
     return status(rep.tom.get("outcome", {})) == ERROR
 
 
+def _cut_off(rep: Any) -> bool:
+    return status(rep.tom.get("outcome", {})) == CUT_OFF
+
+
 def one_line(rep: Any) -> str:
     """`WRONG file::scenario::question - answer 'b)', expected 'a) the box'`"""
     rec = rep.tom
@@ -103,6 +109,8 @@ def one_line(rep: Any) -> str:
     expected = gold_text(str(item.get("kind")), item.get("gold"), item.get("meta") or {})
     if _errored(rep):
         return f"ERROR {rep.nodeid} - {short(out.get('detail') or out.get('error'), 160)}"
+    if _cut_off(rep):
+        return f"CUT OFF {rep.nodeid} - {short(out.get('detail'), 160)}"
     head = "UNPARSEABLE" if status(out) == UNPARSEABLE else "WRONG"
     samples = rec.get("samples") or []
     if len(samples) > 1:  # --tom-samples: the item fails when any sample is wrong

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pytest_tom.core.outcome import UNPARSEABLE, Outcome
+from pytest_tom.core.outcome import CUT_OFF, UNPARSEABLE, Outcome
 from pytest_tom.core.printable import escape_controls
 from pytest_tom.suite import ItemSpec
 
@@ -41,13 +41,16 @@ def junit_properties(record: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def xfail_reason(spec: ItemSpec, outcome: Outcome) -> str:
-    """`wrong answer: 'a) the freezer' (expected 'b) the pantry')`, one line."""
+    """`wrong answer: 'a) the freezer' (expected 'b) the pantry')`, one line; a cut-off
+    answer's reason names the budget and the option that raises it."""
     expected: Any = spec.gold
     if "gold_letter" in spec.meta:
         expected = f"{spec.meta['gold_letter']}) {spec.gold}"
     if outcome.error == UNPARSEABLE:
         head = f"unparseable answer ({outcome.detail})" if outcome.detail else "unparseable answer"
         return escape_controls(f"{head}; expected {short(expected, 80)}")
+    if outcome.error == CUT_OFF:  # "cut off: the budget of 64 tokens ran out ...; raise ..."
+        return escape_controls(short(outcome.detail or "cut off by the budget", 240))
     parsed = "nothing" if outcome.parsed is None else short(outcome.parsed, 120)
     detail = f" [{short(outcome.detail, 80)}]" if outcome.detail else ""
     return escape_controls(f"wrong answer: {parsed}{detail}; expected {short(expected, 80)}")

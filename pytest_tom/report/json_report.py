@@ -55,5 +55,12 @@ def write_replay(path: str | Path, records: list[Record]) -> None:
     """Responses as a replay file (`--tom-model=replay:PATH` answers the same way)."""
     ordered = sorted(records, key=lambda r: (r["item"]["suite"], r["item"]["id"]))
     write_atomic(path, (json.dumps({"suite": r["item"]["suite"], "id": r["item"]["id"],
-                                    "responses": r["responses"]}, ensure_ascii=False) + "\n"
+                                    "responses": r["responses"], **reply_parts(r)},
+                                   ensure_ascii=False) + "\n"
                         for r in ordered if r["responses"]))
+
+
+def reply_parts(record: Record) -> dict[str, Any]:
+    """A reasoning model's thoughts and finish reasons, when the record has them: a replay
+    gives them back, so a cut-off answer stays cut off and the thought stays apart."""
+    return {key: record[key] for key in ("thoughts", "finish") if key in record}  # type: ignore[literal-required]

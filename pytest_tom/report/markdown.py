@@ -118,16 +118,20 @@ def endpoints_section(records: list[Record]) -> list[str]:
 
 def suites_section(results: Results) -> list[str]:
     rows = []
+    # answers cut off by the budget: a column of their own when the run has any
+    cut = any(s.counts.cut_off for s in results.suites.values())
     for name, s in results.suites.items():
         m = s.counts
         rows.append([code(name), s.family, m.items,
                      with_interval(pct(m.turn), s.interval("turn")),
                      with_interval(f"{pct(m.goal)} ({m.groups_correct}/{m.groups})",
                                    s.interval("goal")),
-                     m.errors, m.unparseable, pct(m.parse_failure_rate)])
+                     m.errors, m.unparseable, *([m.cut_off] if cut else []),
+                     pct(m.parse_failure_rate)])
     lines = ["### Suites", ""]
     lines += table(["suite", "family", "items", "turn acc [95% CI]", "goal acc [95% CI]",
-                    "errors", "unparseable", "parse failures"], rows)
+                    "errors", "unparseable", *(["cut off"] if cut else []), "parse failures"],
+                   rows)
     lines.append("")
     if any(s.intervals for s in results.suites.values()):
         lines += ["Intervals: Wilson for item accuracies, seeded bootstrap over groups "

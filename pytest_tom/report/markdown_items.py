@@ -12,6 +12,7 @@ import re
 from collections import defaultdict
 from typing import Any
 
+from pytest_tom.core.outcome import CUT_OFF
 from pytest_tom.core.record import Record
 
 Key = tuple[str, str]
@@ -46,6 +47,8 @@ def answer_of(rec: Record | None) -> str:
     if rec is None:
         return "—"
     out = rec.get("outcome", {})
+    if out.get("error") == CUT_OFF:
+        return "cut off by the budget"
     if out.get("error") and out.get("error") != "unparseable":
         return f"error: {trim(out.get('detail') or out.get('error'), 50)}"
     responses = rec.get("responses") or []

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tom.core.outcome import ERROR, UNPARSEABLE, status
+from pytest_tom.core.outcome import CUT_OFF, ERROR, UNPARSEABLE, status
 from pytest_tom.core.printable import escape_controls
 
 HEAD, TAIL = 3, 3  # prompt lines shown before and after the cut
 ANSWER_CHARS = 600
+THOUGHT_CHARS = 300  # a thought's tail shown without -v (where it ended matters most)
 
 
 def quoted(text: str, indent: str = "    | ") -> list[str]:
@@ -49,10 +50,12 @@ def gold_text(kind: str, gold: Any, meta: dict[str, Any]) -> str:
 
 def failure_text(spec: Any, outcome: Any, comp: Any, calls: list[list[dict[str, str]]],
                  verbose: bool = False) -> str:
-    """The whole story of a wrong, unparseable or errored item."""
+    """The whole story of a wrong, unparseable, cut-off or errored item."""
     request_error = outcome is not None and status(outcome) == ERROR
     if request_error:
         head = f"request failed ({outcome.error}): {outcome.detail} [{spec.suite} · {spec.kind}]"
+    elif outcome is not None and status(outcome) == CUT_OFF:
+        head = f"cut off [{spec.suite} · {spec.kind}]"
     else:
         what = "unparseable answer" if outcome and status(outcome) == UNPARSEABLE else "wrong answer"
         head = f"{what} [{spec.suite} · {spec.kind}]"
@@ -77,6 +80,7 @@ def failure_text(spec: Any, outcome: Any, comp: Any, calls: list[list[dict[str, 
         lines.append(f"  choices:  {'  '.join(spec.choices_shown)}")
     lines.append(f"  expected: {expected_text(spec)}")
     if not request_error and comp is not None and comp.responses:
+        lines += thought_lines(comp, verbose)
         raw = comp.final
         if not verbose and len(raw) > ANSWER_CHARS:
             raw = raw[:ANSWER_CHARS] + f" ... ({len(comp.final)} characters; -v shows all)"
@@ -88,12 +92,28 @@ def failure_text(spec: Any, outcome: Any, comp: Any, calls: list[list[dict[str, 
     return escape_controls("\n".join(lines))  # suite text, answers, server messages: no ANSI
 
 
+def thought_lines(comp: Any, verbose: bool) -> list[str]:
+    """The thought before the scored answer (a reasoning model's): whole with -v, else its
+    length and its last characters; nothing when the reply showed none."""
+    thoughts = getattr(comp, "thoughts", None) or []
+    thought = thoughts[-1] if len(thoughts) == len(comp.responses) else None
+    if thought is None:
+        return []
+    if verbose:
+        return [f"  thought ({len(thought)} characters, not scored):", *quoted(thought)]
+    tail = thought[-THOUGHT_CHARS:]
+    cut = f"...{tail!r}" if len(thought) > THOUGHT_CHARS else repr(tail)
+    return [f"  thought:  {len(thought)} characters, not scored, ending {cut} (-v shows all)"]
+
+
 def why(spec: Any, outcome: Any) -> str:
     """Why the answer was judged wrong, in words."""
     if outcome is None:
         return "not scored"
     if status(outcome) == UNPARSEABLE:
         return f"the answer could not be read ({outcome.detail or 'no answer found'}); counted as wrong"
+    if status(outcome) == CUT_OFF:
+        return f"{outcome.detail}; not scored, counted apart (never as wrong)"
     if outcome.detail:
         return str(outcome.detail)
     if outcome.parsed is None:

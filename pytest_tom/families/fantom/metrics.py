@@ -40,6 +40,7 @@ from pytest_tom.families.fantom.headline import (
 from pytest_tom.families.fantom.parsing import IRRELEVANT, NO, YES
 from pytest_tom.families.fantom.schema import ORDERS, name_key
 from pytest_tom.families.kit import (
+    CUT_OFF,
     ERROR,
     SKIPPED,
     AllRightGroups,
@@ -142,6 +143,7 @@ class ScenarioTally:
         self.field = {"set": "set", "part": "part", "conversation": "conversation"}[grouping]
         self.count: dict[str, int] = defaultdict(int)  # kind -> questions
         self.right: dict[str, int] = defaultdict(int)  # list / yes-no kind -> right answers
+        self.cut: dict[str, int] = defaultdict(int)  # ... -> answers cut off by the budget
         self.sets: set[Any] = set()
         self.control = ControlSets() if control else None
         self.skipped_kinds: set[str] = set()  # belief kinds with a skipped item
@@ -172,14 +174,18 @@ class ScenarioTally:
         fam = QUESTION_FAMILY[k]
         self.right[k] += right
         request_error = state == ERROR
+        # no answer to analyse: a failed request, or an answer the budget cut off (counted
+        # apart by the core block, never as one of the authors' error types)
+        no_answer = request_error or state == CUT_OFF
         errors = self.errors[k]
         errors[3] += request_error
+        self.cut[k] += state == CUT_OFF
         if k in LIST_KINDS:
             extra = outcome.get("extra") or {}
             named = extra.get("named")
             self.by_set[set_id].add_list(fam, None if named is None else
                                          {name_key(n) for n in named})
-            if not request_error:
+            if not no_answer:
                 errors[0] += bool(extra.get("included_unaware"))
                 errors[1] += bool(extra.get("excluded_aware"))
                 errors[2] += "named" not in extra
@@ -189,7 +195,7 @@ class ScenarioTally:
         label = parsed if parsed in (YES, NO) else IRRELEVANT  # as `headline.yn_label`
         claim = None if label == IRRELEVANT else label == YES
         self.by_set[set_id].add_yes_no(name_key(m["character"]), fam, right, claim, gold == YES)
-        if not request_error:
+        if not no_answer:
             errors[0] += label == YES and gold == NO
             errors[1] += label == NO and gold == YES
             errors[2] += label == IRRELEVANT
@@ -233,7 +239,8 @@ class ScenarioTally:
         for k, (fp, fn, irrelevant, failed) in self.errors.items():
             n = self.count[k]
             out[f"{k}.questions"] = n
-            out[f"{k}.wrong"] = (n - self.right[k]) / n if n else None
+            # not right, and not cut off (a cut-off answer is never a wrong one)
+            out[f"{k}.wrong"] = (n - self.right[k] - self.cut[k]) / n if n else None
             out[f"{k}.included_unaware"] = fp / n if n else None
             out[f"{k}.excluded_aware"] = fn / n if n else None
             out[f"{k}.unparseable"] = irrelevant / n if n else None

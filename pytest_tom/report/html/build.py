@@ -37,7 +37,8 @@ ITEMS_MARK = f"tom-items-{uuid.uuid4().hex}"
 
 
 def verdict(rec: Record) -> str:
-    """right | wrong | unparseable | error | skipped | measured (`core.outcome.status`)."""
+    """right | wrong | unparseable | cut_off | error | skipped | measured
+    (`core.outcome.status`)."""
     return status(rec.get("outcome") or {})
 
 

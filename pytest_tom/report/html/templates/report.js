@@ -57,7 +57,7 @@
       return judged(a.v) && judged(b.v) && ja !== jb;
     }
     if (!o) return false;
-    if (state.outcome === "not-right") return o.v === "wrong" || o.v === "unparseable" || o.v === "error";
+    if (state.outcome === "not-right") return o.v === "wrong" || o.v === "unparseable" || o.v === "cut_off" || o.v === "error";
     return o.v === state.outcome;
   }
 

@@ -1,0 +1,68 @@
+"""Reasoning models: the budget of their thought and the request fields that steer them
+(docs/reasoning-models.md).
+
+- `thinking_budget`: `--tom-thinking-tokens`, or its preset with `--tom-thinking=on`: the
+  tokens a thought may take, added to each call's answer length (`engine/item.ItemEngine`).
+- `request_fields`: what the options add to every request body: `reasoning_effort`,
+  `chat_template_kwargs.enable_thinking` (`--tom-thinking`), and the fields of
+  `--tom-request-field` (which win on a clash, merged into `chat_template_kwargs`).
+- `budget_text`: the budget in words for the run's header and report.
+
+The replies themselves (answer, thought, finish reason) are read in `backends/`
+(`backends/reply_parts.py`); a cut-off answer's outcome is `engine/item.cut_off`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pytest_tom.core.option_table import TomOptions
+from pytest_tom.core.secrets import redact_fields
+
+# the thought's budget of `--tom-thinking=on` when --tom-thinking-tokens is not given: room
+# for the short reasoning of a benchmark question (Qwen3 and DeepSeek-R1 distills write a
+# few hundred to a few thousand tokens on these items)
+THINKING_TOKENS = 4096
+
+
+def thinking_budget(options: TomOptions) -> int | None:
+    """The tokens a thought may take on top of each answer, or None (no room for one)."""
+    if options.thinking_tokens:
+        return int(options.thinking_tokens)
+    if options.thinking == "on":
+        return THINKING_TOKENS
+    return None
+
+
+def request_fields(options: TomOptions) -> tuple[tuple[str, str], ...]:
+    """(name, canonical JSON) of every field the options add to a request, sorted by name."""
+    fields: dict[str, Any] = {}
+    if options.reasoning_effort:
+        fields["reasoning_effort"] = options.reasoning_effort
+    if options.thinking in ("on", "off"):
+        fields["chat_template_kwargs"] = {"enable_thinking": options.thinking == "on"}
+    for name, raw in options.request_field:
+        value = json.loads(raw)
+        mine = fields.get(name)
+        if isinstance(mine, dict) and isinstance(value, dict):
+            value = {**mine, **value}  # --tom-request-field wins, key by key
+        fields[name] = value
+    return tuple((name, json.dumps(fields[name], sort_keys=True, ensure_ascii=False))
+                 for name in sorted(fields))
+
+
+def shown_fields(fields: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+    """The request fields for a header or a report: credentials redacted."""
+    return {name: redact_fields(json.loads(raw), name) for name, raw in fields}
+
+
+def budget_text(options: TomOptions, answer_length: str) -> str:
+    """The budget in words: `answer_length` (the header's text of the answer budget), plus
+    the thought's room when there is one."""
+    room = thinking_budget(options)
+    if room is None or options.max_tokens is not None:
+        return answer_length
+    why = ("--tom-thinking-tokens" if options.thinking_tokens
+           else "--tom-thinking=on's preset; --tom-thinking-tokens N to change")
+    return f"{answer_length} + {room} for the thought ({why})"
