@@ -289,6 +289,8 @@ class LocalBackend(Backend):
             body["top_k"] = 1
         if p.seed is not None:
             body["seed"] = p.seed
+        if p.fields:  # --tom-request-field ...: llama.cpp reads chat_template_kwargs and more
+            body.update(p.request_fields())
         return body
 
     async def acomplete(self, request: ModelRequest) -> ModelReply:

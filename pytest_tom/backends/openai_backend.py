@@ -148,6 +148,8 @@ class OpenAIBackend(Backend):
             kwargs["max_tokens"] = request.params.max_tokens
         if request.params.seed is not None:
             kwargs["seed"] = request.params.seed
+        if request.params.fields:  # --tom-request-field, --tom-reasoning-effort, --tom-thinking
+            kwargs.update(request.params.request_fields())
         self.client  # noqa: B018 - made (openai imported) outside the attempt's timeout
         try:
             try:
