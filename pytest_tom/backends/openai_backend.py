@@ -48,7 +48,7 @@ from pytest_tom.backends.base import (
 )
 from pytest_tom.backends.endpoint_pool import EndpointPool
 from pytest_tom.core.bounded import within
-from pytest_tom.core.secrets import url_list
+from pytest_tom.core.secrets import secret_values, url_list
 
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 TRANSPORTS = ("auto", "aiohttp", "httpx")
@@ -160,7 +160,8 @@ class OpenAIBackend(Backend):
                                    retryable=True, timed_out=True) from None
         except BackendError as exc:
             message = str(exc)
-            for secret in self._secrets:
+            # a server's error may echo the request: credentials in its fields are hidden too
+            for secret in [*self._secrets, *secret_values(kwargs)]:
                 message = message.replace(secret, "***")
             if message == str(exc):
                 raise
