@@ -221,3 +221,42 @@ def test_the_record_file_keeps_both_parts(pytester: pytest.Pytester) -> None:
     thinker_run(pytester, "--tom-items=report", "--tom-record=rec.jsonl", n=4)
     lines = [json.loads(x) for x in (pytester.path / "rec.jsonl").read_text().splitlines()]
     assert all("thoughts" in x and "finish" in x for x in lines)
+
+
+# -- request fields ---------------------------------------------------------------------------
+def test_request_fields_are_sent_keyed_and_redacted(pytester: pytest.Pytester) -> None:
+    from chat_server import ChatServer  # noqa: PLC0415 the loopback server
+
+    pytester.makefile(".tom.yaml", numbers=numbers_suite(4))
+    secret = "sk-very-secret-value-123"
+    with ChatServer(lambda body: "Yes.") as server:
+        def run(*fields: str) -> Any:
+            return pytester.runpytest("--tom-model=openai:test-model",
+                                      f"--tom-base-url={server.base_url}", "-p", "no:cacheprovider",
+                                      "--tom-items=report", "--tom-report=r.json",
+                                      *(f"--tom-request-field={f}" for f in fields))
+
+        run('chat_template_kwargs={"enable_thinking": false}', "top_k=20",
+            f'extra={{"api_key": "{secret}", "mode": "x"}}')
+        first = list(server.bodies)
+        shown = (pytester.path / "r.json").read_text()
+        run('chat_template_kwargs={"enable_thinking": false}', "top_k=20",
+            f'extra={{"api_key": "{secret}", "mode": "x"}}')
+        cached = len(server.bodies)
+        run('chat_template_kwargs={"enable_thinking": true}', "top_k=20")
+        again = server.bodies[cached:]
+    assert len(first) == 4 and all(b["chat_template_kwargs"] == {"enable_thinking": False}
+                                   and b["top_k"] == 20 and b["extra"]["api_key"] == secret
+                                   for b in first)
+    assert cached == 4  # the same fields: every answer from the cache
+    assert len(again) == 4 and all(b["chat_template_kwargs"] == {"enable_thinking": True}
+                                   for b in again)  # other fields: another cache key
+    assert secret not in shown
+    assert json.loads(shown)["settings"]["request_fields"]["extra"] == {"api_key": "***",
+                                                                         "mode": "x"}
+    text = (pytester.path / "r.json").read_text()
+    assert secret not in text
+    assert json.loads(text)["settings"]["request_fields"] == {
+        "chat_template_kwargs": {"enable_thinking": True}, "top_k": 20}
+    cache = pytester.path / ".tom_cache" / "responses.sqlite3"
+    assert secret.encode() not in cache.read_bytes()
