@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
+from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -52,6 +54,21 @@ def chat_server() -> Iterator[ChatServer]:
     """A chat-completions server on 127.0.0.1 answering "a)" (tests set `.responder`)."""
     with ChatServer() as server:
         yield server
+
+
+def header_budgets(output: str) -> dict[str, int]:
+    """family -> the max_tokens per answer the `tom:` header line gives it ("max_tokens 64
+    per answer (fantom, generic 128; hitom 256)"): the families named in the parentheses
+    get theirs, every other family the first number (a defaultdict)."""
+    line = next(line for line in output.splitlines() if line.startswith("tom: model"))
+    m = re.search(r"max_tokens (\d+) per answer(?: \(([^)]*)\))?", line)
+    assert m, line
+    out: dict[str, int] = defaultdict(lambda: int(m[1]))
+    exceptions = m[2] or ""
+    for part in ([] if exceptions.startswith("family defaults") else exceptions.split("; ")):
+        names, budget = part.rsplit(" ", 1)
+        out.update(dict.fromkeys(names.split(", "), int(budget)))
+    return out
 
 
 def load_report(path: Path) -> dict[str, Any]:

@@ -8,7 +8,7 @@ import time
 
 import pytest
 from chat_server import ChatServer, last_user_text
-from conftest import SUITES, TESTS, load_report
+from conftest import SUITES, TESTS, header_budgets, load_report
 
 GENERIC = SUITES / "generic" / "classic-false-belief.tom.yaml"
 BIGTOM = SUITES / "bigtom" / "everyday-causal-templates.tom.yaml"
@@ -65,13 +65,15 @@ def test_openai_sends_the_family_default_max_tokens_and_the_header_shows_it(
         fixed_tokens = {b["max_tokens"] for b in server.bodies[n_cot:]}
     # generic answers may be a small JSON: 128; BigToM answers are a letter: 64
     assert plain == {(128, False), (64, True)}
-    result.stdout.fnmatch_lines(["tom: model openai:test-model*max_tokens 128 per answer "
-                                 "(bigtom, opentom 64)*--tom-max-tokens*"])
+    result.stdout.fnmatch_lines(["tom: model openai:test-model*per answer*--tom-max-tokens*"])
+    budgets = header_budgets(result.stdout.str())
+    assert (budgets["generic"], budgets["bigtom"], budgets["opentom"]) == (128, 64, 64)
     # chain of thought: the reasoning call may be long, the answer call is short
     firsts = {b["max_tokens"] for b in cot_bodies if len(b["messages"]) == 1}
     seconds = {b["max_tokens"] for b in cot_bodies if len(b["messages"]) == 3}
     assert (firsts, seconds) == ({512}, {128})
-    cot.stdout.fnmatch_lines(["tom: *max_tokens 128 per answer*512 to reason*"])
+    cot.stdout.fnmatch_lines(["tom: *max_tokens * per answer*512 to reason*"])
+    assert header_budgets(cot.stdout.str())["generic"] == 128
     assert fixed_tokens == {16}
     fixed.stdout.fnmatch_lines(["tom: *· max_tokens 16 ·*"])
 
