@@ -118,7 +118,7 @@ def test_fetch_from_the_loopback_mirror_converts_every_copy_and_prints_the_licen
     assert sorted(found) == sorted(ITEMS)
     manifest = json.loads((target / "hitom-full" / MANIFEST).read_text())
     assert manifest["upstream"] == {"Hi-ToM_data.json": DECLARED["hitom-full"].files[0].sha256}
-    assert manifest["suites"] == [{"file": "hitom-full.tom.yaml", "suite": "hitom-full",
+    assert manifest["suite_files"] == [{"file": "hitom-full.tom.yaml", "suite": "hitom-full",
                                    "family": "hitom", "scenarios": 240, "items": 1200}]
     assert (target / "hitom-full" / "upstream" / "Hi-ToM_data.json").is_file()
     assert not [p for p in target.iterdir() if p.name.startswith(".")]  # no partial folder

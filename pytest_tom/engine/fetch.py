@@ -118,7 +118,7 @@ def fetch(download: Download, root: Path, *, mirror: str | None = None,
             "convert": download.convert_command(),
             "files": [{"url": r.url, "sha256": r.sha256,
                        "read_from": source_url(r, mirror)} for r in download.files],
-            "upstream": hashes, "suites": described, "items": items,
+            "upstream": hashes, "suite_files": described, "items": items,
             "fetched_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "pytest_tom": pytest_tom.__version__,
             "declaration": declaration(download),
@@ -134,7 +134,7 @@ def _up_to_date(dest: Path, download: Download) -> Fetch | None:
     if manifest is None or manifest.get("declaration") != declaration(download) \
             or manifest.get("pytest_tom") != pytest_tom.__version__:
         return None
-    suites = tuple(dest / row["file"] for row in manifest.get("suites", []))
+    suites = tuple(dest / row["file"] for row in manifest.get("suite_files", []))
     if not suites or not all(p.is_file() for p in suites):
         return None
     return Fetch(download, dest, suites, int(manifest.get("items", 0)), up_to_date=True)

@@ -87,7 +87,7 @@ class Fetched:
     def suites(self) -> list[dict[str, Any]]:
         """What each suite file holds, as the fetch found when it loaded them (`file`,
         `suite`, `family`, `scenarios`, `items`): listing them loads nothing."""
-        return [dict(row) for row in self.manifest.get("suites", []) if isinstance(row, dict)
+        return [dict(row) for row in self.manifest.get("suite_files", []) if isinstance(row, dict)
                 and (self.folder / str(row.get("file", ""))).is_file()]
 
 
