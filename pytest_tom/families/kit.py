@@ -78,6 +78,9 @@ from pytest_tom.metrics.declare import (
     weighted_f1_of,
 )
 
+# the additive summaries of a grouped metric's units (a family's own `summarize`)
+from pytest_tom.metrics.intervals import Summaries
+
 # table cells: one number format for every table
 from pytest_tom.metrics.numbers import pct, pct_of, points, signed_unit, tiny_pct, unit
 from pytest_tom.metrics.record_table import RecordTable
@@ -148,7 +151,8 @@ __all__ = [
     "AllRight", "AllRightGroups", "Any_", "Bool", "Checker", "EmbedderError", "Enum", "Family",
     "FamilyResult", "Field", "Int", "ItemSpec", "Joint", "KeywordTable", "LabelPairs", "ListOf",
     "Message", "Metric", "MetricTable", "Node", "Obj", "Opt", "Outcome", "Path_", "Plot",
-    "Record", "RecordTable", "ScoringContext", "Settings", "Str", "Suite", "Text", "Value",
+    "Record", "RecordTable", "ScoringContext", "Settings", "Str", "Suite", "Summaries", "Text",
+    "Value",
     "ValueMean",
     "accuracies", "after_last", "check_unique_ids", "contains_normalised", "crosstab",
     "describe", "describe_spec",
