@@ -1,0 +1,282 @@
+"""ToMBench: the release's 20 task files (`data/*.jsonl`) -> one tombench suite, a file per task.
+
+    pytest-tom convert tombench DATA_DIR -o OUT [--language en|zh] [--suite NAME] [--limit N]
+
+DATA_DIR is the release's `data/` folder (or the folder holding it). Each row becomes one
+question: the story, question and options of the chosen language (English by default:
+`STORY`, `QUESTION`, `OPTION-A`..`OPTION-D`; Chinese: `故事`, `问题`, `选项A`..`选项D`), the
+right letter (`答案\\nANSWER`) and the ABILITY field as written; the task (the file name) is
+the file's default.
+A two-option row has no C and D (the release writes NaN there). An option written with
+its own letter in front (`A. 继续做晚餐。`, `A: ...`) loses that prefix, since the prompt letters the
+options itself; an answer written otherwise than as a plain letter (`"A. "`) is read as
+its letter and kept as written for the authors' reading. The files share one suite name
+(`tombench`, `tombench-zh`), so the run reports one table over all tasks.
+
+`convert(data_dir, language)` is the conversion as a function of the local files (what
+`pytest-tom fetch` calls); `write(conversion, out)` writes the suite files. Every problem
+of every file is reported (file:line) and nothing is written when there is one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_tom.families.kit import ITEM_ID, dump_suite
+
+from .catalogue import TASK_BY_NAME, TASKS, parse_ability_field
+
+FIELDS = {
+    "en": ("STORY", "QUESTION", ("OPTION-A", "OPTION-B", "OPTION-C", "OPTION-D")),
+    "zh": ("故事", "问题", ("选项A", "选项B", "选项C", "选项D")),
+}
+ANSWER = "答案\nANSWER"
+ABILITY = "能力\nABILITY"
+INDEX = "序号\nINDEX"
+LETTERS = "ABCD"
+_PREFIX = re.compile(r"^\s*([A-D])\s*[.．、:：]\s*")
+_ANSWER = re.compile(r"^\s*([A-D])\s*[.．、]?\s*$")
+
+
+class ConvertError(Exception):
+    """Problems in the input; each line reads `file:line: message`."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+@dataclass
+class Conversion:
+    """The suite documents, one per task file (file stem -> document), and what was read."""
+
+    suite: str
+    language: str
+    documents: dict[str, dict[str, Any]] = field(default_factory=dict)
+    per_task: dict[str, int] = field(default_factory=dict)
+    prefixes: int = 0  # options that lost their own letter in front
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def questions(self) -> int:
+        return sum(self.per_task.values())
+
+
+def data_folder(path: Path) -> Path:
+    """The folder holding the task files: `path`, or its `data/` sub-folder."""
+    if not any(path.glob("*.jsonl")) and (path / "data").is_dir():
+        return path / "data"
+    return path
+
+
+def file_slug(task: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", task.lower()).strip("-")
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _text(value: Any) -> str | None:
+    if _missing(value):
+        return None
+    return str(value).strip()
+
+
+def question_of(row: dict[str, Any], task: str, language: str, number: int, where: str,
+                problems: list[str], conv: Conversion) -> dict[str, Any] | None:
+    """One scenario from one row (None, with problems added, when it cannot be read)."""
+    story_key, question_key, option_keys = FIELDS[language]
+    before = len(problems)
+    story, question = _text(row.get(story_key)), _text(row.get(question_key))
+    for key, value in ((story_key, story), (question_key, question)):
+        if not value:
+            problems.append(f"{where}: {key!r} is missing or empty")
+    options: list[str] = []
+    gap = False
+    for letter, key in zip(LETTERS, option_keys, strict=True):
+        text = _text(row.get(key))
+        if text is None:
+            continue
+        if len(options) != LETTERS.index(letter):
+            problems.append(f"{where}: {key!r} is given but an option before it is missing")
+            gap = True
+            break
+        m = _PREFIX.match(text)
+        if m and m.group(1) == letter:
+            text = text[m.end():].strip()
+            conv.prefixes += 1
+        if not text:
+            problems.append(f"{where}: {key!r} is empty")
+        options.append(text)
+    if len(options) < 2 and not gap:
+        problems.append(f"{where}: needs at least options A and B ({', '.join(option_keys[:2])})")
+    raw_answer = row.get(ANSWER)
+    m = _ANSWER.match(raw_answer) if isinstance(raw_answer, str) else None
+    if m is None:
+        problems.append(f"{where}: the answer {raw_answer!r} ({ANSWER!r}) is not a letter A-D")
+    elif LETTERS.index(m.group(1)) >= len(options) >= 2:
+        problems.append(f"{where}: the answer {m.group(1)} names no option (the row has "
+                        f"{len(options)})")
+    ability = row.get(ABILITY)
+    if not isinstance(ability, str):
+        problems.append(f"{where}: the ability {ability!r} ({ABILITY!r}) is not text")
+    else:
+        problems += [f"{where}: {p}" for p in parse_ability_field(ability)[1]]
+    if len(problems) > before or m is None:
+        return None
+    answer = m.group(1)
+    out: dict[str, Any] = {
+        "id": f"{file_slug(task)}-{number:03d}", "ability": ability,
+        "story": story, "question": question, "options": options, "answer": answer,
+    }
+    if raw_answer != answer:
+        out["answer_as_released"] = raw_answer
+        conv.notes.append(f"{where}: the answer is written {raw_answer!r}: read as {answer} "
+                          f"(kept as answer_as_released for the authors' reading)")
+    source: dict[str, Any] = {"file": f"{task}.jsonl", "line": number}
+    if isinstance(row.get(INDEX), int):
+        source["index"] = row[INDEX]
+    out["source"] = source
+    return out
+
+
+def convert(data_dir: Path, language: str = "en", suite: str | None = None,
+            limit: int | None = None) -> Conversion:
+    """The suite documents for the task files in `data_dir` (or its `data/`); raises
+    ConvertError naming every problem."""
+    if language not in FIELDS:
+        raise ConvertError([f"language {language!r}: use en or zh"])
+    folder = data_folder(Path(data_dir))
+    conv = Conversion(suite or ("tombench" if language == "en" else f"tombench-{language}"),
+                      language)
+    files = sorted(folder.glob("*.jsonl"))
+    if not files:
+        raise ConvertError([f"{folder}: no .jsonl task files (give the release's data/ folder)"])
+    problems: list[str] = []
+    found: dict[str, Path] = {}
+    for path in files:
+        if path.stem not in TASK_BY_NAME:
+            problems.append(f"{path}: not a ToMBench task file (the task files are named "
+                            f"after the tasks: {', '.join(t.name + '.jsonl' for t in TASKS[:3])} ...)")
+        else:
+            found[path.stem] = path
+    for task in TASKS:  # in the catalogue's order: the paper's tasks first
+        path = found.get(task.name)
+        if path is None:
+            continue
+        scenarios = read_task(path, task.name, language, limit, problems, conv)
+        conv.per_task[task.name] = len(scenarios)
+        conv.documents[task.name] = {
+            "suite": conv.suite, "family": "tombench", "version": 1,
+            "description": (f"ToMBench {task.name} ({'English' if language == 'en' else 'Chinese'}), "
+                            f"converted from the authors' {path.name}: {len(scenarios)} "
+                            f"questions. Licence: MIT (the upstream one)."),
+            "defaults": {"language": language, "task": task.name},
+            "scenarios": scenarios,
+        }
+    if problems:
+        raise ConvertError(problems)
+    missing = [t.name for t in TASKS if t.name not in found]
+    if missing:
+        conv.notes.append(f"{len(missing)} of the 20 task files are not in {folder}: "
+                          f"{', '.join(missing)}")
+    return conv
+
+
+def read_task(path: Path, task: str, language: str, limit: int | None, problems: list[str],
+              conv: Conversion) -> list[dict[str, Any]]:
+    """The scenarios of one task file (problems added for the rows that cannot be read)."""
+    try:
+        lines = path.read_text(encoding="utf-8-sig").splitlines()
+    except UnicodeDecodeError as exc:
+        problems.append(f"{path}: not UTF-8 text ({exc.reason}); save it as UTF-8")
+        return []
+    out = []
+    number = 0
+    for line_no, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        number += 1
+        if limit is not None and number > limit:
+            break
+        where = f"{path}:{line_no}"
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append(f"{where}: not a JSON object ({exc.msg}); one row per line")
+            continue
+        if not isinstance(row, dict):
+            problems.append(f"{where}: not a JSON object; one row per line")
+            continue
+        sc = question_of(row, task, language, line_no, where, problems, conv)
+        if sc is not None:
+            out.append(sc)
+    if not out and not problems:
+        problems.append(f"{path}: no rows")
+    return out
+
+
+def write(conv: Conversion, out: Path) -> list[Path]:
+    """Write one suite file per task into the folder `out`; the paths written."""
+    out.mkdir(parents=True, exist_ok=True)
+    prefix = "" if conv.suite == "tombench" else f"{conv.suite}-"
+    paths = []
+    for task, doc in conv.documents.items():
+        path = out / f"{prefix}{file_slug(task)}.tom.yaml"
+        path.write_text(dump_suite(doc), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("input", type=Path, help="the release's data/ folder (20 .jsonl files)")
+    parser.add_argument("-o", "--output", type=Path, required=True, metavar="DIR",
+                        help="folder for the suite files (created if missing)")
+    parser.add_argument("--language", choices=tuple(FIELDS), default="en",
+                        help="the language of the questions (default en)")
+    parser.add_argument("--suite", metavar="NAME",
+                        help="suite name (default tombench, or tombench-zh)")
+    parser.add_argument("--limit", type=int, metavar="N",
+                        help="only the first N questions of each task (a quick trial)")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.suite is not None and not ITEM_ID.match(args.suite):
+        print(f"pytest-tom convert tombench: --suite {args.suite!r}: use letters, digits, _, - "
+              f"and . (starting with a letter or digit)", file=sys.stderr)
+        return 2
+    if args.limit is not None and args.limit < 1:
+        print("pytest-tom convert tombench: --limit must be at least 1", file=sys.stderr)
+        return 2
+    if not Path(args.input).is_dir():
+        print(f"pytest-tom convert tombench: no such folder: {args.input}", file=sys.stderr)
+        return 2
+    try:
+        conv = convert(args.input, args.language, args.suite, args.limit)
+    except ConvertError as exc:
+        print("\n".join(exc.problems), file=sys.stderr)
+        print(f"pytest-tom convert tombench: {len(exc.problems)} problem(s); nothing written",
+              file=sys.stderr)
+        return 1
+    paths = write(conv, Path(args.output))
+    options = Counter(len(sc["options"]) for doc in conv.documents.values()
+                      for sc in doc["scenarios"])
+    print(f"{args.output}: suite {conv.suite} ({conv.language}), {len(paths)} task files, "
+          f"{conv.questions} questions ({options[4]} with four options, {options[2]} with two)")
+    for path, (task, count) in zip(paths, conv.per_task.items(), strict=True):
+        print(f"  {path.name:<40} {count:>5}  {task}")
+    if conv.prefixes:
+        print(f"  note: {conv.prefixes} options were written with their own letter in front "
+              f"('A. ...'); the letter was taken off")
+    for note in conv.notes:
+        print(f"  note: {note}")
+    return 0

@@ -1,0 +1,75 @@
+"""ToMBench items. The default protocol asks each question once with its options in file
+order (item id = the question's id). The official protocol asks it `--tom-tombench-tries`
+times (`<question>::try-<k>`), each try with its options in an order drawn from the run's
+seed and the try's id, as the authors' run_api.py shuffles them five times; the tries of a
+question are one group, so `--tom-shard` keeps them together and the majority vote sees
+them all."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pytest_tom.families.kit import ItemSpec, Settings, Suite
+
+from .catalogue import TASK_BY_NAME, dimension_of, parse_ability_field, slug
+from .schema import LETTERS, option_texts
+
+
+def tries_of(settings: Settings) -> int:
+    """How many times each question is asked: 1, or the official protocol's tries."""
+    if settings.options.get("tombench_protocol", "default") != "official":
+        return 1
+    return int(settings.options.get("tombench_tries", 5))
+
+
+def expand_items(family: str, suite: Suite, data: dict[str, Any], settings: Settings,
+                 line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
+    """The items of a ToMBench suite, in file order (a question's tries together)."""
+    defaults = data.get("defaults") or {}
+    language = defaults.get("language", "en")
+    tries = tries_of(settings)
+    official = settings.options.get("tombench_protocol", "default") == "official"
+    items: list[ItemSpec] = []
+    for si, sc in enumerate(data["scenarios"]):
+        line = line_of(("scenarios", si))
+        for k in range(1, tries + 1) if official else (0,):
+            items.append(item_of(family, suite, sc, defaults, language, k, settings, line))
+    return items
+
+
+def item_of(family: str, suite: Suite, sc: dict[str, Any], defaults: dict[str, Any],
+            language: str, attempt: int, settings: Settings, line: int) -> ItemSpec:
+    """Try `attempt` (0: the default protocol's one pass) of question `sc`."""
+    texts = option_texts(sc)
+    qid = str(sc["id"])
+    item_id = f"{qid}::try-{attempt}" if attempt else qid
+    order = list(range(len(texts)))
+    if attempt:
+        settings.rng("tombench-options", suite.name, item_id).shuffle(order)
+    answer = str(sc["answer"])
+    field = str(sc["ability"])
+    abilities, _ = parse_ability_field(field)
+    dimensions = list(dict.fromkeys(dimension_of(a) for a in abilities))
+    task = TASK_BY_NAME[sc.get("task") or defaults["task"]]
+    meta = {
+        "task": task.name,
+        "abilities": abilities,
+        "dimensions": dimensions,
+        "ability_field": field,
+        "answer": answer,
+        "answer_as_released": str(sc.get("answer_as_released", answer)),
+        "order": [LETTERS[i] for i in order],
+        "try": attempt,
+        "language": language,
+    }
+    tags = list(dict.fromkeys([*defaults.get("tags", []), *sc.get("tags", [])]))
+    return ItemSpec(
+        id=item_id, suite=suite.name, family=family, scenario=qid, kind=task.slug,
+        question=str(sc["question"]), gold=LETTERS[order.index(LETTERS.index(answer))],
+        choices=[texts[i] for i in order], tags=tags,
+        markers=[task.slug, *(slug(d) for d in dimensions)],
+        source={"file": suite.path, "line": line, **(sc.get("source") or {})},
+        meta=meta, line=line,
+        data={"story": str(sc["story"]), "file_options": texts},
+    )
