@@ -45,6 +45,8 @@ def right(req: Any) -> str:
         return hitom_support.demo_right(req.item)
     if family == "mmtomqa":
         return mmtomqa_support.demo_right(req.item)
+    if family == "tombench":
+        return f"[[{req.item.gold}]]"
     return answerers.right(req)
 
 
@@ -63,6 +65,8 @@ def wrong(req: Any) -> str:
         return hitom_support.demo_wrong(item)
     if item.family == "mmtomqa":
         return mmtomqa_support.demo_wrong(item)
+    if item.family == "tombench":
+        return "[[" + next(x for x in "ABCD"[:len(item.choices)] if x != item.gold) + "]]"
     return answerers.wrong_text(item)
 
 

@@ -75,8 +75,8 @@ def test_an_unknown_name_is_a_usage_error_listing_the_names(empty_dir: pytest.Py
     result = empty_dir.runpytest(MODEL, "--tom-suite=fantom,fantomm")
     assert result.ret == 4
     result.stderr.fnmatch_lines(["*no suite named 'fantomm'; bundled suites: bigtom, "
-                                 "fantom, generic, hitom, mmtomqa, opentom, robustness (or "
-                                 "bundled for all*"])
+                                 "fantom, generic, hitom, mmtomqa, opentom, robustness, tombench "
+                                 "(or bundled for all*"])
 
 
 @pytest.mark.parametrize("xdist", [[], ["-n", "2"]], ids=["plain", "xdist"])

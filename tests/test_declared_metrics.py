@@ -200,7 +200,8 @@ def test_the_paper_tables_show_the_declared_values(demo_reports: dict[str, Path]
                 assert suite["metrics"][m.name] == pytest.approx(declared[m.name].value,
                                                                  abs=1e-12), (name, m.name)
         checked.add(suite["family"])
-    assert checked == {"bigtom", "fantom", "generic", "hitom", "mmtomqa", "opentom", "robustness"}
+    assert checked == {"bigtom", "fantom", "generic", "hitom", "mmtomqa", "opentom", "robustness",
+                       "tombench"}
 
 
 class YesNoRun(YesNoFamily):

@@ -105,7 +105,7 @@ def test_unit_summaries_equal_the_record_by_record_definitions(
                 assert {k: v for k, v in got[unit].items() if v} == \
                     {k: v for k, v in want.items() if v}, (name, spec.name, unit)
             checked[type(spec.summarize).__name__] += 1
-    assert set(checked) == {"AllRight", "Joint", "LabelPairs", "ValueMean"}
+    assert set(checked) == {"AllRight", "Joint", "LabelPairs", "ValueMean", "GroupShares"}
 
 
 def reference_summary(spec: Spec, recs: list[dict]) -> Counter:
@@ -124,6 +124,11 @@ def reference_summary(spec: Spec, recs: list[dict]) -> Counter:
         return label_pairs([g for g, _ in pairs], [p for _, p in pairs])
     if kind == "ValueMean":
         return Counter(sum=sum(s.value(r) for r in recs), n=len(recs))
+    if kind == "GroupShares":  # ToMBench's averages: one question per unit, one try by default
+        (rec,) = recs
+        right = int(rec["outcome"].get("correct") is True)
+        return Counter({key: value for group in s.groups(rec)
+                        for key, value in ((("n", group), 1), (("ok", group), right))})
     raise AssertionError(kind)
 
 

@@ -113,10 +113,11 @@ def test_installed_wheel_runs_every_bundled_family_from_an_empty_folder(
     assert f"rootdir: {project}" in out
     root = f"{env_dir}/lib/python{sys.version_info.major}.{sys.version_info.minor}" \
            f"/site-packages/pytest_tom/bundled_suites"
-    assert (f"tom: bundled suites bigtom, fantom, generic, hitom, mmtomqa, opentom, robustness "
-            f"(from {root})") in out
+    assert (f"tom: bundled suites bigtom, fantom, generic, hitom, mmtomqa, opentom, robustness, "
+            f"tombench (from {root})") in out
     families = set(re.findall(r"\(family (\w+), \d+ items\)", out))
-    assert families == {"bigtom", "fantom", "generic", "hitom", "mmtomqa", "opentom", "robustness"}
+    assert families == {"bigtom", "fantom", "generic", "hitom", "mmtomqa", "opentom", "robustness",
+                        "tombench"}
     assert "tom totals:" in out
     assert (project / ".pytest_cache").is_dir() and (project / "report.json").is_file()
     assert "site-packages" not in (project / ".pytest_cache" / "v" / "cache" / "nodeids"
