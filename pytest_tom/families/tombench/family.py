@@ -49,7 +49,8 @@ class TomBenchFamily(Family):
     metric_patterns = ("ability_as_released.*",)  # declared with the authors' reading only
     scenario_schema = schema.SCENARIO
     defaults_schema = schema.DEFAULTS
-    answer_tokens = 32  # `[[A]]`
+    # `[[A]]` needs a few tokens; the budget most families use keeps the run header short
+    answer_tokens = 128
     description = "ToMBench multiple-choice questions: accuracy per task, ability and dimension"
 
     def declared_metrics(self, settings: Settings) -> tuple[Metric, ...]:
