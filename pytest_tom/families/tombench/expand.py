@@ -23,8 +23,8 @@ def tries_of(settings: Settings) -> int:
     return int(settings.options.get("tombench_tries", 5))
 
 
-def expand_items(family: str, suite: Suite, data: dict[str, Any], settings: Settings,
-                 line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
+def expand(suite: Suite, data: dict[str, Any], settings: Settings,
+           line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
     """The items of a ToMBench suite, in file order (a question's tries together)."""
     defaults = data.get("defaults") or {}
     language = defaults.get("language", "en")
@@ -34,11 +34,11 @@ def expand_items(family: str, suite: Suite, data: dict[str, Any], settings: Sett
     for si, sc in enumerate(data["scenarios"]):
         line = line_of(("scenarios", si))
         for k in range(1, tries + 1) if official else (0,):
-            items.append(item_of(family, suite, sc, defaults, language, k, settings, line))
+            items.append(item_of(suite, sc, defaults, language, k, settings, line))
     return items
 
 
-def item_of(family: str, suite: Suite, sc: dict[str, Any], defaults: dict[str, Any],
+def item_of(suite: Suite, sc: dict[str, Any], defaults: dict[str, Any],
             language: str, attempt: int, settings: Settings, line: int) -> ItemSpec:
     """Try `attempt` (0: the default protocol's one pass) of question `sc`."""
     texts = option_texts(sc)
@@ -65,7 +65,7 @@ def item_of(family: str, suite: Suite, sc: dict[str, Any], defaults: dict[str, A
     }
     tags = list(dict.fromkeys([*defaults.get("tags", []), *sc.get("tags", [])]))
     return ItemSpec(
-        id=item_id, suite=suite.name, family=family, scenario=qid, kind=task.slug,
+        id=item_id, suite=suite.name, family=suite.family, scenario=qid, kind=task.slug,
         question=str(sc["question"]), gold=LETTERS[order.index(LETTERS.index(answer))],
         choices=[texts[i] for i in order], tags=tags,
         markers=[task.slug, *(slug(d) for d in dimensions)],

@@ -26,6 +26,7 @@ from pytest_tom.families.kit import (
     Metric,
     Plot,
     Record,
+    Settings,
     meta,
     ratio_of,
     scenario_of,
@@ -125,3 +126,11 @@ def metrics_for(official: bool, as_authors: bool) -> tuple[Metric, ...]:
 METRIC_SETS = {(official, as_authors): metrics_for(official, as_authors)
                for official in (False, True) for as_authors in (False, True)}
 METRICS = METRIC_SETS[(False, False)]
+
+
+def declared_metrics(settings: Settings) -> tuple[Metric, ...]:
+    """The metrics of a run with `settings`: the same names, defined for its protocol and
+    reading."""
+    opts = settings.options
+    return METRIC_SETS[(opts.get("tombench_protocol", "default") == "official",
+                        opts.get("tombench_reading") == "authors")]

@@ -1,6 +1,6 @@
 """ToMBench's options (plain declarations: the inert plugin registers them without the family)."""
 
-from pytest_tom.core.option_table import Opt
+from pytest_tom.families.option_kit import Opt
 
 PROTOCOLS = ("default", "official")
 READINGS = ("correct", "authors")

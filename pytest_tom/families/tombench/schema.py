@@ -59,7 +59,7 @@ def option_texts(sc: dict[str, Any]) -> list[str]:
     return [str(o).strip() for o in sc["options"]]
 
 
-def check_suite(data: dict[str, Any], ck: Checker) -> None:
+def check(data: dict[str, Any], ck: Checker) -> None:
     """Report every ToMBench-specific problem of a suite's `data` to `ck`."""
     scenarios = list(data.get("scenarios") or [])
     check_unique_ids(scenarios, ("scenarios",), ck, "question")

@@ -6,13 +6,36 @@ protocol's majority vote counts."""
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import UNPARSEABLE, ItemSpec, Outcome
+from typing import Any
 
+from pytest_tom.families.kit import UNPARSEABLE, ItemSpec, Outcome, ScoringContext
+
+from .options import PROTOCOLS, READINGS
 from .reading import authors_letter, authors_map, read_letter
 
 
+def score(item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
+    """The outcome of `response` to `item`, read as the run's options say."""
+    as_authors = ctx.settings.options.get("tombench_reading") == "authors"
+    return score_answer(item, response, ctx.settings.method, as_authors)
+
+
+def option_problems(options: dict[str, Any]) -> list[str]:
+    """Usage errors in the ToMBench options."""
+    problems = []
+    if options.get("tombench_protocol", "default") not in PROTOCOLS:
+        problems.append(f"--tom-tombench-protocol: one of {', '.join(PROTOCOLS)}")
+    if options.get("tombench_reading", "correct") not in READINGS:
+        problems.append(f"--tom-tombench-reading: one of {', '.join(READINGS)}")
+    tries = options.get("tombench_tries", 5)
+    if not isinstance(tries, int) or tries < 1:
+        problems.append(f"--tom-tombench-tries {tries!r}: must be at least 1")
+    return problems
+
+
 def score_answer(item: ItemSpec, response: str, method: str, as_authors: bool) -> Outcome:
-    """The outcome of `response` to `item`."""
+    """The outcome of `response` to `item` asked with `method`, read correctly or as the
+    authors' script reads it."""
     order = item.meta["order"]
     if as_authors:
         read = authors_letter(response)
