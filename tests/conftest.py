@@ -73,3 +73,15 @@ def header_budgets(output: str) -> dict[str, int]:
 
 def load_report(path: Path) -> dict[str, Any]:
     return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+@pytest.fixture(autouse=True)
+def _no_random_order_in_inner_runs(request: pytest.FixtureRequest) -> None:
+    """pytest-randomly (a dev dependency) is on by default wherever it is installed: the
+    runs a test makes with pytester (in process, and the subprocesses it starts) get
+    `-p no:randomly` like this suite's own addopts, so their order and their `random` are
+    those the test wrote. `tests/test_other_plugins.py` removes it where randomly is the
+    subject. Set after pytester's own set-up, which clears PYTEST_ADDOPTS."""
+    if "pytester" in request.fixturenames:
+        request.getfixturevalue("pytester")
+        request.getfixturevalue("monkeypatch").setenv("PYTEST_ADDOPTS", "-p no:randomly")

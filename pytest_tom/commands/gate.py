@@ -8,8 +8,8 @@ report writers of a live run (the `tom gates` terminal section, JUnit cases
 the JUnit cases and the Markdown are those of a live run with the same options:
 
 - 0: every gate passed (or none is configured);
-- 1: a gate failed, or an item of the run errored (a request that failed errors its
-  test in a live run, which exits 1 for it);
+- 1: a gate failed, or an item of the run errored (a request that failed, or a test
+  pytest-timeout stopped, errors its test in a live run, which exits 1 for it);
 - 2: the report is of an interrupted run: gates not evaluated;
 - 4: a usage error (an unknown metric, a bad option, an unreadable report or baseline).
 
@@ -127,6 +127,6 @@ def run(args: argparse.Namespace) -> int:
     if not cfg.active:
         print("tom gates: none configured (--tom-fail-under, --tom-baseline)")
     if errors:
-        print(f"tom: {errors} item(s) of the run errored (their requests failed): exit "
-              f"status 1, as in the live run")
+        print(f"tom: {errors} item(s) of the run errored (no answer was scored: a request "
+              f"failed, or pytest stopped the test): exit status 1, as in the live run")
     return status

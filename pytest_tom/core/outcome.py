@@ -14,6 +14,9 @@ UNAVAILABLE = "unavailable"  # scoring needs something not installed: item skipp
 # answer: never right, never wrong; it stays in every denominator as not right and is
 # counted apart (its own status below)
 CUT_OFF = "cut_off"
+# pytest stopped the item's test before it was scored (pytest-timeout, a failing fixture,
+# another plugin): an error outcome, so the item stays in every denominator
+TEST_ERROR = "test_error"
 
 
 @dataclass

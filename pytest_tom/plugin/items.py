@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from pytest_tom.core.outcome import UNAVAILABLE, Outcome
+from pytest_tom.core.outcome import UNAVAILABLE, UNPARSEABLE, Outcome
 from pytest_tom.engine.completion import Completion
 from pytest_tom.engine.item import NextRequest, build_record
 from pytest_tom.engine.load import load_suite
@@ -121,6 +121,9 @@ class TomItem(pytest.Item):
         # set during the run, declared here so the item's attributes never grow then
         self._calls: tuple[Completion, list[Any]] | None = None
         self.record_sent = False  # the record went out on a report (once per item)
+        # (phase, text) of the first attempt's failure: a rerun (pytest-rerunfailures) gives
+        # the same verdict again from it, without asking the model (see `rerun`)
+        self.verdict: tuple[str, str] | None = None
         files = self.config.stash[SUITES_KEY]
         for name in item_markers(spec):
             files.register_marker(self.config, name)
@@ -134,6 +137,9 @@ class TomItem(pytest.Item):
         return run_context(self.config).engine.conversation(self.spec, sample)
 
     def setup(self) -> None:
+        if self.record_sent:  # pytest-rerunfailures runs the item again: see `rerun`
+            self.rerun("setup")
+            return
         engine = run_context(self.config).engine
         reason = engine.unavailable(self.spec)
         if reason:
@@ -148,9 +154,27 @@ class TomItem(pytest.Item):
                 self.sample_outcomes = engine.score_samples(self.spec, self.completions,
                                                             self.outcome)
             # an error of the item (not a wrong answer): shown without a traceback
-            pytest.fail(self.story(), pytrace=False)
+            self.verdict = ("setup", self.story())
+            pytest.fail(self.verdict[1], pytrace=False)
+
+    def rerun(self, phase: str) -> None:
+        """A rerun of this item (pytest-rerunfailures): the score of a benchmark item is its
+        first answer, so a rerun asks the model nothing and gives the first attempt's verdict
+        again (asking until it passes would make accuracy a best-of-N). Transient request
+        failures are retried within the attempt (`--tom-retries`)."""
+        if self.verdict is None or self.verdict[0] != phase:
+            return
+        if phase == "call" and self.outcome is not None and self.outcome.error in (None,
+                                                                                   UNPARSEABLE):
+            if run_context(self.config).options.items == "report":
+                pytest.xfail(self.verdict[1])
+            raise TomFailure()  # a wrong answer again
+        pytest.fail(self.verdict[1], pytrace=False)  # an error of the item again
 
     def runtest(self) -> None:
+        if self.record_sent:
+            self.rerun("call")
+            return
         ctx = run_context(self.config)
         assert self.completion is not None
         # only the answer is scored; an answer the budget cut off is a cut-off outcome
@@ -161,14 +185,16 @@ class TomItem(pytest.Item):
         if self.outcome.correct is False or any(
                 o.correct is False for o in self.sample_outcomes or ()):
             if ctx.options.items == "report":  # gates decide: a wrong answer is an xfail
-
-                pytest.xfail(xfail_reason(self.spec, self.outcome))
+                self.verdict = ("call", xfail_reason(self.spec, self.outcome))
+                pytest.xfail(self.verdict[1])
+            self.verdict = ("call", "\n".join(filter(None, [self.story(),
+                                                          samples_text(self.sample_outcomes)])))
             raise TomFailure()
 
     # -- reporting ------------------------------------------------------------------
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        if isinstance(excinfo.value, TomFailure):
-            return "\n".join(filter(None, [self.story(), samples_text(self.sample_outcomes)]))
+        if isinstance(excinfo.value, TomFailure) and self.verdict is not None:
+            return self.verdict[1]
         if isinstance(excinfo.value, pytest.xfail.Exception):
             # a wrong answer under --tom-items report: pytest asks for the failure's text
             # before it turns the report into an xfail; the reason is all it shows, so no

@@ -20,6 +20,7 @@ from pytest_tom.engine.results import Results
 from pytest_tom.engine.run_report import RunReport
 from pytest_tom.metrics.record_table import UndeclaredRead
 from pytest_tom.plugin.context import RunContext
+from pytest_tom.plugin.other_plugins import rerun_note
 from pytest_tom.plugin.request_phase import RequestPhase
 from pytest_tom.plugin.run_gates import RunGates
 from pytest_tom.plugin.selection import Selection
@@ -82,6 +83,9 @@ class RunOutputs:
         if ctx.shard is not None:
             lines.append(f"tom: shard {ctx.shard.label} ({ctx.shard.source}): whole groups "
                          f"of the selection; merge the shards' reports with pytest-tom merge")
+        reruns = rerun_note(config)
+        if reruns:
+            lines.append(reruns)
         note = method_note(s["method"])
         return [*lines, note] if note else lines
 

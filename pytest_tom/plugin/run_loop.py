@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
+from pytest_tom.core.outcome import TEST_ERROR, Outcome
 from pytest_tom.plugin.context import RunContext
-from pytest_tom.plugin.items import TomItem
+from pytest_tom.plugin.items import TomFailure, TomItem
 from pytest_tom.plugin.own_model import resolve_fixture
 from pytest_tom.plugin.request_phase import RequestPhase
 from pytest_tom.plugin.selection import Selection
@@ -25,6 +26,17 @@ def stops_early(config: pytest.Config) -> bool:
     for a window ahead of the test loop (`request_phase.WindowPrefetch`) rather than all at
     once before it."""
     return bool(config.getoption("--maxfail"))
+
+
+def stopped_by_pytest(item: TomItem, call: pytest.CallInfo[Any]) -> bool:
+    """Whether the test of `item` failed at `call` for a reason of pytest's, not of its
+    answer: an exception in set-up before the item had an outcome (pytest-timeout waiting
+    for the answer, a fixture), or in the call other than the item's own verdict."""
+    if call.excinfo is None or call.when == "teardown":
+        return False
+    if isinstance(call.excinfo.value, TomFailure | pytest.xfail.Exception | pytest.skip.Exception):
+        return False
+    return call.when == "call" or item.outcome is None
 
 
 class RunLoop:
@@ -62,6 +74,13 @@ class RunLoop:
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[Any]) -> Any:
         """The item's record on its report (plain data: it travels to the xdist controller)."""
         report = yield
+        if isinstance(item, TomItem) and not item.record_sent and stopped_by_pytest(item, call):
+            # pytest-timeout firing, a fixture or another plugin failing the test before its
+            # answer was scored: the item is an error of the run, not a missing record
+            item.outcome = Outcome.failed(
+                TEST_ERROR, f"pytest stopped the test at {call.when} before the answer was "
+                            f"scored: {call.excinfo.exconly() if call.excinfo else ''}")
+            item.verdict = (call.when, item.outcome.detail)  # a rerun fails the same way
         first_outcome = (isinstance(item, TomItem) and item.outcome is not None
                          and not item.record_sent)
         if first_outcome and (call.when == "call" or report.outcome in ("failed", "skipped")):
