@@ -120,3 +120,26 @@ def test_a_read_only_folder_for_an_unprivileged_user() -> None:
         assert unwritable(base / "locked" / "r.json") is None  # root may
     finally:
         shutil.rmtree(base)
+
+
+def test_paths_from_the_ini_file_are_relative_to_the_rootdir(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As pytest's cache_dir: `tom_report` (and every output and baseline path of the ini)
+    goes to the rootdir, wherever pytest runs from; the command line's paths stay relative
+    to the current folder."""
+    pytester.makeini("[pytest]\ntom_report = out/ini.json\ntom_markdown = out/ini.md\n")
+    sub = pytester.mkdir("sub")
+    answers = pytester.makepyfile(tom_answers="def answer(req):\n    return 'a)'\n")
+    suite = Path(__file__).resolve().parents[1] / "suites" / "generic"
+    shutil.copy(suite / "classic-false-belief.tom.yaml", sub / "classic.tom.yaml")
+    monkeypatch.chdir(sub)
+    result = pytester.runpytest_subprocess(f"--tom-model=python:{answers}:answer",
+                                           "--tom-limit=3", "-p", "no:cacheprovider")
+    assert result.ret == 1
+    assert (pytester.path / "out" / "ini.json").is_file()
+    assert (pytester.path / "out" / "ini.md").is_file()
+    assert not (sub / "out").exists()
+    result.stdout.fnmatch_lines(["tom report: ../out/ini.json"])
+    here = pytester.runpytest_subprocess(f"--tom-model=python:{answers}:answer", "--tom-limit=3",
+                                         "-p", "no:cacheprovider", "--tom-report=cli.json")
+    assert here.ret == 1 and (sub / "cli.json").is_file()

@@ -17,7 +17,8 @@ def test_saving_a_baseline_with_wrong_answers_exits_0(pytester: pytest.Pytester)
     assert result.ret == 0, result.stdout.str()
     result.assert_outcomes(passed=90, xfailed=10)
     result.stdout.fnmatch_lines([
-        "tom: items report (--tom-save-baseline: a run that completes saves it and exits 0): "
+        "tom: items report (the default with --tom-save-baseline: a run that completes saves it "
+        "and exits 0): "
         "a wrong answer is an xfail with its reason; only the gates set the exit status",
         "tom baseline saved: b.json"])
     saved = json.loads((pytester.path / "b.json").read_text())
@@ -30,7 +31,7 @@ def test_a_failing_gate_still_fails_a_run_that_saves_a_baseline(
     setup_project(pytester, scenarios=20)
     result = run(pytester, "goal10", "--tom-save-baseline=b.json", "--tom-fail-under=turn=0.95")
     assert result.ret == 1
-    result.stdout.fnmatch_lines(["tom: items report (a gate is configured)*",
+    result.stdout.fnmatch_lines(["tom: items report (the default: a gate is configured)*",
                                  "tom gates: 1 of 1 failed", "tom baseline saved: b.json"])
 
 
@@ -50,3 +51,18 @@ def test_a_suite_that_does_not_load_refuses_to_become_a_baseline(
     result.stdout.fnmatch_lines(["tom baseline not saved: 1 suite file(s) failed to load "
                                  "(broken.tom.yaml): a baseline must hold every suite"])
     assert not (pytester.path / "b.json").exists()
+
+
+@pytest.mark.parametrize("where", ["command line", "ini"])
+def test_the_header_names_where_items_report_came_from(pytester: pytest.Pytester,
+                                                       where: str) -> None:
+    setup_project(pytester, scenarios=2)
+    if where == "ini":
+        pytester.makeini("[pytest]\ntom_items = report\n")
+        result = run(pytester, "goal10")
+        source = "the ini file tox.ini"
+    else:
+        result = run(pytester, "goal10", "--tom-items=report")
+        source = "the command line"
+    result.stdout.fnmatch_lines([f"tom: items report (--tom-items report from {source}): a "
+                                 f"wrong answer is an xfail*"])

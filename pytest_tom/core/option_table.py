@@ -101,6 +101,9 @@ class Opt:
     metavar: str | None = None
     flag: bool = False  # a switch (store_true)
     repeat: bool = False  # may be given several times (the values are a list)
+    # a file the run writes or reads: from the ini file, relative to the rootdir (as
+    # pytest's cache_dir); on the command line, relative to the current folder
+    path: bool = False
 
     @property
     def flag_name(self) -> str:
@@ -125,10 +128,10 @@ class Opt:
 
 def opt(help: str, default: Any = None, convert: Callable[[Any], Any] = str,
         choices: tuple[str, ...] | None = None, metavar: str | None = None,
-        flag: bool = False, repeat: bool = False) -> Any:
+        flag: bool = False, repeat: bool = False, path: bool = False) -> Any:
     """A `TomOptions` field declaring its option (the name comes from the field)."""
     return field(default=default, metadata={_META: Opt("", help, default, convert, choices,
-                                                       metavar, flag, repeat)})
+                                                       metavar, flag, repeat, path)})
 
 
 @dataclass(frozen=True)
@@ -194,9 +197,9 @@ class TomOptions:
         "budget (a reasoning model given too few tokens); off: run to the end at the budget "
         "given (default on)", default="on", choices=("on", "off"), metavar="on|off")
     report: str | None = opt("write the JSON report (every item, every metric) to PATH",
-                             metavar="PATH")
+                             metavar="PATH", path=True)
     record: str | None = opt("write every response as a replay file (JSONL) to PATH",
-                             metavar="PATH")
+                             metavar="PATH", path=True)
     limit: int | None = opt("about N items per suite for smoke runs: whole scenarios chosen by "
                             "the seed, at least one per suite (so a suite may keep more than "
                             "N); the rest is deselected", convert=int, metavar="N")
@@ -265,7 +268,7 @@ class TomOptions:
         "docs/gating.md", convert=spec_list, metavar="SPECS", repeat=True)
     baseline: str | None = opt(
         "compare with a previous JSON report (--tom-report / --tom-save-baseline): fail on "
-        "significant drops of turn and goal accuracy", metavar="REPORT.json")
+        "significant drops of turn and goal accuracy", metavar="REPORT.json", path=True)
     max_drop: str | None = opt(
         "allowed drop against the baseline: a default and/or per-metric values, e.g. "
         "0.02,goal=0.05,fantom.all_star=0.1 (default 0); given several times, the values "
@@ -274,15 +277,15 @@ class TomOptions:
                        "(default 0.05; 1 turns the test off)", default=0.05, convert=float,
                        metavar="P")
     save_baseline: str | None = opt("write this run's JSON report to PATH (the next run's "
-                                    "--tom-baseline)", metavar="PATH")
+                                    "--tom-baseline)", metavar="PATH", path=True)
     items: str | None = opt(
         "report: a wrong answer is an expected failure (xfail) and only the gates set the exit "
         "status; fail: a wrong answer fails its test (default: report when a gate is configured "
         "or --tom-save-baseline is given, else fail)", choices=("report", "fail"), metavar="MODE")
     html: str | None = opt("write one self-contained HTML report (plots, paper tables, every item's "
-                           "transcript; needs the html extra) to PATH", metavar="PATH")
+                           "transcript; needs the html extra) to PATH", metavar="PATH", path=True)
     markdown: str | None = opt("write a Markdown summary (gates, scores, changed items) to PATH, "
-                               "e.g. for $GITHUB_STEP_SUMMARY", metavar="PATH")
+                               "e.g. for $GITHUB_STEP_SUMMARY", metavar="PATH", path=True)
     # -- the options the families declare (families/<name>/options.py), by name -----------
     family: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
@@ -308,7 +311,7 @@ def core_table() -> list[Opt]:
         if o is not None:
             default = None if f.default is MISSING else f.default
             out.append(Opt(f.name, o.help, default, o.convert, o.choices, o.metavar, o.flag,
-                           o.repeat))
+                           o.repeat, o.path))
     return out
 
 

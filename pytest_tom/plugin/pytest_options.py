@@ -8,6 +8,8 @@ them once into a frozen `TomOptions`.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -40,8 +42,34 @@ def add_options(parser: pytest.Parser) -> None:
                       type="bool" if opt.flag else "string", default=None)
 
 
+def ini_path(config: pytest.Config, value: str) -> str:
+    """A path from the ini file, relative to the rootdir as pytest's own `cache_dir` is,
+    written relative to the current folder (unchanged when pytest runs in the rootdir)."""
+    path = Path(value).expanduser()
+    if path.is_absolute():
+        return value
+    full = config.rootpath / path
+    try:
+        return os.path.relpath(full, config.invocation_params.dir)
+    except ValueError:  # another drive (Windows)
+        return str(full)
+
+
+def option_source(config: pytest.Config, opt: Opt | str) -> str:
+    """Where an option's value came from: "the command line", "the ini file NAME", or ""
+    (its default)."""
+    dest = opt if isinstance(opt, str) else opt.dest
+    if config.getoption(dest, None) is not None:
+        return "the command line"
+    value = config.getini(dest)
+    if value not in ("", [], None):
+        return f"the ini file {config.inipath.name if config.inipath else ''}".rstrip()
+    return ""
+
+
 def read_options(config: pytest.Config) -> TomOptions:
-    """Resolved values of every option: command line, else ini, else default (converted)."""
+    """Resolved values of every option: command line, else ini, else default (converted).
+    A path from the ini file is relative to the rootdir (`ini_path`)."""
     raw: dict[str, Any] = {}
     for opt in table():
         value = config.getoption(opt.dest, None)
@@ -49,6 +77,8 @@ def read_options(config: pytest.Config) -> TomOptions:
             value = config.getini(opt.dest)
             if value == "" or value == []:
                 value = None
+            elif opt.path and isinstance(value, str):
+                value = ini_path(config, value)
         raw[opt.name] = value
     try:
         return build_options(raw, families.declared_options())

@@ -20,6 +20,7 @@ from pytest_tom.engine.run_report import RunReport
 from pytest_tom.gates.evaluate import GateConfig, GateState, evaluate, settings_notes
 from pytest_tom.gates.spec import GateSpecError
 from pytest_tom.plugin.context import RunContext
+from pytest_tom.plugin.pytest_options import option_source
 from pytest_tom.plugin.selection import Selection
 from pytest_tom.pytest_compat import on_xdist_controller
 from pytest_tom.report.atomic import try_write
@@ -82,11 +83,13 @@ class RunGates:
         if self.ctx.options.items != "report":
             return ""
         cfg = self.state.config
-        why = ("a gate is configured" if cfg.active else
-               "--tom-save-baseline: a run that completes saves it and exits 0")
-        config = self.ctx.config
-        if config.getoption("tom_items", None) or config.getini("tom_items"):
-            why = "--tom-items report"
+        source = option_source(self.ctx.config, "tom_items")
+        if source:
+            why = f"--tom-items report from {source}"
+        else:
+            why = ("the default: a gate is configured" if cfg.active else
+                   "the default with --tom-save-baseline: a run that completes saves it and "
+                   "exits 0")
         return (f"tom: items report ({why}): a wrong answer is an xfail with its reason; "
                 f"only the gates set the exit status")
 
