@@ -28,6 +28,7 @@ from pytest_tom.engine.run_report import RunReport
 from pytest_tom.engine.saved_report import SavedReportError, read_saved_report
 from pytest_tom.gates.evaluate import GateConfig, GateReport, GateState, evaluate, settings_notes
 from pytest_tom.gates.spec import GateSpecError
+from pytest_tom.gates.subset import subset_note
 from pytest_tom.report.gate_junit import write_gate_junit
 from pytest_tom.report.gate_summary import write_gates
 from pytest_tom.report.markdown import write_markdown
@@ -66,17 +67,30 @@ class _Lines:
 
 
 def subset_notes(data: RunReport) -> list[str]:
-    """A shard's own report, or a partial merge: the gates judge part of the run."""
+    """The gates judge part of the suites: the live run's line, from the report's record of
+    its selection (`-k`, `-m`, `--lf`, `--tom-limit`, node ids; a shard's cut in a shard's
+    own report, none in a merged one), then for a shard's own report or a partial merge
+    what it is part of."""
     shard = data.settings.shard
     items = len(data.records)
-    if shard is not None and shard.index is not None and shard.total > 1:
-        return [f"the gates judged a subset: {items} item(s) of shard {shard.index}/"
-                f"{shard.total} (--tom-shard); merge the shards with pytest-tom merge to "
-                f"judge the whole run"]
-    if data.status == "incomplete":
-        return [f"the gates judged a subset: the report is incomplete ({items} item(s) merged "
-                f"with --partial); the numbers are those of the parts merged"]
-    return []
+    one_shard = shard is not None and shard.index is not None and shard.total > 1
+    notes = []
+    selection = data.settings.selection
+    if selection is not None:
+        by, deselected = selection.by, selection.deselected
+        if one_shard:
+            by, deselected = [*by, "--tom-shard"], deselected + selection.shard_cut
+        note = subset_note(items, deselected, by, selection.named)
+        if note:
+            notes.append(note)
+    if one_shard:
+        notes.append(f"the gates judged a subset: {items} item(s) of shard {shard.index}/"
+                     f"{shard.total} (--tom-shard); merge the shards with pytest-tom merge to "
+                     f"judge the whole run")
+    elif data.status == "incomplete":
+        notes.append(f"the gates judged a subset: the report is incomplete ({items} item(s) "
+                     f"merged with --partial); the numbers are those of the parts merged")
+    return notes
 
 
 def run(args: argparse.Namespace) -> int:

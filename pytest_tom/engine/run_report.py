@@ -130,6 +130,35 @@ class ShardRecord:
                     "selection": first.data.get("selection", {}), "parts": parts})
 
 
+class SelectionRecord:
+    """`settings.selection`: how the items a run scored were selected, when not all of its
+    suites' items ran (absent otherwise): the items deselected before any shard cut (`-k`,
+    `-m`, `--lf`, `--tom-limit`), the options that selected them, whether items were named
+    by node id, and the items a `--tom-shard` cut left to the other shards. The gates of a
+    saved or merged report say from it that they judged a subset, as the live run did."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: Mapping[str, Any]):
+        self.data = dict(data)
+
+    @property
+    def deselected(self) -> int:
+        return int(self.data.get("deselected") or 0)
+
+    @property
+    def by(self) -> list[str]:
+        return [str(o) for o in self.data.get("by") or []]
+
+    @property
+    def named(self) -> bool:
+        return bool(self.data.get("named"))
+
+    @property
+    def shard_cut(self) -> int:
+        return int(self.data.get("shard_cut") or 0)
+
+
 class ReportSettings:
     """A report's `settings`: what the run was asked for (never a secret). `to_settings`
     is the one way back to the `Settings` its items were scored with."""
@@ -193,6 +222,11 @@ class ReportSettings:
         return ShardRecord(value) if isinstance(value, dict) else None
 
     @property
+    def selection(self) -> SelectionRecord | None:
+        value = self.data.get("selection")
+        return SelectionRecord(value) if isinstance(value, Mapping) else None
+
+    @property
     def merged(self) -> list[str]:
         """The reports merged into this one (runs without --tom-shard)."""
         return list(self.data.get("merged") or [])
@@ -210,10 +244,15 @@ class ReportSettings:
     def for_merge(self, paths: list[str], shard: ShardRecord | None) -> ReportSettings:
         """These settings for the report merged from the reports at `paths`: the merged
         shards instead of one shard, or the list of parts."""
-        data = {k: v for k, v in self.data.items() if k != "shard"}
+        data = {k: v for k, v in self.data.items() if k not in ("shard", "selection")}
         if shard is not None:
             data["shard"] = shard.data
-        else:
+            selection = self.selection
+            if selection is not None:  # the shards' common selection, before their cut
+                kept = {**selection.data, "shard_cut": 0}
+                if kept.get("deselected") or kept.get("named"):
+                    data["selection"] = kept
+        else:  # runs merged without --tom-shard: their selections are not one (-k a, -k b)
             data["merged"] = paths
         return ReportSettings(data)
 

@@ -56,7 +56,8 @@ class RunOutputs:
 
     def settings(self) -> dict[str, Any]:
         """The run's settings as the reports show them (the shard included)."""
-        return self.ctx.describe_settings(self.selection.shard_record)
+        return self.ctx.describe_settings(self.selection.shard_record,
+                                          self.selection.record(self.ctx.config))
 
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
         ctx = self.ctx

@@ -19,10 +19,10 @@ from pytest_tom.engine.results import Results
 from pytest_tom.engine.run_report import RunReport
 from pytest_tom.gates.evaluate import GateConfig, GateState, evaluate, settings_notes
 from pytest_tom.gates.spec import GateSpecError
+from pytest_tom.gates.subset import subset_note
 from pytest_tom.plugin.context import RunContext
 from pytest_tom.plugin.pytest_options import option_source
 from pytest_tom.plugin.selection import Selection
-from pytest_tom.pytest_compat import on_xdist_controller
 from pytest_tom.report.atomic import try_write
 from pytest_tom.report.gate_junit import add_gate_cases
 from pytest_tom.report.gate_summary import write_gates
@@ -52,30 +52,18 @@ class RunGates:
 
     def subset_note(self, session: pytest.Session, ran: int) -> str:
         """A warning when the gates judged part of the suites: items deselected (-k, -m,
-        --lf, --tom-limit) or named by node id."""
-        deselected = self.selection.deselected
-        config, ctx = session.config, self.ctx
-        selecting = [name for name, on in (("-k", config.getoption("-k", "")),
-                                           ("-m", config.getoption("-m", "")),
-                                           ("--lf", config.getoption("--lf", False)),
-                                           ("--tom-limit", ctx.options.limit),
-                                           ("--tom-shard", ctx.shard is not None
-                                            and ctx.shard.total > 1)) if on]
-        if not on_xdist_controller(config):
-            selecting = selecting if deselected else []  # counted here; under xdist the
-            # workers deselect and the controller only knows the options
-        by_id = [a for a in session.config.args if "::" in str(a)]
-        if not deselected and not by_id and not selecting:
+        --lf, --tom-limit, --tom-shard) or named by node id (`gates.subset`: the same words
+        `pytest-tom gate` says from the report's record of the selection)."""
+        record = self.selection.record(session.config)
+        if record is None:
             return ""
-        how = []
-        if deselected or selecting:
-            count = f"{deselected} item(s) deselected" if deselected else "items selected"
-            how.append(f"{count} by "
-                       f"{', '.join(selecting) or '-k, -m, --lf, --tom-limit or --tom-shard'}")
-        if by_id:
-            how.append("items named by node id")
-        return (f"the gates judged a subset: {ran} item(s) ran ({'; '.join(how)}); "
-                f"the numbers are those of the subset, not of the whole suites")
+        by = list(record["by"])
+        deselected = record["deselected"]
+        if self.ctx.shard is not None and self.ctx.shard.total > 1:
+            by.append("--tom-shard")
+            if deselected is not None:
+                deselected += record["shard_cut"]
+        return subset_note(ran, deselected, by, record["named"])
 
     def header_note(self) -> str:
         """The header line of report mode: why wrong answers are xfails, what sets the
@@ -116,7 +104,8 @@ class RunGates:
             state.not_evaluated = ("the run was interrupted: gates not evaluated"
                                    + (", baseline not saved" if cfg.save_baseline else ""))
             return
-        settings = self.ctx.describe_settings(self.selection.shard_record)
+        settings = self.ctx.describe_settings(self.selection.shard_record,
+                                              self.selection.record(session.config))
         records = list(records)
         if cfg.active:
             report = evaluate(cfg, results, records)

@@ -34,6 +34,7 @@ from pytest_tom.plugin.context import RunContext
 from pytest_tom.pytest_compat import send_to_controller, sent_by_worker
 
 SHARD_OUTPUT = "tom_shard"  # a worker's shard record, handed to the controller
+COUNTS_OUTPUT = "tom_deselected"  # a worker's counts of deselected items, to the controller
 
 
 def _rank(seed: int, suite: str, group: str) -> str:
@@ -98,6 +99,8 @@ class Selection:
     def __init__(self, ctx: RunContext):
         self.ctx = ctx
         self.deselected = 0  # items of the suites deselected (-k, -m, --lf, --tom-limit ...)
+        self.shard_cut = 0  # of them, those --tom-shard left to the other shards
+        self.counted = False  # the counts are known here (under xdist: once a worker said)
         self.broken_suites: list[str] = []  # node ids of suite files that failed to load
         # this shard and the selection it was cut from; under xdist the workers cut, and
         # the controller takes theirs when they finish
@@ -118,7 +121,31 @@ class Selection:
             kept, dropped, self.shard_record = shard_items(items, ctx.shard, ctx.settings, how)
             if dropped:
                 config.hook.pytest_deselected(items=dropped)
+                self.shard_cut += sum(1 for i in dropped if hasattr(i, "spec"))
                 items[:] = kept
+        self.counted = True
+
+    def selecting(self, config: pytest.Config) -> list[str]:
+        """The options that select among the suites' items (before any shard cut)."""
+        return [name for name, on in (("-k", config.getoption("-k", "")),
+                                      ("-m", config.getoption("-m", "")),
+                                      ("--lf", config.getoption("--lf", False)),
+                                      ("--tom-limit", self.ctx.options.limit)) if on]
+
+    def record(self, config: pytest.Config) -> dict[str, Any] | None:
+        """How the items that ran were selected, for the report's `settings.selection`
+        (`engine.run_report.SelectionRecord`), or None when every item of the suites ran.
+        Counted where the items were collected (under xdist on the workers, which hand their
+        counts over: `pytest_testnodedown`); the controller alone knows only the options."""
+        named = any("::" in str(a) for a in config.args)
+        by = self.selecting(config)
+        before_cut = self.deselected - self.shard_cut
+        if self.counted and not before_cut:
+            by = []  # -k or --tom-limit that deselected nothing: no subset
+        if not (before_cut or by or named or self.shard_cut):
+            return None
+        return {"deselected": before_cut if self.counted else None, "by": by, "named": named,
+                "shard_cut": self.shard_cut}
 
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
         """Count deselected items of the suites (the gates warn that they judged a subset)."""
@@ -136,8 +163,15 @@ class Selection:
         record = sent_by_worker(node, SHARD_OUTPUT)
         if record is not None and self.shard_record is None:
             self.shard_record = record
+        counts = sent_by_worker(node, COUNTS_OUTPUT)
+        if counts is not None and not self.counted:  # every worker deselects the same
+            self.deselected, self.shard_cut = int(counts[0]), int(counts[1])
+            self.counted = True
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        """xdist, on a worker: its shard record to the controller (`pytest_testnodedown`)."""
+        """xdist, on a worker: its shard record and counts to the controller
+        (`pytest_testnodedown`)."""
         if self.ctx.is_worker and self.shard_record is not None:
             send_to_controller(session.config, SHARD_OUTPUT, self.shard_record)
+        if self.ctx.is_worker and self.counted:
+            send_to_controller(session.config, COUNTS_OUTPUT, [self.deselected, self.shard_cut])
