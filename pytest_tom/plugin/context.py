@@ -147,10 +147,11 @@ class RunContext:
                                                      self.settings.method))
 
     def describe_settings(self, shard_record: dict[str, Any] | None = None,
-                          selection: dict[str, Any] | None = None) -> dict[str, Any]:
+                          selection_record: dict[str, Any] | None = None) -> dict[str, Any]:
         """Settings fit for reports and headers: no secrets (keys are never options).
-        `shard_record`: this shard and the selection it was cut from; `selection`: how the
-        items that ran were selected, when not all ran (both `selection.py`)."""
+        `shard_record`: this shard and the selection it was cut from; how the
+        items that ran were selected, when not all ran (`selection_record`; both
+        `selection.py`)."""
         return {
             "model": self.backend.describe(),
             "backend": self.backend.identity(),
@@ -160,11 +161,11 @@ class RunContext:
             "max_tokens": self.params.max_tokens,  # None: per family (openai) or the backend's
             "answer_length": self.max_tokens_text(),  # what was sent, in words
             "concurrency": self.options.concurrency,
-            **self._recorded_extras(shard_record, selection),
+            **self._recorded_extras(shard_record, selection_record),
         }
 
     def _recorded_extras(self, shard_record: dict[str, Any] | None,
-                         selection: dict[str, Any] | None = None) -> dict[str, Any]:
+                         selection_record: dict[str, Any] | None = None) -> dict[str, Any]:
         """What a report needs beyond the core settings to be scored again from its records
         (`pytest-tom merge`): family options that differ from their defaults, and the
         shard. Absent when there is nothing to say, so unsharded default runs keep their
@@ -179,8 +180,8 @@ class RunContext:
             out["shard"] = shard_record
         if self.params.fields:  # credentials redacted
             out["request_fields"] = shown_fields(self.params.fields)
-        if selection is not None:
-            out["selection"] = selection
+        if selection_record is not None:
+            out["selection"] = selection_record
         return out
 
 
