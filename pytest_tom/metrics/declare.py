@@ -14,10 +14,17 @@ the paired test of `pytest-tom compare` and the gates' direction, and the HTML p
   `finish` turns a sum of summaries into the metric: seeded cluster bootstrap interval,
   paired bootstrap between runs.
 
+* the **median** of a quantity of the records (`quantity`: their reasoning length):
+  distribution-free order-statistic interval over the items.
+
 A selection is evaluated once per facet of the records (`metrics.record_table`): it may
 read the item's `tags` and `kind`, the outcome's `correct` and `error`, and the meta keys
 the metric lists in `reads`. Reading anything else raises `UndeclaredRead` at the first
-record, never a silently wrong count.
+record, never a silently wrong count. A record's reasoning length is no part of a facet:
+a metric that reads it names it as its `quantity` (`REASONING`), then selects only records
+whose length is known, and may keep those in a `band` of lengths; the table answers
+with arrays (a proportion of the items in a reasoning-length quartile, the mean of the
+lengths with `QuantityMean`, their median).
 """
 
 from __future__ import annotations
@@ -38,23 +45,29 @@ from pytest_tom.metrics.intervals import (
     bootstrap,
     derive_seed,
     macro_f1_of,
+    median_interval,
     ratio_batch,
     ratio_of,
     weighted_f1_of,
     wilson,
 )
+from pytest_tom.metrics.numbers import AMOUNT, PERCENT, UNIT_SCALE
 from pytest_tom.metrics.pairing import duplicate_key
-from pytest_tom.metrics.record_table import Key, RecordTable, UndeclaredRead
+from pytest_tom.metrics.record_table import REASONING, Key, RecordTable, UndeclaredRead
 
-__all__ = ["GROUPED", "PERCENT", "PROPORTION", "UNIT_SCALE", "AllRight", "DeclarationError",
-           "Joint", "LabelPairs", "Metric", "NO_VALUE", "Plot", "UndeclaredRead", "Value", "ValueMean",
-           "check_declarations", "evaluate", "macro_f1_of", "mean_of", "meta", "outcome_value", "ratio_of",
-           "scenario_of", "weighted_f1_of"]
+__all__ = ["AMOUNT", "GROUPED", "MEDIAN", "PERCENT", "PROPORTION", "REASONING", "UNIT_SCALE",
+           "AllRight", "DeclarationError", "Joint", "LabelPairs", "Metric", "NO_VALUE", "Plot",
+           "QuantityMean", "UndeclaredRead", "Value", "ValueMean", "check_declarations", "evaluate",
+           "macro_f1_of", "mean_of", "meta", "outcome_value", "ratio_of", "scenario_of",
+           "weighted_f1_of"]
 
 PROPORTION = "proportion"
 GROUPED = "grouped"
-PERCENT = "percent"  # shares shown in percent with one decimal
-UNIT_SCALE = "0-1"  # three decimals on 0–1, where the paper reports that scale (an F1)
+MEDIAN = "median"  # the median of the metric's quantity over the selected records
+# display: PERCENT, shares in percent with one decimal; UNIT_SCALE, three decimals on 0–1,
+# where the paper reports that scale (an F1); AMOUNT, a mean or median of a count (tokens)
+DISPLAYS = (PERCENT, UNIT_SCALE, AMOUNT)
+QUANTITIES = (REASONING,)
 
 
 class DeclarationError(ValueError):
@@ -79,37 +92,52 @@ class Metric:
 
     name: str  # the metric's name in the suite's metrics (gates: `<family>.<name>`)
     label: str  # a row label for tables ("TB accuracy")
-    kind: str = PROPORTION  # PROPORTION | GROUPED
+    kind: str = PROPORTION  # PROPORTION | GROUPED | MEDIAN
     select: Callable[[Record], bool] = everything
     summarize: Summary | None = None  # GROUPED: the units' summaries
     finish: Finish | None = None  # GROUPED: metric of a summed summary
     unit: Key = group_key  # GROUPED: the resampling unit
     reads: tuple[str, ...] = ()  # the meta keys `select` reads
     higher_is_better: bool = True  # the gates' direction (False: a ceiling, a rise is a drop)
-    display: str = PERCENT  # PERCENT | UNIT_SCALE
+    display: str = PERCENT  # PERCENT | UNIT_SCALE | AMOUNT
     plot: str = ""  # the id of the family's `Plot` that shows it ("": none)
     short: str = ""  # its bar label in that plot (default: `label`)
     headline: bool = True  # shown in the short interval line of the terminal
     of_groups: bool = False  # GROUPED and a share of groups (summaries ok / n)
+    # a quantity of the record table the metric reads (REASONING: the reasoning length):
+    # then only records whose quantity is known are selected; a MEDIAN's value, a
+    # QuantityMean's summary, a band's lengths
+    quantity: str = ""
+    band: tuple[float | None, float | None] | None = None  # keep quantity in (low, high]
 
     def __post_init__(self) -> None:
         where = f"metric {self.name!r}"
         if not self.name or not isinstance(self.name, str):
             raise DeclarationError("a metric needs a name (a non-empty string)")
-        if self.kind not in (PROPORTION, GROUPED):
-            raise DeclarationError(f"{where}: kind must be {PROPORTION!r} or {GROUPED!r}, "
-                                   f"not {self.kind!r}")
+        if self.kind not in (PROPORTION, GROUPED, MEDIAN):
+            raise DeclarationError(f"{where}: kind must be {PROPORTION!r}, {GROUPED!r} or "
+                                   f"{MEDIAN!r}, not {self.kind!r}")
         if self.kind == GROUPED and (self.summarize is None or self.finish is None):
             raise DeclarationError(f"{where}: a grouped metric needs `summarize` (AllRight, "
                                    f"Joint, LabelPairs, ValueMean, ...) and `finish`")
-        if self.kind == PROPORTION and (self.summarize is not None or self.finish is not None):
-            raise DeclarationError(f"{where}: a proportion takes no `summarize`/`finish` "
+        if self.kind != GROUPED and (self.summarize is not None or self.finish is not None):
+            raise DeclarationError(f"{where}: a {self.kind} takes no `summarize`/`finish` "
                                    f"(declare kind={GROUPED!r} for a grouped metric)")
+        if self.quantity and self.quantity not in QUANTITIES:
+            raise DeclarationError(f"{where}: quantity must be one of "
+                                   f"{', '.join(map(repr, QUANTITIES))}, not {self.quantity!r}")
+        if self.kind == MEDIAN and not self.quantity:
+            raise DeclarationError(f"{where}: a median needs the `quantity` it is the median "
+                                   f"of, e.g. quantity={REASONING!r}")
+        if self.band is not None and (not self.quantity or len(self.band) != 2):
+            raise DeclarationError(f"{where}: a band is (low, high] of the metric's "
+                                   f"`quantity` (declare quantity={REASONING!r})")
         if isinstance(self.reads, str) or not all(isinstance(k, str) for k in self.reads):
             raise DeclarationError(f"{where}: `reads` is a tuple of meta keys, e.g. "
                                    f"reads=('condition',)")
-        if self.display not in (PERCENT, UNIT_SCALE):
-            raise DeclarationError(f"{where}: display must be {PERCENT!r} or {UNIT_SCALE!r}")
+        if self.display not in DISPLAYS:
+            raise DeclarationError(f"{where}: display must be one of "
+                                   f"{', '.join(map(repr, DISPLAYS))}")
         if not callable(self.select):
             raise DeclarationError(f"{where}: `select` must be a function of a record")
 
@@ -118,12 +146,27 @@ class Metric:
         return self.display == PERCENT
 
     def selected(self, table: RecordTable) -> np.ndarray:
-        """The mask of the records the metric selects."""
-        return table.selected(self.select, self.reads, self.name)
+        """The mask of the records the metric selects (with a quantity: those whose
+        quantity is known, and in the band when it has one)."""
+        mask = table.selected(self.select, self.reads, self.name)
+        if not self.quantity:
+            return mask
+        if self.band is not None:
+            return mask & table.in_band(self.quantity, *self.band)
+        return mask & table.known(self.quantity)
 
     def counts(self, records: list[Record] | RecordTable) -> tuple[int, int]:
         """PROPORTION: (right, judged) among the selected records."""
-        return as_table(records).counts(self.select, self.reads, self.name)
+        table = as_table(records)
+        if not self.quantity:
+            return table.counts(self.select, self.reads, self.name)
+        mask = self.selected(table)
+        return (int(np.count_nonzero(table.right & mask)),
+                int(np.count_nonzero(table.judged & mask)))
+
+    def quantities(self, table: RecordTable) -> np.ndarray:
+        """MEDIAN (or any metric with a quantity): the quantity of the selected records."""
+        return table.quantity(self.quantity)[self.selected(table)]
 
     def unit_summaries(self, table: RecordTable) -> tuple[list[Hashable], Summaries]:
         """GROUPED: the units that have selected records (sorted by `str`) and their
@@ -155,6 +198,10 @@ class Metric:
         if self.kind == PROPORTION:
             right, n = self.counts(table)
             return Value(right / n if n else None, Counter({"ok": right, "n": n}), n)
+        if self.kind == MEDIAN:
+            values = self.quantities(table)
+            return Value(float(np.median(values)) if len(values) else None,
+                         Counter({"n": len(values)}), len(values))
         assert self.finish is not None
         units, summaries = self.unit_summaries(table)
         total = summaries.total()
@@ -166,6 +213,8 @@ class Metric:
         table = as_table(records)
         if self.kind == PROPORTION:
             return wilson(*self.counts(table))
+        if self.kind == MEDIAN:
+            return median_interval(self.quantities(table))
         assert self.finish is not None
         _, summaries = self.unit_summaries(table)
         if self.of_groups:
@@ -361,6 +410,22 @@ class LabelPairs:
         if not len(seen):  # nothing selected: no pair counted, no F1
             return Summaries((), np.zeros((units, 0)))
         return _summaries({("pair", *labels[c]): cells[:, c] for c in seen.tolist()})
+
+
+@dataclass(frozen=True)
+class QuantityMean:
+    """The mean of a quantity of the table (REASONING) over the selected records whose
+    quantity is known (the metric's `quantity` keeps only those): `sum` and `n`."""
+
+    quantity: str = REASONING
+
+    def __call__(self, table: RecordTable, rows: np.ndarray, unit_of: np.ndarray,
+                 units: int) -> Summaries:
+        values = table.quantity(self.quantity)[rows]
+        known = ~np.isnan(values)
+        return _summaries({"sum": np.bincount(unit_of[known], weights=values[known],
+                                              minlength=units),
+                           "n": np.bincount(unit_of[known], minlength=units)})
 
 
 @dataclass(frozen=True)

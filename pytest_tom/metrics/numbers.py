@@ -18,6 +18,11 @@ from typing import Any
 from pytest_tom.metrics.intervals import MIN_GROUPS
 
 NA = "n/a"
+# how a metric is shown (`metrics.declare.Metric.display`): a share in percent, a score on
+# 0–1, or an amount (a mean or median of a count, e.g. reasoning tokens, one decimal)
+PERCENT = "percent"
+UNIT_SCALE = "0-1"
+AMOUNT = "amount"
 
 
 def pct(value: float | None, na: str = NA) -> str:
@@ -55,6 +60,26 @@ def signed_unit(value: float | None, na: str = NA) -> str:
     return na if value is None else f"{value:+.3f}"
 
 
+def amount(value: float | None, na: str = NA) -> str:
+    """A mean or median of a count (reasoning tokens, thought characters): `412.5`, and a
+    whole number without decimals (`412`)."""
+    if value is None:
+        return na
+    return f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"
+
+
+def signed_amount(value: float | None, na: str = NA) -> str:
+    """A difference of two amounts: `+312.0`."""
+    return na if value is None else f"{value:+.1f}"
+
+
+def figure(value: float | None, display: str = PERCENT, na: str = NA) -> str:
+    """A metric's value as its declaration shows it (`display`: percent, 0-1, amount)."""
+    if display == AMOUNT:
+        return amount(value, na)
+    return unit(value, na) if display == UNIT_SCALE else pct(value, na)
+
+
 def cell(value: Any) -> str:
     """A table cell as given by a family: text as is, a float on 0–1 (`unit`), a count."""
     if value is None:
@@ -66,14 +91,17 @@ def cell(value: Any) -> str:
 
 def fmt_interval(iv: Mapping[str, Any] | None, percent: bool = True) -> str:
     """A 95% interval as a report keeps it (`Interval.to_dict`): `[80.1, 86.2]` (percent
-    points) or `[0.801, 0.862]`; empty when there is none, and `(no interval: 1 group)`
-    for a bootstrap over fewer than 2 groups."""
+    points) or `[0.801, 0.862]`, or `[380.0, 450.5]` for an amount (an interval whose
+    `display` is "amount", as the report marks a mean of reasoning tokens); empty when
+    there is none, and `(no interval: 1 group)` for a bootstrap over fewer than 2 groups."""
     if iv and iv.get("low") is None and iv.get("method") == "bootstrap" \
             and iv.get("value") is not None and int(iv.get("n") or 0) < MIN_GROUPS:
         n = int(iv.get("n") or 0)
         return f"(no interval: {n} group{'' if n == 1 else 's'})"
     if not iv or iv.get("low") is None:
         return ""
+    if iv.get("display") == AMOUNT:
+        return f"[{amount(iv['low'])}, {amount(iv['high'])}]"
     if percent:
         return f"[{points(iv['low'])}, {points(iv['high'])}]"
     return f"[{unit(iv['low'])}, {unit(iv['high'])}]"

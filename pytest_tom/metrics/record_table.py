@@ -14,7 +14,12 @@ Asking every definition to walk every record cost seconds for 100,000 records. H
 
 Which meta keys a selection reads is declared with its metric (`Metric.reads`, see
 `metrics.declare`); a selection sees only those, its tags and kind, and the outcome's
-`correct` and `error` (a guarded view: `UndeclaredRead` on anything else);
+`correct` and `error` (a guarded view: `UndeclaredRead` on anything else). A record's
+*reasoning length* (`reasoning`, see `Reasoning`) is a quantity of the table instead: read
+once for all the table's records into a float array, it is never part of a facet (every
+record would be its own), so a selection cannot read it; a metric declares that it reads
+it (`Metric.quantity`, and `band`: the records whose length lies in a range), and the
+table answers with masks and arrays;
 tests/test_interval_speed_paths.py checks on every bundled suite that the facets give each
 selection the verdict it gives record by record. A table built with `meta_keys=None`
 has one facet per record: any selection is then evaluated record by record.
@@ -29,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from pytest_tom.core.outcome import ERROR, status
 from pytest_tom.core.record import Record
 from pytest_tom.metrics.accuracy import is_judged, is_skipped
 
@@ -96,6 +102,7 @@ class RecordTable:
         # results computed over this table (`keep`): a run evaluates each declared metric
         # for its value and again for its interval (a selection's verdicts, its summaries)
         self._kept: dict[Any, Any] = {}
+        self._reasoning: Reasoning | None = None  # read at the first use (`reasoning`)
 
     def constant(self, fn: Callable[[Record], Hashable], value: Hashable) -> None:
         """Declare that `fn` gives `value` for every record (the suite of a suite's table),
@@ -166,6 +173,34 @@ class RecordTable:
         verdicts = self.verdicts(select, reads, who)
         right, judged = self._facet_counts[:, verdicts].sum(axis=1).tolist()
         return right, judged
+
+    # -- quantities: a number per record, read once into an array ------------------------
+    @property
+    def reasoning(self) -> Reasoning:
+        """Every record's reasoning length and what it counts (read at the first use)."""
+        if self._reasoning is None:
+            self._reasoning = reasoning_of(self.records)
+        return self._reasoning
+
+    def quantity(self, name: str) -> np.ndarray:
+        """The float array of quantity `name` (NaN: unknown for that record)."""
+        if name != REASONING:
+            raise KeyError(f"unknown quantity {name!r}: a metric may read {REASONING!r}")
+        return self.reasoning.lengths
+
+    def known(self, name: str) -> np.ndarray:
+        """The mask of the records whose quantity `name` is known."""
+        return ~np.isnan(self.quantity(name))
+
+    def in_band(self, name: str, low: float | None, high: float | None) -> np.ndarray:
+        """The mask of the records whose quantity `name` lies in (low, high] (None: open)."""
+        values = self.quantity(name)
+        mask = self.known(name)
+        if low is not None:
+            mask &= values > low
+        if high is not None:
+            mask &= values <= high
+        return mask
 
     # -- record-level values -----------------------------------------------------------
     def codes(self, key: Key, rows: np.ndarray) -> tuple[np.ndarray, list[Hashable]]:
@@ -248,6 +283,7 @@ class RecordTable:
         out._facet_counts = None
         out._views = {}
         out._kept = {}
+        out._reasoning = None
         shared = set.intersection(*(set(t._columns) for t in tables)) if tables else set()
         for fn in shared:
             col = out._column(fn)
@@ -259,6 +295,89 @@ class RecordTable:
             col.labels.extend(col.index)
             col.codes = np.concatenate(parts)
         return out
+
+
+# -- the reasoning length ---------------------------------------------------------------
+REASONING = "reasoning"  # the quantity: how long a record's model reasoned before answering
+TOKENS, CHARACTERS = "tokens", "characters"
+MEASURES = {TOKENS: "reasoning tokens", CHARACTERS: "thought length in characters"}
+SOURCES = {TOKENS: "the reasoning tokens the model reported (usage.reasoning_tokens)",
+           CHARACTERS: "the characters of the thought (no token count in every record)"}
+
+
+@dataclass(frozen=True)
+class Reasoning:
+    """How long each record's model reasoned, and in what unit.
+
+    `unit` is decided once for the records of a table: `tokens` when every answered
+    record has a reasoning token count (`usage` and `cached_usage`: calls made now and
+    calls answered by the response cache), else `characters`, the length of the record's
+    thoughts (a server that gives no count: the thought's text is still known; a record
+    with a token count but no thought text has no length then); "" when no record has a
+    thought or a positive reasoning token count (a plain model: nothing to show). An
+    errored record (no reply) has no length (NaN), nor one without a count or a text."""
+
+    lengths: np.ndarray  # float64, one per record; NaN: unknown
+    unit: str  # TOKENS | CHARACTERS | ""
+
+    @property
+    def measure(self) -> str:
+        """What the lengths count, as the reports name it ("reasoning tokens")."""
+        return MEASURES.get(self.unit, "")
+
+    @property
+    def source(self) -> str:
+        """Where the lengths come from, in a few words."""
+        return SOURCES.get(self.unit, "")
+
+
+def reasoning_tokens(rec: Record) -> int | None:
+    """The record's reasoning tokens (summed over its calls, cached ones included), or
+    None when no call of it reported a count."""
+    total = None
+    for key in ("usage", "cached_usage"):
+        usage = rec.get(key)
+        if usage:
+            count = usage.get("reasoning_tokens")
+            if count is not None:
+                total = (total or 0) + int(count)
+    return total
+
+
+def thought_characters(rec: Record) -> int | None:
+    """The characters of the record's thoughts (0: no reply of it had one; None: the
+    record has no thoughts but a positive reasoning token count, a reasoning kept
+    hidden by the server)."""
+    thoughts = rec.get("thoughts")
+    if thoughts:
+        return sum(len(t) for t in thoughts if t)
+    return None if reasoning_tokens(rec) else 0
+
+
+def _reasons(rec: Record) -> bool:
+    """Does the record show any reasoning: a thought, or a positive reasoning token count."""
+    if "thoughts" in rec:
+        return True
+    usage, cached = rec.get("usage"), rec.get("cached_usage")
+    return bool((usage and usage.get("reasoning_tokens"))
+                or (cached and cached.get("reasoning_tokens")))
+
+
+def reasoning_of(records: Sequence[Record]) -> Reasoning:
+    """The reasoning length of every record (see `Reasoning`). A run that shows no
+    reasoning costs one look at each record."""
+    n = len(records)
+    if not any(map(_reasons, records)):
+        return Reasoning(np.full(n, np.nan), "")
+    answered = [status(r.get("outcome")) != ERROR for r in records]
+    tokens = [reasoning_tokens(r) for r in records]
+    if all(t is not None for t, ok in zip(tokens, answered, strict=True) if ok):
+        unit, values = TOKENS, tokens
+    else:
+        unit, values = CHARACTERS, [thought_characters(r) for r in records]
+    lengths = np.array([float(v) if ok and v is not None else np.nan
+                        for v, ok in zip(values, answered, strict=True)], dtype=np.float64)
+    return Reasoning(lengths.reshape(n), unit)
 
 
 def _ranks(labels: list[Hashable]) -> np.ndarray:
@@ -347,7 +466,8 @@ class _Guarded(Mapping):
             f"its selection reads {self._path}[{key!r}], which a selection may not read "
             f"(it sees the item's tags and kind, the outcome's correct and error, and the "
             f"meta keys it declares in `reads`); declare the meta key in `reads`, or "
-            f"compute the value in the metric's summary instead of its selection")
+            f"compute the value in the metric's summary instead of its selection (a "
+            f"record's reasoning length: the metric's `quantity` and `band`)")
 
     def __getitem__(self, key: str) -> Any:
         if key not in self._allowed:

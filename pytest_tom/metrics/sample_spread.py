@@ -19,14 +19,29 @@ def sample_count(records: list[Record]) -> int:
     return max((len(r.get("samples") or ()) for r in records), default=0)
 
 
+# what a record holds of its first sample (thoughts, finish) or sums over its samples
+# (usage): a sample's view holds the sample's own, or none
+PER_SAMPLE = ("thoughts", "finish", "usage", "cached_usage")
+
+
 def sample_view(records: list[Record], s: int) -> list[Record]:
     """The records as if sample `s` had been the only one (records without samples, e.g.
-    skipped items, stay as they are)."""
+    skipped items, stay as they are). A sample's thoughts, finish reasons and token
+    counts are its own where the sample keeps them; else the view has none (so a reasoning
+    length read from a view is the sample's: its thoughts' characters when only the
+    record's summed token counts are known)."""
     out = []
     for r in records:
         samples = r.get("samples") or ()
         if s < len(samples):
-            r = {**r, "outcome": samples[s]["outcome"], "responses": samples[s]["responses"]}
+            sample = samples[s]
+            view = {**r, "outcome": sample["outcome"], "responses": sample["responses"]}
+            for key in PER_SAMPLE:
+                if key in sample:
+                    view[key] = sample[key]
+                elif key in view:
+                    del view[key]
+            r = view
         out.append(r)
     return out
 
