@@ -10,7 +10,7 @@ from collections import defaultdict
 from typing import Any
 
 from pytest_tom import families
-from pytest_tom.engine.headline import add_intervals, table_of
+from pytest_tom.engine.headline import add_intervals, reasoning_figures, table_of
 from pytest_tom.engine.results import Results, suite_block
 from pytest_tom.families.base import FamilyResult, Settings
 from pytest_tom.metrics.accuracy import Record, accuracy_block, core_metrics, sum_blocks
@@ -120,9 +120,12 @@ def _aggregate_once(records: list[Record], settings: Settings,
             tables[name] = table
         core = core_metrics(arrived)
         blocks.append(_totals_share(arrived, core))
-        metrics = {**core, **result.metrics}
+        # how long the model reasoned (nothing when the records show no reasoning)
+        thought = reasoning_figures(family_name, table, settings)
+        metrics = {**core, **result.metrics, **thought.values}
         suites[name] = suite_block(family_name, recs[0]["item"]["source"].get("file", ""),
-                                   metrics, [t.to_dict() for t in result.tables], result.info)
+                                   metrics, [t.to_dict() for t in result.tables], result.info,
+                                   thought.block)
     return Results.build(suites, sum_blocks(blocks))
 
 

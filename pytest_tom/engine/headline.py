@@ -1,5 +1,6 @@
 """The headline metrics of a suite, each defined once: the common ones (turn, goal, one
-turn accuracy per tag) and those its family declares (`Family.declared_metrics`, see
+turn accuracy per tag; when the records show reasoning, the reasoning-length figures of
+`engine.reasoning_length`) and those its family declares (`Family.declared_metrics`, see
 `pytest_tom.metrics.declare`). From those declarations come the point value in the
 report's metrics, the 95% interval of a run and (in `compare`) the paired test between
 two runs. Nothing here knows a family by name.
@@ -18,9 +19,10 @@ from typing import Any
 
 from pytest_tom import families
 from pytest_tom.core.settings import Settings
+from pytest_tom.engine import reasoning_length
 from pytest_tom.engine.results import Results
 from pytest_tom.metrics.accuracy import Record, group_key
-from pytest_tom.metrics.declare import GROUPED, PROPORTION, AllRight, Metric, ratio_of
+from pytest_tom.metrics.declare import AMOUNT, GROUPED, PROPORTION, AllRight, Metric, ratio_of
 from pytest_tom.metrics.intervals import RESAMPLES
 from pytest_tom.metrics.record_table import RecordTable
 
@@ -79,12 +81,41 @@ def table_of(family: str, records: list[Record], settings: Settings | None = Non
 
 def catalog(family: str, records: list[Record] | RecordTable,
             settings: Settings | None = None) -> Catalog:
+    """The metrics of a suite: the common ones, its family's, then (when its records show
+    reasoning) the reasoning-length figures of both (`engine.reasoning_length`)."""
     declared = family_metrics(family, settings)
     table = (records if isinstance(records, RecordTable)
              else RecordTable(records, reads_of(declared)))
     specs = common_specs(table)
     names = {s.name for s in specs}
-    return Catalog(specs + [m for m in declared if m.name not in names])
+    specs += [m for m in declared if m.name not in names]
+    names = {s.name for s in specs}
+    return Catalog(specs + [m for m in reasoning_length.specs(table, specs)
+                            if m.name not in names])
+
+
+@dataclass
+class ReasoningFigures:
+    """A suite's reasoning-length figures: the values of its reasoning metrics (those that
+    select anything) and its `reasoning` block (None: its records show no reasoning)."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    block: dict[str, Any] | None = None
+
+
+def reasoning_figures(family: str, table: RecordTable,
+                      settings: Settings | None = None) -> ReasoningFigures:
+    """The reasoning metrics of a suite evaluated over its table, and its block."""
+    specs = [m for m in catalog(family, table, settings).specs
+             if reasoning_length.is_reasoning(m.name)]
+    if not specs:
+        return ReasoningFigures()
+    values = {}
+    for spec in specs:
+        value = spec.evaluate(table).value
+        if value is not None:
+            values[spec.name] = value
+    return ReasoningFigures(values, reasoning_length.block(table, specs))
 
 
 def totals_catalog() -> Catalog:
@@ -110,6 +141,8 @@ def suite_intervals(family: str, records: list[Record] | RecordTable, metrics: d
         iv = spec.interval(table, seed, suite, resamples)
         if iv.low is not None:
             out[spec.name] = {**iv.to_dict(), "label": spec.label, "headline": spec.headline}
+            if spec.display == AMOUNT:  # not a share: the reports show it as a number
+                out[spec.name]["display"] = AMOUNT
     return out
 
 

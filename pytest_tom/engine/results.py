@@ -129,9 +129,86 @@ class Counts:
 
 
 def suite_block(family: str, path: str, metrics: dict[str, Any], tables: list[dict[str, Any]],
-                info: dict[str, Any]) -> dict[str, Any]:
-    """One suite's figures as aggregation makes them (intervals are added after)."""
-    return {"family": family, "path": path, "metrics": metrics, "tables": tables, "info": info}
+                info: dict[str, Any], reasoning: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One suite's figures as aggregation makes them (intervals are added after); the
+    `reasoning` block only when its records show reasoning (`engine.reasoning_length.block`)."""
+    out = {"family": family, "path": path, "metrics": metrics, "tables": tables, "info": info}
+    if reasoning:
+        out["reasoning"] = reasoning
+    return out
+
+
+class Quartile:
+    """One quartile of reasoning length: its turn accuracy's metric, the lowest and highest
+    length in it, its judged items and their median length."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Mapping[str, Any]):
+        self._data = data
+
+    @property
+    def metric(self) -> str:
+        return str(self._data.get("metric", ""))
+
+    @property
+    def low(self) -> float | None:
+        return self._data.get("low")
+
+    @property
+    def high(self) -> float | None:
+        return self._data.get("high")
+
+    @property
+    def judged(self) -> int:
+        return int(self._data.get("judged") or 0)
+
+    @property
+    def median(self) -> float | None:
+        return self._data.get("median")
+
+
+class Reasoning:
+    """A suite's `reasoning` block (`engine.reasoning_length`): what the reasoning length counts
+    (`unit` tokens or characters, `measure` as the reports name it, `source`), the items
+    with a length, the quartiles, and the accuracies each `reasoning.mean.<metric>` is of
+    (`selections`)."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Mapping[str, Any]):
+        self._data = data
+
+    def __bool__(self) -> bool:
+        return bool(self._data)
+
+    @property
+    def unit(self) -> str:
+        return str(self._data.get("unit") or "")
+
+    @property
+    def measure(self) -> str:
+        return str(self._data.get("measure") or "")
+
+    @property
+    def source(self) -> str:
+        return str(self._data.get("source") or "")
+
+    @property
+    def items(self) -> int:
+        return int(self._data.get("items") or 0)
+
+    @property
+    def quartiles(self) -> list[Quartile]:
+        return [Quartile(q) for q in self._data.get("quartiles") or []]
+
+    @property
+    def selections(self) -> list[tuple[str, str, str, int, bool]]:
+        """(reasoning metric, the accuracy's metric, its label, items with a length,
+        whether the accuracy is a headline metric) of each `reasoning.mean.<metric>`."""
+        return [(str(s.get("metric", "")), str(s.get("of", "")), str(s.get("label", "")),
+                 int(s.get("items") or 0), bool(s.get("headline")))
+                for s in self._data.get("selections") or []]
 
 
 def table_of(data: Mapping[str, Any]) -> MetricTable:
@@ -200,6 +277,12 @@ class SuiteResult:
     def info(self) -> dict[str, Any]:
         """Notes of the family (the embedding model used ...)."""
         return self._block.get("info") or {}
+
+    @property
+    def reasoning(self) -> Reasoning:
+        """How long the model reasoned (empty, and false, when the records show no
+        reasoning or the report was made before)."""
+        return Reasoning(self._block.get("reasoning") or {})
 
     @property
     def samples(self) -> int | None:

@@ -211,8 +211,10 @@ def family_metric_names(family_name: str, options: dict[str, Any]) -> tuple[set[
     except Exception:  # a family whose aggregation needs records: checked after the run
         return None
     declared = {m.name for m in fam.headline_metrics}
+    # every suite's data-dependent names: its tags' and, when it reasoned, the reasoning
+    # figures (engine/reasoning_length)
     return (static | declared | set(TOTALS_METRICS) | {"parse_failure_rate"},
-            (*fam.metric_patterns, "tag.*"))
+            (*fam.metric_patterns, "tag.*", "reasoning.*"))
 
 
 def name_list(names: Iterable[str], near: str = "") -> str:
