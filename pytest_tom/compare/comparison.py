@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from pytest_tom.metrics.intervals import PairedDiff
+from pytest_tom.metrics.numbers import PERCENT
 
 FORMAT = "pytest-tom-compare/1"
 
@@ -37,11 +38,17 @@ class Row:
     values: list[Any]
     intervals: list[dict[str, Any] | None]
     diffs: list[PairedDiff | None]
+    # how the values are shown (`metrics.numbers`): percent, 0-1, or "amount" (a mean or
+    # median of reasoning tokens, whose difference is in tokens)
+    display: str = PERCENT
 
     def to_dict(self) -> dict[str, Any]:
-        return {"metric": self.metric, "label": self.label, "kind": self.kind,
-                "headline": self.headline, "values": self.values, "intervals": self.intervals,
-                "diffs": [None if d is None else d.to_dict() for d in self.diffs]}
+        out = {"metric": self.metric, "label": self.label, "kind": self.kind,
+               "headline": self.headline, "values": self.values, "intervals": self.intervals,
+               "diffs": [None if d is None else d.to_dict() for d in self.diffs]}
+        if self.display != PERCENT:
+            out["display"] = self.display
+        return out
 
 
 @dataclass

@@ -6,7 +6,13 @@ to the first with a paired test on the items both runs judged:
   same test as the baseline gate) decides; the interval of the difference beside it is
   the usual normal approximation for paired proportions, for reading only;
 * grouped and F1-type metrics: a paired bootstrap over the shared groups (the same draw
-  of groups for both runs), percentile interval and two-sided bootstrap p-value.
+  of groups for both runs), percentile interval and two-sided bootstrap p-value;
+* reasoning length (`engine.reasoning_length`, when the runs show reasoning): the mean reasoning
+  length, overall and on each accuracy's items, is compared the grouped way, on the
+  items both runs answered (the difference in tokens, or in characters: only between
+  runs whose lengths count the same unit); a median or the accuracy of a quartile of
+  reasoning length has no paired test (a quartile holds other items in each run): their
+  values and intervals stand side by side.
 
 Items judged in both runs with a different verdict are the flipped items, listed with
 both answers. The result is a `compare.comparison.Comparison`: analysis only, which
@@ -33,7 +39,7 @@ from pytest_tom.core.outcome import status
 from pytest_tom.core.record import Record
 from pytest_tom.engine.headline import catalog, suite_intervals
 from pytest_tom.metrics.accuracy import judged
-from pytest_tom.metrics.declare import GROUPED, Metric
+from pytest_tom.metrics.declare import AMOUNT, GROUPED, MEDIAN, Metric
 from pytest_tom.metrics.intervals import (
     RESAMPLES,
     PairedDiff,
@@ -42,6 +48,8 @@ from pytest_tom.metrics.intervals import (
     wilson,
 )
 from pytest_tom.metrics.mcnemar import mcnemar_exact
+from pytest_tom.metrics.numbers import PERCENT
+from pytest_tom.metrics.record_table import RecordTable
 
 ANSWER_LIMIT = 300
 
@@ -82,10 +90,15 @@ def mcnemar_diff(spec: Metric, a: list[Record], b: list[Record]) -> PairedDiff:
 
 def grouped_diff(spec: Metric, a: list[Record], b: list[Record], seed: int,
                  resamples: int) -> PairedDiff:
-    """Paired bootstrap over the groups both runs have, on their shared items."""
+    """Paired bootstrap over the groups both runs have, on their shared items (a mean of
+    reasoning length: only when both count it in one unit)."""
     shared = {key_of(r) for r in a} & {key_of(r) for r in b}
-    sa = spec.summaries([r for r in a if key_of(r) in shared])
-    sb = spec.summaries([r for r in b if key_of(r) in shared])
+    ta = RecordTable([r for r in a if key_of(r) in shared], None)
+    tb = RecordTable([r for r in b if key_of(r) in shared], None)
+    if spec.quantity and ta.reasoning.unit != tb.reasoning.unit:
+        return PairedDiff(None, None, None, None, None, None, "paired bootstrap", 0)
+    sa = spec.summaries(ta)
+    sb = spec.summaries(tb)
     units = sorted(set(sa) & set(sb), key=str)
     assert spec.finish is not None
     return paired_bootstrap([(sa[u], sb[u]) for u in units], spec.finish, seed, resamples)
@@ -139,6 +152,18 @@ def run_intervals(run: Run, suite: str) -> dict[str, Any]:
                            settings=run.settings)
 
 
+def reasoning_unit(run: Run, suite: str) -> str:
+    """What the run's reasoning lengths of a suite count ("tokens", "characters"; "": none)."""
+    data = run.results.suite(suite)
+    return data.reasoning.unit if data is not None else ""
+
+
+def paired_test(spec: Metric) -> bool:
+    """Has the metric a paired test between runs (not a median, nor a band of reasoning
+    length, which holds other items in each run)?"""
+    return spec.kind != MEDIAN and spec.band is None
+
+
 def compare_runs(runs: list[Run], seed: int = 0, resamples: int = RESAMPLES) -> Comparison:
     """The comparison (see the module docstring)."""
     if len(runs) < 2:
@@ -155,24 +180,34 @@ def compare_runs(runs: list[Run], seed: int = 0, resamples: int = RESAMPLES) -> 
         specs = catalog(family, [rec for r in holders for rec in r.records(name)],
                         holders[0].settings).specs
         ivs = [run_intervals(r, name) for r in runs]
+        units = [reasoning_unit(r, name) for r in runs]
         rows = []
         for spec in specs:
             values = [res.figure(name, spec.name) for res in results]
             if all(v is None for v in values):
                 continue
+            label = spec.label
+            if spec.quantity and len({u for u in units if u}) > 1:  # tokens vs characters
+                label += f" ({' / '.join(u or 'none' for u in units)}: not compared)"
             intervals = [iv.get(spec.name) for iv in ivs]
             intervals = [None if i is None else {"low": i["low"], "high": i["high"],
                                                  "method": i["method"]} for i in intervals]
             for i, (v, iv) in enumerate(zip(values, intervals, strict=True)):
-                if iv is None and v is not None and spec.kind != GROUPED:
+                if iv is None and v is not None and spec.kind == MEDIAN:
+                    m = spec.interval(runs[i].records(name), seed, name)
+                    if m.low is not None:
+                        intervals[i] = {"low": m.low, "high": m.high, "method": m.method}
+                elif iv is None and v is not None and spec.kind != GROUPED and not spec.band:
                     right, n = spec.counts(runs[i].records(name))
                     w = wilson(right, n)
                     if w.low is not None:
                         intervals[i] = {"low": w.low, "high": w.high, "method": "wilson"}
             diffs: list[PairedDiff | None] = [None]
-            for run in runs[1:]:
+            for i, run in enumerate(runs[1:], start=1):
                 a, b = first.records(name), run.records(name)
-                if not a or not b or values[0] is None or values[runs.index(run)] is None:
+                if (not a or not b or values[0] is None or values[i] is None
+                        or not paired_test(spec)
+                        or (spec.quantity and units[0] != units[i])):
                     diffs.append(None)
                     continue
                 if spec.kind == GROUPED:
@@ -181,9 +216,10 @@ def compare_runs(runs: list[Run], seed: int = 0, resamples: int = RESAMPLES) -> 
                 else:
                     d = mcnemar_diff(spec, a, b)
                 diffs.append(d)
-            rows.append(Row(metric=spec.name, label=spec.label, kind=spec.kind,
+            rows.append(Row(metric=spec.name, label=label, kind=spec.kind,
                             headline=spec.headline, values=values, intervals=intervals,
-                            diffs=diffs))
+                            diffs=diffs,
+                            display=AMOUNT if spec.display == AMOUNT else PERCENT))
         counts = [len(r.records(name)) for r in runs]
         suites.append(SuiteComparison(name=name, family=family, items=counts, rows=rows))
     totals = [TotalRow(metric=key, label=label,

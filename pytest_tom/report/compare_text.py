@@ -3,7 +3,10 @@ per suite (tabulate) and a Markdown document.
 
 Cells: `66.7% [62.9, 70.3]` is a run's value and 95% interval; the difference column
 of a later run reads `+12.3 pp [8.1, 16.0] p=0.0003 M` (M: exact McNemar on the
-shared items, B: paired bootstrap over the shared groups), with `*` when p < 0.05.
+shared items, B: paired bootstrap over the shared groups), with `*` when p < 0.05. An
+amount (mean reasoning tokens) reads `412.5 [380, 450]`, its difference
+`+312.0 [+250.1, +380.2] ×1.76 p<0.001 B` (×: the later run's mean over the first's, on
+the shared items).
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ from tabulate import tabulate
 
 from pytest_tom.compare.comparison import Comparison, Row
 from pytest_tom.metrics.intervals import PairedDiff
-from pytest_tom.metrics.numbers import fmt_interval, pct
+from pytest_tom.metrics.numbers import AMOUNT, PERCENT, figure, fmt_interval
+from pytest_tom.metrics.numbers import signed_amount as signed
 from pytest_tom.report.markdown import cell, code, table
 
 LISTED = 20  # flipped items printed per run in the terminal
@@ -23,12 +27,14 @@ TESTS = {"mcnemar": "M", "paired bootstrap": "B"}
 SIGNIFICANT = 0.05
 
 
-def value_cell(value: float | None, iv: dict[str, Any] | None) -> str:
+def value_cell(value: float | None, iv: dict[str, Any] | None, display: str = PERCENT) -> str:
     if value is None:
         return "n/a"
+    if display == AMOUNT:
+        iv = {**iv, "display": AMOUNT} if iv else iv
     if not iv or iv.get("low") is None:
-        return pct(value)
-    return f"{pct(value)} {fmt_interval(iv)}"
+        return figure(value, display)
+    return f"{figure(value, display)} {fmt_interval(iv)}"
 
 
 def p_text(p: float | None) -> str:
@@ -41,12 +47,19 @@ def significant(d: PairedDiff | None) -> bool:
     return bool(d and d.p_value is not None and d.p_value < SIGNIFICANT)
 
 
-def diff_cell(d: PairedDiff | None) -> str:
+def diff_cell(d: PairedDiff | None, display: str = PERCENT) -> str:
     if not d or d.delta is None:
         return "n/a"
-    text = f"{100 * d.delta:+.1f} pp"
-    if d.low is not None and d.high is not None:
-        text += f" [{100 * d.low:+.1f}, {100 * d.high:+.1f}]"
+    if display == AMOUNT:  # a difference of means of reasoning length, and their ratio
+        text = signed(d.delta)
+        if d.low is not None and d.high is not None:
+            text += f" [{signed(d.low)}, {signed(d.high)}]"
+        if d.a:
+            text += f" ×{d.b / d.a:.2f}" if d.b is not None else ""
+    else:
+        text = f"{100 * d.delta:+.1f} pp"
+        if d.low is not None and d.high is not None:
+            text += f" [{100 * d.low:+.1f}, {100 * d.high:+.1f}]"
     text += f" {p_text(d.p_value)} {TESTS.get(d.test, d.test)}"
     if significant(d):
         text += " *"
@@ -62,16 +75,20 @@ def headers(cmp: Comparison) -> list[str]:
 
 
 def row_cells(row: Row) -> list[str]:
-    cells = [row.label, value_cell(row.values[0], row.intervals[0])]
+    cells = [row.label, value_cell(row.values[0], row.intervals[0], row.display)]
     for v, iv, d in zip(row.values[1:], row.intervals[1:], row.diffs[1:], strict=True):
-        cells += [value_cell(v, iv), diff_cell(d)]
+        cells += [value_cell(v, iv, row.display), diff_cell(d, row.display)]
     return cells
 
 
 def legend(cmp: Comparison) -> str:
-    return ("value [95% interval]; Δ = later run − first run on the items both judged, "
+    text = ("value [95% interval]; Δ = later run − first run on the items both judged, "
             "[95% interval of Δ], p: M = exact McNemar (accuracies), B = paired bootstrap over "
             f"groups ({cmp.resamples} resamples, seed {cmp.seed}); * p < 0.05")
+    if any(r.display == AMOUNT for s in cmp.suites for r in s.rows):
+        text += ("; reasoning length: Δ in its unit on the items both answered, × the later "
+                 "run's mean over the first's (medians and quartiles: no paired test)")
+    return text
 
 
 def render_text(cmp: Comparison, all_rows: bool = False) -> str:

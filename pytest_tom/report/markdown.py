@@ -15,7 +15,7 @@ from pytest_tom.engine.results import OUTCOME_COUNTS, Results
 from pytest_tom.engine.run_report import ReportSettings
 from pytest_tom.engine.token_usage import usage_by_endpoint
 from pytest_tom.gates.evaluate import GateReport, ItemDiff, power_text
-from pytest_tom.metrics.numbers import fmt_interval, pct, with_interval
+from pytest_tom.metrics.numbers import PERCENT, figure, fmt_interval, pct, with_interval
 from pytest_tom.report.atomic import write_atomic
 from pytest_tom.report.gate_summary import tested, within_allowed_note
 from pytest_tom.report.markdown_items import by_key, flipped_lines, weakest_lines
@@ -95,7 +95,8 @@ def gates_section(report: GateReport) -> list[str]:
 
 
 def intervals_table(intervals: dict[str, Any]) -> list[str]:
-    rows = [[cell(iv["label"]), code(name), pct(iv["value"]), fmt_interval(iv),
+    rows = [[cell(iv["label"]), code(name), figure(iv["value"], iv.get("display", PERCENT)),
+             fmt_interval(iv),
              iv["method"] + (f" ({iv['n']} groups, {iv['resamples']} resamples)"
                              if iv["method"] == "bootstrap" else
                              f" ({iv['n']} {'groups' if 'groups' in iv['method'] else 'items'})")]

@@ -10,8 +10,9 @@ from tabulate import tabulate
 from pytest_tom import families
 from pytest_tom.engine.results import OUTCOME_COUNTS, Counts, Results, SuiteResult
 from pytest_tom.families.base import MetricTable
+from pytest_tom.metrics.numbers import AMOUNT, amount, fmt_interval, pct, unit, with_interval
 from pytest_tom.metrics.numbers import cell as fmt
-from pytest_tom.metrics.numbers import fmt_interval, pct, unit, with_interval
+from pytest_tom.pytest_compat import verbosity
 
 WIDTH = 120  # no line of the section is wider (tables are cut into column blocks)
 
@@ -39,8 +40,8 @@ def interval_parts(intervals: dict[str, dict[str, Any]], skip: tuple[str, ...] =
     (`F1 0.412 [0.301, 0.520]`) for a metric its family displays on that scale."""
     out = []
     for name, iv in intervals.items():
-        if not iv.get("headline") or name in skip:
-            continue
+        if not iv.get("headline") or name in skip or iv.get("display") == AMOUNT:
+            continue  # amounts (reasoning tokens) have lines of their own: `reasoning_lines`
         percent = families.in_percent(family, name)
         show = pct if percent else unit
         out.append(f"{iv['label']} {show(iv['value'])} {fmt_interval(iv, percent)}")
@@ -69,7 +70,8 @@ def count(value: Any) -> str:
 
 
 def suite_table(counts: Counts, intervals: dict[str, Any] | None = None) -> str:
-    """The core table; turn and goal accuracy carry their 95% interval when known."""
+    """The core table; turn and goal accuracy carry their 95% interval when known. Wider
+    than `WIDTH`, it is cut into blocks of columns as a family table is (`render_table`)."""
     iv = intervals or {}
     shown = [(key, label) for key, label, always in OUTCOME_COUNTS
              if always or counts.get(key)]
@@ -85,7 +87,8 @@ def suite_table(counts: Counts, intervals: dict[str, Any] | None = None) -> str:
         rows.append([f"tag {tag}", c(counts.get(f"tag.{tag}.items")), "", "",
                      *("" for _ in shown), pct(counts.get(f"tag.{tag}.turn")),
                      pct(counts.get(f"tag.{tag}.goal"))])
-    return tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)
+    # wider than WIDTH (a cut-off column beside long tag names): cut into column blocks
+    return render_table(MetricTable(title="", headers=headers, rows=rows))
 
 
 def _tab(headers: list[str], rows: list[list[str]], cols: list[int]) -> str:
@@ -125,7 +128,56 @@ def note_lines(text: str, width: int = WIDTH) -> list[str]:
     return textwrap.wrap(text, width) or [""]
 
 
+def reasoning_lines(suite: SuiteResult, verbose: bool = False, width: int = WIDTH) -> list[str]:
+    """How long the model reasoned (nothing when the suite's records show no reasoning):
+    the mean and median with their intervals, the turn accuracy of each quartile of
+    reasoning length, and a table of the mean length on each accuracy's items (the
+    headline accuracies; every one with `-v`)."""
+    r = suite.reasoning
+    if not r:
+        return []
+
+    def amount_of(name: str) -> str:
+        return with_interval(amount(suite.metric(name)), suite.interval(name))
+
+    parts = [f"mean {amount_of('reasoning.mean')}", f"median {amount_of('reasoning.median')}"]
+    if r.unit != "tokens":  # say what is counted when it is not tokens
+        parts.append(f"({r.source})")
+    lines = wrap_parts(f"reasoning, {r.measure} of {r.items} answered items: ", parts, width)
+    quartiles = []
+    for k, q in enumerate(r.quartiles, start=1):
+        if not q.judged:
+            quartiles.append(f"Q{k} (no items: tied lengths)")
+            continue
+        accuracy = with_interval(pct(suite.metric(q.metric)), suite.interval(q.metric))
+        quartiles.append(f"Q{k} {amount(q.low)}–{amount(q.high)}, {q.judged} items: {accuracy}")
+    if quartiles:
+        lines += wrap_parts(f"turn accuracy by quartile of {r.measure}: ", quartiles, width)
+    rows = [[label, pct(suite.metric(of)), str(items),
+             amount_of(name), ratio(suite.metric(name), suite.metric("reasoning.mean"))]
+            for name, of, label, items, headline in r.selections
+            if (verbose or headline) and suite.metric(name) is not None]
+    hidden = sum(1 for s in r.selections if not (verbose or s[4]))
+    if rows:
+        table = MetricTable(title="", headers=["selection", "accuracy", "items",
+                                               f"mean {r.measure} [95% CI]", "× suite mean"],
+                            rows=rows)
+        lines += render_table(table, width).splitlines()
+    if hidden:
+        lines.append(f"(-v: the mean {r.measure} of {hidden} more accuracies; each is "
+                     f"reasoning.mean.<metric> in the JSON report)")
+    return lines
+
+
+def ratio(value: float | None, of: float | None) -> str:
+    """`×1.42`: `value` as a multiple of `of`."""
+    if value is None or not of:
+        return "n/a"
+    return f"×{value / of:.2f}"
+
+
 def write_summary(tr: Any, results: Results, model: str, report_path: str | None) -> None:
+    verbose = verbosity(tr.config) > 0 if hasattr(tr, "config") else False
     tr.write_sep("=", "tom scores")
     for name, suite in results.suites.items():
         counts = suite.counts
@@ -138,6 +190,8 @@ def write_summary(tr: Any, results: Results, model: str, report_path: str | None
                 tr.write_line(line)
         if suite.samples:  # --tom-samples: the numbers above are means over samples
             tr.write_line(spread_line(suite))
+        for line in reasoning_lines(suite, verbose):
+            tr.write_line(line)
         for key, value in suite.info.items():
             tr.write_line(f"{key}: {value}")
         for table in suite.tables:

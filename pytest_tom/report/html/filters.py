@@ -17,6 +17,14 @@ def pct(value: Any) -> str:
     return numbers.pct(value)
 
 
+def figure(iv: dict[str, Any]) -> str:
+    """An interval's value as its metric is shown: percent, or an amount (reasoning tokens)."""
+    value = iv.get("value")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return "n/a" if value is None else str(value)
+    return numbers.figure(value, str(iv.get("display") or numbers.PERCENT))
+
+
 def num(value: Any) -> str:
     if value is None:
         return "n/a"
@@ -59,6 +67,6 @@ def settings_text(settings: ReportSettings | dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
-FILTERS = {"pct": pct, "num": num, "interval": interval, "method": method,
+FILTERS = {"pct": pct, "figure": figure, "num": num, "interval": interval, "method": method,
            "value_cell": value_cell, "diff_cell": diff_cell, "p_value": p_value,
            "significant": significant, "settings_text": settings_text}

@@ -4,7 +4,9 @@ display, no global pyplot state, no network) and inlined into the page as text.
 Every plot is a bar chart of one or more runs side by side with the 95% interval of
 each bar as an error bar where the report has one: turn and goal accuracy, then the plots
 a family declares with its metrics (`metrics.declare.Plot`), baselines drawn as dashed
-lines. Each function takes the runs' suite results (`engine.results.SuiteResult` per
+lines. A suite whose records show reasoning also gets the turn accuracy of each quartile
+of reasoning length against the quartile's median length, one line per run
+(`reasoning_plot`). Each function takes the runs' suite results (`engine.results.SuiteResult` per
 run, None where a run lacks the suite) and returns SVG markup, or None when there is
 nothing to draw.
 """
@@ -136,9 +138,57 @@ def declared_plot(plot: Plot, metrics: Sequence[Metric], runs: Sequence[str],
     return out
 
 
+def reasoning_plot(runs: Sequence[str], per_run: Sequence[SuiteData]) -> list[str]:
+    """Turn accuracy against reasoning length: a point per quartile of reasoning length
+    (at the median length of its judged items), its 95% interval as an error bar, a line
+    per run; one chart per unit (tokens, characters) the runs count in. None without
+    reasoning."""
+    by_unit: dict[str, list[tuple[int, str, list[tuple[float, float, float, float]]]]] = {}
+    measures: dict[str, str] = {}
+    for index, (run, data) in enumerate(zip(runs, per_run, strict=True)):
+        if data is None or not data.reasoning:
+            continue
+        points = []
+        for q in data.reasoning.quartiles:
+            value = triple(data, q.metric)
+            if value is None or q.median is None:
+                continue
+            v, low, high = value
+            assert v is not None
+            points.append((q.median, 100 * v, 100 * (v - (low if low is not None else v)),
+                           100 * ((high if high is not None else v) - v)))
+        if points:
+            by_unit.setdefault(data.reasoning.unit, []).append((index, run, points))
+            measures[data.reasoning.unit] = data.reasoning.measure
+    out = []
+    for unit_name, lines in by_unit.items():
+        with matplotlib.rc_context(RC):
+            fig = Figure(figsize=(6.4, 3.0))
+            ax = fig.add_subplot()
+            for index, run, points in lines:
+                xs, ys, lo, hi = (list(col) for col in zip(*points, strict=True))
+                ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", markersize=4, capsize=2,
+                            linewidth=1.2, elinewidth=0.8, color=PALETTE[index % len(PALETTE)],
+                            label=run)
+            ax.set_ylim(0, 100)
+            ax.set_xlim(left=0)
+            ax.set_ylabel("turn accuracy (%)")
+            ax.set_xlabel(f"{measures[unit_name]} (median of each quartile)")
+            ax.set_title(f"Turn accuracy by quartile of {measures[unit_name]} (95% intervals)",
+                         fontsize=10, loc="left")
+            ax.grid(color="#e5e5e5", linewidth=0.6)
+            ax.set_axisbelow(True)
+            if len(lines) > 1:
+                ax.legend(fontsize=8, frameon=False, loc="lower right")
+            out.append(_svg(fig))
+    return out
+
+
 def suite_plots(family: str, runs: Sequence[str], per_run: Sequence[SuiteData]) -> list[str]:
-    """Every plot of one suite: turn/goal, then those its family declares."""
+    """Every plot of one suite: turn/goal, accuracy against reasoning length (when the
+    records show reasoning), then those its family declares."""
     out = [p for p in [headline_plot(runs, per_run)] if p]
+    out += reasoning_plot(runs, per_run)
     try:
         fam = families.get(family)
     except KeyError:
