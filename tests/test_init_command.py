@@ -168,6 +168,9 @@ def test_the_workflow_gates_against_the_baseline_and_publishes_the_reports(
     assert "if [ -f setup.py ] || grep -qs '^\\[project\\]' pyproject.toml; then" in install
     upload = next(s for s in steps if "upload-artifact" in s.get("uses", ""))
     assert upload["if"] == "always()" and "tom-report.html" in upload["with"]["path"]
+    assert "baseline" not in upload["with"]["path"]  # a failed run's file is no baseline
+    baseline = [s for s in steps if s.get("with", {}).get("name") == "tom-baseline"]
+    assert len(baseline) == 1 and baseline[0]["if"].startswith("success()")
 
 
 def test_suites_lists_the_bundled_suites_and_copies_them_out(

@@ -6,6 +6,7 @@ load refuses to save one (an interrupted run: tests/test_reliability.py)."""
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 from gate_support import run, setup_project
@@ -66,3 +67,22 @@ def test_the_header_names_where_items_report_came_from(pytester: pytest.Pytester
         source = "the command line"
     result.stdout.fnmatch_lines([f"tom: items report (--tom-items report from {source}): a "
                                  f"wrong answer is an xfail*"])
+
+
+def test_a_baseline_of_errors_is_refused_when_saved_and_flagged_when_gated(
+        pytester: pytest.Pytester) -> None:
+    """Issue 33 point 8: a run whose items errored saved a complete-looking baseline that
+    every later gate passed against."""
+    setup_project(pytester, scenarios=4)
+    saved = run(pytester, "boom_one", "--tom-save-baseline=b.json", "--tom-report=r.json")
+    assert saved.ret == 1
+    assert not (pytester.path / "b.json").exists()
+    saved.stdout.fnmatch_lines(["tom baseline not saved: 1 of 20 item(s) errored (no answer was "
+                                "scored): a baseline must hold the model's answers*"])
+    # a report with errors used as a baseline (saved by hand, or by an older version)
+    gated = run(pytester, "right", "--tom-baseline=r.json")
+    gated.stdout.fnmatch_lines(["warning: the baseline holds 1 of 20 item(s) that errored (no "
+                                "answer was scored)*"])
+    cli = pytester.run(sys.executable, "-m", "pytest_tom.cli", "gate", "r.json",
+                       "--tom-baseline=r.json")
+    cli.stdout.fnmatch_lines(["warning: the baseline holds 1 of 20 item(s) that errored*"])

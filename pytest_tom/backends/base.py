@@ -195,6 +195,9 @@ class Backend:
     # and the sample index, so the runner may cache it and share identical calls. A backend
     # that reads the item (python answerers, replay) or may change between runs says False.
     cacheable: bool = False
+    # True: the answers come from a server over the network; when its first requests all
+    # fail the same way and nothing answered, the run stops early (engine/early_stop.py)
+    server: bool = False
 
     async def acomplete(self, request: ModelRequest) -> ModelReply:
         raise NotImplementedError

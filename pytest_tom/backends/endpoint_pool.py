@@ -74,6 +74,7 @@ class EndpointPool(Backend):
         self.model = first.model
         self.family_max_tokens = first.family_max_tokens
         self.cacheable = first.cacheable
+        self.server = first.server
         names = list(labels) if labels is not None else [_label(b) for b in backends]
         self.endpoints = [Endpoint(i, b, names[i]) for i, b in enumerate(backends)]
         self._turn = 0  # ties of in-flight counts go round

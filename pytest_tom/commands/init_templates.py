@@ -119,9 +119,10 @@ TOM_CONFTEST = _CONFTEST_DOC.format(
 WORKFLOW = """\
 # Theory-of-Mind suites in CI (written by `pytest-tom init`).
 # Set the repository variable TOM_MODEL (e.g. openai:my-model) and, for a server, the
-# variable TOM_BASE_URL and the secret OPENAI_API_KEY. The first run saves
-# tom/baseline.json as an artifact: commit it, and every later run gates against it
-# (a significant drop of turn or goal accuracy fails the job).
+# variable TOM_BASE_URL and the secret OPENAI_API_KEY. The first run that completes with
+# every item answered saves tom/baseline.json as the artifact tom-baseline: commit it, and
+# every later run gates against it (a significant drop of turn or goal accuracy fails the
+# job). A run with errors (a server down, a wrong key) saves no baseline and fails.
 name: tom
 
 on:
@@ -160,7 +161,7 @@ jobs:
           if [ -f tom/baseline.json ]; then
             gate="--tom-baseline=tom/baseline.json"
           else
-            echo "::notice::no tom/baseline.json yet: this run saves one (artifact tom-report); commit it"
+            echo "::notice::no tom/baseline.json yet: this run saves one when every item is answered (artifact tom-baseline); commit it"
             gate="--tom-save-baseline=tom/baseline.json"
           fi
           python -m pytest tom --tom-suite=bundled --tom-model="$TOM_MODEL" \\
@@ -175,6 +176,11 @@ jobs:
           path: |
             tom-report.html
             tom-report.json
-            tom/baseline.json
           if-no-files-found: ignore
+      - name: Upload the new baseline (commit it as tom/baseline.json)
+        if: success() && hashFiles('tom/baseline.json') != ''
+        uses: actions/upload-artifact@v4
+        with:
+          name: tom-baseline
+          path: tom/baseline.json
 """

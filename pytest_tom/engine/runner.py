@@ -43,7 +43,8 @@ from pytest_tom.core.outcome import REQUEST_FAILED
 from pytest_tom.engine.cache import ResponseCache
 from pytest_tom.engine.cached_call import CachedCalls, is_cacheable, open_cache
 from pytest_tom.engine.completion import Completion, RunnerStats
-from pytest_tom.engine.retry_policy import RetryPolicy
+from pytest_tom.engine.early_stop import NOT_ASKED, EarlyStop, rules_for
+from pytest_tom.engine.retry_policy import THROTTLE_STATUS, RetryPolicy, Slots
 
 # given the responses so far, the next request of a conversation, or None when done
 Conversation = Callable[[list[str]], ModelRequest | None]
@@ -139,10 +140,12 @@ class Runner:
     def __init__(self, backend: Backend, concurrency: int = 16, retries: int = 5,
                  backoff: float = 0.5, max_backoff: float = 30.0, *,
                  cache: ResponseCache | None = None, deadline: float = 600.0,
-                 poll: float = 0.05, retry: RetryPolicy | None = None):
+                 poll: float = 0.05, retry: RetryPolicy | None = None,
+                 early_stop: EarlyStop | None = None):
         """`retry`: the retry policy (default: one of `retries`, `backoff`, `max_backoff`
         and `deadline`); `cache`: the response cache, used when the backend is cacheable;
-        `poll`: how often an answer asked by another process is looked for."""
+        `poll`: how often an answer asked by another process is looked for; `early_stop`:
+        the rules that stop the run early (default: those of the backend, `rules_for`)."""
         self.backend = backend
         # what the backend can use: one call at a time for a model that is not thread-safe,
         # two batches for a batching one (Backend.in_flight)
@@ -152,9 +155,17 @@ class Runner:
         self.retry = retry or RetryPolicy(retries, backoff, max_backoff, deadline)
         self.stats = RunnerStats()
         self.limiter = AdaptiveLimit(self.concurrency)
+        # the first requests watched: a rule may stop the run (engine/early_stop.py); from
+        # then on no attempt starts (its slot is refused)
+        self.early_stop = early_stop if early_stop is not None else EarlyStop(rules_for(
+            bool(getattr(backend, "server", False)),
+            len(getattr(backend, "endpoints", None) or [None])))
+        send: Any = backend.acomplete
+        slots: Slots = self.limiter
+        if self.early_stop.rules:
+            send, slots = self._watched_send, StopGate(self.limiter, self.early_stop)
         # one call, however it is answered: the request under the retry policy ...
-        self._ask = functools.partial(self.retry.call, backend.acomplete, self.limiter,
-                                      self.stats)
+        self._ask = functools.partial(self.retry.call, send, slots, self.stats)
         # ... behind the cache and the sharing of identical calls when the answers allow it
         self.calls: CachedCalls | None = None
         if is_cacheable(backend):
@@ -310,6 +321,24 @@ class Runner:
     def pending(self) -> int:
         return self.stats.submitted - self.stats.done
 
+    @property
+    def stop_reason(self) -> str | None:
+        """Why this runner stopped asking (an early-stop rule fired), or None."""
+        return self.early_stop.reason
+
+    async def _watched_send(self, request: ModelRequest) -> ModelReply:
+        """One attempt, told to the early-stop rules (answered, or its error)."""
+        item = request.item
+        key = f"{item.suite}::{item.id}" if item is not None else str(id(request))
+        try:
+            reply = await self.backend.acomplete(request)
+        except BackendError as exc:
+            if exc.status != THROTTLE_STATUS:  # a 429 is a server that is there, asking for patience
+                self.early_stop.attempt(key, str(exc), exc.endpoint)
+            raise
+        self.early_stop.attempt(key, None)
+        return reply
+
     # -- one conversation ------------------------------------------------------------
     async def _run(self, key: str, conversation: Conversation, sample: int) -> Completion:
         if self._admission is None:
@@ -350,6 +379,8 @@ class Runner:
 
     def _finish(self, key: str, comp: Completion, start: float) -> None:
         comp.seconds = time.perf_counter() - start
+        if self.early_stop.rules:
+            self.early_stop.finished(comp)
         st = self.stats
         if comp.error:
             st.errors += 1
@@ -369,6 +400,30 @@ class Runner:
         if calls is None:
             return await self._ask(request, comp), False
         return await calls.call(request, sample, comp)
+
+
+class StopGate:
+    """The runner's slots, closed once the run stops early: an attempt waiting for its turn
+    then fails at once (`NOT_ASKED` and the reason), counted nowhere, as it was never made."""
+
+    def __init__(self, slots: AdaptiveLimit, stop: EarlyStop):
+        self.slots = slots
+        self.stop = stop
+
+    async def acquire(self) -> int:
+        if self.stop.reason:
+            raise BackendError(f"{NOT_ASKED} ({self.stop.reason})")
+        epoch = await self.slots.acquire()
+        if self.stop.reason:
+            self.slots.release()
+            raise BackendError(f"{NOT_ASKED} ({self.stop.reason})")
+        return epoch
+
+    def release(self) -> None:
+        self.slots.release()
+
+    def answered(self, epoch: int, throttled: bool) -> None:
+        self.slots.answered(epoch, throttled)
 
 
 def _cancel_all(tasks: set[asyncio.Task[None]]) -> None:

@@ -462,6 +462,12 @@ def settings_notes(base: RunReport, settings: ReportSettings | dict[str, Any]) -
                      f"{sent_text(now.data)}")
     if base.data.get("model") and base.data.get("model") != now.data.get("model"):
         notes.append(f"baseline model {base.data['model']}, this run {now.data.get('model')}")
+    errors = int(base.results.totals.errors or 0)
+    if errors:  # saved before baselines of errors were refused, or written by hand
+        notes.append(f"warning: the baseline holds {errors} of {base.results.totals.items} "
+                     f"item(s) that errored (no answer was scored): they count as wrong there, "
+                     f"so this run is compared with less than the model's answers; save a "
+                     f"baseline from a run without errors")
     return notes
 
 

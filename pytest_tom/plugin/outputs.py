@@ -128,8 +128,11 @@ class RunOutputs:
         except UndeclaredRead as exc:  # a family's metric declaration is wrong: say which
             raise pytest.UsageError(str(exc)) from None
 
-        # Ctrl-C or a crash: what was scored, marked; nothing at all over a previous file
-        interrupted = exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR)
+        # Ctrl-C, a crash or an early stop: what was scored, marked; nothing at all over a
+        # previous file
+        stopped = self.requests.stop_reason()
+        interrupted = bool(stopped) or exitstatus in (pytest.ExitCode.INTERRUPTED,
+                                                      pytest.ExitCode.INTERNAL_ERROR)
         options, records = self.ctx.options, self.records
         data = None
         if options.report or options.html:
@@ -152,7 +155,7 @@ class RunOutputs:
                 try_write(self.write_errors, what, path, lambda p=path, w=write: w(p))
 
         # thresholds, baseline -> session.exitstatus; baseline, Markdown
-        self.gates.finish(session, results, records, self.write_errors)
+        self.gates.finish(session, results, records, self.write_errors, stopped)
         if self.write_errors and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED  # asked for a file, did not get it
 

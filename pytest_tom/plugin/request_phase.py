@@ -99,6 +99,7 @@ class RequestPhase:
         self.cache_notes: list[str] = list(cache_notes)  # repaired, or a worker's cache off
         self._runner: Runner | None = None
         self._window_index: dict[int, int] | None = None  # -x/--maxfail: item -> position
+        self.worker_stop: str | None = None  # on the controller: a worker's runner stopped
 
     # -- the runner ---------------------------------------------------------------------
     @property
@@ -113,6 +114,12 @@ class RequestPhase:
     def peek_runner(self) -> Runner | None:
         """The runner if one was started (never starts one)."""
         return self._runner
+
+    def stop_reason(self) -> str | None:
+        """Why the run stops early (an early-stop rule of this process's runner fired, or,
+        on the xdist controller, a worker's), or None (engine/early_stop.py)."""
+        runner = self._runner
+        return (runner.stop_reason if runner is not None else None) or self.worker_stop
 
     def close(self) -> None:
         if self._runner is not None:
@@ -243,10 +250,14 @@ class RequestPhase:
             report.tom_cache_problem = problem  # type: ignore[attr-defined]
 
     def take_worker_note(self, report: pytest.TestReport) -> None:
-        """On the controller: a worker's cache problem carried on `report`, once."""
+        """On the controller: a worker's cache problem, or why its runner stopped early,
+        carried on `report`, once."""
         problem = getattr(report, "tom_cache_problem", None)
         if problem and problem not in self.cache_notes:
             self.cache_notes.append(problem)
+        stop = getattr(report, "tom_stop", None)
+        if stop and self.worker_stop is None:
+            self.worker_stop = str(stop)
 
     def write_cache_problems(self, terminalreporter: Any) -> None:
         for line in self.cache_problems():

@@ -81,28 +81,42 @@ class RunGates:
         return (f"tom: items report ({why}): a wrong answer is an xfail with its reason; "
                 f"only the gates set the exit status")
 
-    def save_refused(self) -> str:
+    def save_refused(self, results: Results) -> str:
         """Why this run must not become a baseline ('' when it may): a suite that failed to
-        load or a gate usage error (an interrupted run never gets here)."""
+        load, items that errored (no answer to compare with: a server down, a wrong key, a
+        timeout) or a gate usage error (an interrupted run never gets here)."""
         broken = self.selection.broken_suites
         if broken:
             return (f"{len(broken)} suite file(s) failed to load "
                     f"({', '.join(broken[:3])}): a baseline must hold every suite")
+        errors = int(results.totals.errors or 0)
+        if errors:
+            return (f"{errors} of {results.totals.items} item(s) errored (no answer was "
+                    f"scored): a baseline must hold the model's answers; run again (the "
+                    f"answers in the cache are not asked again) once the errors are gone")
         if self.state.report is not None and self.state.report.error:
             return "the gates' options are wrong (above)"
         return ""
 
     def finish(self, session: pytest.Session, results: Results, records: Sequence[Record],
-               write_errors: list[str]) -> None:
+               write_errors: list[str], stopped: str | None = None) -> None:
         """Evaluate the gates after aggregation, set the exit status, write baseline and
-        Markdown (a file that could not be written: a line in `write_errors`)."""
+        Markdown (a file that could not be written: a line in `write_errors`). `stopped`:
+        why the run stopped early (no gate, no baseline: the run judged too little)."""
         state = self.state
         if session.config.getoption("--collect-only"):
             return
         cfg = state.config
-        if session.exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR):
-            state.not_evaluated = ("the run was interrupted: gates not evaluated"
-                                   + (", baseline not saved" if cfg.save_baseline else ""))
+        if stopped or session.exitstatus in (pytest.ExitCode.INTERRUPTED,
+                                             pytest.ExitCode.INTERNAL_ERROR):
+            if cfg.active or cfg.save_baseline:
+                state.not_evaluated = (("the run stopped early" if stopped else "the run was "
+                                        "interrupted") + ": gates not evaluated"
+                                       + (", baseline not saved" if cfg.save_baseline else ""))
+            if stopped and session.exitstatus in (pytest.ExitCode.OK,
+                                                  pytest.ExitCode.INTERRUPTED):
+                # a failure of the run, not a user's Ctrl-C (xdist ends it as interrupted)
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
             return
         settings = self.ctx.describe_settings(self.selection.shard_record,
                                               self.selection.record(session.config))
@@ -136,7 +150,7 @@ class RunGates:
                        records: list[Record], settings: dict[str, Any],
                        write_errors: list[str]) -> None:
         state = self.state
-        refused = self.save_refused()
+        refused = self.save_refused(results)
         if refused:
             state.written.append(f"tom baseline not saved: {refused}")
             if session.exitstatus == pytest.ExitCode.OK:

@@ -90,6 +90,12 @@ class RunLoop:
             if report.tom and self.junit:  # per-item properties of the JUnit XML (carried by
                 # the teardown report); without --junitxml nobody reads them
                 item.user_properties.extend(junit_properties(report.tom))
+        stop = self.requests.stop_reason()
+        if stop and call.when == "teardown":  # an early-stop rule fired: pytest's loop ends
+            # after this item, with the reason as its one line (engine/early_stop.py)
+            report.tom_stop = stop  # type: ignore[attr-defined]  # to the xdist controller
+            if not item.session.shouldfail:
+                item.session.shouldfail = f"tom: the run stopped early: {stop}"
         return report
 
     @pytest.hookimpl(tryfirst=True)

@@ -1,0 +1,118 @@
+"""A run stops early, with one line, when going on would only waste time (issue 33 point 8:
+an unreachable server was retried for every item, 174 items in 1 min 36 s).
+
+The rule (`engine/early_stop.UnreachableServer`) alone, then through pytest against a port
+nobody listens on (plainly and under `-n 2`), and against a real server that answered once
+and then failed (retried as always, never stopped)."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+from chat_server import ChatServer
+from conftest import SUITES, load_report
+
+from pytest_tom.engine.completion import Completion
+from pytest_tom.engine.early_stop import EarlyStop, UnreachableServer
+
+GENERIC = SUITES / "generic" / "classic-false-belief.tom.yaml"
+DOWN = "connection failed: [Errno 111] Connect call failed ('127.0.0.1', 9)"
+
+
+def test_the_rule_fires_on_one_error_from_three_items_and_nothing_answered() -> None:
+    stop = EarlyStop([UnreachableServer()])
+    stop.attempt("a", DOWN)
+    stop.attempt("a", DOWN)  # retries of one item are not yet the server
+    stop.attempt("b", DOWN)
+    assert stop.reason is None
+    stop.attempt("c", DOWN)
+    assert stop.reason is not None
+    assert stop.reason.startswith("the server never answered: the first 4 requests (3 items) "
+                                  "all failed the same way and none succeeded: " + DOWN)
+    assert "--tom-base-url" in stop.reason
+
+
+@pytest.mark.parametrize("events", [
+    [("a", None), ("b", DOWN), ("c", DOWN), ("d", DOWN)],  # answered once: retried as always
+    [("a", DOWN), ("b", "HTTP 500: busy"), ("c", DOWN), ("d", DOWN)],  # not one cause
+], ids=["answered-before", "different-errors"])
+def test_the_rule_never_fires_for_a_server_that_answered_or_failures_that_differ(
+        events: list[tuple[str, str | None]]) -> None:
+    stop = EarlyStop([UnreachableServer()])
+    for key, error in events * 3:
+        stop.attempt(key, error)
+    assert stop.reason is None
+
+
+def test_an_answer_from_the_cache_counts_as_answered() -> None:
+    stop = EarlyStop([UnreachableServer()])
+    stop.finished(Completion(responses=["a)"], cached=1))
+    for key in "abcd":
+        stop.attempt(key, DOWN)
+    assert stop.reason is None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize("xdist", [[], ["-n", "2"]], ids=["plain", "xdist"])
+def test_a_dead_server_stops_the_run_within_a_few_items_with_one_line(
+        pytester: pytest.Pytester, xdist: list[str]) -> None:
+    pytester.makeini("[pytest]\n")
+    result = pytester.runpytest_subprocess(
+        str(GENERIC), "--tom-model=openai:m", f"--tom-base-url=http://127.0.0.1:{free_port()}/v1",
+        "--tom-report=r.json", "--tom-save-baseline=b.json", "--tom-cache=off",
+        "-p", "no:cacheprovider", *xdist)
+    assert result.ret == 1
+    stop_lines = [line for line in result.outlines if "the run stopped early: the server never "
+                  "answered" in line and line.startswith("!")]
+    assert len(stop_lines) == 1, result.stdout.str()[-3000:]
+    assert "Connect call failed" in stop_lines[0] and "--tom-base-url" in stop_lines[0]
+    report = load_report(pytester.path / "r.json")
+    assert report["status"] == "interrupted"
+    assert 1 <= len(report["items"]) <= 4  # of the 174: it stopped within a few items
+    assert all(r["outcome"]["error"] for r in report["items"])
+    assert not (pytester.path / "b.json").exists()  # no baseline of errors
+    result.stdout.fnmatch_lines(["tom gates: the run stopped early: gates not evaluated, "
+                                 "baseline not saved"])
+
+
+def test_a_server_that_answered_once_is_retried_and_never_stopped(
+        pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\n")
+    server = ChatServer()
+
+    def answer_once(body: dict) -> str:
+        server.fail_when["Answer"] = 500  # every later request fails the same way
+        return "a)"
+
+    server.responder = answer_once
+    with server:
+        result = pytester.runpytest(
+            str(GENERIC), "-k", "honey-cupboard or usb-stick-tray", "--tom-model=openai:m",
+            f"--tom-base-url={server.base_url}", "--tom-concurrency=1", "--tom-retries=1",
+            "--tom-backoff=0.01", "--tom-report=r.json", "--tom-cache=off",
+            "-p", "no:cacheprovider")
+    report = load_report(pytester.path / "r.json")
+    assert report["status"] == "complete"
+    n = len(report["items"])
+    assert n >= 8
+    assert sum(1 for r in report["items"] if r["outcome"]["error"]) == n - 1
+    assert server.requests == 1 + 2 * (n - 1)  # every failed item asked twice (one retry)
+    assert "stopped early" not in result.stdout.str()
+
+
+def test_a_throttling_server_is_there_and_never_stops_the_run(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\n")
+    with ChatServer(failure_rate=1.0, failure_statuses=(429,), retry_after=0.01) as server:
+        result = pytester.runpytest(
+            str(GENERIC), "-k", "honey-cupboard", "--tom-model=openai:m",
+            f"--tom-base-url={server.base_url}", "--tom-retries=1", "--tom-report=r.json",
+            "--tom-cache=off", "-p", "no:cacheprovider")
+    assert "stopped early" not in result.stdout.str()
+    report = load_report(pytester.path / "r.json")
+    assert report["status"] == "complete" and len(report["items"]) >= 5
