@@ -35,8 +35,10 @@ def test_parts_are_wrapped_between_parts_never_inside_one() -> None:
     assert all(line.endswith(" ·") for line in lines[:-1])
     # every part whole and in order: the lines joined again are the one long line
     assert " ".join(line.strip() for line in lines) == "95% intervals: " + " · ".join(parts)
-    long = "model " + "x" * 130  # wider than the width alone: kept whole on its own line
-    assert wrap_parts("tom totals: ", ["1 items", long])[-1] == "  " + long
+    long = "model " + "x" * 230  # wider than a line alone: cut into lines of the width
+    cut = wrap_parts("tom totals: ", ["1 items", long])
+    assert all(len(line) <= 120 for line in cut) and len(cut) == 4
+    assert "".join(line.strip().removesuffix(" ·") for line in cut[1:]) == long
 
 
 def scores_section(out: str) -> list[str]:
@@ -75,3 +77,27 @@ def test_every_family_prints_one_format_within_120_columns(pytester: pytest.Pyte
     assert re.fullmatch(r"Loc_c \(F\)\s+\d\.\d{3}\s+\d\.\d{3}\s+\d+\s+\d+\.\d%", row), row
     bigtom = next(line for line in section if line.startswith("forward belief   TB"))
     assert re.search(r"\d+\.\d% \(\d+/\d+\)", bigtom), bigtom
+
+
+def test_every_tom_section_fits_120_columns_with_a_long_model_path(
+        pytester: pytest.Pytester) -> None:
+    """Issue 33 point 8: the requests table was about 230 columns wide (a long model path),
+    the totals line 127, the FANToM tables' last block lost the question column. After the
+    list of wrong answers, every line of the tom sections (requests, scores, totals) fits
+    120 columns at the default width, and a table's blocks keep the columns that tell its
+    rows apart."""
+    deep = pytester.mkdir("a-rather-long-folder-name-for-the-models-" * 2)
+    answers = deep / ("answerer_module_with_a_long_name_" * 2 + ".py")
+    answers.write_text("import sys\nsys.path[:0] = %r\nfrom demo_answerers import weak\n"
+                       % [str(TESTS), *(str(p) for p in sorted((TESTS / "families").iterdir()))])
+    result = pytester.runpytest_subprocess(
+        f"--tom-model=python:{answers}:weak", "--tom-suite=fantom,generic", "--tom-limit=15",
+        "--tom-items=report", "--tom-cache=off", "-p", "no:cacheprovider")
+    lines = result.outlines
+    start = next(i for i, line in enumerate(lines) if "- tom requests -" in line)
+    wide = [line for line in lines[start:] if len(line) > 120]
+    assert not wide, "\n".join(wide)
+    assert any(str(answers)[:40] in line for line in lines[start:])  # the path, wrapped
+    blocks = "\n".join(lines[start:]).split("FANToM error types")[1].split("tom totals")[0]
+    tail = blocks.strip().split("\n\n")[-1]  # the last block of the table
+    assert "question" in tail.splitlines()[0]

@@ -19,11 +19,12 @@ WIDTH = 120  # no line of the section is wider (tables are cut into column block
 
 def wrap_parts(head: str, parts: list[str], width: int = WIDTH, sep: str = " · ") -> list[str]:
     """`head` and the parts joined by `sep`, broken between parts into lines of at most
-    `width` characters (continuation lines indented by two spaces). A part is never cut,
-    so a single part wider than `width` (a long model name) stays whole on its own line."""
+    `width` characters (continuation lines indented by two spaces). A part is cut only when
+    it is wider than a line by itself (a long model path): into pieces of a line each."""
     lines: list[str] = []
     line = head
     tail = sep.rstrip()  # ends a line that is continued
+    parts = [piece for part in parts for piece in cut_long(part, width - 2 - len(tail))]
     for i, part in enumerate(parts):
         joined = line + (sep if i else "") + part
         if i and len(joined) + (len(tail) if i < len(parts) - 1 else 0) > width:
@@ -32,6 +33,13 @@ def wrap_parts(head: str, parts: list[str], width: int = WIDTH, sep: str = " · 
         else:
             line = joined
     return [*lines, line]
+
+
+def cut_long(text: str, width: int) -> list[str]:
+    """`text` in pieces of at most `width` characters (one piece when it fits)."""
+    if len(text) <= width:
+        return [text]
+    return [text[i:i + width] for i in range(0, len(text), width)]
 
 
 def interval_parts(intervals: dict[str, dict[str, Any]], skip: tuple[str, ...] = ("turn", "goal"),
@@ -102,22 +110,35 @@ def _width(text: str) -> int:
 
 def render_table(table: MetricTable, width: int = WIDTH) -> str:
     """A family table; wider than `width`, it is wrapped into blocks of columns, each
-    repeating the first column (the row label), one after the other."""
+    repeating the columns that tell the rows apart (`label_columns`), one after the other."""
     rows = [[fmt(c) for c in row] for row in table.rows]
     headers = list(table.headers)
     text = _tab(headers, rows, list(range(len(headers))))
-    if _width(text) <= width or len(headers) < 3:
+    labels = label_columns(rows, len(headers))
+    if _width(text) <= width or len(headers) < labels + 2:
         return text
-    return "\n\n".join(_tab(headers, rows, [0, *cols])
-                        for cols in column_blocks(headers, rows, width))
+    return "\n\n".join(_tab(headers, rows, [*range(labels), *cols])
+                        for cols in column_blocks(headers, rows, width, labels))
 
 
-def column_blocks(headers: list[str], rows: list[list[str]], width: int) -> list[list[int]]:
-    """Indices of the columns after the first, in blocks that fit `width` beside column 0
-    (a single column wider than that gets a block of its own)."""
+def label_columns(rows: list[list[str]], ncols: int) -> int:
+    """How many leading columns a block repeats: the fewest that tell every row apart (a
+    FANToM row is its accessibility and its question), at most half the columns."""
+    for k in range(1, max(1, ncols // 2) + 1):
+        keys = [tuple(r[:k]) for r in rows]
+        if len(set(keys)) == len(keys):
+            return k
+    return 1
+
+
+def column_blocks(headers: list[str], rows: list[list[str]], width: int,
+                  labels: int = 1) -> list[list[int]]:
+    """Indices of the columns after the `labels` first, in blocks that fit `width` beside
+    them (a single column wider than that gets a block of its own)."""
+    fixed = list(range(labels))
     blocks: list[list[int]] = [[]]
-    for i in range(1, len(headers)):
-        if blocks[-1] and _width(_tab(headers, rows, [0, *blocks[-1], i])) > width:
+    for i in range(labels, len(headers)):
+        if blocks[-1] and _width(_tab(headers, rows, [*fixed, *blocks[-1], i])) > width:
             blocks.append([])
         blocks[-1].append(i)
     return blocks
