@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
+import http.client
 import importlib
 import io
 import json
@@ -182,7 +183,7 @@ def _download(download: Download, remote: Remote, mirror: str | None, upstream: 
     except urllib.error.HTTPError as exc:
         raise FetchError(f"{download.name}: {name}: HTTP {exc.code} {exc.reason} from {url}; "
                          f"nothing written") from None
-    except (urllib.error.URLError, OSError, ValueError) as exc:
+    except (urllib.error.URLError, http.client.HTTPException, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
         raise FetchError(f"{download.name}: {name}: cannot be read from {url} ({reason}); "
                          f"nothing written (no internet here? --mirror URL reads a copy)"
