@@ -9,6 +9,7 @@ archive it built).
         server.put(remote.url, b"...")   # any URL's bytes
         server.mirror                    # http://127.0.0.1:PORT
         server.requests                  # the paths asked for, in order
+        server.cut.add(mirror_path(url)) # that file's connection closes halfway
 
 Run alone: `python tests/mirror_server.py --port 8098` serves every declared file that
 has a copy (prints the --mirror URL).
@@ -47,6 +48,7 @@ class MirrorServer:
     def __init__(self, host: str = "127.0.0.1", port: int = 0):
         self.files: dict[str, bytes | Path] = {}
         self.requests: list[str] = []
+        self.cut: set[str] = set()  # paths whose body stops halfway (Content-Length: all)
         self._lock = threading.Lock()
         server = self
 
@@ -64,7 +66,9 @@ class MirrorServer:
                 self.send_header("Content-Length", str(len(data)))
                 self.send_header("Content-Type", "application/octet-stream")
                 self.end_headers()
-                self.wfile.write(data)
+                self.wfile.write(data[:len(data) // 2] if path in server.cut else data)
+                if path in server.cut:
+                    self.close_connection = True
 
             def log_message(self, *args: Any) -> None:
                 pass

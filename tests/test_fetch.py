@@ -156,7 +156,7 @@ def test_a_sha256_mismatch_is_refused_with_one_line_and_nothing_is_written(
     assert sorted(p.name for p in target.iterdir()) == ["mmtomqa-full"]
 
 
-def test_a_longer_file_stops_at_its_pinned_size_and_a_missing_one_is_one_line(
+def test_a_longer_file_stops_at_its_pinned_size_a_cut_or_missing_one_is_one_line(
         server: MirrorServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     remote = DECLARED["mmtomqa-full"].files[0]
     server.put(remote.url, Path(server.files[mirror_path(remote.url)]).read_bytes() + b"x" * 5000)
@@ -164,6 +164,12 @@ def test_a_longer_file_stops_at_its_pinned_size_and_a_missing_one_is_one_line(
                              "--mirror", server.mirror)
     assert code == 1 and len(err.splitlines()) == 1
     assert "(more than the 1,059,787 bytes pinned)" in err
+    server.files[mirror_path(remote.url)] = b"x" * 1000
+    server.cut.add(mirror_path(remote.url))
+    code, _, err = fetch_cli(capsys, "mmtomqa-full", "--dir", str(tmp_path / "d"),
+                             "--mirror", server.mirror)
+    assert code == 1 and len(err.splitlines()) == 1
+    assert "questions.json: cannot be read from http" in err and "nothing written" in err
     del server.files[mirror_path(remote.url)]
     code, _, err = fetch_cli(capsys, "mmtomqa-full", "--dir", str(tmp_path / "d"),
                              "--mirror", server.mirror)

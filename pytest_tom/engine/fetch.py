@@ -180,6 +180,9 @@ def _download(download: Download, remote: Remote, mirror: str | None, upstream: 
         with urllib.request.urlopen(request, timeout=timeout) as response, \
                 target.open("wb") as out:
             got, size = _copy(response, out, limit)
+            announced = response.headers.get("Content-Length", "")
+        if announced.isdigit() and size < int(announced) and size <= limit:  # not cut by us
+            raise OSError(f"the connection closed after {size:,} of {int(announced):,} bytes")
     except urllib.error.HTTPError as exc:
         raise FetchError(f"{download.name}: {name}: HTTP {exc.code} {exc.reason} from {url}; "
                          f"nothing written") from None
