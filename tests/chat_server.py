@@ -37,7 +37,11 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-Responder = Callable[[dict[str, Any]], str]
+# the answer's text, or the parts of a reasoning model's reply: a dict of the message's
+# fields (content, which may be None, reasoning_content, reasoning ...) with, beside them,
+# "finish_reason" (default "stop") and "usage" (counts added to the usage sent, e.g.
+# {"completion_tokens_details": {"reasoning_tokens": 30}})
+Responder = Callable[[dict[str, Any]], "str | dict[str, Any]"]
 
 
 def last_user_text(body: dict[str, Any]) -> str:
@@ -135,7 +139,8 @@ class ChatServer:
         return True
 
     # -- decisions, under the lock ---------------------------------------------------
-    def _decide(self, body: dict[str, Any], crowded: bool = False) -> tuple[int, str | None]:
+    def _decide(self, body: dict[str, Any], crowded: bool = False
+                ) -> tuple[int, str | dict[str, Any] | None]:
         text = last_user_text(body)
         with self._lock:
             self.requests += 1
@@ -221,7 +226,10 @@ class ChatServer:
                                                   "type": "server_error"}}, headers)
                     return
                 prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
-                completion_tokens = len((text or "").split())
+                parts = dict(text) if isinstance(text, dict) else {"content": text}
+                finish = parts.pop("finish_reason", "stop")
+                more_usage = parts.pop("usage", {})
+                completion_tokens = sum(len(v.split()) for v in parts.values() if isinstance(v, str))
                 with server._lock:  # before it is sent: a client that has it sees it counted
                     server.answered[prompt_key(body)] += 1
                 self._send(200, {
@@ -229,10 +237,10 @@ class ChatServer:
                     "object": "chat.completion",
                     "created": int(time.time()),
                     "model": body.get("model", "test-model"),
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": text}}],
+                    "choices": [{"index": 0, "finish_reason": finish,
+                                 "message": {"role": "assistant", **parts}}],
                     "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                              "total_tokens": prompt_tokens + completion_tokens},
+                              "total_tokens": prompt_tokens + completion_tokens, **more_usage},
                 })
                 with server._lock:
                     server.last_reply = time.perf_counter()

@@ -47,6 +47,7 @@ from pytest_tom.backends.base import (
     redact_url,
 )
 from pytest_tom.backends.endpoint_pool import EndpointPool
+from pytest_tom.backends.reply_parts import DEFAULT_TAGS, ThinkTags, chat_reply, think_tags
 from pytest_tom.core.bounded import within
 from pytest_tom.core.secrets import secret_values, url_list
 
@@ -91,8 +92,9 @@ class OpenAIBackend(Backend):
     server = True  # unreachable: the run stops early (engine/early_stop.py)
 
     def __init__(self, model: str, base_url: str | None, api_key: str, timeout: float,
-                 transport: str = "auto"):
+                 transport: str = "auto", tags: ThinkTags | None = DEFAULT_TAGS):
         self.model = model
+        self.tags = tags  # --tom-think-tags: how a thought is split off the content
         self.base_url = base_url
         self.timeout = timeout
         self._api_key = api_key
@@ -136,7 +138,10 @@ class OpenAIBackend(Backend):
         return self._client
 
     def identity(self) -> dict[str, Any]:
-        return {"backend": self.name, "model": self.model, "base_url": redact_url(self.base_url)}
+        out = {"backend": self.name, "model": self.model, "base_url": redact_url(self.base_url)}
+        if self.tags != DEFAULT_TAGS:  # other tags read other answers: another cache key
+            out["think_tags"] = self.tags.text() if self.tags else "off"
+        return out
 
     def describe(self) -> str:
         where = redact_url(self.base_url) or "api.openai.com"
@@ -190,7 +195,7 @@ class OpenAIBackend(Backend):
             raise BackendError(f"connection failed: {exc}", retryable=True) from None
         except openai_error as exc:
             raise BackendError(f"{type(exc).__name__}: {exc}") from None
-        return _reply(data)
+        return _reply(data, self.tags)
 
     async def aclose(self) -> None:
         if self._client is not None:
@@ -220,32 +225,10 @@ def pick_transport(wanted: str | None, base_url: str | None = None) -> str:
     return "httpx"
 
 
-def _reply(data: Any) -> ModelReply:
-    """The answer text, usage and model of a chat-completions JSON body (a dict).
-
-    Anything else the server sends (not JSON, no choices, no message) is a
-    final error naming what was missing, as the client's response model would
-    have left it None."""
-    if not isinstance(data, dict):
-        raise BackendError(f"the server's answer is not a chat completion: {str(data)[:200]!r}")
-    choices = data.get("choices")
-    if not choices:
-        raise BackendError("the server returned no choices")
-    first = choices[0] if isinstance(choices[0], dict) else {}
-    message = first.get("message") if isinstance(first.get("message"), dict) else {}
-    text = message.get("content")
-    if not isinstance(text, str) or not text.strip():
-        raise BackendError("the server returned an empty completion", retryable=False)
-    usage = None
-    raw = data.get("usage")
-    if isinstance(raw, dict):
-        usage = {k: _int(raw.get(k)) for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
-    model = data.get("model")
-    return ModelReply(text=text, usage=usage, model=model if isinstance(model, str) else None)
-
-
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+def _reply(data: Any, tags: ThinkTags | None = DEFAULT_TAGS) -> ModelReply:
+    """The reply of a chat-completions JSON body (a dict): `backends/reply_parts.chat_reply`
+    (answer, thought, finish reason, usage, model; a final error for what is none)."""
+    return chat_reply(data, tags)
 
 
 def _causes(exc: BaseException) -> list[BaseException]:
@@ -326,6 +309,7 @@ def create(rest: str, options: dict[str, Any]) -> Backend:
     timeout = options.get("timeout")
     timeout = 120.0 if timeout is None else float(timeout)
     transport = options.get("transport") or "auto"
-    backends = [OpenAIBackend(rest, url, key, timeout=timeout, transport=transport)
+    tags = think_tags(options.get("think_tags"))
+    backends = [OpenAIBackend(rest, url, key, timeout=timeout, transport=transport, tags=tags)
                 for url in urls or [None]]
     return backends[0] if len(backends) == 1 else EndpointPool(backends)
