@@ -66,6 +66,19 @@ DEFAULT_CTX = 8192
 DEFAULT_MAX_TOKENS = 64
 
 
+class Abandoned(BackendError):
+    """A call whose caller stopped waiting before the model's slot was free: not generated.
+
+    The calls of a run wait in threads for the one slot; cancelling their asyncio tasks
+    does not stop those threads, and the interpreter joins them at exit. Without this,
+    after Ctrl-C every queued call was generated in turn after the summary (the CPU busy
+    for seconds to minutes, the answers thrown away). The generation under way when the
+    caller gives up still runs to its end: llama.cpp's call cannot be interrupted."""
+
+    def __init__(self) -> None:
+        super().__init__("not generated: the run stopped waiting for this call")
+
+
 class LocalModelMissing(Exception):
     """The wheel, the runtime or the GGUF file is not there; the message says how to fix it."""
 
@@ -223,9 +236,14 @@ class LoadedModel:
             return
         self.load_seconds = time.perf_counter() - start
 
-    def chat(self, body: dict[str, Any]) -> dict[str, Any]:
+    def chat(self, body: dict[str, Any], abandoned: threading.Event | None = None) -> dict[str, Any]:
+        """One generation. `abandoned`: set by the caller when it stops waiting (Ctrl-C, the
+        end of the run, a deadline); a call still queued for the slot then returns at once
+        instead of generating an answer nobody reads (see `Abandoned`)."""
         server = self.server()
         with self._call_lock:
+            if abandoned is not None and abandoned.is_set():
+                raise Abandoned
             try:
                 result = server.handle_chat_completions(body)
             except (ValueError, RuntimeError) as exc:
@@ -294,7 +312,12 @@ class LocalBackend(Backend):
         return body
 
     async def acomplete(self, request: ModelRequest) -> ModelReply:
-        result = await asyncio.to_thread(self.loaded.chat, self.body(request))
+        abandoned = threading.Event()
+        try:
+            result = await asyncio.to_thread(self.loaded.chat, self.body(request), abandoned)
+        except asyncio.CancelledError:
+            abandoned.set()  # its thread skips the generation if it has not started it
+            raise
         return self.reply(result)
 
     def complete(self, request: ModelRequest) -> ModelReply:
