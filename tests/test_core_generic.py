@@ -51,9 +51,10 @@ def test_gold_answerer_passes_everything(pytester: pytest.Pytester) -> None:
     result = run(pytester, "right", f"--tom-report={report}")
     fig = expected_figures(GENERIC)
     result.assert_outcomes(passed=fig["items"])
-    result.stdout.fnmatch_lines(["*tom scores*", "all *100.0%*100.0% (34/34)*"
-                                 .replace("34/34", f"{fig['scenarios']}/{fig['scenarios']}"),
-                                 "tom totals:*turn 100.0%*goal 100.0%*"])
+    # the table is wider than 120 columns, so the goal column comes in a block of its own
+    n = fig["scenarios"]
+    result.stdout.fnmatch_lines(["*tom scores*", f"all *{fig['items']} *100.0%*",
+                                 f"all *100.0% ({n}/{n})*", "tom totals:*turn 100.0%*goal 100.0%*"])
     data = load_report(report)
     m = data["suites"]["classic-false-belief"]["metrics"]
     assert m["turn"] == 1.0 and m["goal"] == 1.0 and m["items"] == fig["items"]

@@ -93,7 +93,8 @@ def test_an_item_pytest_timeout_stops_is_an_error_in_records_report_and_gate(
     assert suite["metrics"]["errors"] == 1
     result.stdout.fnmatch_lines(["*1 item(s) without an answer*",
                                  f"*{SLOW_ITEM}: pytest stopped the test at setup before the "
-                                 f"answer was scored: Failed: Timeout*",
+                                 f"answer was scored*",
+                                 "*Timeout*",
                                  "tom totals: *1 errors*"])
     # the saved report gated alone (a merge-then-gate pipeline) fails as the live run did
     cli = pytester.run(sys.executable, "-m", "pytest_tom.cli", "gate", str(pytester.path / "r.json"),
@@ -126,7 +127,7 @@ def test_a_rerun_scores_the_first_answer_again_and_asks_nothing(
     assert sum(r["requests"] for r in report["items"]) == n
     result.stdout.fnmatch_lines(["tom: reruns (pytest-rerunfailures, 1): a tom item is scored "
                                  "on its first answer; a rerun asks the model nothing*",
-                                 "python:*flip*  10 *  10 *"])
+                                 "python:* 10 * 10 *"])  # the model path wraps onto lines below
     # JUnit: the last verdict of every test case is the record's
     cases: dict[str, ET.Element] = {}
     for case in ET.parse(pytester.path / "j.xml").iter("testcase"):

@@ -7,6 +7,7 @@ ahead in both; FANToM's free answers are still prepared in batches.
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 from typing import Any
@@ -141,9 +142,10 @@ def test_streamed_fantom_answers_are_prepared_in_batches(
     """Streaming keeps FANToM's batch preparation: a window of answers at a time (never one
     per item), each answer once, and the scores of a run with every answer first."""
     if window is not None:
-        import pytest_tom.plugin.streaming  # from sys.modules (an earlier in-process run dropped it)
-
-        monkeypatch.setattr(pytest_tom.plugin.streaming, "WINDOW", window)
+        # the module the run will use is sys.modules' one: after an earlier in-process run
+        # the package's attribute can name a copy that run imported and pytester dropped
+        streaming = importlib.import_module("pytest_tom.plugin.streaming")
+        monkeypatch.setattr(streaming, "WINDOW", window)
     pytester.makeini("[pytest]\n")
     (pytester.path / FANTOM.name).write_text(FANTOM.read_text(encoding="utf-8"), encoding="utf-8")
     pytester.makeconftest(PREPARE_SPY)
