@@ -180,7 +180,7 @@ def test_a_run_counts_cut_off_answers_apart_and_fails_them_naming_the_budget(
     result.assert_outcomes(passed=12 - len(cut), failed=len(cut))
     out = result.stdout.str()
     assert "cut off [numbers · yes_no]" in out
-    assert "cut off: the backend's default budget ran out inside the thought" in out
+    assert "cut off: the answerer's own budget (no max_tokens was sent) ran out inside the thought" in out
     assert "--tom-thinking-tokens" in out and "--tom-max-tokens" in out
     report = load_report(pytester.path / "r.json")
     metrics = report["suites"]["numbers"]["metrics"]

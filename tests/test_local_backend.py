@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SUITES, load_report
+from conftest import SUITES, header_budgets, load_report
 
 from pytest_tom.backends import BackendSpecError
 from pytest_tom.backends import local as local_backend
@@ -126,7 +126,7 @@ def test_request_body_is_greedy_uncached_and_bounded() -> None:
     body = backend.body(req)
     assert body["temperature"] == 0.0 and body["top_k"] == 1
     assert body["cache_prompt"] is False  # answers must not depend on the previous prompt
-    assert body["max_tokens"] == local_backend.DEFAULT_MAX_TOKENS and body["seed"] == 3
+    assert body["max_tokens"] == local_backend.FALLBACK_MAX_TOKENS and body["seed"] == 3
     hot = backend.body(ModelRequest(messages=req.messages,
                                     params=SamplingParams(temperature=0.7, max_tokens=5)))
     assert "top_k" not in hot and hot["max_tokens"] == 5
@@ -212,3 +212,35 @@ def test_default_threads_leave_busy_cores_alone(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("PYTEST_XDIST_WORKER_COUNT", "2")
     assert local_backend.default_threads(load=0.0) == 2  # the cores shared by the workers
     assert local_backend.default_threads(load=3.0) == 1
+
+
+@needs_model
+def test_the_answer_length_is_each_familys_and_every_text_says_so(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 33 point 8: the header said both "max_tokens 64 unless --tom-max-tokens" and
+    "max_tokens: the backend's default", --help the backend's, the README per family. Now
+    the local model gets each family's answer length as openai: and hf: do, and the header,
+    the totals line and --help say that one thing (the calls are caught before llama.cpp)."""
+    bodies: list[dict[str, Any]] = []
+
+    def chat(self: Any, body: dict[str, Any], abandoned: Any = None) -> dict[str, Any]:
+        bodies.append(body)
+        return {"choices": [{"message": {"content": "a)"}}]}
+
+    monkeypatch.setattr(local_backend.LoadedModel, "chat", chat)
+    pytester.makeini("[pytest]\n")
+    bigtom = SUITES / "bigtom" / "everyday-causal-templates.tom.yaml"
+    result = pytester.runpytest(str(GENERIC), str(bigtom), "--tom-model=local", "-k",
+                                "cash-box-van or bakery-sugar-jar", "--tom-cache=off",
+                                "--tom-items=report", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    sent = {(b["max_tokens"], "Story:" in b["messages"][-1]["content"]) for b in bodies}
+    assert sent == {(128, False), (64, True)}  # generic 128, BigToM 64: the families' lengths
+    out = result.stdout.str()
+    budgets = header_budgets(out)
+    assert (budgets["generic"], budgets["bigtom"]) == (128, 64)
+    assert "backend's default" not in out and "unless --tom-max-tokens" not in out
+    helped = pytester.runpytest("--help").stdout.str()
+    option = helped[helped.index("--tom-max-tokens"):][:400]
+    assert "each family's answer length" in " ".join(option.split())
+    assert "backend's" not in option

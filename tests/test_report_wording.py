@@ -57,8 +57,8 @@ def test_html_header_of_a_run_says_what_was_sent(pytester: pytest.Pytester) -> N
     assert result.ret == 0
     page = (pytester.path / "r.html").read_text(encoding="utf-8")
     assert "max_tokens None" not in page
-    assert "max_tokens: the backend&#39;s default" in page or \
-        "max_tokens: the backend's default" in page
+    assert "max_tokens none sent (the answerer&#39;s own length" in page or \
+        "max_tokens none sent (the answerer's own length" in page
 
 
 # -- intervals -------------------------------------------------------------------------------

@@ -61,9 +61,11 @@ RUNTIME = "xllamacpp"
 GGUF_MAGIC = b"GGUF"
 
 DEFAULT_CTX = 8192
-# Used when --tom-max-tokens is not given. The bundled model rambles when let;
-# the suites' answers (a letter, yes/no, a few names or words) fit well within.
-DEFAULT_MAX_TOKENS = 64
+# Used only when a request carries no max_tokens: the items' calls always carry one
+# (--tom-max-tokens, else each family's answer length: Backend.family_max_tokens, as for
+# openai: and hf:); a free call through the tom_model fixture or `pytest-tom serve` may not.
+# The bundled model rambles when let.
+FALLBACK_MAX_TOKENS = 64
 
 
 class Abandoned(BackendError):
@@ -264,10 +266,11 @@ def loaded_model(spec: LoadSpec) -> LoadedModel:
 # -- the backend -----------------------------------------------------------------------
 class LocalBackend(Backend):
     name = "local"
+    family_max_tokens = True  # each family's answer length, as openai: and hf: (answer_length.py)
     cacheable = True  # greedy answers depend only on the file, the runtime and the request
 
     def __init__(self, path: Path, *, threads: int, ctx: int, runtime: str,
-                 default_max_tokens: int = DEFAULT_MAX_TOKENS):
+                 default_max_tokens: int = FALLBACK_MAX_TOKENS):
         self.path = path
         self.model = path.name
         self.threads = threads
@@ -282,16 +285,15 @@ class LocalBackend(Backend):
         return loaded_model(self._spec)
 
     def identity(self) -> dict[str, Any]:
-        # the answers depend on the file, the runtime and the default length; not on the
-        # prompt threads (generation always runs on one thread)
+        # the answers depend on the file, the runtime and the length of a call that carries
+        # none; not on the prompt threads (generation always runs on one thread)
         return {"backend": self.name, "model": self.model, "bytes": self.size,
                 "runtime": f"{RUNTIME} {self.runtime}",
                 "default_max_tokens": self.default_max_tokens}
 
     def describe(self) -> str:
         threads = f"{self.threads} prompt thread{'s' if self.threads != 1 else ''}"
-        return (f"local:{self.model} ({RUNTIME} {self.runtime}, {threads}, "
-                f"max_tokens {self.default_max_tokens} unless --tom-max-tokens)")
+        return f"local:{self.model} ({RUNTIME} {self.runtime}, {threads})"
 
     def body(self, request: ModelRequest) -> dict[str, Any]:
         """The llama.cpp chat request for one model call."""

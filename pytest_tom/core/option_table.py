@@ -167,8 +167,10 @@ class TomOptions:
                     metavar="N")
     temperature: float = opt("sampling temperature (default 0)", default=0.0, convert=float,
                              metavar="T")
-    max_tokens: int | None = opt("maximum tokens per completion (default: the backend's)",
-                                 convert=int, metavar="N")
+    max_tokens: int | None = opt(
+        "maximum tokens per completion (default: each family's answer length, plus the "
+        "--tom-thinking-tokens room; a python: answerer gets none unless it declares "
+        "family_max_tokens; the header says which)", convert=int, metavar="N")
     # -- reasoning models (docs/reasoning-models.md) ------------------------------------
     thinking_tokens: int | None = opt(
         "a budget for reasoning models: tokens for the thought, added to each call's answer "
@@ -370,5 +372,5 @@ def number_problems(options: TomOptions) -> list[str]:
                         f"0 or more")
     if options.max_tokens is not None and options.max_tokens < 1:
         problems.append(f"--tom-max-tokens {options.max_tokens!r}: must be at least 1 (leave it "
-                        f"out for the backend's default)")
+                        f"out for each family's answer length)")
     return problems

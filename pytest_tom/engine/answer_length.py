@@ -3,17 +3,24 @@
 An OpenAI-compatible server generates until the model stops or its own limit
 (often the whole context): a small or base model asked "Where will Maya look?"
 may write thousands of tokens, and every such item runs into the timeout. The
-benchmarks' answers are short (a letter, yes/no, names, a small JSON), so a
-backend that has no default of its own (`Backend.family_max_tokens`) gets one
-per family and call: the family's `answer_tokens` for an answer, its
+benchmarks' answers are short (a letter, yes/no, names, a small JSON), so the
+backends that generate (`Backend.family_max_tokens`: openai:, hf:, local:, and an
+answerer that declares it) get a length per family and call: the family's `answer_tokens` for an answer, its
 `reasoning_tokens` for the first call of a reasoning method (chain of thought,
-SimToM's perspective step), whose text the next call or the scorer reads.
+SimToM's perspective step), whose text the next call or the scorer reads; a reasoning
+model's thought gets room on top (`engine/reasoning.budget_text`). Other answerers get
+no max_tokens and choose their own (`NO_MAX_TOKENS`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
+
+# the header's words when no max_tokens is sent: a python: answerer that does not declare
+# family_max_tokens (docs/own-model.md), or replay:, chooses its own length
+NO_MAX_TOKENS = ("max_tokens none sent (the answerer's own length; family_max_tokens = True "
+                 "takes each family's)")
 
 # methods whose first call reasons before (or instead of) answering
 REASONING_METHODS = frozenset({"cot", "simtom", "1shot-cot"})
@@ -46,9 +53,9 @@ def header_text(families: Iterable[Any], method: str) -> str:
 
 def sent_text(settings: dict[str, Any]) -> str:
     """The answer length a saved report's requests carried, in words: the option's value,
-    else what the run recorded (`answer_length`: the family defaults or the backend's
-    own), never `max_tokens None`."""
+    else what the run recorded (`answer_length`: the family defaults, or none sent to an
+    answerer that chooses its own), never `max_tokens None`."""
     if settings.get("max_tokens") is not None:
         return f"max_tokens {settings['max_tokens']}"
     return str(settings.get("answer_length") or "max_tokens not given (the family defaults or "
-               "the backend's own; this report does not record which)")
+               "none sent; this report does not record which)")

@@ -99,8 +99,8 @@ class ItemEngine:
 
     def budget(self, spec: ItemSpec, responses: list[str], call: int, sample: int = 0
                ) -> int | None:
-        """The max_tokens call `call` of `spec`'s conversation was sent with (None: the
-        backend's own default)."""
+        """The max_tokens call `call` of `spec`'s conversation was sent with (None: none was
+        sent, the answerer chose its own length)."""
         request = self.conversation(spec, sample)(list(responses[:call]))
         return request.params.max_tokens if request is not None else None
 
@@ -130,7 +130,7 @@ class ItemEngine:
         answer = responses[call] if call < len(responses) else ""
         where = "inside the thought" if not answer.strip() else "inside the answer"
         sent = (f"the budget of {budget} tokens" if budget is not None
-                else "the backend's default budget")
+                else "the answerer's own budget (no max_tokens was sent)")
         calls = f" (call {call + 1} of {len(responses)})" if len(responses) > 1 else ""
         return Outcome(correct=False, error=CUT_OFF,
                        detail=f"cut off: {sent} ran out {where}{calls}; raise it with "

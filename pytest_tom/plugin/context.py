@@ -29,7 +29,7 @@ from pytest_tom.backends import BackendSpecError
 from pytest_tom.backends.base import Backend, SamplingParams
 from pytest_tom.core.option_table import TomOptions
 from pytest_tom.core.settings import Settings
-from pytest_tom.engine.answer_length import header_text
+from pytest_tom.engine.answer_length import NO_MAX_TOKENS, header_text
 from pytest_tom.engine.item import ItemEngine
 from pytest_tom.engine.reasoning import budget_text, request_fields, shown_fields, thinking_budget
 from pytest_tom.engine.shards import Shard, ShardError, resolve_shard
@@ -137,12 +137,13 @@ class RunContext:
                    for p in self.file_patterns)
 
     def max_tokens_text(self) -> str:
-        """The answer length of the header: the option, the families' defaults, or the
-        backend's own."""
+        """The answer length of the header: the option, else each family's answer length
+        (plus the thought's room, engine/reasoning.py), else none sent (an answerer that
+        does not ask for the families' lengths chooses its own)."""
         if self.params.max_tokens is not None:
             return f"max_tokens {self.params.max_tokens}"
         if not self.backend.family_max_tokens and not self.engine.thinking_tokens:
-            return "max_tokens: the backend's default"
+            return NO_MAX_TOKENS
         return budget_text(self.options, header_text([families.get(n) for n in families.BUILTIN],
                                                      self.settings.method))
 
@@ -158,7 +159,7 @@ class RunContext:
             "method": self.settings.method,
             "seed": self.settings.seed,
             "temperature": self.params.temperature,
-            "max_tokens": self.params.max_tokens,  # None: per family (openai) or the backend's
+            "max_tokens": self.params.max_tokens,  # None: per family, or none sent (answer_length)
             "answer_length": self.max_tokens_text(),  # what was sent, in words
             "concurrency": self.options.concurrency,
             **self._recorded_extras(shard_record, selection_record),
