@@ -1,6 +1,7 @@
 """Hi-ToM: the authors' `Hi-ToM_data.json` (1,200 questions) -> one Hi-ToM suite file.
 
     pytest-tom convert hitom Hi-ToM_data.json -o DIR [--suite NAME] [--limit N]
+                             [--prompts PATH ...]
 
 The release is `{"data": [row, ...]}`, one row per question: `prompting_type` (VP / CoTP),
 `deception` (true: the Tell stories), `story_length` (1-3 chapters), `question_order`
@@ -12,11 +13,17 @@ the stories of that setting in file order (the release's `sample_<NN>` folders);
 question keeps its row's `sample_id`.
 
 Two marks of the release's making are removed from the story text, and counted in the
-converter's output: the VP rows' stories begin with the VP instruction line (the prompt
-adds it again), and six stories end with a `***` separator line. Where the same question
+converter's output: the VP rows' stories begin with their instruction line (found by its
+place: the lines before the first numbered story line; the prompt adds an instruction of
+its own), and six stories end with a `***` separator line. Where the same question
 of the same story has a different answer in the VP and the CoTP half (138 rows of the
 release), both answers are kept as released; the question's `source` names the other
 half's answer (docs/families/hitom.md).
+
+The items are asked in pytest-tom's own wording (`prompts.OWN`); with `--prompts PATH`
+(the user's copy of the authors' prompt files, `prompt_files`) the suite's
+`defaults.prompt` holds the authors' instruction lines and note, and the items are asked
+in those.
 
 Every problem of the file is reported (file:line) and nothing is written when there is
 one. `convert` and `write` are what `pytest-tom fetch` calls: local file in, suites out.
@@ -35,7 +42,8 @@ from typing import Any
 from pytest_tom.families.kit import ITEM_ID, dump_suite
 
 from .expand import DECEPTION
-from .prompts import INSTRUCTION, OPTION_LETTERS, VP
+from .prompt_files import read_prompts
+from .prompts import OPTION_LETTERS, VP
 from .schema import LENGTHS, ORDERS
 
 NAME = "hitom"
@@ -45,6 +53,7 @@ FIELDS = ("prompting_type", "deception", "story_length", "question_order", "stor
 STYLE = {"VP": "vp", "CoTP": "cotp"}
 _OPTION = re.compile(r"([A-Z])\. (.+?)(?=, [A-Z]\. |$)")
 _SEPARATOR = re.compile(r"\n\s*\*{3,}\s*$")
+_NUMBERED = re.compile(r"^\d+ ")  # a story line: `12 Ann exited the hall.`
 
 
 class ConvertError(Exception):
@@ -74,6 +83,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--suite", default=NAME, help=f"suite name and file stem (default {NAME})")
     parser.add_argument("--limit", type=int, default=None, metavar="N",
                         help="convert only the first N stories")
+    parser.add_argument("--prompts", action="append", type=Path, metavar="PATH",
+                        help="your copy of the authors' prompt files (the folder "
+                             "Hi-ToM_prompts/, or one VP and one CoTP file; repeatable): "
+                             "their instruction lines and note replace pytest-tom's own "
+                             "wording in the suite")
 
 
 def rows_with_lines(path: Path) -> list[tuple[int, Any]]:
@@ -113,19 +127,22 @@ def parse_choices(text: str) -> list[str] | None:
     return [t.strip() for _, t in found]
 
 
-def clean_story(story: str, style: str) -> tuple[str, list[str]]:
-    """The story lines without the release's marks; the marks removed."""
+def clean_story(story: str) -> tuple[str, list[str], str | None]:
+    """The story lines without the release's marks; the marks removed; the instruction
+    line removed (the lines before the first numbered line: the VP rows carry theirs),
+    if any."""
     removed = []
-    text = story
-    instruction = INSTRUCTION[VP]
-    if style == VP and text.startswith(instruction):
-        text = text[len(instruction):]
+    lines = story.strip("\n").split("\n")
+    first = next((i for i, line in enumerate(lines) if _NUMBERED.match(line.strip())), 0)
+    instruction = None
+    if first:
+        instruction = "\n".join(line.strip() for line in lines[:first]).strip()
         removed.append("instruction")
-    text = text.strip("\n")
+    text = "\n".join(lines[first:]).strip("\n")
     if _SEPARATOR.search(text):
         text = _SEPARATOR.sub("", text)
         removed.append("separator")
-    return text.strip(), removed
+    return text.strip(), removed, instruction
 
 
 def _row_problems(row: Any) -> list[str]:
@@ -158,20 +175,25 @@ def _row_problems(row: Any) -> list[str]:
     return []
 
 
-def convert(path: Path, suite: str = NAME, limit: int | None = None) -> Converted:
-    """The suite document (plain data ready for YAML) for the file at `path`."""
+def convert(path: Path, suite: str = NAME, limit: int | None = None,
+            prompts: list[Path] | None = None) -> Converted:
+    """The suite document (plain data ready for YAML) for the file at `path`; with
+    `prompts`, the authors' wording read from their prompt files in `defaults.prompt`."""
     rows = rows_with_lines(path)
     problems: list[str] = []
     stories: dict[tuple[Any, ...], dict[str, Any]] = {}
     first_line: dict[tuple[Any, ...], dict[int, int]] = {}
     counts = {"instruction": 0, "separator": 0}
+    vp_lines: set[str] = set()  # the instruction lines the VP rows carry
     for line, row in rows:
         bad = _row_problems(row)
         if bad:
             problems += [f"{path}:{line}: {p}" for p in bad]
             continue
         style = STYLE[row["prompting_type"]]
-        text, removed = clean_story(row["story"], style)
+        text, removed, instruction = clean_story(row["story"])
+        if instruction is not None and style == VP:
+            vp_lines.add(instruction)
         for mark in removed:
             counts[mark] += 1
         setting = (style, row["deception"], row["story_length"])
@@ -210,6 +232,12 @@ def convert(path: Path, suite: str = NAME, limit: int | None = None) -> Converte
         raise ConvertError(problems)
     if not stories:
         raise ConvertError([f"{path}:1: no rows in `data`"])
+    authors = None
+    if prompts:
+        read = read_prompts(prompts, next(iter(vp_lines)) if len(vp_lines) == 1 else None)
+        if isinstance(read, list):
+            raise ConvertError(read)
+        authors = read
     scenarios = list(stories.values())
     for s in scenarios:
         s["questions"].sort(key=lambda q: q["order"])
@@ -218,23 +246,31 @@ def convert(path: Path, suite: str = NAME, limit: int | None = None) -> Converte
         scenarios = scenarios[:limit]
     notes = []
     if counts["instruction"]:
-        notes.append(f"{counts['instruction']} VP rows' stories began with the VP instruction "
-                     f"line: removed (the prompt adds it)")
+        notes.append(f"{counts['instruction']} rows' stories began with an instruction line "
+                     f"(before the numbered lines): removed (the prompt has its own)")
     if counts["separator"]:
         notes.append(f"{counts['separator']} rows' stories ended with a '***' line: removed")
     if differ:
         notes.append(f"{differ // 2} questions have one answer in their VP row and another in "
                      f"their CoTP row (same story, same question): both kept as released (each "
                      f"question's source names the other answer; see docs/families/hitom.md)")
+    wording = "pytest-tom's own wording of the two prompting styles and the note"
+    if authors is not None:
+        wording = (f"the authors' instruction lines and note, read from {authors.files} of "
+                   f"their prompt files")
+        notes.append(f"prompts: {wording} (defaults.prompt)")
     items = sum(len(s["questions"]) for s in scenarios)
-    document = {
+    document: dict[str, Any] = {
         "suite": suite,
         "family": NAME,
         "version": 1,
         "description": (f"Converted from the Hi-ToM authors' {path.name} ({len(scenarios)} "
-                        f"stories, {items} questions). Licence: Apache-2.0 (the upstream one)."),
-        "scenarios": scenarios,
+                        f"stories, {items} questions), asked in {wording}. Licence: "
+                        f"Apache-2.0 (the upstream one)."),
     }
+    if authors is not None:
+        document["defaults"] = {"prompt": authors.defaults()}
+    document["scenarios"] = scenarios
     return Converted(document, notes)
 
 
@@ -258,10 +294,10 @@ def _note_other_half(scenarios: list[dict[str, Any]]) -> int:
     return marked
 
 
-def write(path: Path, out_dir: Path, suite: str = NAME, limit: int | None = None
-          ) -> tuple[list[Path], Converted]:
+def write(path: Path, out_dir: Path, suite: str = NAME, limit: int | None = None,
+          prompts: list[Path] | None = None) -> tuple[list[Path], Converted]:
     """Convert the file at `path` into `out_dir` (created); the files written."""
-    converted = convert(path, suite, limit)
+    converted = convert(path, suite, limit, prompts)
     out_dir.mkdir(parents=True, exist_ok=True)
     out = out_dir / f"{suite}.tom.yaml"
     out.write_text(dump_suite(converted.document), encoding="utf-8")
@@ -281,7 +317,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"pytest-tom convert {NAME}: --limit must be at least 1", file=sys.stderr)
         return 2
     try:
-        files, converted = write(path, Path(args.output), args.suite, args.limit)
+        files, converted = write(path, Path(args.output), args.suite, args.limit,
+                                 args.prompts)
     except ConvertError as exc:
         print("\n".join(exc.problems), file=sys.stderr)
         print(f"pytest-tom convert {NAME}: {len(exc.problems)} problem(s); nothing written",

@@ -25,6 +25,7 @@ def expand(suite: Suite, data: dict[str, Any], settings: Settings,
     """The items of a Hi-ToM suite, story by story."""
     family = suite.family
     default_tags = list((data.get("defaults") or {}).get("tags", []))
+    words = prompts.wording(data)  # the suite's `defaults.prompt`, else pytest-tom's own
     items: list[ItemSpec] = []
     for si, s in enumerate(data["scenarios"]):
         tags = list(dict.fromkeys([*default_tags, *s.get("tags", [])]))
@@ -46,7 +47,8 @@ def expand(suite: Suite, data: dict[str, Any], settings: Settings,
                         **(q.get("source") or {})},
                 meta={"order": order, "deception": deception, "style": style, "length": length,
                       "gold_letter": prompts.OPTION_LETTERS[choices.index(answer)]},
-                data={"text": prompts.item_text(style, str(s["story"]), str(q["ask"]), choices)},
+                data={"text": prompts.item_text(style, str(s["story"]), str(q["ask"]), choices,
+                                                words)},
                 line=line,
             ))
     return items

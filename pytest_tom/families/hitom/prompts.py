@@ -1,21 +1,25 @@
-"""Hi-ToM prompts: the authors' prompt files, rebuilt per item.
+"""Hi-ToM prompts: one user message per item, in the layout of the authors' prompt files.
 
-A prompt file of the release is one user message: the style's instruction line, `Story:`
-and the numbered story lines, `Question: ...`, `Choices: A. x, B. y, ...` (15 options on
-one line), a blank line and the `Note: You should assume the following ...` block that
-states the rules of the stories (what an agent witnesses, whom it trusts, who hears
-public and private claims). The instruction lines and the Note are the authors' words
-(ying-hui-he/Hi-ToM_dataset @ 56dda76, `Hi-ToM_prompts/`, Apache-2.0), kept as they wrote
-them, typos included, because they are part of the benchmark's protocol; the rest of the
-layout is rebuilt from the item, so a converted item asks exactly what the authors'
-prompt file asks (tests/families/hitom compare the pieces with the release).
+The message is the style's instruction line, `Story:` and the numbered story lines,
+`Question: ...`, `Choices: A. x, B. y, ...` (15 options on one line), a blank line and a
+note stating the rules the stories follow (what an agent witnesses, whom it trusts, who
+hears public and private claims). The layout is rebuilt from the item; the wording of the
+instruction lines and of the note is pytest-tom's own (`OWN`), written to ask the same
+things as the authors' prompt files without their words. A suite whose
+`defaults.prompt` holds other wording (`vp`, `cotp`, `note`) is asked in it: that is how
+`pytest-tom convert hitom --prompts PATH` puts the authors' exact lines, read from the
+user's copy of their prompt files, into a converted suite (`prompt_files`).
 
 VP (vanilla prompting) asks for the answer alone; CoTP (chain-of-thought prompting)
-asks to think step by step and give the answer first, then explain it: one call either
-way, and the answer is read from the start of the reply (`hitom.scoring`).
+asks to reason step by step with the answer first and the reasoning after it: one call
+either way, and the answer is read from the start of the reply (`hitom.scoring`).
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from pytest_tom.families.kit import ItemSpec, Message, single_call
 
@@ -24,22 +28,43 @@ STYLES = (VP, COTP)
 STYLE_LABEL = {VP: "VP", COTP: "CoTP"}  # the paper's names, and the release's `prompting_type`
 OPTION_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
-INSTRUCTION = {
-    VP: "Read the following story and answer the multiple-choice question. "
-        "Please provide answer without explanations.",
-    COTP: "Read the following story and answer the multiple-choice question. "
-          "Think step-by-step. Provide the answer first, and then explain it.",
-}
-NOTE = (
-    "Note: You should assume the following. (1) An agent witnesses everything and every "
-    "movements before exiting a location. (2) An agent A can infer another agent B's mental "
-    "state only if A and B have been in the same location, or have private or public "
-    "interactions. (3) Note that every agent tend to lie. What a character tells others "
-    "doesn't affect his actual belief. An agent tend to trust a agent that exited the room "
-    "later than himself. The exit order is known to all agents. (4) Agents in private "
-    "communications know that others won't hear them, but they know that anyone can hear "
-    "any public claims."
+
+@dataclass(frozen=True)
+class Wording:
+    """The words around an item: one instruction line per style, and the note."""
+
+    instruction: Mapping[str, str]  # style -> its first line
+    note: str
+
+
+OWN = Wording(
+    instruction={
+        VP: "Answer the multiple-choice question about the story below. Reply with the "
+            "option only, and do not explain it.",
+        COTP: "Answer the multiple-choice question about the story below. Reason it out "
+              "step by step, but state the option you choose first and give your reasoning "
+              "after it.",
+    },
+    note=(
+        "Note: the stories follow these rules. (1) Until an agent leaves a room, it sees "
+        "everything that happens there, every move of an object included. (2) One agent "
+        "can know what another agent believes only if the two have been in the same room, "
+        "or have spoken to each other in private or in public. (3) Agents may lie, and what "
+        "an agent tells others does not change what it believes itself. An agent believes "
+        "what it hears from an agent who left the room after it did; every agent knows the "
+        "order in which they all left. (4) Two agents speaking in private know that nobody "
+        "else hears them; a public claim is heard by everyone."
+    ),
 )
+
+
+def wording(data: Mapping[str, Any]) -> Wording:
+    """The wording a suite's items are asked in: its `defaults.prompt`, else `OWN`."""
+    given = (data.get("defaults") or {}).get("prompt")
+    if not given:
+        return OWN
+    return Wording({VP: str(given["vp"]).strip(), COTP: str(given["cotp"]).strip()},
+                   str(given["note"]).strip())
 
 
 def choices_line(choices: list[str]) -> str:
@@ -47,15 +72,16 @@ def choices_line(choices: list[str]) -> str:
     return ", ".join(f"{OPTION_LETTERS[i]}. {c}" for i, c in enumerate(choices))
 
 
-def item_text(style: str, story: str, question: str, choices: list[str]) -> str:
+def item_text(style: str, story: str, question: str, choices: list[str],
+              words: Wording = OWN) -> str:
     """The prompt of one item in `style`, laid out as the authors' prompt files."""
-    return (f"{INSTRUCTION[style]}\nStory:\n{story.strip()}\nQuestion: {question.strip()}\n"
-            f"Choices: {choices_line(choices)}\n\n{NOTE}\n")
+    return (f"{words.instruction[style]}\nStory:\n{story.strip()}\nQuestion: "
+            f"{question.strip()}\nChoices: {choices_line(choices)}\n\n{words.note}\n")
 
 
 METHODS = ("vanilla",)  # the style is the story's (or --tom-hitom-prompting): one call
 
 
 def conversation(item: ItemSpec, method: str, responses: list[str]) -> list[Message] | None:
-    """One call: the item's prompt file as the user message."""
+    """One call: the item's prompt as the user message."""
     return single_call([{"role": "user", "content": item.data["text"]}], responses)

@@ -49,11 +49,28 @@ SCENARIO = Obj(what="Hi-ToM story", fields={  # a Hi-ToM scenario is a story
     "questions": Field(ListOf(QUESTION, min_len=1), required=True,
                        doc="one question per ToM order"),
 })
-DEFAULTS = Obj(what="defaults mapping", fields={"tags": Field(ListOf(TAG))})
+PROMPT = Obj(what="Hi-ToM prompt wording", fields={
+    "vp": Field(Str(), required=True, doc="the VP instruction line (the prompt's first line)"),
+    "cotp": Field(Str(), required=True, doc="the CoTP instruction line"),
+    "note": Field(Str(), required=True, doc="the note after the choices (both styles)"),
+})
+DEFAULTS = Obj(what="defaults mapping", fields={
+    "tags": Field(ListOf(TAG)),
+    "prompt": Field(PROMPT, doc="other words for the prompt than pytest-tom's own: "
+                    "`convert hitom --prompts` writes the authors' here"),
+})
 
 
 def check(data: dict[str, Any], ck: Checker) -> None:
     """Report every Hi-ToM-specific error of a suite's `data` to `ck`."""
+    prompt = (data.get("defaults") or {}).get("prompt")
+    if isinstance(prompt, dict):
+        for style in ("vp", "cotp"):
+            line = prompt.get(style)
+            if isinstance(line, str) and len(line.strip().splitlines()) > 1:
+                path = ("defaults", "prompt", style)
+                ck.error(path, f"{describe(path)}: the instruction is one line (the prompt's "
+                         f"first), got {len(line.strip().splitlines())} lines")
     stories = data.get("scenarios") or []
     check_unique_ids(stories, ("scenarios",), ck, "story")
     for si, s in enumerate(stories):

@@ -1,7 +1,7 @@
 """Hi-ToM's answer rule: which of the options the reply names, read where the answer is.
 
-Both prompting styles ask for the answer first (CoTP: "Provide the answer first, and then
-explain it"), and an explanation names other containers on its way, so the answer is read
+Both prompting styles ask for the answer first (CoTP: the option first, the reasoning
+after it), and an explanation names other containers on its way, so the answer is read
 from the front: the text after the first `Answer:` / `answer is` when there is one, else the
 whole reply, taken line by line and sentence by sentence; the first of these that names an
 option gives the answer. An option is named by its letter (`K`, `K.`, `(K)`, `K)`,

@@ -25,8 +25,6 @@ import yaml
 JSON_ENV = "HITOM_TEST_JSON"  # the authors' Hi-ToM_data.json, for converted suites
 YAML_ENV = "HITOM_TEST_YAML"  # a suite file, for hand-written suites
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-VP_LINE = ("Read the following story and answer the multiple-choice question. "
-           "Please provide answer without explanations.")
 
 
 # -- the raw rows -----------------------------------------------------------------------
@@ -46,14 +44,26 @@ def options_of(choices: str) -> list[str]:
     return [part.split(". ", 1)[1].strip() for part in choices.split(", ")]
 
 
+def split_story(text: str) -> tuple[str, str]:
+    """(the lines before the first numbered one: the VP rows' instruction line, the
+    numbered lines without the `***` the release adds to some)."""
+    lines = text.strip().split("\n")
+    first = next(i for i, line in enumerate(lines) if re.match(r"\d+ ", line))
+    story = "\n".join(lines[first:]).strip().removesuffix("***").strip()
+    return "\n".join(lines[:first]).strip(), story
+
+
 def story_key(row: dict[str, Any]) -> tuple[Any, ...]:
-    """The story a release row belongs to: its setting and its text without the VP line
-    and the `***` the release adds to some."""
-    text = row["story"]
-    if text.startswith(VP_LINE):
-        text = text[len(VP_LINE):]
-    text = text.strip().removesuffix("***").strip()
-    return row["prompting_type"], row["deception"], row["story_length"], text
+    """The story a release row belongs to: its setting and its numbered lines."""
+    return row["prompting_type"], row["deception"], row["story_length"], split_story(row["story"])[1]
+
+
+def vp_line(rows: list[dict[str, Any]]) -> str:
+    """The authors' VP instruction line, as the release's VP rows carry it (so no test
+    writes it down)."""
+    lines = {split_story(r["story"])[0] for r in rows if r["prompting_type"] == "VP"}
+    assert len(lines) == 1 and "" not in lines, lines
+    return lines.pop()
 
 
 @functools.cache

@@ -13,6 +13,7 @@ from conftest import SUITES
 from hitom_support import item_lines
 
 from pytest_tom.engine.load import load_suite
+from pytest_tom.families.hitom.prompts import OWN, choices_line
 
 BUNDLED = SUITES / "hitom" / "higher-order-stories.tom.yaml"
 
@@ -78,3 +79,17 @@ def test_every_answer_follows_from_the_story(story: dict) -> None:
 
 def test_the_bundled_file_is_what_the_suite_folder_holds() -> None:
     assert sorted(p.name for p in Path(SUITES / "hitom").glob("*.tom.yaml")) == [BUNDLED.name]
+
+
+def test_the_bundled_stories_are_asked_in_pytest_toms_own_words() -> None:
+    """The suite sets no `defaults.prompt`: each prompt is the story, question and options
+    in the release's layout, between pytest-tom's instruction line of the story's style
+    and its note."""
+    assert "defaults" not in yaml.safe_load(BUNDLED.read_text(encoding="utf-8"))
+    by_id = {s["id"]: s for s in stories()}
+    for it in load_suite(BUNDLED).items:
+        s = by_id[it.scenario]
+        ask = next(q["ask"] for q in s["questions"] if f"order{q['order']}" == it.kind)
+        assert it.data["text"] == (
+            f"{OWN.instruction[s['prompting'].lower()]}\nStory:\n{s['story'].strip()}\n"
+            f"Question: {ask}\nChoices: {choices_line(s['choices'])}\n\n{OWN.note}\n")

@@ -8,15 +8,13 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+import yaml
 from conftest import shared_data
-from hitom_support import VP_LINE, options_of, story_key
+from hitom_support import options_of, story_key, vp_line
 
 from pytest_tom.cli import main
 from pytest_tom.engine.load import load_suite
 from pytest_tom.families.base import Settings
-
-COTP_LINE = ("Read the following story and answer the multiple-choice question. Think "
-             "step-by-step. Provide the answer first, and then explain it.")
 
 
 def convert(src: Path, out: Path, *extra: str) -> int:
@@ -54,16 +52,21 @@ def test_1200_rows_give_1200_items_in_240_stories_of_five_orders(converted: Path
 
 def test_each_item_asks_what_its_row_asks_in_its_rows_style(converted: Path,
                                                            rows: list[dict]) -> None:
+    """The layout of the authors' prompt files around pytest-tom's own words: one
+    instruction line per style (not the authors' VP line the rows carry) and one note."""
     suite = load_suite(converted)
     stories = {}
+    first_lines: dict[str, set[str]] = {"VP": set(), "CoTP": set()}
+    notes = set()
     for it in suite.items:
         row = rows[it.source["sample_id"]]
-        text = it.data["text"]
-        line = VP_LINE if row["prompting_type"] == "VP" else COTP_LINE
+        first, rest = it.data["text"].split("\n", 1)
         story = story_key(row)[3]
-        assert text.startswith(f"{line}\nStory:\n{story}\nQuestion: {row['question']}\n"
-                               f"Choices: {row['choices']}\n\nNote: You should assume the "
-                               f"following. (1) An agent witnesses everything"), it.id
+        layout = (f"Story:\n{story}\nQuestion: {row['question']}\n"
+                  f"Choices: {row['choices']}\n\n")
+        assert rest.startswith(layout) and rest.endswith("\n"), it.id
+        first_lines[row["prompting_type"]].add(first)
+        notes.add(rest[len(layout):])
         assert (it.gold, it.choices) == (row["answer"], options_of(row["choices"]))
         assert it.meta["gold_letter"] == "ABCDEFGHIJKLMNO"[it.choices.index(row["answer"])]
         assert (it.meta["order"], it.meta["length"]) == (row["question_order"], row["story_length"])
@@ -71,6 +74,9 @@ def test_each_item_asks_what_its_row_asks_in_its_rows_style(converted: Path,
         assert it.meta["style"] == row["prompting_type"].lower()
         stories.setdefault(it.scenario, set()).add(story_key(row))
     assert all(len(keys) == 1 for keys in stories.values())  # a story's rows, and only them
+    (vp,), (cotp,), (note,) = first_lines["VP"], first_lines["CoTP"], notes
+    assert len({vp, cotp, vp_line(rows)}) == 3 and note.startswith("Note:")
+    assert "defaults" not in yaml.safe_load(converted.read_text(encoding="utf-8"))
 
 
 def test_answers_that_differ_between_the_halves_are_kept_and_named(converted: Path,
@@ -89,16 +95,19 @@ def test_answers_that_differ_between_the_halves_are_kept_and_named(converted: Pa
 
 
 def test_the_prompting_option_restyles_every_story(converted: Path) -> None:
+    release = load_suite(converted)
+    cotp_line = next(it.data["text"].split("\n")[0] for it in release.items
+                     if it.meta["style"] == "cotp")
     suite = load_suite(converted, Settings(options={"hitom_prompting": "cotp"}))
     assert {it.meta["style"] for it in suite.items} == {"cotp"}
-    assert all(it.data["text"].startswith(COTP_LINE) for it in suite.items)
+    assert all(it.data["text"].startswith(f"{cotp_line}\n") for it in suite.items)
 
 
 def test_limit_suite_name_and_the_notes(release: Path, tmp_path: Path,
                                         capsys: pytest.CaptureFixture[str]) -> None:
     assert convert(release, tmp_path, "--limit", "3", "--suite", "hitom-3") == 0
     out = capsys.readouterr().out
-    assert "600 VP rows' stories began with the VP instruction line" in out
+    assert "600 rows' stories began with an instruction line (before the numbered lines)" in out
     assert "6 rows' stories ended with a '***' line" in out
     assert "138 questions have one answer in their VP row and another in their CoTP row" in out
     suite = load_suite(tmp_path / "hitom-3.tom.yaml")
