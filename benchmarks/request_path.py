@@ -13,8 +13,12 @@ same run:
 - `openai aiohttp`: the same with `http_client=openai.DefaultAioHttpClient()`;
 - `openai aiohttp, lean`: `client.post("/chat/completions", cast_to=object)`,
   which skips the per-call parameter transform and the response model;
+- `direct backend alone, no runner`: the `openai:` backend's `acomplete` on the direct
+  path, driven by the same plain loop as the references: what the backend itself costs;
 - `pytest-tom backend (...)`: pytest-tom's own `openai:` backend driven by its
-  runner (slots, retries, deadline; no cache), with the transport it picks.
+  runner (slots, retries, deadline; no cache) on each request path: `direct` (its own
+  POST on one aiohttp session, `--tom-openai-transport=direct`), and the openai client
+  (`sdk`) over aiohttp and over httpx.
 
 Every variant runs alone (the others are idle), `--repeat` times; the run with
 the least CPU counts. The machine's load average is printed with the figures:
@@ -110,10 +114,15 @@ asyncio.run(main())
 }
 
 TOM = """
+if sys.argv[5] == "direct":
+    import aiohttp  # imported before the clock starts, as by the raw loop
+else:
+    import openai  # ... as by the openai loops
 from pytest_tom.backends.openai_backend import create
 from pytest_tom.backends.base import ModelRequest, SamplingParams
 from pytest_tom.engine.runner import Runner
-backend = create("bench", {"base_url": URL, "timeout": 120.0, "transport": sys.argv[4]})
+backend = create("bench", {"base_url": URL, "timeout": 120.0, "transport": sys.argv[4],
+                           "openai_transport": sys.argv[5]})
 runner = Runner(backend, concurrency=C, retries=5, backoff=0.05)
 params = SamplingParams(temperature=0.0, seed=0)
 def conv(i):
@@ -123,10 +132,28 @@ futures = [runner.submit(str(i), conv(i)) for i in range(N)]
 comps = [f.result() for f in futures]
 wall, used = time.perf_counter() - start, time.process_time() - cpu
 assert all(c.responses and not c.error for c in comps), [c.error for c in comps if c.error][:3]
-print(wall, used, backend.transport)
+print(wall, used, f"{backend.path}/{backend.transport}")
 runner.close()
 """
-TOM_VARIANTS = {"pytest-tom backend (httpx)": "httpx", "pytest-tom backend (aiohttp)": "aiohttp"}
+# the backend's own cost: its acomplete driven by the plain loop above (no runner)
+BACKEND_ALONE = """
+import aiohttp  # imported before the clock starts, as by the raw loop
+from pytest_tom.backends.openai_backend import create
+from pytest_tom.backends.base import ModelRequest, SamplingParams
+backend = create("bench", {"base_url": URL, "timeout": 120.0, "transport": sys.argv[4],
+                           "openai_transport": sys.argv[5]})
+params = SamplingParams(temperature=0.0, seed=0)
+async def main():
+    async def one(i):
+        return (await backend.acomplete(ModelRequest(prompt(i), params))).text
+    await drive(one)
+    await backend.aclose()
+asyncio.run(main())
+"""
+ALONE_VARIANTS = {"direct backend alone, no runner": ("direct", "aiohttp")}
+TOM_VARIANTS = {"pytest-tom backend (direct)": ("direct", "aiohttp"),
+                "pytest-tom backend (sdk aiohttp)": ("sdk", "aiohttp"),
+                "pytest-tom backend (sdk httpx)": ("sdk", "httpx")}
 
 
 def run_variant(name: str, url: str, args: argparse.Namespace) -> tuple[float, float] | None:
@@ -134,7 +161,11 @@ def run_variant(name: str, url: str, args: argparse.Namespace) -> tuple[float, f
     best: tuple[float, float] | None = None
     for _ in range(args.repeat):
         if name in TOM_VARIANTS:
-            code, extra = PRELUDE + TOM, [TOM_VARIANTS[name]]
+            path, transport = TOM_VARIANTS[name]
+            code, extra = PRELUDE + TOM, [transport, path]
+        elif name in ALONE_VARIANTS:
+            path, transport = ALONE_VARIANTS[name]
+            code, extra = PRELUDE + BACKEND_ALONE, [transport, path]
         else:
             code, extra = PRELUDE + VARIANTS[name], []
         env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
@@ -145,7 +176,7 @@ def run_variant(name: str, url: str, args: argparse.Namespace) -> tuple[float, f
         except ValueError:
             print(f"{name}: failed: {proc.stderr.strip()[-800:]}")
             return None
-        if name in TOM_VARIANTS and proc.stdout.split()[2] != TOM_VARIANTS[name]:
+        if name in TOM_VARIANTS and proc.stdout.split()[2] != "/".join(TOM_VARIANTS[name]):
             print(f"{name}: the backend used {proc.stdout.split()[2]} (is aiohttp installed?)")
             return None
         if best is None or cpu < best[1]:
@@ -161,7 +192,7 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--only", nargs="*", default=None, help="variant names (default: all)")
     args = ap.parse_args()
-    names = list(VARIANTS) + list(TOM_VARIANTS)
+    names = list(VARIANTS) + list(ALONE_VARIANTS) + list(TOM_VARIANTS)
     if args.only:
         names = [n for n in names if any(o in n for o in args.only)]
     ideal = args.n * args.latency / args.concurrency

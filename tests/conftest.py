@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import re
 from collections import defaultdict
 from collections.abc import Iterator
@@ -14,6 +15,8 @@ import pytest
 from chat_server import ChatServer  # tests/ is on sys.path: `pythonpath` in pyproject.toml
 from html_browser import browser  # noqa: F401  (fixture: headless Chromium)
 from report_runs import demo_reports  # noqa: F401  (fixture: two saved reports)
+
+from pytest_tom.backends.openai_backend import PATH_ENV, pick_path, pick_transport
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
@@ -85,3 +88,13 @@ def _no_random_order_in_inner_runs(request: pytest.FixtureRequest) -> None:
     if "pytester" in request.fixturenames:
         request.getfixturevalue("pytester")
         request.getfixturevalue("monkeypatch").setenv("PYTEST_ADDOPTS", "-p no:randomly")
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    """Which request path the openai: backend takes in this run's tests (CI runs the tests
+    of the request path on both: $PYTEST_TOM_OPENAI_TRANSPORT=sdk, and the default)."""
+    transport = pick_transport("auto", "http://127.0.0.1:9/v1")
+    path = pick_path("auto", transport, "http://127.0.0.1:9/v1")
+    why = (f"${PATH_ENV}={os.environ[PATH_ENV]}" if os.environ.get(PATH_ENV)
+           else "aiohttp installed" if path == "direct" else "aiohttp not installed")
+    return f"openai: request path {path} by default ({why}); the client's transport {transport}"

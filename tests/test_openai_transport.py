@@ -170,7 +170,9 @@ def test_a_fully_cached_rerun_never_imports_openai(pytester: pytest.Pytester) ->
                 "-p", "no:cacheprovider", "-p", "no:randomly")
         first = pytester.runpytest_subprocess(*args)
         first.assert_outcomes(passed=expected_right(8), failed=8 - expected_right(8))
-        assert (pytester.path / "openai-imported.txt").read_text() == "True"
+        # the direct request path never imports the client; the client path does, when asked
+        sdk = create_backend("openai:test-model", {"base_url": server.base_url}).path == "sdk"
+        assert (pytester.path / "openai-imported.txt").read_text() == str(sdk)
         second = pytester.runpytest_subprocess(*args)
         second.assert_outcomes(passed=expected_right(8), failed=8 - expected_right(8))
         assert (pytester.path / "openai-imported.txt").read_text() == "False"
@@ -236,3 +238,76 @@ def test_requests_go_where_the_client_sends_them_with_its_headers(
         assert "openai" in headers["user-agent"].lower()  # the client's own headers, as sent
     keys = [h.get("idempotency-key") for h in ours]  # sent only by clients that send one
     assert keys == [None] * 3 if "idempotency-key" not in client_own else len(set(keys)) == 3
+
+
+# -- the request path (--tom-openai-transport): direct or through the openai client ----------
+def test_the_request_path_is_picked_once_and_explained(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_tom.backends.openai_backend import PATH_ENV, pick_path
+
+    monkeypatch.delenv(PATH_ENV, raising=False)
+    plain, query = "http://127.0.0.1:9/v1", "http://127.0.0.1:9/v1?api-version=1&key=SECRET-Q"
+    assert pick_path("auto", "aiohttp", plain) == "direct"
+    assert pick_path("auto", "httpx", plain) == "sdk"  # no aiohttp, or a URL with user:password
+    assert pick_path("auto", "aiohttp", query) == "sdk"  # the client joins a query its own way
+    assert pick_path("sdk", "aiohttp", plain) == "sdk"
+    for transport, url in (("httpx", plain), ("aiohttp", query)):
+        with pytest.raises(BackendSpecError, match="--tom-openai-transport=direct needs") as err:
+            pick_path("direct", transport, url)
+        assert "SECRET" not in str(err.value)
+    with pytest.raises(BackendSpecError, match="--tom-openai-transport='grpc'"):
+        pick_path("grpc", "aiohttp", plain)
+    monkeypatch.setenv(PATH_ENV, "sdk")  # the environment sets what auto means ...
+    assert pick_path("auto", "aiohttp", plain) == "sdk"
+    assert pick_path("direct", "aiohttp", plain) == "direct"  # ... the option still wins
+    monkeypatch.setenv(PATH_ENV, "direct")  # where it can be had
+    assert (pick_path("auto", "aiohttp", plain), pick_path("auto", "httpx", plain)) == (
+        "direct", "sdk")
+    monkeypatch.setenv(PATH_ENV, "fast")
+    with pytest.raises(BackendSpecError, match=f"\\${PATH_ENV}='fast'"):
+        pick_path("auto", "aiohttp", plain)
+
+
+@needs_aiohttp
+@pytest.mark.parametrize("path", ["direct", "sdk"])
+def test_the_header_and_the_report_say_how_requests_went(pytester: pytest.Pytester,
+                                                         path: str) -> None:
+    from conftest import load_report
+    from runner_support import numbers_suite, respond
+
+    pytester.makefile(".tom.yaml", numbers=numbers_suite(4))
+    with ChatServer(respond) as server:
+        result = pytester.runpytest("--tom-model=openai:m", f"--tom-base-url={server.base_url}",
+                                    f"--tom-openai-transport={path}", "--tom-report=r.json",
+                                    "-p", "no:cacheprovider")
+        assert server.requests == 4
+    said = {"direct": "direct POST over aiohttp", "sdk": "openai client over aiohttp"}[path]
+    result.stdout.fnmatch_lines([f"tom: model openai:m @ {server.base_url} ({said}) ·*"])
+    assert load_report(pytester.path / "r.json")["settings"]["request_path"] == said
+
+
+class _Proxy(_Recorder):
+    """A forward proxy that answers itself: records the absolute URL each request named."""
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_requests_go_through_the_proxy_the_environment_names(
+        transport: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    _Proxy.seen = []
+    proxy = ThreadingHTTPServer(("127.0.0.1", 0), _Proxy)
+    thread = threading.Thread(target=proxy.serve_forever, daemon=True)
+    thread.start()
+    try:
+        for name in ("HTTP_PROXY", "http_proxy"):
+            monkeypatch.setenv(name, f"http://ann:PROXY-PW@127.0.0.1:{proxy.server_address[1]}")
+        for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"):
+            monkeypatch.delenv(name, raising=False)
+        reply = ask(transport, "http://model.invalid/v1", "hi")  # reachable only by the proxy
+        assert isinstance(reply, ModelReply) and reply.text == "a)"
+        monkeypatch.setenv("NO_PROXY", "model.invalid")
+        assert isinstance(ask(transport, "http://model.invalid/v1", "hi"), BackendError)
+    finally:
+        proxy.shutdown()
+        proxy.server_close()
+    path, headers = _Proxy.seen[0]
+    assert path == "http://model.invalid/v1/chat/completions" and len(_Proxy.seen) == 1
+    assert headers["proxy-authorization"].startswith("Basic ")  # the proxy's own credentials

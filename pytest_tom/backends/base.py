@@ -217,6 +217,11 @@ class Backend:
         """More for the run's header, after `describe()` (how calls run, the revision)."""
         return ""
 
+    def request_path(self) -> str | None:
+        """How the requests are made, for the report's settings (`openai:`'s direct POST or
+        its client and transport); None for a backend with one way only."""
+        return None
+
     async def aclose(self) -> None:
         """Release connections; called once at the end of the session."""
 

@@ -90,6 +90,9 @@ class EndpointPool(Backend):
     def details(self) -> str:
         return ", ".join(ep.label for ep in self.endpoints)
 
+    def request_path(self) -> str | None:
+        return self.endpoints[0].backend.request_path()  # one option for every endpoint
+
     # -- one attempt ---------------------------------------------------------------------
     async def acomplete(self, request: ModelRequest) -> ModelReply:
         ep = self.pick(request)

@@ -1,4 +1,4 @@
-"""`openai:<model>`: any OpenAI-compatible chat-completions endpoint via the official client.
+"""`openai:<model>`: any OpenAI-compatible chat-completions endpoint.
 
 The key comes from OPENAI_API_KEY only (never from an option, so it cannot
 leak into reports); the endpoint from --tom-base-url or OPENAI_BASE_URL
@@ -7,7 +7,20 @@ client's own retries are off: the runner retries with its own policy.
 Several URLs (replicas of one model) make one `OpenAIBackend` each behind an
 `EndpointPool` (backends/endpoint_pool.py), which picks the endpoint of each request.
 
-Transport: the openai client's aiohttp transport (`openai.DefaultAioHttpClient`,
+Two request paths (`--tom-openai-transport`, decided once per endpoint, `pick_path`):
+
+- `direct` (the default when aiohttp is installed): pytest-tom POSTs the JSON body itself
+  on one aiohttp session of the runner's loop (backends/direct_post.py), with the URL,
+  headers and encoder made once per endpoint; the openai package is never imported;
+- `sdk`: the official openai client, for what the direct path does not do (a base URL
+  with user:password, which goes through httpx, or with a query string such as Azure's
+  `?api-version=`; the client's httpx transport) and as an option; its HTTP transport is
+  below.
+
+Both read the answer with the same function (`_reply`), raise the same errors and are
+bounded, redacted, retried and cached alike: the path is not part of the cache key.
+
+SDK transport: the openai client's aiohttp transport (`openai.DefaultAioHttpClient`,
 installed with the `openai[aiohttp]` extra) when it can be imported, else the
 client's default httpx transport; `--tom-transport httpx|aiohttp` forces one.
 A base URL with credentials (`http://user:password@host/v1`) goes through httpx:
@@ -53,6 +66,10 @@ from pytest_tom.core.secrets import secret_values, url_list
 
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 TRANSPORTS = ("auto", "aiohttp", "httpx")
+PATHS = ("auto", "direct", "sdk")
+# the default of --tom-openai-transport when it is auto (the project's CI runs the tests of
+# the request path on both paths with it)
+PATH_ENV = "PYTEST_TOM_OPENAI_TRANSPORT"
 
 
 def aiohttp_available() -> bool:
@@ -92,7 +109,8 @@ class OpenAIBackend(Backend):
     server = True  # unreachable: the run stops early (engine/early_stop.py)
 
     def __init__(self, model: str, base_url: str | None, api_key: str, timeout: float,
-                 transport: str = "auto", tags: ThinkTags | None = DEFAULT_TAGS):
+                 transport: str = "auto", tags: ThinkTags | None = DEFAULT_TAGS,
+                 path: str = "auto"):
         self.model = model
         self.tags = tags  # --tom-think-tags: how a thought is split off the content
         self.base_url = base_url
@@ -100,6 +118,8 @@ class OpenAIBackend(Backend):
         self._api_key = api_key
         self._secrets = [Secret(s) for s in _url_secrets(base_url) + [api_key] if s and len(s) > 3]
         self.transport = pick_transport(transport, base_url)
+        self.path = pick_path(path, self.transport, base_url)
+        self._direct: Any = None  # backends.direct_post.DirectPost, made at the first call
         self._client: Any = None
         self._url = "/chat/completions"  # made absolute once with the client (see `client`)
         # the client makes an idempotency key per request, a fresh uuid4 (os.urandom and its
@@ -147,6 +167,24 @@ class OpenAIBackend(Backend):
         where = redact_url(self.base_url) or "api.openai.com"
         return f"openai:{self.model} @ {where}"
 
+    def details(self) -> str:
+        return self.request_path()
+
+    def request_path(self) -> str:
+        return request_path_text(self.path, self.transport)
+
+    @property
+    def direct(self) -> Any:
+        """The direct path's `DirectPost`, made at the first call (aiohttp imported then)."""
+        if self._direct is None:
+            from pytest_tom.backends import direct_post  # noqa: PLC0415 aiohttp: only runs that ask
+
+            headers = direct_post.request_headers(
+                self._api_key, self.timeout, os.environ.get("OPENAI_ORG_ID"),
+                os.environ.get("OPENAI_PROJECT_ID"))
+            self._direct = direct_post.DirectPost(self.base_url, headers)
+        return self._direct
+
     async def acomplete(self, request: ModelRequest) -> ModelReply:
         kwargs: dict[str, Any] = {"model": self.model, "messages": request.messages,
                                   "temperature": request.params.temperature}
@@ -156,10 +194,14 @@ class OpenAIBackend(Backend):
             kwargs["seed"] = request.params.seed
         if request.params.fields:  # --tom-request-field, --tom-reasoning-effort, --tom-thinking
             kwargs.update(request.params.request_fields())
-        self.client  # noqa: B018 - made (openai imported) outside the attempt's timeout
+        if self.path == "direct":
+            attempt = self._post(kwargs)
+        else:
+            self.client  # noqa: B018 - made (openai imported) outside the attempt's timeout
+            attempt = self._complete(kwargs)
         try:
             try:
-                return await within(self._complete(kwargs), self.timeout)
+                return await within(attempt, self.timeout)
             except asyncio.TimeoutError:
                 # the same words as the client's own timeout: the whole answer was not in
                 raise BackendError(f"timed out after {self.timeout:g}s (--tom-timeout)",
@@ -174,7 +216,12 @@ class OpenAIBackend(Backend):
             raise BackendError(message, kind=exc.kind, retryable=exc.retryable, status=exc.status,
                                retry_after=exc.retry_after, timed_out=exc.timed_out) from None
 
+    async def _post(self, kwargs: dict[str, Any]) -> ModelReply:
+        """One attempt on the direct path."""
+        return _reply(await self.direct.post(kwargs), self.tags)
+
     async def _complete(self, kwargs: dict[str, Any]) -> ModelReply:
+        """One attempt through the openai client."""
         client = self.client
         status_error, timeout_error, connection_error, openai_error = self._errors
         key = f"{self._key_prefix}{next(self._key_count)}"
@@ -198,8 +245,40 @@ class OpenAIBackend(Backend):
         return _reply(data, self.tags)
 
     async def aclose(self) -> None:
+        if self._direct is not None:
+            await self._direct.close()
         if self._client is not None:
             await self._client.close()
+
+
+def pick_path(wanted: str | None, transport: str, base_url: str | None = None) -> str:
+    """"direct" or "sdk" (`--tom-openai-transport`), given the HTTP transport picked for the
+    client (`pick_transport`). `auto` (the default) takes $PYTEST_TOM_OPENAI_TRANSPORT when
+    it is set, and direct wherever it can be used: the transport is aiohttp (installed, no
+    user:password in the base URL) and the base URL has no query string (Azure's
+    `?api-version=`: the client joins its path in its own way, which differs between its
+    releases); else sdk. `direct` asked where it cannot be used is a usage error."""
+    possible = transport == "aiohttp" and not urlsplit(str(base_url or "")).query
+    wanted = (wanted or "auto").strip().lower()
+    if wanted not in PATHS:
+        raise BackendSpecError(f"--tom-openai-transport={wanted!r}: use one of {', '.join(PATHS)}")
+    if wanted == "auto":
+        wanted = (os.environ.get(PATH_ENV) or "auto").strip().lower()
+        if wanted not in PATHS:
+            raise BackendSpecError(f"${PATH_ENV}={wanted!r}: use one of {', '.join(PATHS)}")
+        if wanted != "sdk":  # auto, or direct where it can be had
+            return "direct" if possible else "sdk"
+    if wanted == "direct" and not possible:  # the URL is never named: it may hold a password
+        raise BackendSpecError(
+            "--tom-openai-transport=direct needs aiohttp (pip install 'pytest-tom[aiohttp]'), "
+            "a base URL without user:password@ or a query string, and no "
+            "--tom-transport=httpx; use --tom-openai-transport=sdk (or auto)")
+    return wanted
+
+
+def request_path_text(path: str, transport: str) -> str:
+    """How requests are made, for the header and the report's settings."""
+    return "direct POST over aiohttp" if path == "direct" else f"openai client over {transport}"
 
 
 def pick_transport(wanted: str | None, base_url: str | None = None) -> str:
@@ -310,6 +389,8 @@ def create(rest: str, options: dict[str, Any]) -> Backend:
     timeout = 120.0 if timeout is None else float(timeout)
     transport = options.get("transport") or "auto"
     tags = think_tags(options.get("think_tags"))
-    backends = [OpenAIBackend(rest, url, key, timeout=timeout, transport=transport, tags=tags)
+    path = options.get("openai_transport") or "auto"
+    backends = [OpenAIBackend(rest, url, key, timeout=timeout, transport=transport, tags=tags,
+                              path=path)
                 for url in urls or [None]]
     return backends[0] if len(backends) == 1 else EndpointPool(backends)

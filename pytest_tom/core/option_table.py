@@ -217,6 +217,12 @@ class TomOptions:
                          "with the openai[aiohttp] extra; else httpx), aiohttp or httpx "
                          "(default auto)", default="auto", choices=("auto", "aiohttp", "httpx"),
                          metavar="auto|aiohttp|httpx")
+    openai_transport: str = opt(
+        "how the openai backend makes its requests: direct (pytest-tom posts the JSON on one "
+        "aiohttp session: the least CPU per request), sdk (through the openai client, over "
+        "--tom-transport), auto (direct when aiohttp is installed and the base URL holds no "
+        "user:password, else sdk; $PYTEST_TOM_OPENAI_TRANSPORT may set it) (default auto)",
+        default="auto", choices=("auto", "direct", "sdk"), metavar="auto|direct|sdk")
     # -- runner ----------------------------------------------------------------------
     concurrency: int = opt("requests in flight at most (default 16)", default=16, convert=int,
                            metavar="N")

@@ -183,6 +183,9 @@ class RunContext:
             out["request_fields"] = shown_fields(self.params.fields)
         if selection_record is not None:
             out["selection"] = selection_record
+        path = getattr(self.backend, "request_path", lambda: None)()  # a Backend says it
+        if path:  # openai: how its requests went (--tom-openai-transport, --tom-transport)
+            out["request_path"] = path
         return out
 
 

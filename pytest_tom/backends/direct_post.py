@@ -1,0 +1,202 @@
+"""The direct request path of `openai:` (`--tom-openai-transport=direct`): one POST per call.
+
+Per endpoint, everything that does not change between requests is made once: the URL
+(joined from the base URL exactly as the openai client joins it), the headers (the
+names and values the openai client sends for the same request, so that a server or a
+proxy sees one request shape whichever path is used), the key's Authorization header
+and the JSON encoder. Each call then encodes its body, POSTs it on one aiohttp session
+(made on the runner's event loop at the first call, closed by `close`) and reads the
+answer with the checks of the client path:
+
+- a status of 400 or more is a `BackendError` "HTTP <status>: <the server's message>"
+  (the body's error.message when it has one, else its text, cut at 300 characters),
+  retryable for 408, 409, 425, 429 and 5xx, with the Retry-After header's seconds;
+- a connection that cannot be made or breaks is "connection failed: ..." (retryable);
+- a body that is not JSON is handed on as text: `openai_backend._reply`, the one
+  decoding of a chat completion of both paths, says it is not a chat completion.
+
+Nothing here imports the openai package (about a second, per process and xdist
+worker): the client's version for its headers is read from the installed metadata.
+The attempt's timeout, the redaction of secrets, retries and endpoint failover stay
+with the backend, the runner and the pool, the same for both paths.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import platform
+import sys
+import urllib.request
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+import aiohttp
+from yarl import URL
+
+from pytest_tom.backends.base import BackendError
+
+RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+_MAX_MESSAGE = 300
+
+
+def chat_url(base_url: str | None) -> str:
+    """The chat-completions URL of a base URL without a query string (one with a query
+    goes through the openai client), joined as the client joins it: `chat/completions`
+    after the base's path, with one slash between."""
+    base = base_url or DEFAULT_BASE_URL
+    return (base if base.endswith("/") else base + "/") + "chat/completions"
+
+
+def _client_version() -> str:
+    try:
+        return version("openai")
+    except PackageNotFoundError:  # pragma: no cover - openai is a core dependency
+        return "unknown"
+
+
+def _os_name() -> str:
+    name = platform.system().lower()
+    return {"darwin": "MacOS", "linux": "Linux", "windows": "Windows", "freebsd": "FreeBSD",
+            "openbsd": "OpenBSD", "android": "Android", "ios": "iOS"}.get(name, f"Other:{name}")
+
+
+def _arch() -> str:
+    machine = platform.machine().lower()
+    if machine in ("arm64", "aarch64"):
+        return "arm64"
+    if machine in ("x86_64", "amd64"):
+        return "x64"
+    if machine == "arm":
+        return "arm"
+    return "x32" if sys.maxsize <= 2**32 else f"other:{machine}" if machine else "unknown"
+
+
+def request_headers(api_key: str, timeout: float, organization: str | None = None,
+                    project: str | None = None) -> dict[str, str]:
+    """The headers of every request to one endpoint: those the async openai client sends
+    for a chat completion with its own retries off (`x-stainless-retry-count: 0`; the
+    runner's retries are new requests), the organization and project when set."""
+    headers = {
+        "Accept": "application/json",
+        "Content-Type": "application/json",
+        "User-Agent": f"AsyncOpenAI/Python {_client_version()}",
+        "X-Stainless-Lang": "python",
+        "X-Stainless-Package-Version": _client_version(),
+        "X-Stainless-OS": _os_name(),
+        "X-Stainless-Arch": _arch(),
+        "X-Stainless-Runtime": platform.python_implementation(),
+        "X-Stainless-Runtime-Version": platform.python_version(),
+        "X-Stainless-Async": "async:asyncio",
+        "Authorization": f"Bearer {api_key}",
+        "x-stainless-retry-count": "0",
+        "x-stainless-read-timeout": str(timeout),
+        "Connection": "keep-alive",  # what the client's transports send (aiohttp alone does not)
+    }
+    if organization:
+        headers["OpenAI-Organization"] = organization
+    if project:
+        headers["OpenAI-Project"] = project
+    return headers
+
+
+class DirectPost:
+    """POSTs chat-completions bodies to one endpoint and returns the decoded JSON answer."""
+
+    def __init__(self, base_url: str | None, headers: dict[str, str]):
+        self.url = URL(chat_url(base_url))
+        self.headers = headers
+        self.proxy, self.proxy_headers = env_proxy(self.url)
+        if self.proxy_headers and self.url.scheme == "http":  # forwarded: it reads the request's
+            self.headers, self.proxy_headers = {**headers, **self.proxy_headers}, None
+        self._encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"),
+                                        allow_nan=False).encode
+        self._session: aiohttp.ClientSession | None = None
+
+    def _open(self) -> aiohttp.ClientSession:
+        """The session, made on the running loop (the runner's) at the first call. No limit
+        of its own on connections (the runner's slots bound the requests in flight) and no
+        timeout of its own (the backend bounds each whole attempt). The proxy of the
+        environment is looked up once (`env_proxy`), not by the session for every request
+        (aiohttp's trust_env: two trips to a thread per request, about as much CPU as the
+        request itself)."""
+        self._session = aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(limit=0),
+            timeout=aiohttp.ClientTimeout(total=None))
+        return self._session
+
+    async def post(self, body: dict[str, Any]) -> Any:
+        """The answer's JSON (a dict when it is a chat completion), or its text when it is not
+        JSON; a `BackendError` for an error status or a failed connection."""
+        session = self._session or self._open()
+        data = self._encode(body).encode()
+        try:
+            async with session.post(self.url, data=data, headers=self.headers, proxy=self.proxy,
+                                    proxy_headers=self.proxy_headers) as response:
+                raw = await response.read()
+                status = response.status
+                retry_after = response.headers.get("retry-after")
+        except aiohttp.ClientError as exc:
+            raise BackendError(f"connection failed: {_describe(exc)}", retryable=True) from None
+        except OSError as exc:
+            raise BackendError(f"connection failed: {exc}", retryable=True) from None
+        text = raw.decode("utf-8", errors="replace")
+        if status >= 400:
+            raise BackendError(f"HTTP {status}: {_server_message(text)}", status=status,
+                               retryable=status in RETRYABLE_STATUS or status >= 500,
+                               retry_after=_seconds(retry_after))
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+
+    async def close(self) -> None:
+        if self._session is not None:
+            session, self._session = self._session, None
+            await session.close()
+
+
+def env_proxy(url: URL) -> tuple[URL | None, dict[str, str] | None]:
+    """The proxy the environment names for `url` (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, and
+    NO_PROXY's exceptions, as urllib reads them: what the openai client's transports
+    follow) and its credentials as a Proxy-Authorization header; (None, None) for none."""
+    proxies = urllib.request.getproxies()
+    proxy = proxies.get(url.scheme) or proxies.get("all")
+    if not proxy or urllib.request.proxy_bypass(url.host or ""):
+        return None, None
+    found = URL(proxy if "://" in proxy else f"http://{proxy}")
+    if not found.user:
+        return found, None
+    pair = f"{found.user}:{found.password or ''}".encode()
+    return found.with_user(None), {"Proxy-Authorization": "Basic " + base64.b64encode(pair).decode()}
+
+
+def _describe(exc: BaseException) -> str:
+    return str(exc) or type(exc).__name__
+
+
+def _server_message(text: str) -> str:
+    """What an error body says: its error.message (or message) when it is JSON that has
+    one, else the body's text; at most 300 characters."""
+    message = text.strip()
+    try:
+        body = json.loads(message)
+    except ValueError:
+        body = None
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        found = error.get("message") if isinstance(error, dict) else error
+        if isinstance(found, str) and found:
+            message = found
+    if not message:
+        message = "(no body)"
+    return message if len(message) < _MAX_MESSAGE else message[:_MAX_MESSAGE] + "..."
+
+
+def _seconds(value: str | None) -> float | None:
+    """Retry-After in seconds, as the client path reads it (a date is not read: None)."""
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
