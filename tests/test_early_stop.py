@@ -14,7 +14,7 @@ from chat_server import ChatServer
 from conftest import SUITES, load_report
 
 from pytest_tom.engine.completion import Completion
-from pytest_tom.engine.early_stop import EarlyStop, UnreachableServer
+from pytest_tom.engine.early_stop import CutOffAnswers, EarlyStop, UnreachableServer, rules_for
 
 GENERIC = SUITES / "generic" / "classic-false-belief.tom.yaml"
 DOWN = "connection failed: [Errno 111] Connect call failed ('127.0.0.1', 9)"
@@ -116,3 +116,47 @@ def test_a_throttling_server_is_there_and_never_stops_the_run(pytester: pytest.P
     assert "stopped early" not in result.stdout.str()
     report = load_report(pytester.path / "r.json")
     assert report["status"] == "complete" and len(report["items"]) >= 5
+
+
+# -- most first answers cut off by the budget (issue 32) --------------------------------------
+def cut(thought: bool = True) -> Completion:
+    return Completion(responses=["" if thought else "b) the"], thoughts=["Sally left, so"],
+                      finish=["length"])
+
+
+def answered() -> Completion:
+    return Completion(responses=["b)"], thoughts=["Sally left."], finish=["stop"])
+
+
+def test_the_cut_off_rule_fires_when_most_of_the_first_ten_answers_are_cut() -> None:
+    stop = EarlyStop([CutOffAnswers(raise_with="raise --tom-thinking-tokens (now 256)")])
+    assert not stop.watches_attempts  # it reads finished conversations only
+    for comp in [cut(), answered(), cut(), cut(thought=False), answered(),
+                 Completion(error="HTTP 500"), cut(), cut()]:  # an error is no answer
+        stop.finished(comp)
+        assert stop.reason is None
+    stop.finished(cut())  # the sixth cut of at most ten: most of them
+    assert stop.reason == (
+        "most first answers were cut off by the budget: 6 of the first 8 (5 inside the "
+        "thought), so nearly every item would end cut off, never scored; raise "
+        "--tom-thinking-tokens (now 256) (or --tom-early-stop=off to run to the end at this "
+        "budget)")
+
+
+def test_the_cut_off_rule_never_fires_on_half_or_after_the_first_answers() -> None:
+    half = EarlyStop([CutOffAnswers(raise_with="x")])
+    for comp in [cut(), answered()] * 5 + [cut()] * 20:  # 5 of the first 10; later ones not read
+        half.finished(comp)
+    assert half.reason is None
+    # a chain of thought's first call cut inside its answer goes on: not cut off
+    cot = EarlyStop([CutOffAnswers(raise_with="x")])
+    for _ in range(10):
+        cot.finished(Completion(responses=["Step one", "b)"], thoughts=[None, None],
+                                finish=["length", "stop"]))
+    assert cot.reason is None
+
+
+def test_the_rules_of_a_run() -> None:
+    assert [type(r) for r in rules_for(False)] == []
+    assert [type(r) for r in rules_for(True, cut_off="x")] == [UnreachableServer, CutOffAnswers]
+    assert [type(r) for r in rules_for(False, cut_off="x")] == [CutOffAnswers]

@@ -198,6 +198,9 @@ class Backend:
     # True: the answers come from a server over the network; when its first requests all
     # fail the same way and nothing answered, the run stops early (engine/early_stop.py)
     server: bool = False
+    # True: the answers were recorded (a replay): asking costs nothing, so a run whose first
+    # answers are mostly cut off is not stopped early (engine/early_stop.CutOffAnswers)
+    recorded: bool = False
 
     async def acomplete(self, request: ModelRequest) -> ModelReply:
         raise NotImplementedError

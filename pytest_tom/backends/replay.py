@@ -30,6 +30,7 @@ Recorded = list[tuple[str, str | None, str | None]]
 
 class ReplayBackend(Backend):
     name = "replay"
+    recorded = True  # cut-off answers replayed cost nothing: never stopped early
 
     def __init__(self, path: Path, records: dict[tuple[str | None, str], Recorded]):
         self.model = str(path)

@@ -13,6 +13,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from pytest_tom.backends.base import LENGTH
+
 
 @dataclass
 class Completion:
@@ -38,6 +40,19 @@ class Completion:
     @property
     def final(self) -> str:
         return self.responses[-1] if self.responses else ""
+
+
+def cut_off_call(responses: list[str], finish: list[str | None]) -> int | None:
+    """The call whose budget ran out so that the item has no finished answer, or None: the
+    last (scored) call stopped at the budget ("length"), or a call was cut inside its
+    thought (no answer to go on from). An earlier call cut inside its answer (a chain of
+    thought's reasoning step at its length) is not: the next call goes on from it."""
+    for i, reason in enumerate(finish):
+        if reason != LENGTH:
+            continue
+        if i == len(responses) - 1 or not (responses[i] if i < len(responses) else "").strip():
+            return i
+    return None
 
 
 @dataclass

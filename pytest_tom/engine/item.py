@@ -11,12 +11,13 @@ from dataclasses import replace
 from typing import Any
 
 from pytest_tom import families
-from pytest_tom.backends.base import LENGTH, ItemView, ModelReply, ModelRequest, SamplingParams
+from pytest_tom.backends.base import ItemView, ModelReply, ModelRequest, SamplingParams
 from pytest_tom.core.model import ItemSpec
 from pytest_tom.core.outcome import CUT_OFF, REQUEST_FAILED, Outcome
 from pytest_tom.core.record import Record
 from pytest_tom.core.settings import Settings
 from pytest_tom.engine.answer_length import default_max_tokens
+from pytest_tom.engine.completion import cut_off_call
 from pytest_tom.families.base import ScoringContext, method_for
 
 NextRequest = Callable[[list[str]], ModelRequest | None]
@@ -152,19 +153,6 @@ class ItemEngine:
             else:
                 out.append(self.score_completion(spec, comp, s))
         return out
-
-
-def cut_off_call(responses: list[str], finish: list[str | None]) -> int | None:
-    """The call whose budget ran out so that the item has no finished answer, or None: the
-    last (scored) call stopped at the budget ("length"), or a call was cut inside its
-    thought (no answer to go on from). An earlier call cut inside its answer (a chain of
-    thought's reasoning step at its length) is not: the next call goes on from it."""
-    for i, reason in enumerate(finish):
-        if reason != LENGTH:
-            continue
-        if i == len(responses) - 1 or not (responses[i] if i < len(responses) else "").strip():
-            return i
-    return None
 
 
 def converse(next_request: NextRequest, ask: Callable[[ModelRequest], str | ModelReply]

@@ -7,6 +7,7 @@
   `chat_template_kwargs.enable_thinking` (`--tom-thinking`), and the fields of
   `--tom-request-field` (which win on a clash, merged into `chat_template_kwargs`).
 - `budget_text`: the budget in words for the run's header and report.
+- `raise_text`: what to raise when the answers are cut off (the early stop's line).
 
 The replies themselves (answer, thought, finish reason) are read in `backends/`
 (`backends/reply_parts.py`); a cut-off answer's outcome is `engine/item.cut_off`.
@@ -66,3 +67,14 @@ def budget_text(options: TomOptions, answer_length: str) -> str:
     why = ("--tom-thinking-tokens" if options.thinking_tokens
            else "--tom-thinking=on's preset; --tom-thinking-tokens N to change")
     return f"{answer_length} + {room} for the thought ({why})"
+
+
+def raise_text(options: TomOptions) -> str:
+    """The options that give the answers more room, in words, for a run with `options`."""
+    if options.max_tokens is not None:
+        return f"raise --tom-max-tokens (now {options.max_tokens})"
+    room = thinking_budget(options)
+    if room is not None:
+        return f"raise --tom-thinking-tokens (now {room}) or --tom-max-tokens"
+    return (f"give the thought room with --tom-thinking=on ({THINKING_TOKENS} tokens) or "
+            f"--tom-thinking-tokens N, or raise --tom-max-tokens")

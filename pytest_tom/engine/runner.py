@@ -44,6 +44,7 @@ from pytest_tom.engine.cache import ResponseCache
 from pytest_tom.engine.cached_call import CachedCalls, is_cacheable, open_cache
 from pytest_tom.engine.completion import Completion, RunnerStats
 from pytest_tom.engine.early_stop import NOT_ASKED, EarlyStop, rules_for
+from pytest_tom.engine.reasoning import raise_text
 from pytest_tom.engine.retry_policy import THROTTLE_STATUS, RetryPolicy, Slots
 
 # given the responses so far, the next request of a conversation, or None when done
@@ -141,11 +142,12 @@ class Runner:
                  backoff: float = 0.5, max_backoff: float = 30.0, *,
                  cache: ResponseCache | None = None, deadline: float = 600.0,
                  poll: float = 0.05, retry: RetryPolicy | None = None,
-                 early_stop: EarlyStop | None = None):
+                 early_stop: EarlyStop | None = None, cut_off: str | None = None):
         """`retry`: the retry policy (default: one of `retries`, `backoff`, `max_backoff`
         and `deadline`); `cache`: the response cache, used when the backend is cacheable;
         `poll`: how often an answer asked by another process is looked for; `early_stop`:
-        the rules that stop the run early (default: those of the backend, `rules_for`)."""
+        the rules that stop the run early (default: those of the backend, `rules_for`, with
+        the cut-off rule when `cut_off` says what to raise)."""
         self.backend = backend
         # what the backend can use: one call at a time for a model that is not thread-safe,
         # two batches for a batching one (Backend.in_flight)
@@ -159,11 +161,13 @@ class Runner:
         # then on no attempt starts (its slot is refused)
         self.early_stop = early_stop if early_stop is not None else EarlyStop(rules_for(
             bool(getattr(backend, "server", False)),
-            len(getattr(backend, "endpoints", None) or [None])))
+            len(getattr(backend, "endpoints", None) or [None]), cut_off))
         send: Any = backend.acomplete
         slots: Slots = self.limiter
         if self.early_stop.rules:
-            send, slots = self._watched_send, StopGate(self.limiter, self.early_stop)
+            slots = StopGate(self.limiter, self.early_stop)
+            if self.early_stop.watches_attempts:
+                send = self._watched_send
         # one call, however it is answered: the request under the retry policy ...
         self._ask = functools.partial(self.retry.call, send, slots, self.stats)
         # ... behind the cache and the sharing of identical calls when the answers allow it
@@ -193,7 +197,9 @@ class Runner:
         """The runner a pytest-tom session asks for (`options`: resolved --tom-* values)."""
         return cls(backend, concurrency=options.concurrency,
                    cache=open_cache(backend, options, rootdir),
-                   retry=RetryPolicy.from_options(options))
+                   retry=RetryPolicy.from_options(options),
+                   cut_off=raise_text(options) if options.early_stop == "on"
+                   and not getattr(backend, "recorded", False) else None)
 
     # -- loop management ---------------------------------------------------------------
     def _ensure_loop(self) -> asyncio.AbstractEventLoop:

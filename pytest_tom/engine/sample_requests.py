@@ -16,6 +16,7 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING, Any
 
+from pytest_tom.backends.base import STOP
 from pytest_tom.core.model import ItemSpec
 from pytest_tom.core.outcome import Outcome
 from pytest_tom.engine.item import ItemEngine, sample_params
@@ -94,12 +95,15 @@ def call_fields(completions: list[Completion], outcomes: list[Outcome] | None) -
 
 
 def reply_parts(comp: Completion) -> dict[str, Any]:
-    """The record's `thoughts` and `finish` of one completion, each only when some reply
-    had one (a plain model's records, and the reports made before, lack them)."""
+    """The record's `thoughts` and `finish` of one completion: the thoughts when some reply
+    had one, the finish reasons then too, or when one is not "stop" (a plain model whose
+    every reply ended, and the reports made before, lack both; a missing finish reads as
+    not cut off)."""
     out: dict[str, Any] = {}
-    if any(t is not None for t in comp.thoughts):
+    thought = any(t is not None for t in comp.thoughts)
+    if thought:
         out["thoughts"] = list(comp.thoughts)
-    if any(f is not None for f in comp.finish):
+    if thought or any(f is not None and f != STOP for f in comp.finish):
         out["finish"] = list(comp.finish)
     return out
 

@@ -14,8 +14,11 @@ from typing import Any
 
 import pytest
 
+from pytest_tom.core.option_table import TomOptions
+from pytest_tom.core.outcome import CUT_OFF, status
 from pytest_tom.core.record import Record
 from pytest_tom.engine.aggregate import aggregate
+from pytest_tom.engine.reasoning import raise_text
 from pytest_tom.engine.results import Results
 from pytest_tom.engine.run_report import RunReport
 from pytest_tom.metrics.record_table import UndeclaredRead
@@ -180,6 +183,9 @@ class RunOutputs:
         if ran and self.results is not None:
             write_summary(terminalreporter, self.results, self.ctx.backend.describe(),
                           self.ctx.options.report)
+            cut = cut_off_line(self.records, self.ctx.options)
+            if cut:
+                terminalreporter.write_line(cut, yellow=True)
             if self.ctx.options.html:
                 terminalreporter.write_line(f"tom html report: {self.ctx.options.html}")
 
@@ -189,3 +195,15 @@ class RunOutputs:
         for line in self.write_errors:  # last: a file asked for was not written (exit status 1)
             terminalreporter.write_line(line, red=True, bold=True)
         return result
+
+
+def cut_off_line(records: list[Record], options: TomOptions) -> str | None:
+    """One line under the totals when answers were cut off by the budget: how many (how
+    many inside the thought) and what to raise; None when none was."""
+    cut = [r for r in records if status(r["outcome"]) == CUT_OFF]
+    if not cut:
+        return None
+    inside = sum(1 for r in cut if (r["outcome"].get("extra") or {}).get("in_thought"))
+    where = f" ({inside} inside the thought)" if inside else ""
+    return (f"tom: {len(cut)} of {len(records)} answers cut off by the budget{where}, "
+            f"counted apart, never wrong; {raise_text(options)}")
