@@ -5,11 +5,13 @@ errors (no extra, no directory)."""
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import SUITES, header_budgets, load_report
@@ -38,7 +40,7 @@ def test_hf_answers_the_bundled_suite_the_same_at_batch_1_and_8_then_from_the_ca
     (pytester.path / GENERIC.name).write_text(GENERIC.read_text(encoding="utf-8"),
                                               encoding="utf-8")
     common = [f"--tom-model=hf:{smollm2_dir}", "--tom-limit=12", "--tom-max-tokens=40",
-              "-p", "no:cacheprovider"]
+              "--tom-early-stop=off", "-p", "no:cacheprovider"]
     # in process: the model is loaded once for the three runs (one per process)
     one = pytester.runpytest(*common, "--tom-batch-size=1", "--tom-report=b1.json")
     assert one.ret in (0, 1), one.stdout.str()  # right or wrong answers, never an error
@@ -53,7 +55,8 @@ def test_hf_answers_the_bundled_suite_the_same_at_batch_1_and_8_then_from_the_ca
     assert len(first) >= 8 and first == batched
     assert all(texts and texts[0].strip() for texts in first.values())
     report = load_report(pytester.path / "b8.json")
-    assert not any(r["outcome"]["error"] for r in report["items"])
+    # answers that ran past 40 tokens are cut off (finish "length"), never an error
+    assert all(r["outcome"]["error"] in (None, "unparseable", "cut_off") for r in report["items"])
     assert sum(r["requests"] for r in report["items"]) == len(first)  # nothing from the cache
     assert str(smollm2_dir) in report["settings"]["model"]
     assert " rev " in report["settings"]["backend"]["identity"]
@@ -146,15 +149,104 @@ def test_hf_under_xdist_gives_each_worker_its_model_and_the_same_answers(
     (pytester.path / GENERIC.name).write_text(GENERIC.read_text(encoding="utf-8"),
                                               encoding="utf-8")
     common = [f"--tom-model=hf:{smollm2_dir}", "--tom-limit=8", "--tom-max-tokens=24",
-              "--tom-cache=off", "-p", "no:cacheprovider"]
+              "--tom-cache=off", "--tom-early-stop=off", "-p", "no:cacheprovider"]
     alone = pytester.runpytest(*common, "--tom-report=one.json")
     assert alone.ret in (0, 1), alone.stdout.str()
     split = pytester.runpytest_subprocess(*common, "-n", "2", "-v", "--tom-report=two.json")
     assert split.ret == alone.ret, split.stdout.str()[-3000:]
     report = load_report(pytester.path / "two.json")
     assert responses(pytester.path / "two.json") == responses(pytester.path / "one.json")
-    assert not any(r["outcome"]["error"] for r in report["items"])
+    assert all(r["outcome"]["error"] in (None, "unparseable", "cut_off") for r in report["items"])
     assert [r["requests"] for r in report["items"]] == [1] * len(report["items"])
     workers = {m.group(1) for line in split.outlines
                if (m := re.match(r"\[(gw\d)\] .*(PASSED|FAILED|XFAIL)", line))}
     assert workers == {"gw0", "gw1"}, split.stdout.str()[-3000:]  # both workers ran items
+
+
+# -- a model that thinks ---------------------------------------------------------------------
+# a chat template whose generation prompt opens the thought (as DeepSeek-R1's does) and,
+# asked not to think, closes it empty (as Qwen3's does)
+THINKING_TEMPLATE = (
+    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n"
+    "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n<think>\n"
+    "{% if enable_thinking is defined and enable_thinking is false %}</think>\n\n{% endif %}"
+    "{% endif %}")
+
+
+def thinking_dir(source: Path, target: Path) -> Path:
+    """`source`'s model with THINKING_TEMPLATE (its files linked, the template written)."""
+    target.mkdir()
+    for file in source.iterdir():
+        if file.name == "tokenizer_config.json":
+            config = json.loads(file.read_text(encoding="utf-8"))
+            config.pop("chat_template", None)
+            (target / file.name).write_text(json.dumps(config), encoding="utf-8")
+        elif file.name != "chat_template.jinja":
+            (target / file.name).symlink_to(file)
+    (target / "chat_template.jinja").write_text(THINKING_TEMPLATE, encoding="utf-8")
+    return target
+
+
+def by_id(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {r["item"]["id"]: r for r in report["items"]}
+
+
+@pytest.mark.slow
+def test_hf_splits_the_thought_its_template_opened_and_keeps_it_in_cache_and_replay(
+        pytester: pytest.Pytester, smollm2_dir: Path) -> None:
+    """The template opens `<think>`; SmolLM2 never writes `</think>`, so the tags are set to
+    `<think>,.`: the first sentence of its reply is the thought (a lone closing tag), the
+    rest the answer. The same greedy text read with the tags off is thought + "." + answer."""
+    model = thinking_dir(smollm2_dir, pytester.path / "thinker")
+    (pytester.path / GENERIC.name).write_text(GENERIC.read_text(encoding="utf-8"),
+                                              encoding="utf-8")
+    common = [f"--tom-model=hf:{model}", "--tom-limit=6", "--tom-max-tokens=24",
+              "--tom-items=report", "--tom-early-stop=off", "-p", "no:cacheprovider"]
+    whole = pytester.runpytest(*common, "--tom-thinking=on", "--tom-think-tags=off",
+                               "--tom-cache=off", "--tom-report=whole.json")
+    assert whole.ret == 0, whole.stdout.str()[-3000:]
+    split = pytester.runpytest(*common, "--tom-thinking=on", "--tom-think-tags=<think>,.",
+                               "--tom-report=split.json", "--tom-record=split.jsonl")
+    assert split.ret == 0, split.stdout.str()[-3000:]
+    texts, parts = by_id(load_report(pytester.path / "whole.json")), \
+        by_id(load_report(pytester.path / "split.json"))
+    assert texts.keys() == parts.keys() and len(texts) >= 5
+    shown = 0
+    for key, rec in parts.items():
+        text = texts[key]["responses"][0]
+        assert "thoughts" not in texts[key]  # tags off: never split
+        thought, closed, answer = text.partition(".")
+        if closed:
+            shown += 1
+            assert rec["thoughts"] == [thought.strip() or None]
+            assert rec["responses"] == [answer.strip()]
+            assert rec["usage"]["reasoning_tokens"] > 0
+        else:
+            assert rec["responses"] == [text] and rec.get("thoughts", [None]) == [None]
+        # stopped at max_new_tokens without end of sequence: cut off, in both readings
+        assert rec.get("finish", ["stop"]) == texts[key].get("finish", ["stop"])
+        cut = rec.get("finish") == ["length"]
+        assert (rec["outcome"]["error"] == "cut_off") == cut
+        assert not cut or rec["usage"]["completion_tokens"] == 24
+    assert shown >= 2, [t["responses"] for t in texts.values()]
+    # --tom-thinking=off reaches the template: it closes the thought in the prompt
+    off = pytester.runpytest(*common, "--tom-thinking=off", "--tom-cache=off",
+                             "--tom-report=off.json")
+    assert off.ret == 0
+    closed_prompt = {k: r["usage"]["prompt_tokens"] - parts[k]["usage"]["prompt_tokens"]
+                     for k, r in by_id(load_report(pytester.path / "off.json")).items()}
+    assert len(set(closed_prompt.values())) == 1 and next(iter(closed_prompt.values())) > 0
+    # the cache and a replay give both parts back
+    pytester.runpytest(*common, "--tom-thinking=on", "--tom-think-tags=<think>,.",
+                       "--tom-report=cached.json")
+    cached = by_id(load_report(pytester.path / "cached.json"))
+    replayed = pytester.runpytest(str(GENERIC), "--tom-model=replay:split.jsonl", "--tom-limit=6",
+                                  "--tom-items=report", "-p", "no:cacheprovider",
+                                  "--tom-report=replay.json")
+    assert replayed.ret == 0
+    for again in (cached, by_id(load_report(pytester.path / "replay.json"))):
+        assert {k: (r.get("thoughts"), r["responses"], r.get("finish"), r["outcome"])
+                for k, r in again.items()} == \
+            {k: (r.get("thoughts"), r["responses"], r.get("finish"), r["outcome"])
+             for k, r in parts.items()}
+    assert all(r["cached"] and not r["requests"] for r in cached.values())

