@@ -144,6 +144,32 @@ def test_transcripts_show_every_call_when_the_report_keeps_messages(
     assert browser.execute_script("return document.querySelectorAll('#detail b').length") == 1
 
 
+def test_a_thought_is_collapsed_under_its_answer(browser: Any, demo_reports: dict[str, Path],
+                                                 tmp_path: Path) -> None:
+    data = load(demo_reports["weak"])
+    data["items"] = [r for r in data["items"] if r["item"]["suite"] == "classic-false-belief"]
+    for r in data["items"]:  # a reasoning model's record: a thought per call, kept apart
+        r["thoughts"] = [f"THOUGHT of {r['item']['id']}: she left </script><i>before</i>"]
+        r["finish"] = ["stop"]
+    path = tmp_path / "thoughts.json"
+    path.write_text(json.dumps(data))
+    page = tmp_path / "thoughts.html"
+    assert main(["html", str(path), "-o", str(page)]) == 0
+    assert open_page(browser, page) == []
+    browser.find_elements("css selector", "#rows tr")[0].click()
+    detail = browser.find_element("id", "detail")
+    wait_for(browser, lambda: detail.is_displayed())
+    shown = browser.find_elements("css selector", "#detail .msg.assistant details.thought")
+    assert len(shown) == 1 and shown[0].get_attribute("open") is None  # collapsed
+    assert "thought (" in shown[0].text and "THOUGHT of" not in detail.text
+    shown[0].find_element("css selector", "summary").click()
+    wait_for(browser, lambda: "THOUGHT of" in detail.text)
+    assert "she left </script><i>before</i>" in detail.text  # text, never markup
+    # the answer above it is the scored one
+    answer = browser.find_element("css selector", "#detail .msg.assistant pre").text
+    assert "THOUGHT" not in answer
+
+
 def test_comparison_page_shows_tests_and_flipped_items(browser: Any,
                                                         pages: dict[str, Path],
                                                         demo_reports: dict[str, Path],

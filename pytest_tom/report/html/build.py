@@ -110,6 +110,9 @@ def run_view(rec: Record | None, strings: Strings) -> dict[str, Any] | None:
         "r": [text_of(x)[:RESPONSE_LIMIT] for x in rec.get("responses") or []],
         "m": messages_of(rec, strings),
     }
+    thoughts = rec.get("thoughts")
+    if thoughts and any(t is not None for t in thoughts):  # a reasoning model's, per call
+        view["t"] = [None if t is None else text_of(t)[:RESPONSE_LIMIT] for t in thoughts]
     if isinstance(value, int | float) and not isinstance(value, bool):
         view["x"] = value
     if out.get("extra"):

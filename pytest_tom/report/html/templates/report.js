@@ -112,6 +112,15 @@
 
   function pre(text) { return el("pre", null, text); }
 
+  // a reasoning model's thought of call k: collapsed under its answer, never scored
+  function thought(o, k, into) {
+    if (!o.t || o.t[k] === undefined || o.t[k] === null) return;
+    var d = el("details", "thought");
+    d.appendChild(el("summary", null, "thought (" + o.t[k].length + " characters, not scored)"));
+    d.appendChild(pre(o.t[k]));
+    into.appendChild(d);
+  }
+
   function transcript(it, o, runIndex) {
     var box = el("div");
     box.appendChild(el("h4", null, runs[runIndex]));
@@ -139,6 +148,7 @@
           var a = el("div", "msg assistant");
           a.appendChild(el("div", "role", "assistant (the model's answer)"));
           a.appendChild(pre(o.r[c]));
+          thought(o, c, a);
           box.appendChild(a);
         }
       });
@@ -152,6 +162,7 @@
         var a = el("div", "msg assistant");
         a.appendChild(el("div", "role", "assistant" + (o.r.length > 1 ? " (call " + (k + 1) + ")" : "")));
         a.appendChild(pre(r));
+        thought(o, k, a);
         box.appendChild(a);
       });
     }
