@@ -3,24 +3,30 @@
 For each size N (default 2,000 / 20,000 / 100,000) a generic suite of N items is
 generated (`tests/runner_support.numbers_suite`: 4 questions per scenario) and
 answered by the loopback chat server (`tests/chat_server.py`, latency 0, in this
-process). Three child processes are measured, each alone:
+process). Four child processes are measured, each alone:
 
-- `pytest --collect-only` of the suite: its peak RSS is the floor (the collected tree);
+- `pytest --collect-only` of the suite: its peak RSS is the memory floor (the
+  collected tree);
 - the run: `--tom-model openai:bench --tom-concurrency 64 --tom-cache off
   --tom-report r.json --tom-html r.html`, only pytest-tom loaded
   (PYTEST_DISABLE_PLUGIN_AUTOLOAD): wall time and peak RSS;
 - the plain aiohttp script: the same N chat-completion requests (one per item,
   64 at a time) from one `aiohttp.ClientSession`, no openai client, no pytest:
-  wall time of the whole process, start-up included as in the run.
+  wall time of the whole process, start-up included as in the run;
+- pytest's floor: plain pytest running N trivial tests (one parametrized test
+  function, `-q`, the same plugins: no pytest-tom), the least any pytest plugin
+  running N items can take.
 
 Peak RSS is the child's own `ru_maxrss` (`os.wait4`, the `resource.getrusage`
-figure of that one child). Printed per size: whole run, script, ratio (target
-<= 2.0), peak RSS of the run and of collect-only, KB per item above collect-only
-(target <= 10, not growing with N), report and HTML sizes, the CPU seconds (user +
-system) of the run and of the script and their ratio (less moved by the load of a
-shared machine than the wall times), the loopback server's CPU while each ran, and
-the load average. With `--repeat K`, K run/script pairs per size, interleaved, and
-their median ratio.
+figure of that one child). Printed per size and repeat: the whole run, the script
+and the floor in seconds, the run over the larger of the two (`×bound`, target
+<= 1.25), the CPU seconds (user + system) of the three and the run's over the
+script's (target <= 4; less moved by the load of a shared machine than the wall
+times), peak RSS of the run and of collect-only, KB per item above collect-only
+(target <= 10, not growing with N), report and HTML sizes, the loopback server's
+CPU while the run and the script ran, and the load average after each. The three
+are interleaved `--repeat` times (default 3) and their medians printed with the
+range of the load.
 
 Why the wall-time ratio moves with the load: on an idle 2-core machine the run and
 the server each have a core, so the run takes about its own CPU time (one busy
@@ -82,23 +88,37 @@ def measure(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int,
             usage.ru_utime + usage.ru_stime)
 
 
+FLOOR = """
+import pytest
+
+
+@pytest.mark.parametrize("i", range({n}))
+def test_trivial(i):
+    assert i >= 0
+"""
+
+
 def one_size(n: int, args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="tom-scale-") as tmp:
         root = Path(tmp)
         (root / "numbers.tom.yaml").write_text(numbers_suite(n))
+        floor_dir = root / "floor"
+        floor_dir.mkdir()
+        (floor_dir / "test_floor.py").write_text(FLOOR.format(n=n))
         env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
                    PYTHONPATH=os.pathsep.join(filter(None, [str(args.checkout),
                                                             os.environ.get("PYTHONPATH")])))
         with ChatServer(respond) as server:
             base = [sys.executable, "-m", "pytest", "numbers.tom.yaml", "-p", "pytest_tom.plugin",
                     "-p", "no:cacheprovider", "--tom-model=openai:bench",
-                    f"--tom-base-url={server.base_url}", "--tom-cache=off"]
-            _, floor, status, out, _ = measure([*base, "--collect-only", "-q"], root, env)
+                    f"--tom-base-url={server.base_url}", "--tom-cache=off", *args.tom_args]
+            _, collected, status, out, _ = measure([*base, "--collect-only", "-q"], root, env)
             if status != 0:
                 print(f"N {n}: collect-only failed ({status}):\n{out[-2000:]}")
                 return
-            ratios: list[float] = []
-            for _ in range(args.repeat):  # run and script interleaved: the same load for both
+            rows: dict[str, list[tuple[float, float, float]]] = {"run": [], "script": [],
+                                                                 "floor": []}
+            for _ in range(args.repeat):  # the three interleaved: the same load for each
                 asked = server.requests
                 served = _server_cpu()
                 whole, peak, status, out, cpu = measure(
@@ -119,18 +139,38 @@ def one_size(n: int, args: argparse.Namespace) -> None:
                 if status != 0:
                     print(f"N {n}: the aiohttp script failed:\n{out[-2000:]}")
                     return
+                floor, _, status, out, floor_cpu = measure(
+                    [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                     "test_floor.py"], floor_dir, env)
+                load_floor = os.getloadavg()[0]
+                if status != 0 or f"{n} passed" not in out:
+                    print(f"N {n}: plain pytest failed:\n{out[-2000:]}")
+                    return
+                rows["run"].append((whole, cpu, load_run))
+                rows["script"].append((plain, plain_cpu, load_plain))
+                rows["floor"].append((floor, floor_cpu, load_floor))
                 report = (root / "r.json").stat().st_size
                 html = (root / "r.html").stat().st_size
-                per_item = (peak - floor) / n
-                ratios.append(whole / plain)
-                print(f"{n:>7} {whole:9.1f} {plain:8.1f} {whole / plain:6.2f} {peak / 1024:9.0f} "
-                      f"{floor / 1024:9.0f} {per_item:8.2f} {report / 1e6:8.1f} {html / 1e6:7.1f} "
-                      f"{cpu:7.1f} {plain_cpu:7.1f} {cpu / plain_cpu:5.2f} "
-                      f"{served_run:6.1f} / {served_plain:4.1f}   "
-                      f"{load_run:.2f} / {load_plain:.2f}", flush=True)
-            if len(ratios) > 1:
-                print(f"{n:>7} median ratio {statistics.median(ratios):.2f} over {len(ratios)} "
-                      f"interleaved pairs (min {min(ratios):.2f}, max {max(ratios):.2f})")
+                per_item = (peak - collected) / n
+                bound = max(plain, floor)
+                print(f"{n:>7} {whole:8.1f} {plain:8.1f} {floor:7.1f} {whole / bound:7.2f} "
+                      f"{cpu:7.1f} {plain_cpu:7.1f} {floor_cpu:7.1f} {cpu / plain_cpu:6.2f} "
+                      f"{peak / 1024:8.0f} {collected / 1024:8.0f} {per_item:7.2f} "
+                      f"{report / 1e6:6.1f} {html / 1e6:6.1f} {served_run:5.1f}/{served_plain:4.1f}"
+                      f"   {load_run:.2f} / {load_plain:.2f} / {load_floor:.2f}", flush=True)
+            if args.repeat > 1:
+                med = {k: (statistics.median(r[0] for r in v), statistics.median(r[1] for r in v))
+                       for k, v in rows.items()}
+                bound = max(med["script"][0], med["floor"][0])
+                loads = [r[2] for v in rows.values() for r in v]
+                print(f"{n:>7} medians of {args.repeat}: run {med['run'][0]:.1f} s "
+                      f"({med['run'][1]:.1f} s CPU), script {med['script'][0]:.1f} s "
+                      f"({med['script'][1]:.1f} s CPU), floor {med['floor'][0]:.1f} s "
+                      f"({med['floor'][1]:.1f} s CPU): run / max(script, floor) "
+                      f"{med['run'][0] / bound:.2f}, run CPU / script CPU "
+                      f"{med['run'][1] / med['script'][1]:.2f}, run CPU / floor CPU "
+                      f"{med['run'][1] / med['floor'][1]:.2f} · load {min(loads):.2f}-"
+                      f"{max(loads):.2f}")
 
 
 def _server_cpu() -> float:
@@ -147,15 +187,19 @@ def main() -> int:
     ap.add_argument("--checkout", type=Path, default=REPO,
                     help="the pytest-tom checkout to measure (default: this one), e.g. a "
                          "worktree of an older commit for a before/after comparison")
-    ap.add_argument("--repeat", type=int, default=1,
-                    help="run and script pairs per size, interleaved; prints each and the median")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="run, script and floor triples per size, interleaved; prints each "
+                         "and the medians (default 3)")
+    ap.add_argument("--tom-arg", dest="tom_args", action="append", default=[],
+                    help="one more option for the pytest-tom run, repeatable, e.g. "
+                         "--tom-arg=--tom-openai-transport=sdk")
     args = ap.parse_args()
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > 0  # Linux: KB
     print(f"latency 0 · concurrency {args.concurrency} · cache off · --tom-report and --tom-html"
           f" · cpus {os.cpu_count()} · load {os.getloadavg()} · checkout {args.checkout}")
-    print(f"{'items':>7} {'run s':>9} {'aiohttp':>8} {'ratio':>6} {'peak MB':>9} "
-          f"{'collect':>9} {'KB/item':>8} {'JSON MB':>8} {'HTML MB':>7} {'run CPU':>7} "
-          f"{'aio CPU':>7} {'ratio':>5} server CPU (run / script)   load (run / script)")
+    print(f"{'items':>7} {'run s':>8} {'aiohttp':>8} {'floor':>7} {'×bound':>7} {'run CPU':>7} "
+          f"{'aio CPU':>7} {'flr CPU':>7} {'×aio':>6} {'peak MB':>8} {'collect':>8} "
+          f"{'KB/item':>7} {'JSON':>6} {'HTML':>6} server CPU   load (run / script / floor)")
     for n in args.sizes:
         one_size(n, args)
     return 0
