@@ -197,7 +197,7 @@ def test_a_big_run_counts_its_wrong_items_and_ends_with_the_scores(
     result.assert_outcomes(failed=174)  # pytest's last line keeps every count
     assert "= FAILURES =" not in out and "\nFAILED " not in out  # no story, no line each
     result.stdout.fnmatch_lines(["*- tom wrong answers -*",
-                                 "174 wrong answers: not listed one by one (more than 50)",
+                                 "174 wrong (* unparseable): not listed one by one (more than 50)",
                                  "each story: --tb=short*"])
     # the scores come last, right before pytest's own last line
     lines = out.rstrip().splitlines()
@@ -214,7 +214,7 @@ def test_a_mid_sized_run_gets_one_line_per_wrong_item(pytester: pytest.Pytester,
         "*- tom wrong answers -*",
         "UNPARSEABLE *classic-false-belief.tom.yaml::*::memory - answered 'Hmm, hard to say.', "
         "expected *",
-        "34 wrong answers",
+        "34 wrong (* unparseable)",
     ])
     assert "= FAILURES =" not in result.stdout.str()
 

@@ -63,6 +63,9 @@ class RunnerStats:
     done: int = 0  # conversations finished (answered or failed)
     done_cached: int = 0  # finished without any request
     errors: int = 0  # conversations that failed
+    # conversations ended unfinished because the run ended first (Runner.stop, close: Ctrl-C,
+    # -x, an early stop) or not asked after an early stop: neither done nor errors
+    cut_short: int = 0
     requests: int = 0  # HTTP attempts
     cache_hits: int = 0  # calls answered from the response cache
     shared: int = 0  # calls answered by an identical call in flight in this process

@@ -43,6 +43,9 @@ OUTCOME_COUNTS: tuple[tuple[str, str, bool], ...] = (
     ("unparseable", "unparseable", True),
     ("cut_off", "cut off", False),  # the budget ran out: neither right nor wrong
     ("skipped", "skipped", False),
+    # scored by a measure only (a FANToM free answer's token F1): neither right nor wrong, in
+    # no accuracy; not a key of the report: items - judged - skipped (`Counts.get`)
+    ("measured", "measured only", False),
 )
 
 
@@ -57,8 +60,21 @@ class Counts:
         self._figures = figures
 
     def get(self, name: str) -> Any:
-        """Any figure of the block by its report name (`tag.belief.turn`, a family's)."""
+        """Any figure of the block by its report name (`tag.belief.turn`, a family's), and
+        `measured`: the items neither judged nor skipped (so that right + wrong + cut off +
+        measured + skipped = items, every count of the table accounted for)."""
+        if name == "measured" and name not in self._figures:
+            return self.measured
         return self._figures.get(name)
+
+    @property
+    def measured(self) -> Any:
+        """Items scored by a measure only (`correct` None): in no accuracy, not wrong."""
+        items, judged = self._figures.get("items"), self._figures.get("judged")
+        if items is None or judged is None:
+            return None
+        left = items - judged - (self._figures.get("skipped") or 0)
+        return round(left, 9) if isinstance(left, float) else left
 
     def __contains__(self, name: object) -> bool:
         return name in self._figures

@@ -189,6 +189,7 @@ class Runner:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._closed = False
+        self._stopped = False  # `stop`: nothing more is started
         # conversations past their start at once (created in the loop, at the first one)
         self._admission: asyncio.Semaphore | None = None
 
@@ -215,6 +216,26 @@ class Runner:
                 self._thread.start()
                 self._loop = loop
             return self._loop
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Ask nothing more (the run ended before its items did: Ctrl-C, -x, an early stop):
+        cancel every conversation not finished and wait until they have ended, so that the
+        counts read after it (the requests line, the requests section) are final and agree.
+        The loop stays for `close`; a conversation submitted later is cancelled at once."""
+        with self._lock:
+            self._stopped = True
+            loop = self._loop
+        if loop is None or self._closed:
+            return
+        with contextlib.suppress(Exception):  # stopping must never fail the session
+            asyncio.run_coroutine_threadsafe(self._cancel_running(), loop).result(timeout)
+
+    async def _cancel_running(self) -> None:
+        tasks = [t for t in self._tasks if not t.done()]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks)
 
     def close(self) -> None:
         """Stop: cancel what is still in flight, close the backend and the cache."""
@@ -274,7 +295,9 @@ class Runner:
             queued, self._queued = self._queued, []
         loop = asyncio.get_running_loop()
         for fut, key, conversation, sample in queued:
-            if not fut.cancelled():
+            if self._stopped:
+                fut.cancel()
+            elif not fut.cancelled():
                 task = loop.create_task(self._settle(fut, self._run(key, conversation, sample)))
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)
@@ -373,9 +396,12 @@ class Runner:
                     break
         except BackendError as exc:
             comp.error, comp.error_kind = str(exc), exc.kind
+            if comp.error.startswith(NOT_ASKED):  # the run stopped early: never asked
+                self._finish(key, comp, start, cut_short=True)
+                return comp
         except asyncio.CancelledError:
             comp.error, comp.error_kind = "cancelled (the run was stopped)", REQUEST_FAILED
-            self._finish(key, comp, start)
+            self._finish(key, comp, start, cut_short=True)
             raise
         except BaseException as exc:  # the run never crashes because of a model call:
             # a third-party backend's SystemExit or KeyboardInterrupt is an error of this item
@@ -383,19 +409,25 @@ class Runner:
         self._finish(key, comp, start)
         return comp
 
-    def _finish(self, key: str, comp: Completion, start: float) -> None:
+    def _finish(self, key: str, comp: Completion, start: float, cut_short: bool = False) -> None:
+        """Count a conversation that ended: done (answered or failed), or `cut_short` by the
+        end of the run (cancelled, not asked after an early stop): then neither done nor an
+        error, so that the requests line counts what was answered or failed."""
         comp.seconds = time.perf_counter() - start
-        if self.early_stop.rules:
-            self.early_stop.finished(comp)
         st = self.stats
-        if comp.error:
-            st.errors += 1
-            self.failures.append((key, comp.error))
-        elif comp.requests == 0:
-            st.done_cached += 1  # no request of its own (cache or shared): not in the pace
-        st.done += 1
-        st.finished = time.perf_counter()
-        if st.done >= st.submitted:
+        if cut_short:
+            st.cut_short += 1
+        else:
+            if self.early_stop.rules:
+                self.early_stop.finished(comp)
+            if comp.error:
+                st.errors += 1
+                self.failures.append((key, comp.error))
+            elif comp.requests == 0:
+                st.done_cached += 1  # no request of its own (cache or shared): not in the pace
+            st.done += 1
+            st.finished = time.perf_counter()
+        if st.done + st.cut_short >= st.submitted:
             self._idle.set()
 
     # -- one call --------------------------------------------------------------------

@@ -121,6 +121,12 @@ class RequestPhase:
         runner = self._runner
         return (runner.stop_reason if runner is not None else None) or self.worker_stop
 
+    def stop(self) -> None:
+        """The test loop ended before its items did (Ctrl-C, -x, an early stop): this
+        process's runner asks nothing more, and its counts are final (`Runner.stop`)."""
+        if self._runner is not None:
+            self._runner.stop()
+
     def close(self) -> None:
         if self._runner is not None:
             self._runner.close()
@@ -225,13 +231,13 @@ class RequestPhase:
                 r.get("outcome", {}).get("error") for r in records):
             return  # -q: only when something failed
 
-        unscored = 0
+        unscored = made = 0
         if self._runner is not None:  # without xdist this process's runner made every request
-            unscored = self._runner.stats.requests - sum(int(r.get("requests") or 0)
-                                                         for r in records)
+            made = self._runner.stats.requests
+            unscored = made - sum(int(r.get("requests") or 0) for r in records)
         backend = self.ctx.backend
         write_usage(terminalreporter, list(records), backend.describe(), self.prices,
-                    model_name=getattr(backend, "model", ""), unscored=unscored)
+                    model_name=getattr(backend, "model", ""), unscored=unscored, made=made)
 
     def cache_problems(self) -> list[str]:
         """The cache's lines for the summary: repaired by --tom-cache-clear, or turned off

@@ -64,7 +64,12 @@ class RunLoop:
                     stream = start_stream(session, self.requests)  # scored as answered
             try:
                 return (yield)
+            except BaseException:  # Ctrl-C, a crash: ask nothing more
+                self.requests.stop()
+                raise
             finally:
+                if session.shouldfail or session.shouldstop:  # -x, an early stop
+                    self.requests.stop()  # ... so the requests line below is final
                 if stream is not None:
                     stream.finish()
 

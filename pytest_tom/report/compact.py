@@ -74,22 +74,35 @@ class CompactFailures:
         n = len(self.items)
         if not n:
             return
-        errors = sum(1 for r in self.items if _errored(r))
-        cut = sum(1 for r in self.items if _cut_off(r))
-        wrong = n - errors - cut
         tr.write_sep("-", "tom wrong answers")
         if n <= LINES:  # whole lines (a node id to copy, the answer): wrapped, not cut
             for rep in sorted(self.items, key=lambda r: r.nodeid):
                 tr.write_line(one_line(rep), red=_errored(rep))
-        counts = f"{wrong} wrong answer{'s' if wrong != 1 else ''}" + (
-            f", {cut} cut off by the budget" if cut else "") + (
-            f", {errors} error{'s' if errors != 1 else ''}" if errors else "")
+        counts = count_line(self.items)
         if n > LINES:
             tr.write_line(f"{counts}: not listed one by one (more than {LINES})")
         else:
             tr.write_line(counts)
         tr.write_line("each story: --tb=short · pytest's own list: -rfE · every item with the "
                       "messages it was asked: --tom-report=PATH")
+
+
+def count_line(reports: list[Any]) -> str:
+    """`12 wrong (8 unparseable, 1 error) · 5 cut off by the budget`: "wrong" as the scores
+    table and the JSON report count it (errors and unparseable answers are wrong: they stay
+    in the denominators), so the two sections agree (issue 33: "0 wrong answers, 174
+    errors" stood beside a table of 174 wrong)."""
+    errors = sum(1 for r in reports if _errored(r))
+    cut = sum(1 for r in reports if _cut_off(r))
+    unparseable = sum(1 for r in reports if status(r.tom.get("outcome", {})) == UNPARSEABLE)
+    wrong = len(reports) - cut
+    of = [f"{unparseable} unparseable"] if unparseable else []
+    if errors:
+        of.append(f"{errors} error{'s' if errors != 1 else ''}: no answer")
+    text = f"{wrong} wrong" + (f" ({', '.join(of)})" if of else "")
+    if cut:
+        text += f" · {cut} cut off by the budget (neither right nor wrong)"
+    return text
 
 
 def _errored(rep: Any) -> bool:

@@ -20,6 +20,7 @@ from pytest_tom.pytest_compat import (
     terminal_width,
     verbosity,
 )
+from pytest_tom.report.terminal import WIDTH, wrap_parts
 
 
 def clock(seconds: float | None) -> str:
@@ -66,11 +67,32 @@ def status_line(stats: RunnerStats, limit: int | None = None, maximum: int | Non
         parts.append(f"{stats.waiting} asked by another process")
     if final:
         took = f"{elapsed:.1f}s" if elapsed < 60 else clock(elapsed)
-        parts.append(f"done in {took}" if stats.done >= stats.submitted
-                     else f"stopped after {took}")
+        if stats.done >= stats.submitted:
+            parts.append(f"done in {took}")
+        else:  # every request counted, so that the requests section adds up to it
+            parts += [f"stopped after {took}", *stopped_parts(stats)]
     else:
         parts.append(f"{clock(eta(stats))} left")
     return "tom requests: " + " · ".join(parts)
+
+
+def stopped_parts(stats: RunnerStats) -> list[str]:
+    """What a run that stopped before its items did made of them: the requests it made (the
+    requests section's table and its line of further requests add up to it), the items cut
+    short in flight and those never started."""
+    never = stats.submitted - stats.done - getattr(stats, "cut_short", 0)
+    parts = [f"{stats.requests} request{'s' if stats.requests != 1 else ''} made"]
+    if getattr(stats, "cut_short", 0):
+        parts.append(f"{stats.cut_short} cut short")
+    if never > 0:
+        parts.append(f"{never} not started")
+    return parts
+
+
+def final_lines(line: str, width: int = WIDTH) -> list[str]:
+    """The final line, broken between its parts into lines of at most `width` columns."""
+    head, _, rest = line.partition(": ")
+    return wrap_parts(f"{head}: ", rest.split(" · "), width)
 
 
 class Progress:
@@ -90,7 +112,8 @@ class Progress:
         lim = self.runner.limiter
         line = status_line(self.runner.stats, lim.limit, lim.maximum, final=final)
         width = terminal_width(self.config)
-        if self.live and width and len(line) >= width:  # a wrapped line cannot be redrawn
+        if not final and self.live and width and len(line) >= width:  # a wrapped line
+            # cannot be redrawn (the final one is broken into lines: `final_lines`)
             line = line[: width - 2] + "…"
         return line
 
@@ -112,17 +135,23 @@ class Progress:
     def finish(self) -> None:
         if not self.enabled or self.runner.stats.submitted == 0:
             return
+        head, *more = final_lines(self._line(final=True))
         with self._output():
             if self._drawn:
-                self.tr.rewrite(self._line(final=True), erase=True)
+                self.tr.rewrite(head, erase=True)
                 self.tr.write_line("")
             else:
-                self.tr.write_line(self._line(final=True))
+                self.tr.write_line(head)
+            for line in more:
+                self.tr.write_line(line)
 
     def run(self, tick: float = 0.2) -> None:
         """Block until the runner is idle, drawing the line meanwhile."""
         try:
             while not self.runner.wait_idle(tick if self.live else min(tick * 5, 1.0)):
                 self.draw()
+        except BaseException:  # Ctrl-C while waiting: ask nothing more, then the final line
+            self.runner.stop()
+            raise
         finally:
             self.finish()

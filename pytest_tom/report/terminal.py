@@ -15,6 +15,9 @@ from pytest_tom.metrics.numbers import cell as fmt
 from pytest_tom.pytest_compat import verbosity
 
 WIDTH = 120  # no line of the section is wider (tables are cut into column blocks)
+# how a table's counts add up (the JSON report's `wrong` is the same)
+COUNTS_NOTE = ("items = right + wrong + cut off + measured only + skipped; wrong includes the "
+               "errors (no answer) and the unparseable answers, which count as not right")
 
 
 def wrap_parts(head: str, parts: list[str], width: int = WIDTH, sep: str = " · ") -> list[str]:
@@ -227,6 +230,9 @@ def write_summary(tr: Any, results: Results, model: str, report_path: str | None
                     tr.write_line(line)
     t = results.totals
     tr.write_line("")
+    if any(t.get(key) for key in ("errors", "unparseable", "cut_off", "skipped", "measured")):
+        for line in note_lines(COUNTS_NOTE):  # how the counts add up, once
+            tr.write_line(line)
     tiv = results.totals_intervals
     sd = results.totals_spread
 

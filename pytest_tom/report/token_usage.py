@@ -20,9 +20,10 @@ def _n(v: int) -> str:
 
 def write_usage(tr: Any, records: list[dict[str, Any]], default_model: str,
                 prices: dict[str, tuple[float, float]], max_failed: int = 10,
-                model_name: str = "", unscored: int = 0) -> None:
+                model_name: str = "", unscored: int = 0, made: int = 0) -> None:
     """The `tom requests` section of the terminal summary. `unscored`: requests made for
-    items that were never scored (a run stopped by -x or Ctrl-C), counted apart."""
+    items that were never scored (a run stopped by -x or Ctrl-C), counted apart; `made`:
+    every request of the run (the requests line's), which the table and they add up to."""
     if not records:
         return
     models = usage_by_model(records, default_model, model_name)
@@ -55,8 +56,9 @@ def write_usage(tr: Any, records: list[dict[str, Any]], default_model: str,
     if any(m.shared for m in models):
         tr.write_line("shared: answered by an identical request of this run (asked once)")
     if unscored > 0:
+        whole = f"; {made} in all, as on the tom requests line" if made else ""
         tr.write_line(f"{unscored} further request(s) for items that were not scored "
-                      f"(the run stopped early)")
+                      f"(the run stopped early{whole})")
     failed = failed_requests(records)
     if failed:
         tr.write_line(f"{len(failed)} item(s) without an answer (error outcomes, counted as wrong):")
