@@ -311,3 +311,41 @@ def test_requests_go_through_the_proxy_the_environment_names(
     path, headers = _Proxy.seen[0]
     assert path == "http://model.invalid/v1/chat/completions" and len(_Proxy.seen) == 1
     assert headers["proxy-authorization"].startswith("Basic ")  # the proxy's own credentials
+
+
+class _Odd(BaseHTTPRequestHandler):
+    """Answers every POST with status 200 and the body and content type set on the class."""
+
+    body = b""
+    content_type = "application/json"
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        self.send_response(200)
+        self.send_header("content-type", type(self).content_type)
+        self.send_header("content-length", str(len(type(self).body)))
+        self.end_headers()
+        self.wfile.write(type(self).body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize(("body", "content_type", "said"), [
+    (b"<html>the proxy is busy</html>", "text/html", "not a chat completion"),
+    (b'{"object": "chat.completion"}', "application/json", "returned no choices"),
+    (b'{"choices": []}', "application/json", "returned no choices"),
+], ids=["not-json", "no-choices", "empty-choices"])
+def test_an_answer_that_is_not_a_chat_completion_is_a_final_error(
+        transport: str, body: bytes, content_type: str, said: str) -> None:
+    _Odd.body, _Odd.content_type = body, content_type
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Odd)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        err = ask(transport, f"http://127.0.0.1:{server.server_address[1]}/v1", "hi")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert isinstance(err, BackendError) and said in str(err) and not err.retryable
