@@ -207,6 +207,32 @@ def test_report_mode_keeps_cut_off_answers_apart_and_a_gate_can_refuse_them(
     gated.stdout.fnmatch_lines(["*cut_off*above the allowed 0*"])
 
 
+PLAIN_RAMBLER = '''
+from pytest_tom.api import ModelReply
+
+def answer(request):
+    """A plain model (no thought) whose answers run into the budget on odd numbers."""
+    n = int(request.prompt.split("number ")[1].split()[0])
+    if n % 2:
+        return ModelReply(text="Let me tell you about numbers", finish_reason="length")
+    return ModelReply(text="Yes.", finish_reason="stop")
+'''
+
+
+def test_a_plain_model_cut_off_is_told_to_raise_the_answer_length_only(
+        pytester: pytest.Pytester) -> None:
+    """No reply showed a thought: the line under the totals names --tom-max-tokens, not the
+    thinking options (a plain model has nothing to think with)."""
+    pytester.makepyfile(rambler=PLAIN_RAMBLER)
+    pytester.makefile(".tom.yaml", numbers=numbers_suite(8))
+    result = pytester.runpytest("--tom-model=python:rambler.py:answer", "-p", "no:cacheprovider",
+                                "--tom-early-stop=off", "--tom-items=report")
+    out = result.stdout.str()
+    assert ("tom: 4 of 8 answers cut off by the budget, counted apart, never wrong; "
+            "no reply showed a thought: raise --tom-max-tokens N") in out
+    assert "--tom-thinking" not in out.split("answers cut off by the budget")[1].splitlines()[0]
+
+
 def test_samples_keep_their_own_thoughts(pytester: pytest.Pytester) -> None:
     result = thinker_run(pytester, "--tom-samples=2", "--tom-items=report", n=4)
     assert result.ret == 0

@@ -69,12 +69,16 @@ def budget_text(options: TomOptions, answer_length: str) -> str:
     return f"{answer_length} + {room} for the thought ({why})"
 
 
-def raise_text(options: TomOptions) -> str:
-    """The options that give the answers more room, in words, for a run with `options`."""
+def raise_text(options: TomOptions, thinks: bool = True) -> str:
+    """The options that give the answers more room, in words, for a run with `options`.
+    `thinks`: whether the model may be thinking (False once the run's replies showed no
+    thought at all: then only the answer length is worth raising)."""
     if options.max_tokens is not None:
         return f"raise --tom-max-tokens (now {options.max_tokens})"
     room = thinking_budget(options)
     if room is not None:
         return f"raise --tom-thinking-tokens (now {room}) or --tom-max-tokens"
+    if not thinks:
+        return "no reply showed a thought: raise --tom-max-tokens N (now each family's length)"
     return (f"give the thought room with --tom-thinking=on ({THINKING_TOKENS} tokens) or "
             f"--tom-thinking-tokens N, or raise --tom-max-tokens")

@@ -205,5 +205,6 @@ def cut_off_line(records: list[Record], options: TomOptions) -> str | None:
         return None
     inside = sum(1 for r in cut if (r["outcome"].get("extra") or {}).get("in_thought"))
     where = f" ({inside} inside the thought)" if inside else ""
+    thinks = any(t for r in records for t in (r.get("thoughts") or ()))
     return (f"tom: {len(cut)} of {len(records)} answers cut off by the budget{where}, "
-            f"counted apart, never wrong; {raise_text(options)}")
+            f"counted apart, never wrong; {raise_text(options, thinks)}")
