@@ -121,7 +121,9 @@ def test_a_miss_is_asked_once_and_stored_as_a_typed_reply_in_the_same_row(tmp_pa
         "SELECT text, usage, model FROM responses WHERE key = ?", (key,)).fetchone()
     assert row[0] == "b) the basket" and json.loads(row[1]) == r1.usage and row[2] == r1.model
     stored = ResponseCache(tmp_path, mode="read").get(key)
-    assert stored == ModelReply("b) the basket", r1.usage, r1.model)  # no endpoint kept
+    assert r1.finish_reason == "stop"  # the server's, kept with the reply
+    assert stored == ModelReply("b) the basket", r1.usage, r1.model,
+                                finish_reason="stop")  # no endpoint kept
 
 
 def test_identical_calls_in_flight_are_shared_without_a_cache() -> None:
@@ -160,7 +162,7 @@ def test_a_call_claimed_by_another_process_is_waited_for_then_read(tmp_path: Pat
             first.close()
             second.close()
     assert server.requests == 1 and seen == [1] and second.stats.waiting == 0
-    assert r2 == ModelReply(r1.text, r1.usage, r1.model)
+    assert r2 == ModelReply(r1.text, r1.usage, r1.model, finish_reason=r1.finish_reason)
     assert (c1.requests, c2.requests, c2.cached, came2) == (1, 0, 1, True)
 
 
