@@ -227,7 +227,10 @@ def test_a_plain_model_cut_off_is_told_to_raise_the_answer_length_only(
     pytester.makefile(".tom.yaml", numbers=numbers_suite(8))
     result = pytester.runpytest("--tom-model=python:rambler.py:answer", "-p", "no:cacheprovider",
                                 "--tom-early-stop=off", "--tom-items=report")
-    out = result.stdout.str()
+    lines = result.stdout.lines
+    assert all(len(line) <= 120 for line in lines
+               if "cut off by the budget" in line or "raise --tom-max-tokens" in line)
+    out = result.stdout.str().replace(";\n  ", "; ")  # the line wraps at 120 columns
     assert ("tom: 4 of 8 answers cut off by the budget, counted apart, never wrong; "
             "no reply showed a thought: raise --tom-max-tokens N") in out
     assert "--tom-thinking" not in out.split("answers cut off by the budget")[1].splitlines()[0]

@@ -148,9 +148,10 @@ def test_with_too_small_a_budget_every_item_is_cut_off_and_counted_apart(
     assert len(marked) == len(items)
     assert f"{len(items)} cut off" in out  # the totals
     n = len(items)  # the line under them: how many, what to raise
+    unwrapped = out.replace(";\n  ", "; ")  # the line wraps at 120 columns
     assert (f"tom: {n} of {n} answers cut off by the budget, counted apart, never wrong; "
             f"give the thought room with --tom-thinking=on (4096 tokens) or "
-            f"--tom-thinking-tokens N, or raise --tom-max-tokens") in out
+            f"--tom-thinking-tokens N, or raise --tom-max-tokens") in unwrapped
 
 
 @pytest.mark.parametrize("shape, xdist", [("tags", []), ("reasoning_content", ["-n", "2"])],

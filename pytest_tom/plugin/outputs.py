@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from pytest_tom.core.option_table import TomOptions
-from pytest_tom.core.outcome import CUT_OFF, status
+from pytest_tom.core.outcome import CUT_OFF, MEASURED, RIGHT, UNPARSEABLE, WRONG, status
 from pytest_tom.core.record import Record
 from pytest_tom.engine.aggregate import aggregate
 from pytest_tom.engine.reasoning import raise_text
@@ -39,7 +39,7 @@ from pytest_tom.report.atomic import try_write
 from pytest_tom.report.compact import CompactFailures
 from pytest_tom.report.html.build import write_report_html
 from pytest_tom.report.json_report import write_replay, write_report
-from pytest_tom.report.terminal import write_summary
+from pytest_tom.report.terminal import wrap_parts, write_summary
 
 
 class RunOutputs:
@@ -183,9 +183,8 @@ class RunOutputs:
         if ran and self.results is not None:
             write_summary(terminalreporter, self.results, self.ctx.backend.describe(),
                           self.ctx.options.report)
-            cut = cut_off_line(self.records, self.ctx.options)
-            if cut:
-                terminalreporter.write_line(cut, yellow=True)
+            for line in cut_off_lines(self.records, self.ctx.options):
+                terminalreporter.write_line(line, yellow=True)
             if self.ctx.options.html:
                 terminalreporter.write_line(f"tom html report: {self.ctx.options.html}")
 
@@ -197,14 +196,20 @@ class RunOutputs:
         return result
 
 
-def cut_off_line(records: list[Record], options: TomOptions) -> str | None:
-    """One line under the totals when answers were cut off by the budget: how many (how
-    many inside the thought) and what to raise; None when none was."""
+def cut_off_lines(records: list[Record], options: TomOptions) -> list[str]:
+    """The lines under the totals when answers were cut off by the budget: how many (how
+    many inside the thought) and what to raise, within the section's width; none when no
+    answer was cut off."""
     cut = [r for r in records if status(r["outcome"]) == CUT_OFF]
     if not cut:
-        return None
+        return []
     inside = sum(1 for r in cut if (r["outcome"].get("extra") or {}).get("in_thought"))
     where = f" ({inside} inside the thought)" if inside else ""
-    thinks = any(t for r in records for t in (r.get("thoughts") or ()))
-    return (f"tom: {len(cut)} of {len(records)} answers cut off by the budget{where}, "
-            f"counted apart, never wrong; {raise_text(options, thinks)}")
+    # a plain model: its replies that ended showed no thought (when every reply was cut off,
+    # nobody can tell: a template that opens the thought in the prompt shows no tag
+    # until the model closes it, so the thinking options stay in the line)
+    ended = any(status(r["outcome"]) in (RIGHT, WRONG, UNPARSEABLE, MEASURED) for r in records)
+    thinks = not ended or any(t for r in records for t in (r.get("thoughts") or ()))
+    return wrap_parts("tom: ", [f"{len(cut)} of {len(records)} answers cut off by the "
+                                f"budget{where}, counted apart, never wrong",
+                                raise_text(options, thinks)], sep="; ")
