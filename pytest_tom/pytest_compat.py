@@ -37,7 +37,7 @@ except ImportError:  # pragma: no cover - a pytest without it
 # the pytest versions every function below was checked on (oldest and newest allowed)
 CHECKED_ON = ("7.4.0", "9.2.0")
 # the pytest-xdist versions the xdist functions below were checked on (oldest and newest)
-XDIST_CHECKED_ON = ("3.5.0", "3.8.0")
+XDIST_CHECKED_ON = ("3.6.1", "3.8.0")
 
 
 def junit_xml(config: pytest.Config) -> Any:
@@ -209,7 +209,7 @@ def missing_fixture(exc: BaseException) -> str | None:
 def is_xdist_worker(config: pytest.Config) -> bool:
     """This process is an xdist worker. Documented by pytest-xdist (`workerinput` on a
     worker's config); here so that every xdist name is in one place. Checked on pytest-xdist
-    3.5.0 and 3.8.0."""
+    3.6.1 and 3.8.0."""
     return hasattr(config, "workerinput")
 
 
@@ -220,7 +220,7 @@ def on_xdist_controller(config: pytest.Config) -> bool:
     and `--tx` (read by flag). The options are read too because xdist registers its
     `DSession` in a trylast `pytest_configure`, which may run after ours (the entry points
     load in another order with a checkout on PYTHONPATH). `--collect-only` distributes
-    nothing. Checked on pytest-xdist 3.5.0 and 3.8.0.
+    nothing. Checked on pytest-xdist 3.6.1 and 3.8.0.
     """
     if is_xdist_worker(config):
         return False
@@ -236,7 +236,7 @@ def send_to_controller(config: pytest.Config, key: str, value: Any) -> bool:
     in `pytest_testnodedown`); False elsewhere.
 
     pytest-xdist's `workeroutput` dict, sent when the worker finishes. Checked on
-    pytest-xdist 3.5.0 and 3.8.0.
+    pytest-xdist 3.6.1 and 3.8.0.
     """
     output = getattr(config, "workeroutput", None)
     if not isinstance(output, dict):
@@ -247,7 +247,7 @@ def send_to_controller(config: pytest.Config, key: str, value: Any) -> bool:
 
 def sent_by_worker(node: Any, key: str) -> Any:
     """On the controller (`pytest_testnodedown`): what the worker `node` handed over under
-    `key` (`send_to_controller`), or None. Checked on pytest-xdist 3.5.0 and 3.8.0."""
+    `key` (`send_to_controller`), or None. Checked on pytest-xdist 3.6.1 and 3.8.0."""
     output = getattr(node, "workeroutput", None)
     return output.get(key) if isinstance(output, dict) else None
 
@@ -258,8 +258,8 @@ class WorkerQueue:
     Undocumented: xdist's worker plugin (`WorkerInteractor`), its queue `torun` (with a
     `lock()` context giving the deque of indices) and `nextitem_index`. When they cannot be
     read (another xdist), `pending()` gives None from then on, and the caller falls back to
-    the current and the next item. Checked on pytest-xdist 3.8.0 (read) and 3.5.0, whose
-    queue has no `lock()` (None: the fallback).
+    the current and the next item. Checked on pytest-xdist 3.8.0 (read); a queue without
+    `lock()` (older xdist) gives None: the fallback.
     """
 
     def __init__(self, config: pytest.Config):
