@@ -126,6 +126,12 @@ class ModelReply:
         return self.finish_reason == LENGTH and not self.text.strip()
 
 
+def retryable_status(status: int) -> bool:
+    """An HTTP status worth asking again: a timeout, a conflict, too early, rate-limited
+    (408, 409, 425, 429) or any server error (5xx). One rule for both request paths."""
+    return status in (408, 409, 425, 429) or status >= 500
+
+
 class BackendError(Exception):
     """A model call that failed. `retryable` marks failures worth trying again."""
 

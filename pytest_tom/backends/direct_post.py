@@ -34,9 +34,8 @@ from typing import Any
 import aiohttp
 from yarl import URL
 
-from pytest_tom.backends.base import BackendError
+from pytest_tom.backends.base import BackendError, retryable_status
 
-RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _MAX_MESSAGE = 300
 
@@ -144,7 +143,7 @@ class DirectPost:
         text = raw.decode("utf-8", errors="replace")
         if status >= 400:
             raise BackendError(f"HTTP {status}: {_server_message(text)}", status=status,
-                               retryable=status in RETRYABLE_STATUS or status >= 500,
+                               retryable=retryable_status(status),
                                retry_after=_seconds(retry_after))
         try:
             return json.loads(text)

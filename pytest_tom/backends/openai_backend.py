@@ -58,13 +58,13 @@ from pytest_tom.backends.base import (
     ModelRequest,
     Secret,
     redact_url,
+    retryable_status,
 )
 from pytest_tom.backends.endpoint_pool import EndpointPool
 from pytest_tom.backends.reply_parts import DEFAULT_TAGS, ThinkTags, chat_reply, think_tags
 from pytest_tom.core.bounded import within
 from pytest_tom.core.secrets import secret_values, url_list
 
-RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 TRANSPORTS = ("auto", "aiohttp", "httpx")
 PATHS = ("auto", "direct", "sdk")
 # the default of --tom-openai-transport when it is auto (the project's CI runs the tests of
@@ -231,7 +231,7 @@ class OpenAIBackend(Backend):
         except status_error as exc:
             retry_after = _retry_after(exc)
             raise BackendError(f"HTTP {exc.status_code}: {_short(exc)}", status=exc.status_code,
-                               retryable=exc.status_code in RETRYABLE_STATUS or exc.status_code >= 500,
+                               retryable=retryable_status(exc.status_code),
                                retry_after=retry_after) from None
         except timeout_error as exc:
             if _refused(exc):  # aiohttp reports a refused connection as a connect timeout

@@ -71,8 +71,8 @@ def budget_text(options: TomOptions, answer_length: str) -> str:
 
 def raise_text(options: TomOptions, thinks: bool = True) -> str:
     """The options that give the answers more room, in words, for a run with `options`.
-    `thinks`: whether the model may be thinking (False once the run's replies showed no
-    thought at all: then only the answer length is worth raising)."""
+    `thinks`: whether the model may be thinking (False once the replies that ended showed
+    no thought: then only the answer length is worth raising)."""
     if options.max_tokens is not None:
         return f"raise --tom-max-tokens (now {options.max_tokens})"
     room = thinking_budget(options)
