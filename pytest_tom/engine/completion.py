@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from pytest_tom.backends.base import LENGTH
 
@@ -36,6 +37,9 @@ class Completion:
     seconds: float = 0.0
     # (endpoint, answered) of each attempt, when the backend has several endpoints
     attempts: list[tuple[str, bool]] = field(default_factory=list)
+    # the messages of each call as the runner sent them (the failed call's too): the item's
+    # record and failure text take them instead of building every call again
+    sent: list[list[dict[str, Any]]] = field(default_factory=list)
 
     @property
     def final(self) -> str:

@@ -39,6 +39,26 @@ def request_key(spec: ItemSpec, sample: int = 0, asked: str = "") -> str:
     return f"{key}#{sample}" if sample else key
 
 
+# the JSON of an item's first messages, hashed into its runner key: the output of
+# `json.dumps(..., sort_keys=True, ensure_ascii=False, default=str)` with one encoder made
+# once instead of one per item
+_ASKED_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _first_once(first: ModelRequest | None, conversation: NextRequest) -> NextRequest:
+    """`conversation`, whose first call (no responses yet) returns `first`, already built:
+    the same request it would build (a family's conversation is a pure function of the
+    responses), handed out once (the request object is the runner's to annotate)."""
+    ready = [first]
+
+    def next_request(responses: list[str]) -> ModelRequest | None:
+        if not responses and ready:
+            return ready.pop()
+        return conversation(responses)
+
+    return next_request
+
+
 def sample_params(params: SamplingParams, sample: int) -> SamplingParams:
     """Sample s > 0 sends seed + s (when a seed is set), so samples differ."""
     if sample and params.seed is not None:
@@ -67,11 +87,30 @@ class ItemEngine:
         """The runner's key of one sample of `spec`: its id and what it asks first."""
         asked = self._asked.get(id(spec))
         if asked is None:
-            first = self.conversation(spec)([])
-            blob = json.dumps(first.messages if first else None, sort_keys=True,
-                              ensure_ascii=False, default=str)
-            asked = self._asked[id(spec)] = hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+            asked = self._remember(spec, self.conversation(spec)([]))
         return request_key(spec, sample, asked)
+
+    def known_key(self, spec: ItemSpec, sample: int = 0) -> str | None:
+        """`request_key` when what `spec` asks first was hashed already, else None (then
+        `submission` builds the key and the conversation together)."""
+        asked = self._asked.get(id(spec))
+        return None if asked is None else request_key(spec, sample, asked)
+
+    def submission(self, spec: ItemSpec, sample: int = 0) -> tuple[str, NextRequest]:
+        """The runner's key of one sample of `spec` and its conversation. The first request
+        of sample 0, built to hash it into the key, is the one the conversation then sends
+        (once): an item's first request is built once, not once for the key and again in
+        the runner."""
+        conversation = self.conversation(spec, sample)
+        if sample or id(spec) in self._asked:
+            return self.request_key(spec, sample), conversation
+        first = conversation([])
+        return request_key(spec, 0, self._remember(spec, first)), _first_once(first, conversation)
+
+    def _remember(self, spec: ItemSpec, first: ModelRequest | None) -> str:
+        blob = _ASKED_JSON.encode(first.messages if first else None)
+        asked = self._asked[id(spec)] = hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+        return asked
 
     def unavailable(self, spec: ItemSpec) -> str | None:
         return families.get(spec.family).unavailable(spec, self.settings)

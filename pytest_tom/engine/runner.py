@@ -288,6 +288,10 @@ class Runner:
                     loop.call_soon_threadsafe(self._start_queued)
         return fut
 
+    def started(self, key: str) -> Future[Completion] | None:
+        """The future of the conversation submitted for `key` (and not forgotten), or None."""
+        return self._futures.get(key)
+
     def _start_queued(self) -> None:
         """In the loop: a task for each conversation submitted since the last call, which
         settles its `Future` itself (one not cancelled meanwhile by `close`)."""
@@ -383,6 +387,7 @@ class Runner:
                 request = conversation(comp.responses)
                 if request is None:
                     break
+                comp.sent.append(request.messages)
                 reply, cached = await self._call(request, comp, sample)
                 comp.responses.append(reply.text)
                 comp.thoughts.append(reply.thought)

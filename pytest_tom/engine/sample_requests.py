@@ -35,9 +35,17 @@ def sample_count(options: TomOptions) -> int:
 
 def submit_samples(runner: Runner, engine: ItemEngine, spec: ItemSpec,
                    count: int) -> list[Future[Completion]]:
-    """Start (or find started) every sample of an item."""
-    return [runner.submit(engine.request_key(spec, s), engine.conversation(spec, s), s)
-            for s in range(count)]
+    """Start (or find started) every sample of an item; the conversation of a sample is built
+    only when it was not started yet (an item's set-up finds the prefetched one)."""
+    futures = []
+    for s in range(count):
+        key = engine.known_key(spec, s)
+        fut = runner.started(key) if key is not None else None
+        if fut is None:
+            key, conversation = engine.submission(spec, s)
+            fut = runner.submit(key, conversation, s)
+        futures.append(fut)
+    return futures
 
 
 def take_samples(runner: Runner, engine: ItemEngine, spec: ItemSpec, count: int,

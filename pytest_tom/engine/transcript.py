@@ -36,6 +36,18 @@ def call_messages(next_request: Callable[[list[str]], Any], responses: list[str]
     return calls
 
 
+def sent_messages(sent: list[list[dict[str, Any]]], responses: list[str],
+                  failed: bool = False) -> list[list[Message]] | None:
+    """`call_messages` from the messages the runner recorded as it sent each call
+    (`Completion.sent`), without building the calls again; None when they do not cover
+    every call `call_messages` would rebuild (a completion made elsewhere, or a conversation
+    that failed while building its next call): then rebuild."""
+    if len(sent) != len(responses) + (1 if failed else 0):
+        return None
+    return [[{"role": str(m.get("role", "")), "content": str(m.get("content", ""))}
+             for m in messages] for messages in sent]
+
+
 def last_user_message(calls: list[list[Message]]) -> str:
     """The content of the last user message of the last call ("" when there is none)."""
     for call in reversed(calls):

@@ -23,7 +23,7 @@ from pytest_tom.engine.item import NextRequest, build_record
 from pytest_tom.engine.load import load_suite
 from pytest_tom.engine.sample_requests import call_fields, samples_text
 from pytest_tom.engine.suite_names import SuiteNames
-from pytest_tom.engine.transcript import call_messages
+from pytest_tom.engine.transcript import call_messages, sent_messages
 from pytest_tom.plugin.context import RunContext, run_context
 from pytest_tom.plugin.request_phase import answers_of
 from pytest_tom.plugin.speed import collection_gc
@@ -212,7 +212,9 @@ class TomItem(pytest.Item):
         cached = self._calls
         if cached is not None and cached[0] is comp:
             return cached[1]
-        calls = call_messages(self.conversation(), comp.responses, failed=bool(comp.error))
+        calls = sent_messages(comp.sent, comp.responses, failed=bool(comp.error))
+        if calls is None:
+            calls = call_messages(self.conversation(), comp.responses, failed=bool(comp.error))
         self._calls = (comp, calls)
         return calls
 
