@@ -7,6 +7,7 @@ xdist workers without custom serialisation.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -51,12 +52,18 @@ class ItemSpec:
         """The plain-data view that travels on reports (everything but `data`)."""
         # shallow copies, not dataclasses.asdict: asdict deep-copies every value and is
         # the slowest part of scoring a 10,000-item suite
-        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "data"}
+        d = {name: getattr(self, name) for name in _summary_fields()}
         for key in ("choices", "tags", "markers"):
             d[key] = list(d[key])
         for key in ("source", "meta"):
             d[key] = dict(d[key])
         return d
+
+
+@functools.cache
+def _summary_fields() -> tuple[str, ...]:
+    """The names `ItemSpec.summary` copies, in field order (looked up once, not per item)."""
+    return tuple(f.name for f in fields(ItemSpec) if f.name != "data")
 
 
 @dataclass
