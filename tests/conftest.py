@@ -33,6 +33,36 @@ for _name in ("pytest_tom.plugin", "pytest_tom.plugin.items", "pytest_tom.engine
               "pytest_tom.report.json_report", "tabulate"):
     importlib.import_module(_name)
 
+# Native packages that cannot be imported twice in one process: torch's second import fails
+# ("SystemError: ... bad call flags") and can crash the interpreter, PyO3 packages
+# (tokenizers, safetensors) refuse a second initialisation. pytester's in-process runs drop
+# every module a run imported, so an `hf:` or embedding run after another one imported them
+# again. Keep them loaded, as pytester keeps zope and readline for the same reason.
+KEEP_LOADED = ("torch", "transformers", "sentence_transformers", "tokenizers", "safetensors",
+               "accelerate", "huggingface_hub", "gguf", "scipy", "sklearn", "xllamacpp")
+
+
+def _keep_native_packages_loaded() -> None:
+    import _pytest.pytester as pytester_module  # noqa: PLC0415 private, checked below
+
+    original = getattr(pytester_module, "SysModulesSnapshot", None)
+    if original is None or getattr(original, "keeps_native_packages", False):
+        return
+
+    def keep(name: str, given: Any = None) -> bool:
+        return name.split(".", 1)[0] in KEEP_LOADED or bool(given and given(name))
+
+    class KeepingSnapshot(original):  # type: ignore[misc, valid-type]
+        keeps_native_packages = True
+
+        def __init__(self, preserve: Any = None) -> None:
+            super().__init__(preserve=lambda name: keep(name, preserve))
+
+    pytester_module.SysModulesSnapshot = KeepingSnapshot  # type: ignore[misc]
+
+
+_keep_native_packages_loaded()
+
 
 def shared_data(*parts: str) -> Path:
     """A file of the upstream benchmark data beside the repo; skips the test when absent."""

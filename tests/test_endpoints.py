@@ -253,20 +253,23 @@ def test_a_url_listed_twice_is_a_usage_error() -> None:
 
 def test_an_attempt_cut_off_by_the_deadline_is_counted_at_its_endpoint(
         pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A replica too slow for --tom-deadline: its attempts end with neither a reply nor an
+    """A replica too slow for --tom-deadline (2 s: the fast one answers well within it even on a
+    busy machine): its attempts end with neither a reply nor an
     error of the backend (the runner's deadline cancels them), and they still count at
     that endpoint in the records and the report, as the servers saw them."""
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     report = pytester.path / "r.json"
     with ChatServer(stall_after=0) as slow, ChatServer() as fast:  # slow: never answers
         result = run(pytester, f"--tom-base-url={slow.base_url} {fast.base_url}",
-                     f"--tom-report={report}", "--tom-deadline=0.5", "--tom-retries=0")
+                     f"--tom-report={report}", "--tom-deadline=2", "--tom-retries=0")
         slow.unstall()
         data = load_report(report)
         rows = endpoint_rows(data)
     cut = [r for r in data["items"] if "deadline" in str(r["outcome"].get("detail") or "")]
     assert cut and len(cut) < ITEMS, result.stdout.str()[-2000:]  # some went to the slow one
-    assert "stopped by the deadline after 0.5s" in cut[0]["outcome"]["detail"]
+    # the time the attempt took: the deadline, or a little more on a busy machine
+    took = re.search(r"stopped by the deadline after (\d+\.\d)s", cut[0]["outcome"]["detail"])
+    assert took and 1.9 <= float(took[1]) < 10, cut[0]["outcome"]["detail"]
     for rec in cut:  # each names the endpoint its one attempt went to
         assert rec["endpoints"] == {slow.base_url: {"requests": 1, "failures": 1, "moved": 0}}
     # the attempts made (one may be cut off before the server has read it)
