@@ -1,4 +1,5 @@
-"""The messages of each model call of an item, rebuilt from its responses.
+"""The messages of each model call of an item, as the runner sent them or rebuilt from
+its responses.
 
 A family's conversation is a pure function of the item, the method and the
 responses so far, so the calls an item made are `conversation(responses[:i])`
@@ -31,9 +32,14 @@ def call_messages(next_request: Callable[[list[str]], Any], responses: list[str]
             break
         if request is None:
             break
-        calls.append([{"role": str(m.get("role", "")), "content": str(m.get("content", ""))}
-                      for m in request.messages])
+        calls.append(plain_call(request.messages))
     return calls
+
+
+def plain_call(messages: list[dict[str, Any]]) -> list[Message]:
+    """One call's messages as the report keeps them: role and content, as text."""
+    return [{"role": str(m.get("role", "")), "content": str(m.get("content", ""))}
+            for m in messages]
 
 
 def sent_messages(sent: list[list[dict[str, Any]]], responses: list[str],
@@ -44,8 +50,7 @@ def sent_messages(sent: list[list[dict[str, Any]]], responses: list[str],
     that failed while building its next call): then rebuild."""
     if len(sent) != len(responses) + (1 if failed else 0):
         return None
-    return [[{"role": str(m.get("role", "")), "content": str(m.get("content", ""))}
-             for m in messages] for messages in sent]
+    return [plain_call(messages) for messages in sent]
 
 
 def last_user_message(calls: list[list[Message]]) -> str:
