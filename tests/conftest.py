@@ -108,16 +108,28 @@ def load_report(path: Path) -> dict[str, Any]:
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
+# The options of every run a test makes with pytester (in process, and the subprocesses it
+# starts); tests/test_other_plugins.py sets its own, the plugins being its subject.
+INNER_RUN_OPTIONS = "-p no:randomly -p no:rerunfailures"
+
+
 @pytest.fixture(autouse=True)
-def _no_random_order_in_inner_runs(request: pytest.FixtureRequest) -> None:
-    """pytest-randomly (a dev dependency) is on by default wherever it is installed: the
-    runs a test makes with pytester (in process, and the subprocesses it starts) get
-    `-p no:randomly` like this suite's own addopts, so their order and their `random` are
-    those the test wrote. `tests/test_other_plugins.py` removes it where randomly is the
-    subject. Set after pytester's own set-up, which clears PYTEST_ADDOPTS."""
+def _inner_runs_without_order_or_rerun_plugins(request: pytest.FixtureRequest) -> None:
+    """Two dev dependencies act in every run where they are installed:
+
+    - pytest-randomly shuffles the tests and reseeds `random`: off, like this suite's own
+      addopts, so an inner run's order and `random` are those the test wrote;
+    - pytest-rerunfailures before 16.6.1 (the oldest versions CI installs: 16.6.1 needs
+      pytest 8.2) starts a status server in every run where xdist is installed, and each
+      connection of an `-n 2` run's workers, once closed, leaves a thread spinning at full
+      CPU (its read loop never sees the end of the stream). In process, those threads
+      stay for the rest of the session: the oldest-versions run slowed to a third of its
+      speed. Off in inner runs; no test but tests/test_other_plugins.py reruns anything.
+
+    Set after pytester's own set-up, which clears PYTEST_ADDOPTS."""
     if "pytester" in request.fixturenames:
         request.getfixturevalue("pytester")
-        request.getfixturevalue("monkeypatch").setenv("PYTEST_ADDOPTS", "-p no:randomly")
+        request.getfixturevalue("monkeypatch").setenv("PYTEST_ADDOPTS", INNER_RUN_OPTIONS)
 
 
 def pytest_report_header(config: pytest.Config) -> str:

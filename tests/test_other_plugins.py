@@ -19,6 +19,16 @@ from pytest_tom.commands import gate
 pytest.importorskip("pytest_timeout")
 pytest.importorskip("pytest_rerunfailures")
 
+
+
+@pytest.fixture(autouse=True)
+def _rerun_plugin_on(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """pytest-rerunfailures is a subject here: on in this module's runs (tests/conftest.py
+    turns it off in the others'). Every run here is a subprocess, so the threads its old
+    versions leave spinning end with the run."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:randomly")
+
+
 SLOW_ITEM = "almonds-pantry::reality"  # in the bundled selection of --tom-limit=3
 
 ANSWERS = f"""\
