@@ -20,7 +20,6 @@ pytest.importorskip("pytest_timeout")
 pytest.importorskip("pytest_rerunfailures")
 
 
-
 @pytest.fixture(autouse=True)
 def _rerun_plugin_on(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     """pytest-rerunfailures is a subject here: on in this module's runs (tests/conftest.py
