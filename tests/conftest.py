@@ -109,8 +109,9 @@ def load_report(path: Path) -> dict[str, Any]:
 
 
 # The options of every run a test makes with pytester (in process, and the subprocesses it
-# starts); tests/test_other_plugins.py sets its own, the plugins being its subject.
-INNER_RUN_OPTIONS = "-p no:randomly -p no:rerunfailures"
+# starts); tests/test_other_plugins.py keeps only the first, the plugins being its subject.
+NO_RANDOM_ORDER = "-p no:randomly"
+INNER_RUN_OPTIONS = f"{NO_RANDOM_ORDER} -p no:rerunfailures"
 
 
 @pytest.fixture(autouse=True)

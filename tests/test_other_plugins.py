@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FAMILY_TESTS, TESTS, load_report
+from conftest import FAMILY_TESTS, NO_RANDOM_ORDER, TESTS, load_report
 
 from pytest_tom.commands import gate
 
@@ -25,7 +25,7 @@ def _rerun_plugin_on(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch)
     """pytest-rerunfailures is a subject here: on in this module's runs (tests/conftest.py
     turns it off in the others'). Every run here is a subprocess, so the threads its old
     versions leave spinning end with the run."""
-    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:randomly")
+    monkeypatch.setenv("PYTEST_ADDOPTS", NO_RANDOM_ORDER)
 
 
 SLOW_ITEM = "almonds-pantry::reality"  # in the bundled selection of --tom-limit=3
