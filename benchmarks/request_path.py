@@ -16,9 +16,10 @@ same run:
 - `direct backend alone, no runner`: the `openai:` backend's `acomplete` on the direct
   path, driven by the same plain loop as the references: what the backend itself costs;
 - `pytest-tom backend (...)`: pytest-tom's own `openai:` backend driven by its
-  runner (slots, retries, deadline; no cache) on each request path: `direct` (its own
-  POST on one aiohttp session, `--tom-openai-transport=direct`), and the openai client
-  (`sdk`) over aiohttp and over httpx.
+  runner (slots, retries, deadline; no cache) on each request path: `worker` (the direct
+  POST made in a child process, the default; its CPU is this process's and the child's),
+  `direct` (its own POST on one aiohttp session, `--tom-openai-transport=direct`), and the
+  openai client (`sdk`) over aiohttp and over httpx.
 
 Every variant runs alone (the others are idle), `--repeat` times; the run with
 the least CPU counts. The machine's load average is printed with the figures:
@@ -114,7 +115,8 @@ asyncio.run(main())
 }
 
 TOM = """
-if sys.argv[5] == "direct":
+import os
+if sys.argv[5] in ("direct", "worker"):
     import aiohttp  # imported before the clock starts, as by the raw loop
 else:
     import openai  # ... as by the openai loops
@@ -132,8 +134,9 @@ futures = [runner.submit(str(i), conv(i)) for i in range(N)]
 comps = [f.result() for f in futures]
 wall, used = time.perf_counter() - start, time.process_time() - cpu
 assert all(c.responses and not c.error for c in comps), [c.error for c in comps if c.error][:3]
-print(wall, used, f"{backend.path}/{backend.transport}")
 runner.close()
+child = os.times()  # the worker path's child process, ended and reaped by close
+print(wall, used + child.children_user + child.children_system, f"{backend.path}/{backend.transport}")
 """
 # the backend's own cost: its acomplete driven by the plain loop above (no runner)
 BACKEND_ALONE = """
@@ -151,7 +154,8 @@ async def main():
 asyncio.run(main())
 """
 ALONE_VARIANTS = {"direct backend alone, no runner": ("direct", "aiohttp")}
-TOM_VARIANTS = {"pytest-tom backend (direct)": ("direct", "aiohttp"),
+TOM_VARIANTS = {"pytest-tom backend (worker)": ("worker", "aiohttp"),
+               "pytest-tom backend (direct)": ("direct", "aiohttp"),
                 "pytest-tom backend (sdk aiohttp)": ("sdk", "aiohttp"),
                 "pytest-tom backend (sdk httpx)": ("sdk", "httpx")}
 

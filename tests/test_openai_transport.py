@@ -246,14 +246,16 @@ def test_the_request_path_is_picked_once_and_explained(monkeypatch: pytest.Monke
 
     monkeypatch.delenv(PATH_ENV, raising=False)
     plain, query = "http://127.0.0.1:9/v1", "http://127.0.0.1:9/v1?api-version=1&key=SECRET-Q"
-    assert pick_path("auto", "aiohttp", plain) == "direct"
+    assert pick_path("auto", "aiohttp", plain) == "worker"  # the direct POST, in a child process
+    assert pick_path("direct", "aiohttp", plain) == "direct"  # ... or in this one
     assert pick_path("auto", "httpx", plain) == "sdk"  # no aiohttp, or a URL with user:password
     assert pick_path("auto", "aiohttp", query) == "sdk"  # the client joins a query its own way
     assert pick_path("sdk", "aiohttp", plain) == "sdk"
     for transport, url in (("httpx", plain), ("aiohttp", query)):
-        with pytest.raises(BackendSpecError, match="--tom-openai-transport=direct needs") as err:
-            pick_path("direct", transport, url)
-        assert "SECRET" not in str(err.value)
+        for path in ("direct", "worker"):
+            with pytest.raises(BackendSpecError, match=f"--tom-openai-transport={path} needs") as err:
+                pick_path(path, transport, url)
+            assert "SECRET" not in str(err.value)
     with pytest.raises(BackendSpecError, match="--tom-openai-transport='grpc'"):
         pick_path("grpc", "aiohttp", plain)
     monkeypatch.setenv(PATH_ENV, "sdk")  # the environment sets what auto means ...
@@ -262,13 +264,16 @@ def test_the_request_path_is_picked_once_and_explained(monkeypatch: pytest.Monke
     monkeypatch.setenv(PATH_ENV, "direct")  # where it can be had
     assert (pick_path("auto", "aiohttp", plain), pick_path("auto", "httpx", plain)) == (
         "direct", "sdk")
+    monkeypatch.setenv(PATH_ENV, "worker")
+    assert (pick_path("auto", "aiohttp", plain), pick_path("auto", "httpx", plain)) == (
+        "worker", "sdk")
     monkeypatch.setenv(PATH_ENV, "fast")
     with pytest.raises(BackendSpecError, match=f"\\${PATH_ENV}='fast'"):
         pick_path("auto", "aiohttp", plain)
 
 
 @needs_aiohttp
-@pytest.mark.parametrize("path", ["direct", "sdk"])
+@pytest.mark.parametrize("path", ["worker", "direct", "sdk"])
 def test_the_header_and_the_report_say_how_requests_went(pytester: pytest.Pytester,
                                                          path: str) -> None:
     from conftest import load_report
@@ -280,7 +285,8 @@ def test_the_header_and_the_report_say_how_requests_went(pytester: pytest.Pytest
                                     f"--tom-openai-transport={path}", "--tom-report=r.json",
                                     "-p", "no:cacheprovider")
         assert server.requests == 4
-    said = {"direct": "direct POST over aiohttp", "sdk": "openai client over aiohttp"}[path]
+    said = {"worker": "direct POST over aiohttp in a worker process",
+            "direct": "direct POST over aiohttp", "sdk": "openai client over aiohttp"}[path]
     result.stdout.fnmatch_lines([f"tom: model openai:m @ {server.base_url} ({said}) ·*"])
     assert load_report(pytester.path / "r.json")["settings"]["request_path"] == said
 

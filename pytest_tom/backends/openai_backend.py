@@ -66,7 +66,7 @@ from pytest_tom.core.bounded import within
 from pytest_tom.core.secrets import secret_values, url_list
 
 TRANSPORTS = ("auto", "aiohttp", "httpx")
-PATHS = ("auto", "direct", "sdk")
+PATHS = ("auto", "direct", "worker", "sdk")
 # the default of --tom-openai-transport when it is auto (the project's CI runs the tests of
 # the request path on both paths with it)
 PATH_ENV = "PYTEST_TOM_OPENAI_TRANSPORT"
@@ -182,7 +182,12 @@ class OpenAIBackend(Backend):
             headers = direct_post.request_headers(
                 self._api_key, self.timeout, os.environ.get("OPENAI_ORG_ID"),
                 os.environ.get("OPENAI_PROJECT_ID"))
-            self._direct = direct_post.DirectPost(self.base_url, headers)
+            if self.path == "worker":
+                from pytest_tom.backends.post_worker import PostWorker  # noqa: PLC0415
+
+                self._direct = PostWorker(self.base_url, headers, self.tags)
+            else:
+                self._direct = direct_post.DirectPost(self.base_url, headers)
         return self._direct
 
     async def acomplete(self, request: ModelRequest) -> ModelReply:
@@ -194,7 +199,10 @@ class OpenAIBackend(Backend):
             kwargs["seed"] = request.params.seed
         if request.params.fields:  # --tom-request-field, --tom-reasoning-effort, --tom-thinking
             kwargs.update(request.params.request_fields())
-        if self.path == "direct":
+        if self.path == "worker":
+            await self.direct.ready()  # started outside the attempt's timeout
+            attempt = self.direct.reply(kwargs)
+        elif self.path == "direct":
             attempt = self._post(kwargs)
         else:
             self.client  # noqa: B018 - made (openai imported) outside the attempt's timeout
@@ -252,12 +260,13 @@ class OpenAIBackend(Backend):
 
 
 def pick_path(wanted: str | None, transport: str, base_url: str | None = None) -> str:
-    """"direct" or "sdk" (`--tom-openai-transport`), given the HTTP transport picked for the
-    client (`pick_transport`). `auto` (the default) takes $PYTEST_TOM_OPENAI_TRANSPORT when
-    it is set, and direct wherever it can be used: the transport is aiohttp (installed, no
-    user:password in the base URL) and the base URL has no query string (Azure's
-    `?api-version=`: the client joins its path in its own way, which differs between its
-    releases); else sdk. `direct` asked where it cannot be used is a usage error."""
+    """"worker", "direct" or "sdk" (`--tom-openai-transport`), given the HTTP transport
+    picked for the client (`pick_transport`). `auto` (the default) takes
+    $PYTEST_TOM_OPENAI_TRANSPORT when it is set, and the worker process wherever the direct
+    POST can be used: the transport is aiohttp (installed, no user:password in the base URL)
+    and the base URL has no query string (Azure's `?api-version=`: the client joins its
+    path in its own way, which differs between its releases); else sdk. `direct` or
+    `worker` asked where they cannot be used is a usage error."""
     possible = transport == "aiohttp" and not urlsplit(str(base_url or "")).query
     wanted = (wanted or "auto").strip().lower()
     if wanted not in PATHS:
@@ -267,10 +276,10 @@ def pick_path(wanted: str | None, transport: str, base_url: str | None = None) -
         if wanted not in PATHS:
             raise BackendSpecError(f"${PATH_ENV}={wanted!r}: use one of {', '.join(PATHS)}")
         if wanted != "sdk":  # auto, or direct where it can be had
-            return "direct" if possible else "sdk"
-    if wanted == "direct" and not possible:  # the URL is never named: it may hold a password
-        raise BackendSpecError(
-            "--tom-openai-transport=direct needs aiohttp (pip install 'pytest-tom[aiohttp]'), "
+            return ("worker" if wanted == "auto" else wanted) if possible else "sdk"
+    if wanted in ("direct", "worker") and not possible:  # the URL is never named: it may
+        raise BackendSpecError(  # hold a password
+            f"--tom-openai-transport={wanted} needs aiohttp (pip install 'pytest-tom[aiohttp]'), "
             "a base URL without user:password@ or a query string, and no "
             "--tom-transport=httpx; use --tom-openai-transport=sdk (or auto)")
     return wanted
@@ -278,6 +287,8 @@ def pick_path(wanted: str | None, transport: str, base_url: str | None = None) -
 
 def request_path_text(path: str, transport: str) -> str:
     """How requests are made, for the header and the report's settings."""
+    if path == "worker":
+        return "direct POST over aiohttp in a worker process"
     return "direct POST over aiohttp" if path == "direct" else f"openai client over {transport}"
 
 

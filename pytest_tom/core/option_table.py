@@ -222,7 +222,7 @@ class TomOptions:
         "aiohttp session: the least CPU per request), sdk (through the openai client, over "
         "--tom-transport), auto (direct when aiohttp is installed and the base URL holds no "
         "user:password, else sdk; $PYTEST_TOM_OPENAI_TRANSPORT may set it) (default auto)",
-        default="auto", choices=("auto", "direct", "sdk"), metavar="auto|direct|sdk")
+        default="auto", choices=("auto", "direct", "worker", "sdk"), metavar="auto|direct|worker|sdk")
     # -- runner ----------------------------------------------------------------------
     concurrency: int = opt("requests in flight at most (default 16)", default=16, convert=int,
                            metavar="N")

@@ -1,0 +1,136 @@
+"""The worker request path (`--tom-openai-transport=worker`, backends/post_worker.py): its
+frames, and its child process against the real loopback chat server: answers as the
+in-thread direct path gives them, a child that dies mid-flight, cancelled attempts, and
+the child's end at close. The behaviour a run sees (retries, timeouts, redaction, failover,
+the cache) is tested on every path by the request-path tests, which CI runs on each."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+import signal
+from typing import Any
+
+import pytest
+from chat_server import ChatServer
+from runner_support import respond
+
+from pytest_tom.backends.base import BackendError, ModelReply, ModelRequest, SamplingParams
+from pytest_tom.backends.openai_backend import OpenAIBackend
+from pytest_tom.backends.post_worker import Frames, frame, plain
+
+pytest.importorskip("aiohttp")
+
+
+def _backend(url: str, path: str, timeout: float = 10.0) -> OpenAIBackend:
+    return OpenAIBackend("bench", url, "not-needed", timeout=timeout, path=path)
+
+
+def _request(i: int) -> ModelRequest:
+    return ModelRequest([{"role": "user", "content": f"Is the number {i} even?"}],
+                        SamplingParams(temperature=0.0, seed=0))
+
+
+async def _ask_all(backend: OpenAIBackend, n: int) -> list[ModelReply | BackendError]:
+    async def one(i: int) -> ModelReply | BackendError:
+        try:
+            return await backend.acomplete(_request(i))
+        except BackendError as exc:
+            return exc
+
+    try:
+        return list(await asyncio.gather(*(one(i) for i in range(n))))
+    finally:
+        await backend.aclose()
+
+
+def test_frames_come_out_whole_however_the_stream_is_cut() -> None:
+    values = [[(1, {"a": "b" * 300, "n": [1, 2.5, None, True]})], [(2, None)], [(3, "é" * 70000)]]
+    stream = b"".join(frame(v) for v in values)
+    for step in (1, 7, 4096, len(stream)):
+        frames, got = Frames(), []
+        for at in range(0, len(stream), step):
+            got += frames.feed(stream[at:at + step])
+        assert got == [m for v in values for m in v]
+
+
+def test_a_body_marshal_cannot_write_is_sent_as_its_json() -> None:
+    class Text(str):
+        pass
+
+    body = {"messages": [{"role": "user", "content": Text("hi")}], "stop": ("a", "b")}
+    assert plain(body) == {"messages": [{"role": "user", "content": "hi"}], "stop": ["a", "b"]}
+    same = {"model": "m", "messages": []}
+    assert plain(same) is same  # plain data already: not copied
+    with pytest.raises(ValueError):  # what the in-thread encoder raises for it
+        plain({"temperature": math.nan, "x": Text("y")})
+
+
+def test_the_worker_answers_as_the_direct_path_does() -> None:
+    with ChatServer(respond) as server:
+        by_path = {path: asyncio.run(_ask_all(_backend(server.base_url, path), 40))
+                   for path in ("worker", "direct")}
+    assert all(isinstance(r, ModelReply) for r in by_path["worker"])
+    assert by_path["worker"] == by_path["direct"]
+
+
+def _children(pid: int) -> set[int]:
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.add(int(entry))
+    return found
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads the child processes from /proc")
+def test_a_child_that_dies_fails_its_requests_retryably_and_the_next_starts_another() -> None:
+    before = _children(os.getpid())
+
+    async def go() -> tuple[list[Any], Any, set[int]]:
+        backend = _backend(server.base_url, "worker")
+        calls = [asyncio.ensure_future(backend.acomplete(_request(i))) for i in range(5)]
+        while server.in_flight < 5:  # all five in flight at the server
+            await asyncio.sleep(0.02)
+        children = _children(os.getpid()) - before
+        assert len(children) == 1
+        os.kill(children.pop(), signal.SIGKILL)
+        failed = await asyncio.gather(*calls, return_exceptions=True)
+        again = await backend.acomplete(_request(6))  # a new child
+        alive = _children(os.getpid()) - before
+        await backend.aclose()
+        return failed, again, alive
+
+    with ChatServer(respond, latency=2.0) as server:
+        failed, again, alive = asyncio.run(go())
+    for exc in failed:
+        assert isinstance(exc, BackendError) and exc.retryable
+        assert str(exc).startswith("connection failed: the request process ended")
+    assert isinstance(again, ModelReply) and again.text in ("Yes.", "No.")
+    assert len(alive) == 1
+    assert _children(os.getpid()) - before == set()  # closed: the child ended and was reaped
+
+
+def test_an_attempt_cut_by_its_timeout_is_dropped_by_the_child() -> None:
+    async def go() -> tuple[Any, Any]:
+        backend = _backend(server.base_url, "worker", timeout=0.3)
+        try:
+            slow = await backend.acomplete(_request(1))
+        except BackendError as exc:
+            slow = exc
+        server.latency = 0.0
+        fast = await backend.acomplete(_request(2))
+        await backend.aclose()
+        return slow, fast
+
+    with ChatServer(respond, latency=1.0) as server:
+        slow, fast = asyncio.run(go())
+    assert isinstance(slow, BackendError) and slow.timed_out and slow.retryable
+    assert str(slow) == "timed out after 0.3s (--tom-timeout)"
+    assert isinstance(fast, ModelReply) and fast.text in ("Yes.", "No.")
