@@ -134,3 +134,73 @@ def test_an_attempt_cut_by_its_timeout_is_dropped_by_the_child() -> None:
     assert isinstance(slow, BackendError) and slow.timed_out and slow.retryable
     assert str(slow) == "timed out after 0.3s (--tom-timeout)"
     assert isinstance(fast, ModelReply) and fast.text in ("Yes.", "No.")
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads the child processes from /proc")
+def test_a_child_warmed_and_never_asked_is_stopped_at_close() -> None:
+    """A fully cached run: the runner warms the backend at its first conversation, the
+    cache answers everything, and close stops the child however far it got."""
+    before = _children(os.getpid())
+
+    async def go(wait: float) -> set[int]:
+        backend = _backend("http://127.0.0.1:9/v1", "worker")
+        await backend.warm()  # started, greeted
+        started = _children(os.getpid()) - before
+        await backend.aclose()
+        warming = asyncio.ensure_future(backend.warm())  # closed while it starts
+        await asyncio.sleep(wait)
+        await backend.aclose()
+        warming.cancel()
+        return started
+
+    for wait in (0.0, 0.05):
+        assert len(asyncio.run(go(wait))) == 1
+        assert _children(os.getpid()) - before == set()
+
+
+def test_the_runner_warms_its_backend_once_as_the_first_conversation_is_submitted() -> None:
+    from pytest_tom.backends.base import Backend
+    from pytest_tom.engine.runner import Runner
+
+    class Counting(Backend):
+        warmed = 0
+
+        async def warm(self) -> None:
+            type(self).warmed += 1
+            raise RuntimeError("a warm-up that fails is the first request's to report")
+
+        async def acomplete(self, request: ModelRequest) -> ModelReply:
+            return ModelReply(text="Yes.")
+
+    runner = Runner(Counting())
+    try:
+        futures = [runner.submit(str(i), lambda r, i=i: None if r else _request(i))
+                   for i in range(3)]
+        assert [f.result(timeout=10).responses for f in futures] == [["Yes."]] * 3
+    finally:
+        runner.close()
+    assert Counting.warmed == 1
+
+
+def test_a_run_on_the_worker_path_loads_no_http_client_in_its_own_process(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    from runner_support import expected_right, numbers_suite
+
+    pytester.makefile(".tom.yaml", numbers=numbers_suite(8))
+    pytester.makeconftest("""
+import sys
+
+def pytest_unconfigure(config):
+    (config.rootpath / "loaded.txt").write_text(
+        " ".join(m for m in ("aiohttp", "openai", "httpx") if m in sys.modules))
+""")
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    with ChatServer(respond) as server:
+        result = pytester.runpytest_subprocess(
+            "-p", "pytest_tom.plugin", "--tom-model=openai:m", f"--tom-base-url={server.base_url}",
+            "--tom-openai-transport=worker", "-p", "no:cacheprovider")
+        assert server.requests == 8
+    result.assert_outcomes(passed=expected_right(8), failed=8 - expected_right(8))
+    result.stdout.fnmatch_lines(["tom: model openai:m @ * (direct POST over aiohttp in a worker "
+                                 "process) ·*"])
+    assert (pytester.path / "loaded.txt").read_text() == ""

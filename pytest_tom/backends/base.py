@@ -211,6 +211,11 @@ class Backend:
     async def acomplete(self, request: ModelRequest) -> ModelReply:
         raise NotImplementedError
 
+    async def warm(self) -> None:
+        """Get ready for the first request while the run still prepares its requests (the
+        runner calls it once, on its loop, at the first conversation submitted): `openai:`
+        starts its request process. Must not raise; the first request finds any problem."""
+
     def in_flight(self, asked: int) -> int:
         """How many calls the runner keeps in flight, given `--tom-concurrency` (`asked`)."""
         return asked

@@ -16,7 +16,9 @@ answer with the checks of the client path:
   decoding of a chat completion of both paths, says it is not a chat completion.
 
 Nothing here imports the openai package (about a second, per process and xdist
-worker): the client's version for its headers is read from the installed metadata.
+worker): the client's version for its headers is read from the installed metadata
+(`openai_headers`, which imports no aiohttp either: the worker path's parent process
+needs the headers, not the HTTP client).
 The attempt's timeout, the redaction of secrets, retries and endpoint failover stay
 with the backend, the runner and the pool, the same for both paths.
 """
@@ -25,16 +27,16 @@ from __future__ import annotations
 
 import base64
 import json
-import platform
-import sys
 import urllib.request
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import aiohttp
 from yarl import URL
 
 from pytest_tom.backends.base import BackendError, retryable_status
+from pytest_tom.backends.openai_headers import request_headers
+
+__all__ = ["DirectPost", "chat_url", "env_proxy", "request_headers"]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _MAX_MESSAGE = 300
@@ -46,58 +48,6 @@ def chat_url(base_url: str | None) -> str:
     after the base's path, with one slash between."""
     base = base_url or DEFAULT_BASE_URL
     return (base if base.endswith("/") else base + "/") + "chat/completions"
-
-
-def _client_version() -> str:
-    try:
-        return version("openai")
-    except PackageNotFoundError:  # pragma: no cover - openai is a core dependency
-        return "unknown"
-
-
-def _os_name() -> str:
-    name = platform.system().lower()
-    return {"darwin": "MacOS", "linux": "Linux", "windows": "Windows", "freebsd": "FreeBSD",
-            "openbsd": "OpenBSD", "android": "Android", "ios": "iOS"}.get(name, f"Other:{name}")
-
-
-def _arch() -> str:
-    machine = platform.machine().lower()
-    if machine in ("arm64", "aarch64"):
-        return "arm64"
-    if machine in ("x86_64", "amd64"):
-        return "x64"
-    if machine == "arm":
-        return "arm"
-    return "x32" if sys.maxsize <= 2**32 else f"other:{machine}" if machine else "unknown"
-
-
-def request_headers(api_key: str, timeout: float, organization: str | None = None,
-                    project: str | None = None) -> dict[str, str]:
-    """The headers of every request to one endpoint: those the async openai client sends
-    for a chat completion with its own retries off (`x-stainless-retry-count: 0`; the
-    runner's retries are new requests), the organization and project when set."""
-    headers = {
-        "Accept": "application/json",
-        "Content-Type": "application/json",
-        "User-Agent": f"AsyncOpenAI/Python {_client_version()}",
-        "X-Stainless-Lang": "python",
-        "X-Stainless-Package-Version": _client_version(),
-        "X-Stainless-OS": _os_name(),
-        "X-Stainless-Arch": _arch(),
-        "X-Stainless-Runtime": platform.python_implementation(),
-        "X-Stainless-Runtime-Version": platform.python_version(),
-        "X-Stainless-Async": "async:asyncio",
-        "Authorization": f"Bearer {api_key}",
-        "x-stainless-retry-count": "0",
-        "x-stainless-read-timeout": str(timeout),
-        "Connection": "keep-alive",  # what the client's transports send (aiohttp alone does not)
-    }
-    if organization:
-        headers["OpenAI-Organization"] = organization
-    if project:
-        headers["OpenAI-Project"] = project
-    return headers
 
 
 class DirectPost:

@@ -30,6 +30,7 @@ depend on which one answered, and a run against the first URL alone shares it.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -163,6 +164,9 @@ class EndpointPool(Backend):
         now = time.monotonic()
         return [{"endpoint": ep.label, **ep.counts, "in": ep.is_in(now) and ep.outages == 0,
                  "outages": ep.outages} for ep in self.endpoints]
+
+    async def warm(self) -> None:
+        await asyncio.gather(*(ep.backend.warm() for ep in self.endpoints))
 
     async def aclose(self) -> None:
         for ep in self.endpoints:

@@ -42,8 +42,10 @@ time would otherwise hold an attempt for as long as it likes.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import os
+import sys
 import uuid
 from importlib.util import find_spec
 from pathlib import Path
@@ -175,19 +177,22 @@ class OpenAIBackend(Backend):
 
     @property
     def direct(self) -> Any:
-        """The direct path's `DirectPost`, made at the first call (aiohttp imported then)."""
+        """The direct path's `DirectPost` (aiohttp imported then) or the worker path's
+        `PostWorker` (aiohttp only in its child), made at the first call."""
         if self._direct is None:
-            from pytest_tom.backends import direct_post  # noqa: PLC0415 aiohttp: only runs that ask
+            from pytest_tom.backends.openai_headers import request_headers  # noqa: PLC0415
 
-            headers = direct_post.request_headers(
+            headers = request_headers(
                 self._api_key, self.timeout, os.environ.get("OPENAI_ORG_ID"),
                 os.environ.get("OPENAI_PROJECT_ID"))
-            if self.path == "worker":
+            if self.path == "worker":  # no aiohttp in this process: the child has it
                 from pytest_tom.backends.post_worker import PostWorker  # noqa: PLC0415
 
                 self._direct = PostWorker(self.base_url, headers, self.tags)
             else:
-                self._direct = direct_post.DirectPost(self.base_url, headers)
+                from pytest_tom.backends.direct_post import DirectPost  # noqa: PLC0415 aiohttp
+
+                self._direct = DirectPost(self.base_url, headers)
         return self._direct
 
     async def acomplete(self, request: ModelRequest) -> ModelReply:
@@ -223,6 +228,12 @@ class OpenAIBackend(Backend):
                 raise
             raise BackendError(message, kind=exc.kind, retryable=exc.retryable, status=exc.status,
                                retry_after=exc.retry_after, timed_out=exc.timed_out) from None
+
+    async def warm(self) -> None:
+        """The worker path's child process, started while the run builds its requests."""
+        if self.path == "worker":
+            with contextlib.suppress(BackendError):  # the first request says it again
+                await self.direct.ready()
 
     async def _post(self, kwargs: dict[str, Any]) -> ModelReply:
         """One attempt on the direct path."""
@@ -275,8 +286,10 @@ def pick_path(wanted: str | None, transport: str, base_url: str | None = None) -
         wanted = (os.environ.get(PATH_ENV) or "auto").strip().lower()
         if wanted not in PATHS:
             raise BackendSpecError(f"${PATH_ENV}={wanted!r}: use one of {', '.join(PATHS)}")
-        if wanted != "sdk":  # auto, or direct where it can be had
-            return ("worker" if wanted == "auto" else wanted) if possible else "sdk"
+        if wanted != "sdk":  # auto, or direct where it can be had; the worker needs an
+            if wanted == "auto":  # interpreter to start (sys.executable: not when embedded)
+                wanted = "worker" if sys.executable else "direct"
+            return wanted if possible else "sdk"
     if wanted in ("direct", "worker") and not possible:  # the URL is never named: it may
         raise BackendSpecError(  # hold a password
             f"--tom-openai-transport={wanted} needs aiohttp (pip install 'pytest-tom[aiohttp]'), "

@@ -20,7 +20,8 @@ thousand requests are a few writes, not a thousand). marshal reads back only pla
 server or a suite is ever unmarshalled without having been written by `marshal.dumps`
 here.
 
-- main -> child: first the endpoint, `(base_url, headers, think tags or None)`, then
+- main -> child: first the endpoint, `(base_url, headers, think tags or None, sys.path)`
+  (the child imports aiohttp from where the parent would), then
   lists of `(n, body)` (post it) and `(n, None)` (forget it: the attempt was cancelled
   by its timeout, the deadline or the end of the run);
 - child -> main: first `(READY,)` once it has read the endpoint, then lists of `(n, OK, text, usage, model, thought, finish_reason)` or
@@ -47,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tom.backends.base import BackendError, ModelReply
-from pytest_tom.backends.reply_parts import ThinkTags
+from pytest_tom.backends.reply_parts import ThinkTags, chat_reply
 
 OK, FAILED = 0, 1
 READY = -1  # the child's first answer: it is ready for requests
@@ -132,9 +133,11 @@ class PostWorker:
 
     def __init__(self, base_url: str | None, headers: dict[str, str], tags: ThinkTags | None):
         # plain str: a key may be a `Secret` (a str subclass marshal does not write)
+        # the parent's sys.path too: the child imports aiohttp from where this process would
         self._config = (None if base_url is None else str(base_url),
                         {str(k): str(v) for k, v in headers.items()},
-                        None if tags is None else (str(tags.open), str(tags.close)))
+                        None if tags is None else (str(tags.open), str(tags.close)),
+                        [str(p) for p in sys.path])
         self._ids = itertools.count()
         self._waiting: dict[int, asyncio.Future[ModelReply]] = {}
         self._outbox: list[Any] = []
@@ -188,7 +191,15 @@ class PostWorker:
         stdin = transport.get_pipe_transport(0)
         stdin.write(frame([self._config]))
         self._greeted = loop.create_future()
-        await self._greeted  # the child has imported what it needs and read the endpoint
+        try:
+            await self._greeted  # the child has imported what it needs and read the endpoint
+        except asyncio.CancelledError:  # closed while it started
+            transport.kill()
+            self._transport = self._protocol = None
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(asyncio.shield(protocol.ended), 5)
+            transport.close()
+            raise
         self._stdin = stdin
 
     def _send(self, message: Any) -> None:
@@ -241,7 +252,13 @@ class PostWorker:
                     retryable=True))
 
     async def close(self) -> None:
-        """Close the child's stdin and wait for it to end (it finishes nothing more)."""
+        """Close the child's stdin and wait for it to end (it finishes nothing more); a
+        child still starting (warmed, never asked: a fully cached run) is stopped."""
+        starting = self._starting
+        if starting is not None:
+            starting.cancel()
+            with contextlib.suppress(BaseException):
+                await starting
         transport, protocol = self._transport, self._protocol
         if transport is None or protocol is None:
             return
@@ -261,9 +278,6 @@ class PostWorker:
 
 
 async def _serve() -> None:
-    from pytest_tom.backends.direct_post import DirectPost  # noqa: PLC0415 aiohttp: the child's
-    from pytest_tom.backends.reply_parts import chat_reply  # noqa: PLC0415
-
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=2**31)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
@@ -311,7 +325,10 @@ async def _serve() -> None:
         for message in frames.feed(data):
             if config is None:
                 config = message
-                base_url, headers, pair = config
+                base_url, headers, pair, path = config
+                sys.path[:] = path
+                from pytest_tom.backends.direct_post import DirectPost  # noqa: PLC0415 aiohttp
+
                 tags = None if pair is None else ThinkTags(*pair)
                 poster = DirectPost(base_url, headers)
                 answer((READY,))

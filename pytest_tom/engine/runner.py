@@ -188,6 +188,7 @@ class Runner:
         self._idle.set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
+        self._warming: Future[None] | None = None  # `Backend.warm`, at the loop's start
         self._closed = False
         self._stopped = False  # `stop`: nothing more is started
         # conversations past their start at once (created in the loop, at the first one)
@@ -215,7 +216,16 @@ class Runner:
                                                 daemon=True)
                 self._thread.start()
                 self._loop = loop
+                # the backend gets ready (openai:'s request process) while the caller
+                # goes on building and submitting its requests
+                self._warming = asyncio.run_coroutine_threadsafe(self._warm(), loop)
             return self._loop
+
+    async def _warm(self) -> None:
+        warm = getattr(self.backend, "warm", None)  # a backend not derived from Backend
+        if warm is not None:
+            with contextlib.suppress(Exception):  # the first request finds any problem
+                await warm()
 
     def stop(self, timeout: float = 10.0) -> None:
         """Ask nothing more (the run ended before its items did: Ctrl-C, -x, an early stop):
