@@ -31,7 +31,9 @@ def request(prompt: str, max_tokens: int | None = None) -> ModelRequest:
 def call_through(policy: RetryPolicy, backend: Backend, prompts: list[str],
                  concurrency: int = 4) -> tuple[list[ModelReply | BackendError],
                                                 list[Completion], RunnerStats, AdaptiveLimit]:
-    """Each prompt once under `policy`, on one event loop, as the runner calls it."""
+    """Each prompt once under `policy`, on one event loop, as the runner calls it: the
+    backend warmed first (the runner's calls wait for `Backend.warm`, openai:'s request
+    process, before their deadline starts)."""
     stats, slots = RunnerStats(), AdaptiveLimit(concurrency)
     comps = [Completion() for _ in prompts]
     call: Callable[[ModelRequest, Completion], Awaitable[ModelReply]] = functools.partial(
@@ -39,6 +41,7 @@ def call_through(policy: RetryPolicy, backend: Backend, prompts: list[str],
 
     async def main() -> list[ModelReply | BackendError]:
         try:
+            await backend.warm()
             return await asyncio.gather(*(call(request(p), c) for p, c in zip(prompts, comps,
                                                                                 strict=True)),
                                         return_exceptions=True)

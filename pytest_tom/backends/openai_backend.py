@@ -63,6 +63,7 @@ from pytest_tom.backends.base import (
     retryable_status,
 )
 from pytest_tom.backends.endpoint_pool import EndpointPool
+from pytest_tom.backends.openai_headers import request_headers
 from pytest_tom.backends.reply_parts import DEFAULT_TAGS, ThinkTags, chat_reply, think_tags
 from pytest_tom.core.bounded import within
 from pytest_tom.core.secrets import secret_values, url_list
@@ -180,17 +181,15 @@ class OpenAIBackend(Backend):
         """The direct path's `DirectPost` (aiohttp imported then) or the worker path's
         `PostWorker` (aiohttp only in its child), made at the first call."""
         if self._direct is None:
-            from pytest_tom.backends.openai_headers import request_headers  # noqa: PLC0415
-
             headers = request_headers(
                 self._api_key, self.timeout, os.environ.get("OPENAI_ORG_ID"),
                 os.environ.get("OPENAI_PROJECT_ID"))
             if self.path == "worker":  # no aiohttp in this process: the child has it
-                from pytest_tom.backends.post_worker import PostWorker  # noqa: PLC0415
+                from pytest_tom.backends.post_worker import PostWorker  # noqa: PLC0415 only when asked
 
                 self._direct = PostWorker(self.base_url, headers, self.tags)
             else:
-                from pytest_tom.backends.direct_post import DirectPost  # noqa: PLC0415 aiohttp
+                from pytest_tom.backends.direct_post import DirectPost  # noqa: PLC0415 imports aiohttp
 
                 self._direct = DirectPost(self.base_url, headers)
         return self._direct

@@ -327,7 +327,7 @@ async def _serve() -> None:
                 config = message
                 base_url, headers, pair, path = config
                 sys.path[:] = path
-                from pytest_tom.backends.direct_post import DirectPost  # noqa: PLC0415 aiohttp
+                from pytest_tom.backends.direct_post import DirectPost  # noqa: PLC0415 after sys.path is set
 
                 tags = None if pair is None else ThinkTags(*pair)
                 poster = DirectPost(base_url, headers)

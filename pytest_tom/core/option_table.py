@@ -218,10 +218,12 @@ class TomOptions:
                          "(default auto)", default="auto", choices=("auto", "aiohttp", "httpx"),
                          metavar="auto|aiohttp|httpx")
     openai_transport: str = opt(
-        "how the openai backend makes its requests: direct (pytest-tom posts the JSON on one "
-        "aiohttp session: the least CPU per request), sdk (through the openai client, over "
-        "--tom-transport), auto (direct when aiohttp is installed and the base URL holds no "
-        "user:password, else sdk; $PYTEST_TOM_OPENAI_TRANSPORT may set it) (default auto)",
+        "how the openai backend makes its requests: worker (pytest-tom posts the JSON from a "
+        "child process: the HTTP work on another core), direct (the same POST in the run's "
+        "own process: the least CPU per request in all), sdk (through the openai client, over "
+        "--tom-transport), auto (worker when aiohttp is installed and the base URL holds no "
+        "user:password or query, else sdk; $PYTEST_TOM_OPENAI_TRANSPORT may set it) "
+        "(default auto)",
         default="auto", choices=("auto", "direct", "worker", "sdk"), metavar="auto|direct|worker|sdk")
     # -- runner ----------------------------------------------------------------------
     concurrency: int = opt("requests in flight at most (default 16)", default=16, convert=int,

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest
+from pytest_tom.core.bounded import within
 from pytest_tom.core.option_table import TomOptions
 from pytest_tom.core.outcome import REQUEST_FAILED
 from pytest_tom.engine.cache import ResponseCache
@@ -56,6 +57,9 @@ Conversation = Callable[[list[str]], ModelRequest | None]
 # answer (about a second at 2,000 items). A few per slot keep the slots busy and let the
 # rest start in submission order as the first ones finish.
 ADMITTED = 2
+# seconds the first conversations wait for the backend to get ready (`Backend.warm`) before
+# their calls start on their own: a process start, not a model's answer
+WARM_WAIT = 30.0
 
 
 class AdaptiveLimit:
@@ -188,7 +192,9 @@ class Runner:
         self._idle.set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
-        self._warming: Future[None] | None = None  # `Backend.warm`, at the loop's start
+        # `Backend.warm`, started with the first conversations (`_start_queued`); each
+        # conversation waits for it before its first call, so that no deadline counts it
+        self._warming: asyncio.Task[None] | None = None
         self._closed = False
         self._stopped = False  # `stop`: nothing more is started
         # conversations past their start at once (created in the loop, at the first one)
@@ -216,16 +222,15 @@ class Runner:
                                                 daemon=True)
                 self._thread.start()
                 self._loop = loop
-                # the backend gets ready (openai:'s request process) while the caller
-                # goes on building and submitting its requests
-                self._warming = asyncio.run_coroutine_threadsafe(self._warm(), loop)
             return self._loop
 
     async def _warm(self) -> None:
+        """The backend gets ready (openai:'s request process) while the caller goes on
+        building and submitting its requests; at most WARM_WAIT seconds are waited for."""
         warm = getattr(self.backend, "warm", None)  # a backend not derived from Backend
         if warm is not None:
             with contextlib.suppress(Exception):  # the first request finds any problem
-                await warm()
+                await within(warm(), WARM_WAIT)
 
     def stop(self, timeout: float = 10.0) -> None:
         """Ask nothing more (the run ended before its items did: Ctrl-C, -x, an early stop):
@@ -308,6 +313,8 @@ class Runner:
         with self._lock:
             queued, self._queued = self._queued, []
         loop = asyncio.get_running_loop()
+        if self._warming is None and queued:
+            self._warming = loop.create_task(self._warm())
         for fut, key, conversation, sample in queued:
             if self._stopped:
                 fut.cancel()
@@ -392,7 +399,10 @@ class Runner:
     async def _converse(self, key: str, conversation: Conversation, sample: int) -> Completion:
         comp = Completion()
         start = time.perf_counter()
+        warming = self._warming
         try:
+            if warming is not None and not warming.done():
+                await asyncio.shield(warming)
             while True:
                 request = conversation(comp.responses)
                 if request is None:
