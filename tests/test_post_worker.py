@@ -204,3 +204,26 @@ def pytest_unconfigure(config):
     result.stdout.fnmatch_lines(["tom: model openai:m @ * (direct POST over aiohttp in a worker "
                                  "process) ·*"])
     assert (pytester.path / "loaded.txt").read_text() == ""
+
+
+def test_a_child_that_cannot_start_says_why_in_a_retryable_error(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """The child imports aiohttp from the parent's sys.path: a parent whose sys.path has
+    none makes a child that ends as it starts, and the attempt says so, quoting its stderr."""
+    backend = _backend("http://127.0.0.1:9/v1", "worker")
+    monkeypatch.setattr("sys.path", [str(tmp_path)])
+    backend.direct  # noqa: B018 - made now, with that sys.path
+    monkeypatch.undo()
+
+    async def go() -> Any:
+        try:
+            return await backend.acomplete(_request(1))
+        except BackendError as exc:
+            return exc
+        finally:
+            await backend.aclose()
+
+    got = asyncio.run(go())
+    assert isinstance(got, BackendError) and got.retryable
+    assert str(got).startswith("connection failed: the request process ended as it started "
+                               "(exit status 1): ModuleNotFoundError: No module named")

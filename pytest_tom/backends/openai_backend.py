@@ -7,9 +7,13 @@ client's own retries are off: the runner retries with its own policy.
 Several URLs (replicas of one model) make one `OpenAIBackend` each behind an
 `EndpointPool` (backends/endpoint_pool.py), which picks the endpoint of each request.
 
-Two request paths (`--tom-openai-transport`, decided once per endpoint, `pick_path`):
+Three request paths (`--tom-openai-transport`, decided once per endpoint, `pick_path`):
 
-- `direct` (the default when aiohttp is installed): pytest-tom POSTs the JSON body itself
+- `worker` (the default when aiohttp is installed): the `direct` POST below made in a
+  child process fed through a pipe (backends/post_worker.py), so that its HTTP work
+  runs on another core than pytest's item loop; this process imports neither aiohttp
+  nor openai;
+- `direct`: pytest-tom POSTs the JSON body itself
   on one aiohttp session of the runner's loop (backends/direct_post.py), with the URL,
   headers and encoder made once per endpoint; the openai package is never imported;
 - `sdk`: the official openai client, for what the direct path does not do (a base URL
@@ -17,7 +21,7 @@ Two request paths (`--tom-openai-transport`, decided once per endpoint, `pick_pa
   `?api-version=`; the client's httpx transport) and as an option; its HTTP transport is
   below.
 
-Both read the answer with the same function (`_reply`), raise the same errors and are
+All read the answer with the same function (`_reply`), raise the same errors and are
 bounded, redacted, retried and cached alike: the path is not part of the cache key.
 
 SDK transport: the openai client's aiohttp transport (`openai.DefaultAioHttpClient`,
@@ -203,15 +207,15 @@ class OpenAIBackend(Backend):
             kwargs["seed"] = request.params.seed
         if request.params.fields:  # --tom-request-field, --tom-reasoning-effort, --tom-thinking
             kwargs.update(request.params.request_fields())
-        if self.path == "worker":
-            await self.direct.ready()  # started outside the attempt's timeout
-            attempt = self.direct.reply(kwargs)
-        elif self.path == "direct":
-            attempt = self._post(kwargs)
-        else:
-            self.client  # noqa: B018 - made (openai imported) outside the attempt's timeout
-            attempt = self._complete(kwargs)
         try:
+            if self.path == "worker":
+                await self.direct.ready()  # started outside the attempt's timeout
+                attempt = self.direct.reply(kwargs)
+            elif self.path == "direct":
+                attempt = self._post(kwargs)
+            else:
+                self.client  # noqa: B018 - made (openai imported) outside the attempt's timeout
+                attempt = self._complete(kwargs)
             try:
                 return await within(attempt, self.timeout)
             except asyncio.TimeoutError:

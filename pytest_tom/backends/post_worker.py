@@ -10,8 +10,8 @@ what happens to a call (the attempt's timeout, retries and their pauses, the slo
 deadline, endpoint failover, redaction, the cache): only the one POST and the reading of
 its answer move.
 
-The child (this module's `main`, started at the first request on
-the runner's loop, one per endpoint and process) runs `direct_post.DirectPost` and
+The child (this module's `main`, one per endpoint and process, started on the runner's
+loop when the run submits its first conversation: `OpenAIBackend.warm`) runs `direct_post.DirectPost` and
 `reply_parts.chat_reply` exactly as the in-thread direct path does, on its own event
 loop. Both sides speak in frames on the child's stdin and stdout: a 4-byte length, then
 a `marshal`-ed list (all requests or answers of one turn of a loop go in one frame, so a
@@ -24,13 +24,14 @@ here.
   (the child imports aiohttp from where the parent would), then
   lists of `(n, body)` (post it) and `(n, None)` (forget it: the attempt was cancelled
   by its timeout, the deadline or the end of the run);
-- child -> main: first `(READY,)` once it has read the endpoint, then lists of `(n, OK, text, usage, model, thought, finish_reason)` or
-  `(n, FAILED, message, kind, retryable, status, retry_after, timed_out)`: the
+- child -> main: first `(READY,)` once it has read the endpoint, then lists of
+  `(n, OK, text, usage, model, thought, finish_reason)` or `(n, FAILED, message, kind, retryable, status, retry_after, timed_out)`: the
   `ModelReply` or the `BackendError` the in-thread path would have given.
 
 The child ends when its stdin closes (`close`, or this process ending). A child that
 ends while requests are in flight fails them with a retryable "connection failed"
-error that quotes the end of its stderr; the next request starts a new child.
+error that quotes the last line of its stderr (redacted by the backend, as every
+error of an attempt); the next request starts a new child.
 """
 
 from __future__ import annotations
