@@ -34,9 +34,6 @@ import aiohttp
 from yarl import URL
 
 from pytest_tom.backends.base import BackendError, retryable_status
-from pytest_tom.backends.openai_headers import request_headers
-
-__all__ = ["DirectPost", "chat_url", "env_proxy", "request_headers"]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _MAX_MESSAGE = 300
