@@ -77,7 +77,7 @@ class Frames:
             (size,) = _LENGTH.unpack_from(buf, at)
             if len(buf) - at - 4 < size:
                 break
-            out.extend(marshal.loads(bytes(buf[at + 4:at + 4 + size])))
+            out.extend(marshal.loads(buf[at + 4:at + 4 + size]))  # a slice: one copy
             at += 4 + size
         if at:
             del buf[:at]
@@ -307,12 +307,11 @@ async def _serve() -> None:
     async def one(n: int, body: dict[str, Any]) -> None:
         try:
             reply = chat_reply(await poster.post(body), tags)
-        except BackendError as exc:
-            answer((n, FAILED, str(exc), exc.kind, exc.retryable, exc.status, exc.retry_after,
-                    exc.timed_out))
-        except Exception as exc:  # what the in-thread path would raise: an error of the item
-            answer((n, FAILED, f"{type(exc).__name__}: {exc}", "request_failed", False, None,
-                    None, False))
+        except Exception as exc:  # anything else the in-thread path raises: an error of the item
+            error = exc if isinstance(exc, BackendError) else BackendError(
+                f"{type(exc).__name__}: {exc}")
+            answer((n, FAILED, str(error), error.kind, error.retryable, error.status,
+                    error.retry_after, error.timed_out))
         else:
             answer((n, OK, reply.text, reply.usage, reply.model, reply.thought,
                     reply.finish_reason))
