@@ -105,6 +105,7 @@ UNDOCUMENTED = {
     "TestReport.wasxfail": r"\bwasxfail\b",
     "pytest-xdist's worker input and output": r"\bworkerinput\b|\bworkeroutput\b",
     "pytest-xdist's worker queue": r"\bWorkerInteractor\b|\btorun\b|\bnextitem_index\b",
+    "the assertion rewriter's marked names": r"\brewrite_hook\b|\b_must_rewrite\b",
 }
 PATTERNS = {what: re.compile(pattern) for what, pattern in UNDOCUMENTED.items()}
 
@@ -142,6 +143,7 @@ OLD_LINES = {
     "TestReport.wasxfail": 'if getattr(report, "wasxfail", None) is not None:',
     "pytest-xdist's worker input and output": 'self.is_worker = hasattr(config, "workerinput")',
     "pytest-xdist's worker queue": "with it.torun.lock() as queue:",
+    "the assertion rewriter's marked names": 'pluginmanager.rewrite_hook._must_rewrite.discard(name)',
 }
 
 
@@ -216,6 +218,52 @@ def pytest_sessionstart(session):
     pytester.runpytest()
     result = pytester.runpytest("--lf", "-s")
     result.stdout.fnmatch_lines(["ADDED True True"])
+
+
+LOADERS = """
+import sys
+
+def pytest_sessionfinish(session):
+    for name in ("pytest_tom.plugin", "pytest_tom.families.generic", "pytest_tom.plugin.activate"):
+        module = sys.modules.get(name)
+        print("LOADER", name, type(getattr(module, "__loader__", None)).__name__)
+"""
+
+
+# A wheel's record as pytest reads it to mark a plugin's distribution for assertion
+# rewriting (an editable install records only its finder, so pytest marks nothing there)
+WHEEL = {"METADATA": "Metadata-Version: 2.1\nName: tom-as-a-wheel\nVersion: 1.0\n",
+         "entry_points.txt": "[pytest11]\ntom = pytest_tom.plugin\n",
+         "RECORD": "pytest_tom/__init__.py,,\npytest_tom/plugin/__init__.py,,\n"}
+
+
+@pytest.mark.parametrize("load", ["entry point of a wheel", "-p pytest_tom.plugin"])
+def test_the_package_loads_as_plain_bytecode_and_tests_are_still_rewritten(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, load: str) -> None:
+    """`stop_rewriting`: past the entry point, the modules of an active run load through
+    Python's own loader, although pytest marked them for assertion rewriting (which cost
+    about a second per process where bytecode is not cached); the entry point itself shows
+    the rewriter was at work in that process, and a test file's assert still gets pytest's
+    detailed message."""
+    pytester.makeconftest(LOADERS)
+    pytester.makepyfile(answers=ANSWER, test_a="def test_x():\n    assert [1, 2] == [1, 3]\n")
+    (pytester.path / "n.tom.yaml").write_text(numbers_suite(4))
+    args: list[str] = []
+    if load.startswith("-p"):
+        monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+        args = ["-p", "pytest_tom.plugin"]
+    else:  # found on sys.path (the run's folder) like the wheel's own record
+        record = pytester.mkdir("tom_as_a_wheel-1.0.dist-info")
+        for name, text in WHEEL.items():
+            (record / name).write_text(text)
+    result = pytester.runpytest_subprocess(*args, "--tom-model=python:answers.py:answer", "-s",
+                                           "-p", "no:cacheprovider", "--tom-cache=off")
+    result.stdout.fnmatch_lines([
+        "LOADER pytest_tom.plugin AssertionRewritingHook",
+        "LOADER pytest_tom.families.generic SourceFileLoader",
+        "LOADER pytest_tom.plugin.activate SourceFileLoader",
+        "*At index 1 diff: 2 != 3*",
+    ])
 
 
 LF_CONFTEST = """

@@ -20,12 +20,19 @@ from pytest_tom.plugin import own_model_hook
 from pytest_tom.plugin.inactive import check_inactive
 from pytest_tom.plugin.pytest_options import add_options, read_options
 from pytest_tom.plugin.stash import is_active
-from pytest_tom.pytest_compat import is_xdist_worker
+from pytest_tom.pytest_compat import is_xdist_worker, stop_rewriting
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
-    """`pytest_tom_backend(config, spec)`: a conftest's own model (docs/own-model.md)."""
+    """`pytest_tom_backend(config, spec)`: a conftest's own model (docs/own-model.md).
+
+    Also the earliest hook of this plugin, before the active run's imports: the rest of
+    the package loads as plain bytecode, not through pytest's assertion rewriter
+    (`pytest_compat.stop_rewriting` says why: about a second of start-up per process
+    where bytecode cannot be cached).
+    """
     pluginmanager.add_hookspecs(own_model_hook)
+    stop_rewriting(pluginmanager, "pytest_tom")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
