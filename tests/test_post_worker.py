@@ -10,6 +10,7 @@ import asyncio
 import math
 import os
 import signal
+import time
 from typing import Any
 
 import pytest
@@ -227,3 +228,80 @@ def test_a_child_that_cannot_start_says_why_in_a_retryable_error(
     assert isinstance(got, BackendError) and got.retryable
     assert str(got).startswith("connection failed: the request process ended as it started "
                                "(exit status 1): ModuleNotFoundError: No module named")
+
+
+def test_warm_up_starts_before_any_conversation_and_only_once() -> None:
+    from pytest_tom.backends.base import Backend
+    from pytest_tom.engine.runner import Runner
+
+    class Counting(Backend):
+        warmed = 0
+
+        async def warm(self) -> None:
+            type(self).warmed += 1
+
+        async def acomplete(self, request: ModelRequest) -> ModelReply:
+            return ModelReply(text="Yes.")
+
+    runner = Runner(Counting())
+    try:
+        runner.warm_up()
+        runner.warm_up()
+        deadline = time.monotonic() + 5  # the warm-up runs on the runner's thread
+        while not Counting.warmed and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert Counting.warmed == 1  # before any conversation
+        futures = [runner.submit(str(i), lambda r, i=i: None if r else _request(i))
+                   for i in range(3)]
+        assert [f.result(timeout=10).responses for f in futures] == [["Yes."]] * 3
+    finally:
+        runner.close()
+    assert Counting.warmed == 1
+
+
+WARMING_CONFTEST = """
+import time
+import pytest
+from pytest_tom.backends.base import Backend, ModelReply
+
+EVENTS = []
+
+class Warming(Backend):
+    async def warm(self):
+        EVENTS.append("warm")
+
+    async def acomplete(self, request):
+        return ModelReply(text="Yes.")
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_tom_backend(config, spec):
+    return Warming() if spec == "warming" else None
+
+def pytest_collection_finish(session):
+    deadline = time.monotonic() + 5  # the warm-up runs on the runner's thread
+    while not EVENTS and time.monotonic() < deadline:
+        time.sleep(0.01)
+    print("AT THE END OF COLLECTION", EVENTS)
+
+def pytest_unconfigure(config):
+    print("AT THE END", EVENTS)
+"""
+
+
+@pytest.mark.parametrize("collect_only", [False, True])
+def test_the_backend_warms_up_while_pytest_collects(pytester: pytest.Pytester,
+                                                    collect_only: bool) -> None:
+    """`WarmUpAtCollection`: a backend with a warm-up (openai:'s request process) starts it
+    when collection reaches the first suite file, not at the first request after it; once;
+    and not at all under --collect-only, which asks nothing."""
+    from runner_support import numbers_suite
+
+    pytester.makefile(".tom.yaml", numbers=numbers_suite(8))
+    pytester.makeconftest(WARMING_CONFTEST)
+    result = pytester.runpytest_subprocess("--tom-model=warming", "-s", "-p", "no:cacheprovider",
+                                           *(["--collect-only"] if collect_only else []))
+    if collect_only:
+        result.stdout.fnmatch_lines(["AT THE END OF COLLECTION []", "AT THE END []"])
+    else:
+        result.stdout.fnmatch_lines(["AT THE END OF COLLECTION ['warm']", "*",
+                                     "AT THE END ['warm']"])

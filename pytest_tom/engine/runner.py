@@ -192,7 +192,8 @@ class Runner:
         self._idle.set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
-        # `Backend.warm`, started with the first conversations (`_start_queued`); each
+        # `Backend.warm`, started with the first conversations (`_start_queued`) or earlier
+        # (`warm_up`); each
         # conversation waits for it before its first call, so that no deadline counts it
         self._warming: asyncio.Task[None] | None = None
         self._closed = False
@@ -223,6 +224,17 @@ class Runner:
                 self._thread.start()
                 self._loop = loop
             return self._loop
+
+    def warm_up(self) -> None:
+        """Get the backend ready now, before any conversation is submitted: the plugin
+        calls it when collection reaches the first suite file, so that openai:'s request
+        process starts while pytest collects rather than after (`WarmUpAtCollection`)."""
+        self._ensure_loop().call_soon_threadsafe(self._start_warming)
+
+    def _start_warming(self) -> None:
+        """In the loop: the warm-up task, once (the first conversations or `warm_up`)."""
+        if self._warming is None and not self._closed:
+            self._warming = asyncio.get_running_loop().create_task(self._warm())
 
     async def _warm(self) -> None:
         """The backend gets ready (openai:'s request process) while the caller goes on
@@ -313,8 +325,8 @@ class Runner:
         with self._lock:
             queued, self._queued = self._queued, []
         loop = asyncio.get_running_loop()
-        if self._warming is None and queued:
-            self._warming = loop.create_task(self._warm())
+        if queued:
+            self._start_warming()
         for fut, key, conversation, sample in queued:
             if self._stopped:
                 fut.cancel()

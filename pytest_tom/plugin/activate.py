@@ -10,6 +10,7 @@ Imported by the entry point (`plugin/__init__.py`) only when active.
 | `request_phase.RequestPhase` | the runner, prices, the cache's notes | (stash: `REQUESTS_KEY`) |
 | `run_loop.RunLoop` | the test loop, each item's record on its report | every process |
 | `request_phase.WindowPrefetch` | the window ahead of `-x` | `-x`/`--maxfail`, no xdist worker |
+| `request_phase.WarmUpAtCollection` | the backend's warm-up during collection | a backend with a warm-up, a process that calls it, no `--collect-only` |
 | `lookahead.WorkerLookahead` | an xdist worker's queue asked ahead | xdist workers |
 | `streaming.StreamedRun` | the streamed loop's windows | while the loop runs |
 | `run_gates.RunGates` | what the gates found | (called by the outputs) |
@@ -40,8 +41,10 @@ from pytest_tom.plugin.request_phase import (
     ANSWERS_KEY,
     REQUESTS_KEY,
     RequestPhase,
+    WarmUpAtCollection,
     WindowPrefetch,
     configure_requests,
+    warms,
 )
 from pytest_tom.plugin.run_gates import RunGates, gate_config
 from pytest_tom.plugin.run_loop import RunLoop, stops_early
@@ -49,7 +52,11 @@ from pytest_tom.plugin.selection import Selection
 from pytest_tom.plugin.stash import ACTIVE_KEY
 from pytest_tom.plugin.usage_errors import check_start
 from pytest_tom.plugin.worker_start_error import register_on_worker
-from pytest_tom.pytest_compat import install_teardown_index, is_xdist_worker
+from pytest_tom.pytest_compat import (
+    install_teardown_index,
+    is_xdist_worker,
+    on_xdist_controller,
+)
 from pytest_tom.report.html import usage_problem
 
 
@@ -99,5 +106,8 @@ def activate(config: pytest.Config, options: TomOptions) -> None:
         if stops_early(config):
             register(WindowPrefetch(requests), "tom-window")
         install_teardown_index(config)  # the failure summary of thousands of wrong answers, in linear time
+    if warms(ctx.backend) and not on_xdist_controller(config) \
+            and not config.getoption("--collect-only", False):
+        register(WarmUpAtCollection(requests), "tom-warm-up")
     # last: its tryfirst sessionfinish (the runner stops) runs before the outputs' one
     register(RunLoop(ctx, selection, requests), "tom-run-loop")

@@ -25,6 +25,7 @@ from typing import Any, Protocol
 import pytest
 
 from pytest_tom import families
+from pytest_tom.backends.base import Backend
 from pytest_tom.core.option_table import TomOptions
 from pytest_tom.core.record import Record
 from pytest_tom.engine.cache import clear_with_note
@@ -83,6 +84,31 @@ def prepares(family: Family) -> bool:
     return getattr(type(family), "prepare_scoring", None) is not Family.prepare_scoring
 
 
+def warms(backend: Any) -> bool:
+    """Whether the backend has a warm-up of its own (`Backend.warm` overridden: openai:'s
+    request process, a pool of endpoints)."""
+    return getattr(type(backend), "warm", Backend.warm) is not Backend.warm
+
+
+class WarmUpAtCollection:
+    """Starts the backend's warm-up when collection reaches the first suite file, so that
+    openai:'s request process (about 0.3 s to start) gets ready while pytest collects
+    instead of after it, ahead of the first request. Registered only where it pays: a
+    process that makes model calls (not the xdist controller, not --collect-only) with a
+    backend that has a warm-up (`warms`). A run whose items are all deselected or cached
+    then starts a request process it never asks, stopped at the end."""
+
+    def __init__(self, requests: RequestPhase):
+        self.requests = requests
+        self.started = False
+
+    def pytest_collectstart(self, collector: pytest.Collector) -> None:
+        if not self.started and isinstance(collector, pytest.File) \
+                and self.requests.ctx.is_suite_file(collector.path):
+            self.started = True
+            self.requests.warm_up()
+
+
 class AnswerSource(Protocol):
     """Where a benchmark item's set-up takes its answers (`ANSWERS_KEY`)."""
 
@@ -110,6 +136,12 @@ class RequestPhase:
             self._runner = Runner.from_options(self.ctx.model.seal(), self.ctx.options,
                                                self.ctx.project_dir)
         return self._runner
+
+    def warm_up(self) -> None:
+        """Start the runner and its backend's warm-up ahead of the first call (a model made
+        at configure time only: a `fixture:` model is made at the start of the test loop)."""
+        if self._runner is None and not getattr(self.ctx.backend, "deferred", False):
+            self.runner.warm_up()
 
     def peek_runner(self) -> Runner | None:
         """The runner if one was started (never starts one)."""
