@@ -17,12 +17,16 @@ same run:
   path, driven by the same plain loop as the references: what the backend itself costs;
 - `pytest-tom backend (...)`: pytest-tom's own `openai:` backend driven by its
   runner (slots, retries, deadline; no cache) on each request path: `worker` (the direct
-  POST made in a child process, the default; its CPU is this process's and the child's),
+  POST made in a child process, the default; its CPU is this process's and the child's,
+  less the child's start-up: the references import aiohttp before their clock starts, so
+  one child is started and closed before the clock on a backend of its own, and its CPU
+  is subtracted for the measured child's start),
   `direct` (its own POST on one aiohttp session, `--tom-openai-transport=direct`), and the
   openai client (`sdk`) over aiohttp and over httpx.
 
 Every variant runs alone (the others are idle), `--repeat` times; the run with
-the least CPU counts. The machine's load average is printed with the figures:
+the least CPU counts. pytest-tom's bytecode is compiled first, as an install has it
+(`installed_bytecode.py`). The machine's load average is printed with the figures:
 on a shared machine the absolute numbers move, the ratios much less.
 
     python benchmarks/request_path.py [--n 2000] [--latency 0.1] [--concurrency 64]
@@ -35,12 +39,14 @@ import argparse
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
 from chat_server import ChatServer  # noqa: E402
+from installed_bytecode import compile_checkout  # noqa: E402
 
 PRELUDE = """
 import asyncio, sys, time
@@ -127,6 +133,13 @@ backend = create("bench", {"base_url": URL, "timeout": 120.0, "transport": sys.a
                            "openai_transport": sys.argv[5]})
 runner = Runner(backend, concurrency=C, retries=5, backoff=0.05)
 params = SamplingParams(temperature=0.0, seed=0)
+async def start_and_close(spare):
+    await spare.warm()
+    await spare.aclose()
+if sys.argv[5] == "worker":  # one child's start-up (its imports): before the clock, as the
+    # raw loop imports aiohttp before its clock; measured on a backend of its own, subtracted
+    asyncio.run(start_and_close(create("bench", {"base_url": URL, "openai_transport": "worker"})))
+started = os.times().children_user + os.times().children_system
 def conv(i):
     return lambda responses: None if responses else ModelRequest(prompt(i), params)
 start, cpu = time.perf_counter(), time.process_time()
@@ -136,7 +149,8 @@ wall, used = time.perf_counter() - start, time.process_time() - cpu
 assert all(c.responses and not c.error for c in comps), [c.error for c in comps if c.error][:3]
 runner.close()
 child = os.times()  # the worker path's child process, ended and reaped by close
-print(wall, used + child.children_user + child.children_system, f"{backend.path}/{backend.transport}")
+child_cpu = child.children_user + child.children_system - 2 * started  # less the two starts
+print(wall, used + child_cpu, f"{backend.path}/{backend.transport}", f"{started:.3f}")
 """
 # the backend's own cost: its acomplete driven by the plain loop above (no runner)
 BACKEND_ALONE = """
@@ -160,9 +174,11 @@ TOM_VARIANTS = {"pytest-tom backend (worker)": ("worker", "aiohttp"),
                 "pytest-tom backend (sdk httpx)": ("sdk", "httpx")}
 
 
-def run_variant(name: str, url: str, args: argparse.Namespace) -> tuple[float, float] | None:
-    """(wall s, CPU s) of the best of `repeat` runs, or None when the variant failed."""
-    best: tuple[float, float] | None = None
+def run_variant(name: str, url: str,
+                args: argparse.Namespace) -> tuple[float, float, float] | None:
+    """(wall s, CPU s, the whole process's wall s: interpreter start and imports included)
+    of the best of `repeat` runs, or None when the variant failed."""
+    best: tuple[float, float, float] | None = None
     for _ in range(args.repeat):
         if name in TOM_VARIANTS:
             path, transport = TOM_VARIANTS[name]
@@ -173,8 +189,10 @@ def run_variant(name: str, url: str, args: argparse.Namespace) -> tuple[float, f
         else:
             code, extra = PRELUDE + VARIANTS[name], []
         env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        began = time.perf_counter()
         proc = subprocess.run([sys.executable, "-c", code, url, str(args.n), str(args.concurrency),
                                *extra], capture_output=True, text=True, env=env)
+        process = time.perf_counter() - began
         try:
             wall, cpu = (float(x) for x in proc.stdout.split()[:2])
         except ValueError:
@@ -184,7 +202,7 @@ def run_variant(name: str, url: str, args: argparse.Namespace) -> tuple[float, f
             print(f"{name}: the backend used {proc.stdout.split()[2]} (is aiohttp installed?)")
             return None
         if best is None or cpu < best[1]:
-            best = (wall, cpu)
+            best = (wall, cpu, process)
     return best
 
 
@@ -200,7 +218,8 @@ def main() -> int:
     if args.only:
         names = [n for n in names if any(o in n for o in args.only)]
     ideal = args.n * args.latency / args.concurrency
-    results: dict[str, tuple[float, float]] = {}
+    compiled = compile_checkout(REPO)
+    results: dict[str, tuple[float, float, float]] = {}
     loads: dict[str, float] = {}
     with ChatServer(lambda body: "Yes.", latency=args.latency) as server:
         for name in names:
@@ -210,11 +229,12 @@ def main() -> int:
                 results[name] = got
     print(f"N {args.n} · latency {args.latency * 1000:.0f} ms · concurrency {args.concurrency} · "
           f"ideal N·L/C {ideal:.2f} s · cpus {os.cpu_count()} · best of {args.repeat}")
+    print(compiled)
     raw = results.get("raw aiohttp")
     bare = results.get("openai httpx")
     print(f"{'variant':30} {'wall':>7} {'×ideal':>7} {'ms CPU/req':>10} {'CPU ×raw':>9} "
           f"{'CPU ×openai':>11} {'load':>5}")
-    for name, (wall, cpu) in results.items():
+    for name, (wall, cpu, _process) in results.items():
         per = cpu / args.n * 1000
         x_raw = f"{cpu / raw[1]:.2f}" if raw else "-"
         x_bare = f"{cpu / bare[1]:.2f}" if bare else "-"

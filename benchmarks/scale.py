@@ -52,8 +52,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "benchmarks"))
 
 from chat_server import ChatServer  # noqa: E402
+from installed_bytecode import compile_checkout  # noqa: E402
 from runner_support import expected_right, numbers_suite, respond  # noqa: E402
 
 PLAIN = """
@@ -197,6 +199,7 @@ def main() -> int:
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > 0  # Linux: KB
     print(f"latency 0 · concurrency {args.concurrency} · cache off · --tom-report and --tom-html"
           f" · cpus {os.cpu_count()} · load {os.getloadavg()} · checkout {args.checkout}")
+    print(compile_checkout(args.checkout))
     print(f"{'items':>7} {'run s':>8} {'aiohttp':>8} {'floor':>7} {'×bound':>7} {'run CPU':>7} "
           f"{'aio CPU':>7} {'flr CPU':>7} {'×aio':>6} {'peak MB':>8} {'collect':>8} "
           f"{'KB/item':>7} {'JSON':>6} {'HTML':>6} server CPU   load (run / script / floor)")
