@@ -95,7 +95,8 @@ class Registry:
 
     `builtin` is read at every lookup (a table may be changed, e.g. in a test); entry points
     are looked up at every lookup too, so a package installed on sys.path during the
-    process is found (`group_entry_points`). `pick(module, name)` gives the object of a target written as a module alone."""
+    process is found (`group_entry_points`). `pick(module, name)` gives the object of a
+    target written as a module alone."""
 
     def __init__(self, kind: str, plural: str, group: str, builtin: Mapping[str, str], *,
                  pick: Callable[[ModuleType, str], Any] | None = None, hint: str = ""):

@@ -193,8 +193,8 @@ class Runner:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         # `Backend.warm`, started with the first conversations (`_start_queued`) or earlier
-        # (`warm_up`); each
-        # conversation waits for it before its first call, so that no deadline counts it
+        # (`warm_up`); each conversation waits for it before its first call, so that no
+        # deadline counts it
         self._warming: asyncio.Task[None] | None = None
         self._closed = False
         self._stopped = False  # `stop`: nothing more is started
