@@ -159,7 +159,11 @@ def test_a_child_warmed_and_never_asked_is_stopped_at_close() -> None:
         assert _children(os.getpid()) - before == set()
 
 
-def test_the_runner_warms_its_backend_once_as_the_first_conversation_is_submitted() -> None:
+@pytest.mark.parametrize("early", [False, True], ids=["at the first conversation", "warm_up"])
+def test_the_runner_warms_its_backend_once(early: bool) -> None:
+    """Once, on the runner's loop: at the first conversation submitted, or earlier when
+    asked (`Runner.warm_up`, called by the plugin during collection; twice here); a
+    warm-up that fails leaves the first request to report the problem."""
     from pytest_tom.backends.base import Backend
     from pytest_tom.engine.runner import Runner
 
@@ -175,6 +179,13 @@ def test_the_runner_warms_its_backend_once_as_the_first_conversation_is_submitte
 
     runner = Runner(Counting())
     try:
+        if early:
+            runner.warm_up()
+            runner.warm_up()
+            deadline = time.monotonic() + 5  # the warm-up runs on the runner's thread
+            while not Counting.warmed and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert Counting.warmed == 1  # before any conversation
         futures = [runner.submit(str(i), lambda r, i=i: None if r else _request(i))
                    for i in range(3)]
         assert [f.result(timeout=10).responses for f in futures] == [["Yes."]] * 3
@@ -228,35 +239,6 @@ def test_a_child_that_cannot_start_says_why_in_a_retryable_error(
     assert isinstance(got, BackendError) and got.retryable
     assert str(got).startswith("connection failed: the request process ended as it started "
                                "(exit status 1): ModuleNotFoundError: No module named")
-
-
-def test_warm_up_starts_before_any_conversation_and_only_once() -> None:
-    from pytest_tom.backends.base import Backend
-    from pytest_tom.engine.runner import Runner
-
-    class Counting(Backend):
-        warmed = 0
-
-        async def warm(self) -> None:
-            type(self).warmed += 1
-
-        async def acomplete(self, request: ModelRequest) -> ModelReply:
-            return ModelReply(text="Yes.")
-
-    runner = Runner(Counting())
-    try:
-        runner.warm_up()
-        runner.warm_up()
-        deadline = time.monotonic() + 5  # the warm-up runs on the runner's thread
-        while not Counting.warmed and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert Counting.warmed == 1  # before any conversation
-        futures = [runner.submit(str(i), lambda r, i=i: None if r else _request(i))
-                   for i in range(3)]
-        assert [f.result(timeout=10).responses for f in futures] == [["Yes."]] * 3
-    finally:
-        runner.close()
-    assert Counting.warmed == 1
 
 
 WARMING_CONFTEST = """
