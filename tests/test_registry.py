@@ -175,3 +175,32 @@ def test_listing_families_imports_none() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=REPO, check=True).stdout.split(maxsplit=1)
     assert int(out[0]) >= 5 and out[1].strip() == "[]"
+
+
+def test_entry_points_are_read_again_only_when_sys_path_or_a_folder_on_it_changes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`group_entry_points`: a run looks its families up a dozen times before collection,
+    one read serves them all; a distribution installed meanwhile into a folder already on
+    sys.path (its mtime changes), or a folder put on sys.path, is found."""
+    from pytest_tom.core import registry
+
+    site = tmp_path / "site"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    reads: list[str] = []
+    real = registry.entry_points
+    monkeypatch.setattr(registry, "entry_points",
+                        lambda group: reads.append(group) or real(group=group))
+    group = "pytest_tom.test_only_group"
+    assert registry.group_entry_points(group) == ()
+    assert registry.group_entry_points(group) == ()
+    assert reads == [group]
+    info = site / "late_pkg-0.1.dist-info"  # installed into the folder, sys.path unchanged
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: late-pkg\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[{group}]\nlate = late_pkg:thing\n")
+    assert [ep.name for ep in registry.group_entry_points(group)] == ["late"]
+    assert reads == [group, group]
+    install(tmp_path / "other", "other-pkg", group, "other = other_pkg:thing", monkeypatch)
+    assert sorted(ep.name for ep in registry.group_entry_points(group)) == ["late", "other"]
+    assert len(reads) == 3

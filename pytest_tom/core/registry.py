@@ -68,7 +68,8 @@ def folder_targets(directory: Path, package: str, module: str) -> dict[str, str]
             if sub.is_dir() and (sub / f"{module}.py").is_file() and sub.name.isidentifier()}
 
 
-_READ: dict[tuple[str, tuple[tuple[str, float], ...]], tuple[EntryPoint, ...]] = {}
+# group -> (sys.path with each folder's mtime, the group's entry points read then)
+_READ: dict[str, tuple[tuple[tuple[str, float], ...], tuple[EntryPoint, ...]]] = {}
 
 
 def group_entry_points(group: str) -> tuple[EntryPoint, ...]:
@@ -76,10 +77,12 @@ def group_entry_points(group: str) -> tuple[EntryPoint, ...]:
     changed (a package installed during the process is found), else as read last: reading
     every installed distribution's metadata took a run's start-up about 20 ms per lookup,
     and a run looks its families up a dozen times before collection."""
-    key = (group, tuple((entry, _mtime(entry)) for entry in sys.path))
-    found = _READ.get(key)
-    if found is None:
-        found = _READ[key] = tuple(entry_points(group=group))
+    paths = tuple((entry, _mtime(entry)) for entry in sys.path)
+    last = _READ.get(group)
+    if last is not None and last[0] == paths:
+        return last[1]
+    found = tuple(entry_points(group=group))
+    _READ[group] = (paths, found)
     return found
 
 
