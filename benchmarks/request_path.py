@@ -139,7 +139,8 @@ async def start_and_close(spare):
 if sys.argv[5] == "worker":  # one child's start-up (its imports): before the clock, as the
     # raw loop imports aiohttp before its clock; measured on a backend of its own, subtracted
     asyncio.run(start_and_close(create("bench", {"base_url": URL, "openai_transport": "worker"})))
-started = os.times().children_user + os.times().children_system
+spent = os.times()
+started = spent.children_user + spent.children_system
 def conv(i):
     return lambda responses: None if responses else ModelRequest(prompt(i), params)
 start, cpu = time.perf_counter(), time.process_time()
@@ -150,7 +151,7 @@ assert all(c.responses and not c.error for c in comps), [c.error for c in comps 
 runner.close()
 child = os.times()  # the worker path's child process, ended and reaped by close
 child_cpu = child.children_user + child.children_system - 2 * started  # less the two starts
-print(wall, used + child_cpu, f"{backend.path}/{backend.transport}", f"{started:.3f}")
+print(wall, used + child_cpu, f"{backend.path}/{backend.transport}")
 """
 # the backend's own cost: its acomplete driven by the plain loop above (no runner)
 BACKEND_ALONE = """
