@@ -214,7 +214,7 @@ def stop_rewriting(pluginmanager: pytest.PytestPluginManager, package: str) -> b
     rewrite, compile) instead of loading its ordinary bytecode. The rewritten code is cached
     only where pytest may write bytecode: with PYTHONDONTWRITEBYTECODE (common in container
     images) or a read-only site-packages, every pytest process and every xdist worker paid
-    about a second to rewrite the ~150 modules an active run imports, which is most of
+    about a second to rewrite the ~200 modules an active run imports, which is most of
     pytest-tom's start-up. The package's asserts only narrow types; nothing is lost. The
     modules already imported (this entry point and what it imports at the top) stay
     rewritten.
