@@ -140,6 +140,17 @@ def terminal_reporter(config: pytest.Config) -> Any:
     return config.pluginmanager.get_plugin("terminalreporter")
 
 
+def capturing_plugins(config: pytest.Config) -> tuple[Any, Any]:
+    """(pytest's capture manager, its logging plugin), each None when it is not there
+    (`-p no:capture`, `-p no:logging`): the two plugins that capture each phase of a test.
+
+    Undocumented: the plugin names "capturemanager" and "logging-plugin" under which pytest
+    registers them. Checked on pytest 7.4.0 and 9.2.0.
+    """
+    pm = config.pluginmanager
+    return pm.get_plugin("capturemanager"), pm.get_plugin("logging-plugin")
+
+
 def is_tty(reporter: Any) -> bool:
     """Whether the terminal reporter writes to a terminal (a line can be redrawn).
 

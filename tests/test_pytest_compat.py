@@ -98,7 +98,7 @@ UNDOCUMENTED = {
     "--junitxml's destination": r"\bxmlpath\b",
     "--tb's and -r's destinations": r"\btbstyle\b|\breportchars\b",
     "pytest's and xdist's plugin names":
-        r"[\"'](terminalreporter|capturemanager|lfplugin|dsession)[\"']",
+        r"[\"'](terminalreporter|capturemanager|logging-plugin|lfplugin|dsession)[\"']",
     "the capture plugin's switch": r"\bglobal_and_fixture_disabled\b",
     "Function.funcargs": r"\bfuncargs\b",
     "FixtureLookupError.argname": r"\bargname\b",

@@ -292,6 +292,12 @@ class TomOptions:
         "report: a wrong answer is an expected failure (xfail) and only the gates set the exit "
         "status; fail: a wrong answer fails its test (default: report when a gate is configured "
         "or --tom-save-baseline is given, else fail)", choices=("report", "fail"), metavar="MODE")
+    item_capture: str = opt(
+        "auto: a suite item's set-up, call and tear-down run without pytest's per-test output "
+        "and log capture where only pytest-tom's own code runs in them (what they print goes "
+        "to the terminal; the first set-up and last tear-down in a suite file keep pytest's "
+        "capture); pytest: pytest's capture for every phase (default auto)",
+        default="auto", choices=("auto", "pytest"), metavar="auto|pytest")
     html: str | None = opt("write one self-contained HTML report (plots, paper tables, every item's "
                            "transcript; needs the html extra) to PATH", metavar="PATH", path=True)
     markdown: str | None = opt("write a Markdown summary (gates, scores, changed items) to PATH, "

@@ -8,6 +8,7 @@ Imported by the entry point (`plugin/__init__.py`) only when active.
 | `items.SuiteFiles` | suite files collected, suites seen, markers | every process |
 | `selection.Selection` | `--tom-limit`, `--tom-shard`, deselected, broken suites | every process |
 | `request_phase.RequestPhase` | the runner, prices, the cache's notes | (stash: `REQUESTS_KEY`) |
+| `quiet_phases.QuietPhases` | suite items' phase hooks without pytest's capture | (stash: `QUIET_KEY`, read by `TomItem.ihook`) |
 | `run_loop.RunLoop` | the test loop, each item's record on its report | every process |
 | `request_phase.WindowPrefetch` | the window ahead of `-x` | `-x`/`--maxfail`, no xdist worker |
 | `request_phase.WarmUpAtCollection` | the backend's warm-up during collection | a backend with a warm-up, a process that calls it, no `--collect-only` |
@@ -37,6 +38,7 @@ from pytest_tom.plugin.context import (
 from pytest_tom.plugin.items import SUITES_KEY, SuiteFiles
 from pytest_tom.plugin.lookahead import WorkerLookahead
 from pytest_tom.plugin.outputs import RunOutputs
+from pytest_tom.plugin.quiet_phases import QUIET_KEY, QuietPhases
 from pytest_tom.plugin.request_phase import (
     ANSWERS_KEY,
     REQUESTS_KEY,
@@ -91,6 +93,8 @@ def activate(config: pytest.Config, options: TomOptions) -> None:
     config.stash[REQUESTS_KEY] = requests
     config.stash[SUITES_KEY] = files
     config.stash[ACTIVE_KEY] = True
+    if options.item_capture == "auto":
+        config.stash[QUIET_KEY] = QuietPhases(config)
 
     register = config.pluginmanager.register
     register(files, "tom-suite-files")

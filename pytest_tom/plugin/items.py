@@ -25,6 +25,7 @@ from pytest_tom.engine.sample_requests import call_fields, samples_text
 from pytest_tom.engine.suite_names import SuiteNames
 from pytest_tom.engine.transcript import call_messages, sent_messages
 from pytest_tom.plugin.context import RunContext, run_context
+from pytest_tom.plugin.quiet_phases import phase_hooks
 from pytest_tom.plugin.request_phase import answers_of
 from pytest_tom.plugin.speed import collection_gc
 from pytest_tom.pytest_compat import verbosity
@@ -128,6 +129,12 @@ class TomItem(pytest.Item):
         for name in item_markers(spec):
             files.register_marker(self.config, name)
             self.add_marker(name)
+
+    @property
+    def ihook(self) -> Any:
+        """pytest's hooks for this item, its set-up, call and tear-down without pytest's
+        output and log capture where only pytest-tom's code runs (`quiet_phases`)."""
+        return phase_hooks(self, super().ihook)
 
     # -- the model side -------------------------------------------------------------
     # The steps themselves are pytest-free (`engine.item.ItemEngine`); this class maps

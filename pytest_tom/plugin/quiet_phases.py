@@ -1,0 +1,127 @@
+"""A suite item's set-up, call and tear-down without pytest's per-test output and log
+capture, where only pytest-tom's own code runs in them (`--tom-item-capture=auto`).
+
+pytest captures every phase of every test: its capture manager redirects the standard
+file descriptors and reads them back, its logging plugin installs two handlers and reads
+them back, about 0.4 ms of the main thread per item, a fifth of a 20,000-item run at
+latency 0. In a suite item's phases nothing of the user's runs: the set-up takes answers
+made in another thread or process, the call scores them with the family's rules, the
+tear-down has nothing to do. What those print belongs to no item anyway.
+
+So a suite item's hooks (`TomItem.ihook`) call the three phase hooks without pytest's
+capture manager and logging plugin (`pytest_compat.capturing_plugins`), except where pytest may run the user's
+code in them: the set-up of an item whose predecessor was not in the same suite file
+(collectors above it are set up then: packages, a session fixture's first use) and the
+tear-down of an item whose successor is not in the same suite file (their finalizers:
+a session fixture's at the last item). Those keep pytest's capture, as does every phase
+under `--tom-item-capture=pytest`. Other plugins' phase hooks run as always. pytest's
+logging plugin must see an item's tear-down only if it saw its set-up (it keeps the
+set-up's records on the item): after a quiet set-up, a captured tear-down captures the
+output but not the log records.
+
+Only pluggy's public API is used: `PluginManager.subset_hook_caller` (what pytest's own
+per-directory hook proxies are made of) and `HookCaller.get_hookimpls`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pytest_tom.pytest_compat import capturing_plugins
+
+PHASES = ("pytest_runtest_setup", "pytest_runtest_call", "pytest_runtest_teardown")
+QUIET_KEY = pytest.StashKey["QuietPhases"]()
+
+
+class QuietPhases:
+    """The phase hooks of suite items, without pytest's capture where only pytest-tom's
+    code runs; one per session (`config.stash[QUIET_KEY]`), made by `activate`."""
+
+    def __init__(self, config: pytest.Config):
+        self.pm = config.pluginmanager
+        capture, logging = capturing_plugins(config)
+        self.skip = [p for p in (capture, logging) if p is not None]
+        self.logging = [logging] if logging is not None else []
+        self._relays: dict[Any, _Relay] = {}
+        self.next_quiet: Any = None  # the item whose set-up may be quiet (see `_Phase`)
+        self.quiet_setup: Any = None  # the last item whose set-up was quiet
+
+    def hooks(self, base: Any, item: pytest.Item) -> Any:
+        """`item`'s hook relay: pytest's own (`base`, its path's proxy) with the three phase
+        hooks chosen per call."""
+        if not self.skip:  # neither plugin is there (-p no:capture -p no:logging)
+            return base
+        key = None if base is item.config.hook else item.path
+        relay = self._relays.get(key)
+        if relay is None:
+            relay = self._relays[key] = _Relay(self, base)
+        return relay
+
+    def without(self, name: str, base_caller: Any, plugins: list[Any]) -> Any:
+        """`base_caller` (a phase hook as pytest would call it for this path) without
+        `plugins`: every plugin pytest would leave out there is left out too."""
+        everyone = {impl.plugin for impl in getattr(self.pm.hook, name).get_hookimpls()}
+        kept = {impl.plugin for impl in base_caller.get_hookimpls()}
+        left_out = (everyone - kept) | {p for p in plugins if p in everyone}
+        return self.pm.subset_hook_caller(name, remove_plugins=left_out)
+
+
+class _Relay:
+    """pytest's hook relay for one path, with the three phase hooks replaced by `_Phase`."""
+
+    def __init__(self, owner: QuietPhases, base: Any):
+        self._owner = owner
+        self._base = base
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._base, name)
+        if name in PHASES:
+            owner = self._owner
+            value = _Phase(name, value, owner.without(name, value, owner.skip),
+                           owner.without(name, value, owner.logging), owner)
+        self.__dict__[name] = value
+        return value
+
+
+class _Phase:
+    """One phase hook of suite items: quiet or pytest's own, decided per call."""
+
+    def __init__(self, name: str, full: Any, quiet: Any, unlogged: Any, owner: QuietPhases):
+        self.name = name
+        self.full = full  # pytest's own
+        self.quiet = quiet  # without the capturing plugins
+        self.unlogged = unlogged  # output captured, not log records (see the module)
+        self.owner = owner
+
+    def __call__(self, **kwargs: Any) -> Any:
+        item = kwargs.get("item")
+        owner = self.owner
+        if self.name == "pytest_runtest_call":
+            caller = self.quiet
+        elif self.name == "pytest_runtest_setup":
+            quiet = owner.next_quiet is item
+            caller = self.quiet if quiet else self.full
+            owner.next_quiet = None
+            owner.quiet_setup = item if quiet else None
+        else:  # tear-down: quiet when the next item is in the same suite file
+            nextitem = kwargs.get("nextitem")
+            same_file = (nextitem is not None and item is not None
+                         and getattr(nextitem, "spec", None) is not None
+                         and nextitem.path == item.path)
+            if same_file:
+                caller = self.quiet
+            else:
+                caller = self.unlogged if owner.quiet_setup is item else self.full
+            owner.next_quiet = nextitem if same_file else None
+        return caller(**kwargs)
+
+    def __getattr__(self, name: str) -> Any:  # get_hookimpls() and the rest: pytest's own
+        return getattr(self.full, name)
+
+
+def phase_hooks(item: pytest.Item, base: Any) -> Any:
+    """The hooks `item` (a suite item) is run with: see the module's docstring."""
+    quiet = item.config.stash.get(QUIET_KEY, None)
+    return base if quiet is None else quiet.hooks(base, item)
