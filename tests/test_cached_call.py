@@ -21,7 +21,7 @@ from chat_server import ChatServer
 from pytest_tom.backends import create_backend
 from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest, SamplingParams
 from pytest_tom.engine.cache import ResponseCache, request_key
-from pytest_tom.engine.cached_call import CachedCalls
+from pytest_tom.engine.cached_call import CachedCalls, sharing_key
 from pytest_tom.engine.completion import Completion, RunnerStats
 from pytest_tom.engine.retry_policy import RetryPolicy
 from pytest_tom.engine.runner import AdaptiveLimit
@@ -139,6 +139,27 @@ def test_identical_calls_in_flight_are_shared_without_a_cache() -> None:
     assert r1.text == r2.text == r3.text
     assert (came1, came2, c1.shared, c2.shared, c1.cached + c2.cached) == (False, True, 0, 1, 0)
     assert calls.stats.shared == 1 and c3.shared == 0
+
+
+def test_without_a_cache_calls_share_exactly_when_they_ask_the_same() -> None:
+    """`sharing_key` (the in-flight key without a cache) against the cache key: equal for
+    the same call built twice, different whenever the cache key differs."""
+    def make(prompt: str = "Where is the ball?", parts: bool = False, **params: Any) -> ModelRequest:
+        content: Any = [{"type": "text", "text": prompt}] if parts else prompt
+        return ModelRequest(messages=[{"role": "system", "content": "Answer briefly."},
+                                      {"role": "user", "content": content}],
+                            params=SamplingParams(**{"max_tokens": 16, **params}))
+
+    variants = [(make(), 0), (make(), 1), (make("Where is the box?"), 0),
+                (make(max_tokens=32), 0), (make(temperature=0.7), 0), (make(seed=3), 0),
+                (make(fields=(("reasoning_effort", '"low"'),)), 0), (make(parts=True), 0),
+                (make("Where is the box?", parts=True), 0)]
+    keys = [sharing_key(r, s) for r, s in variants]
+    cache_keys = [request_key({}, r.messages, r.params.to_dict(), s) for r, s in variants]
+    assert len(set(keys)) == len(set(cache_keys)) == len(variants)
+    for (r, s), key in zip(variants, keys, strict=True):  # the same call, built again: the same key
+        again = ModelRequest(messages=[dict(m) for m in r.messages], params=r.params)
+        assert sharing_key(again, s) == key
 
 
 def test_a_call_claimed_by_another_process_is_waited_for_then_read(tmp_path: Path) -> None:

@@ -60,6 +60,27 @@ def open_cache(backend: Backend, options: TomOptions, rootdir: str | Path) -> Re
                          stale_after=options.deadline + 60.0)
 
 
+def sharing_key(request: ModelRequest, sample: int) -> Any:
+    """What makes two calls of one process identical, when no cache needs the canonical key:
+    their messages, parameters and sample as a tuple (compared, never hashed to text).
+
+    The cache key (`cache.request_key`: the canonical JSON of the call, SHA-256) is what
+    the response cache stores under and other processes read; without a cache it only
+    decides which calls in flight are shared, and computing it was about a fifth of the
+    runner's CPU per call at latency 0. Two calls of one run share this key when they ask
+    the same, as with the cache key (the backend is the same: one `CachedCalls` per
+    backend). A message holding something unhashable (a list of content parts) takes the
+    cache key's JSON instead.
+    """
+    try:
+        key = (sample, request.params,
+               tuple(tuple(sorted(m.items())) for m in request.messages))
+        hash(key)
+    except TypeError:
+        return ("canonical", request_key({}, request.messages, request.params.to_dict(), sample))
+    return key
+
+
 class CachedCalls:
     """Hit, share, claim, ask and store, for one process's calls of one backend.
 
@@ -75,7 +96,8 @@ class CachedCalls:
         self.cache = cache if cache is not None and cache.mode != "off" else None
         self.deadline = deadline  # how long an answer asked by another process is waited for
         self.poll = poll
-        self._inflight: dict[str, asyncio.Future[ModelReply]] = {}
+        # calls in flight by key: the cache key with the cache on, else `sharing_key`
+        self._inflight: dict[Any, asyncio.Future[ModelReply]] = {}
 
     @property
     def problem(self) -> str | None:
@@ -89,8 +111,9 @@ class CachedCalls:
     async def call(self, request: ModelRequest, sample: int,
                    comp: Completion) -> tuple[ModelReply, bool]:
         """(reply, came without a request of ours). Raises the `ask`'s final error."""
-        key = request_key(self.identity, request.messages, request.params.to_dict(), sample)
         cache = self.cache
+        key = (request_key(self.identity, request.messages, request.params.to_dict(), sample)
+               if cache is not None else sharing_key(request, sample))
         if cache is not None and cache.readable:
             hit = await cache.aget(key)
             if hit is not None:
@@ -121,7 +144,7 @@ class CachedCalls:
         return reply, True
 
     async def _claim_and_ask(self, request: ModelRequest, comp: Completion,
-                             key: str) -> tuple[ModelReply, bool]:
+                             key: Any) -> tuple[ModelReply, bool]:
         """Ask for `key` unless another process is already asking; store the answer."""
         cache = self.cache
         if cache is not None and cache.coordinating:
