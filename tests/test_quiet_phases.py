@@ -118,3 +118,32 @@ def test_under_xdist_every_phase_runs_and_nothing_errors(pytester: pytest.Pytest
     result = pytester.runpytest(*args, "-n", "2", "--tom-report=r.json")
     result.assert_outcomes(passed=5, failed=2)
     assert (pytester.path / "r.json").exists()
+
+
+LATE_CONFTEST = """\
+from pathlib import Path
+
+
+def pytest_runtest_setup(item):
+    with open(Path(__file__).parent.parent / "seen.txt", "a") as fh:
+        fh.write(item.nodeid + "\\n")
+"""
+
+
+def test_a_conftest_of_another_folder_never_runs_for_suite_items(
+        pytester: pytest.Pytester) -> None:
+    """pytest leaves out a conftest's hooks for items outside its folder, also one collected
+    after the suite (the item's hooks are not kept from collection time)."""
+    pytester.makepyfile(answers=ANSWERS.format(wrong=-1))
+    for folder in ("a_other", "c_late"):
+        pytester.mkdir(folder)
+    (pytester.path / "a_other" / "conftest.py").write_text("def pytest_runtest_setup(item):\n"
+                                                           "    pass\n")
+    pytester.mkdir("b_suite")
+    (pytester.path / "b_suite" / "numbers.tom.yaml").write_text(numbers_suite(3))
+    (pytester.path / "c_late" / "conftest.py").write_text(LATE_CONFTEST)
+    (pytester.path / "c_late" / "test_late.py").write_text("def test_late():\n    pass\n")
+    # no paths given: each folder's conftest is loaded as collection reaches the folder
+    result = pytester.runpytest("-p", "no:cacheprovider", "--tom-model=python:answers.py:answer")
+    result.assert_outcomes(passed=4)
+    assert (pytester.path / "seen.txt").read_text().split() == ["c_late/test_late.py::test_late"]

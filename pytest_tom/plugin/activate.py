@@ -8,7 +8,7 @@ Imported by the entry point (`plugin/__init__.py`) only when active.
 | `items.SuiteFiles` | suite files collected, suites seen, markers | every process |
 | `selection.Selection` | `--tom-limit`, `--tom-shard`, deselected, broken suites | every process |
 | `request_phase.RequestPhase` | the runner, prices, the cache's notes | (stash: `REQUESTS_KEY`) |
-| `quiet_phases.QuietPhases` | suite items' phase hooks without pytest's capture | (stash: `QUIET_KEY`, read by `TomItem.ihook`) |
+| `quiet_phases.QuietPhases` | suite items' phase hooks without pytest's capture | `--tom-item-capture=auto` (stash: `QUIET_KEY`, read by `TomItem.ihook`) |
 | `run_loop.RunLoop` | the test loop, each item's record on its report | every process |
 | `progress_output.BufferedProgress` | the progress written every 0.1 s during the test loop | an unbuffered standard output, no xdist worker |
 | `request_phase.WindowPrefetch` | the window ahead of `-x` | `-x`/`--maxfail`, no xdist worker |
@@ -96,10 +96,10 @@ def activate(config: pytest.Config, options: TomOptions) -> None:
     config.stash[REQUESTS_KEY] = requests
     config.stash[SUITES_KEY] = files
     config.stash[ACTIVE_KEY] = True
-    if options.item_capture == "auto":
-        config.stash[QUIET_KEY] = QuietPhases(config)
-
     register = config.pluginmanager.register
+    if options.item_capture == "auto":
+        quiet = config.stash[QUIET_KEY] = QuietPhases(config)
+        register(quiet, "tom-quiet-phases")
     register(files, "tom-suite-files")
     register(selection, "tom-selection")
     if is_worker:  # xdist: ask for what this worker was sent, ahead; it gives the answers

@@ -37,7 +37,8 @@ QUIET_KEY = pytest.StashKey["QuietPhases"]()
 
 class QuietPhases:
     """The phase hooks of suite items, without pytest's capture where only pytest-tom's
-    code runs; one per session (`config.stash[QUIET_KEY]`), made by `activate`."""
+    code runs; one per session (`config.stash[QUIET_KEY]`), made and registered by
+    `activate` (it learns the end of collection)."""
 
     def __init__(self, config: pytest.Config):
         self.pm = config.pluginmanager
@@ -47,11 +48,19 @@ class QuietPhases:
         self._relays: dict[Any, _Relay] = {}
         self.next_quiet: Any = None  # the item whose set-up may be quiet (see `_Phase`)
         self.quiet_setup: Any = None  # the last item whose set-up was quiet
+        self.collected = False
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """From now on the conftests are all known: a path's hook proxy made during
+        collection may lack one of a folder collected after it, so none is kept from
+        then."""
+        self.collected = True
+        self._relays.clear()
 
     def hooks(self, base: Any, item: pytest.Item) -> Any:
         """`item`'s hook relay: pytest's own (`base`, its path's proxy) with the three phase
-        hooks chosen per call."""
-        if not self.skip:  # neither plugin is there (-p no:capture -p no:logging)
+        hooks chosen per call; pytest's own during collection."""
+        if not self.skip or not self.collected:  # (-p no:capture -p no:logging: nothing to skip)
             return base
         key = None if base is item.config.hook else item.path
         relay = self._relays.get(key)
