@@ -29,12 +29,13 @@ import pytest
 INTERVAL = 0.1  # seconds between flushes of the progress during the test loop
 
 
-def applies(stream: Any = None) -> bool:
-    """Whether the process's standard output writes through on every write (unbuffered)
-    and is the interpreter's own stream (not one a test harness put in its place)."""
-    stream = sys.stdout if stream is None else stream
-    return (stream is sys.__stdout__ and isinstance(stream, io.TextIOWrapper)
-            and stream.write_through)
+def applies(output: object | None = None) -> bool:
+    """Whether `output` (default: the process's standard output) writes through on every
+    write (unbuffered) and is the interpreter's own stream (not one a test harness put in
+    its place)."""
+    output = sys.stdout if output is None else output
+    return (output is sys.__stdout__ and isinstance(output, io.TextIOWrapper)
+            and output.write_through)
 
 
 class BufferedProgress:
