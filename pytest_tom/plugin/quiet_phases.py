@@ -4,20 +4,20 @@ capture, where only pytest-tom's own code runs in them (`--tom-item-capture=auto
 pytest captures every phase of every test: its capture manager redirects the standard
 file descriptors and reads them back, its logging plugin installs two handlers and reads
 them back (together about a tenth of the main thread's samples in a 20,000-item run at
-latency 0). In a suite item's phases nothing of the user's runs: the set-up takes answers
-made in another thread or process, the call scores them with the family's rules, the
-tear-down has nothing to do. What those print belongs to no item anyway.
+latency 0). In a suite item's phases nothing of the user's runs: the set-up takes
+answers made in another thread or process, the call scores them with the family's rules,
+the tear-down has nothing to do. What those print belongs to no item anyway.
 
 So a suite item's hooks (`TomItem.ihook`) call the three phase hooks without pytest's
 capture manager and logging plugin (`pytest_compat.capturing_plugins`), except where
-pytest may run the user's code in them: the set-up of an item whose predecessor was not in the same suite file
-(collectors above it are set up then: packages, a session fixture's first use) and the
-tear-down of an item whose successor is not in the same suite file (their finalizers:
-a session fixture's at the last item). Those keep pytest's capture, as does every phase
-under `--tom-item-capture=pytest`. Other plugins' phase hooks run as always. pytest's
-logging plugin must see an item's tear-down only if it saw its set-up (it keeps the
-set-up's records on the item): after a quiet set-up, a captured tear-down captures the
-output but not the log records.
+pytest may run the user's code in them: the set-up of an item whose predecessor was not
+in the same suite file (collectors above it are set up then: packages, a session
+fixture's first use) and the tear-down of an item whose successor is not in the same
+suite file (their finalizers: a session fixture's at the last item). Those keep pytest's
+capture, as does every phase under `--tom-item-capture=pytest`. Other plugins' phase
+hooks run as always. pytest's logging plugin must see an item's tear-down only if it saw
+its set-up (it keeps the set-up's records on the item): after a quiet set-up, a captured
+tear-down captures the output but not the log records.
 
 Only pluggy's public API is used: `PluginManager.subset_hook_caller` (what pytest's own
 per-directory hook proxies are made of) and `HookCaller.get_hookimpls`.
