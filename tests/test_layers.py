@@ -50,7 +50,7 @@ PLUGIN_ORDER: dict[str, int] = {
     # leaves: the entry point's light helpers, the model, the bundled suites, the checks
     "stash": 0, "pytest_options": 0, "own_model_hook": 0, "inactive": 0, "markers": 0,
     "speed": 0, "worker_start_error": 0, "usage_errors": 0, "own_model": 0, "bundled": 0,
-    "other_plugins": 0, "quiet_phases": 0, "progress_output": 0,
+    "other_plugins": 0, "quiet_phases": 0,
     "context": 1,  # the run context, built once: options, settings, model, shard
     "request_phase": 2, "selection": 2,  # the phases that read only the context
     "items": 3, "lookahead": 3, "streaming": 3, "run_gates": 3, "fixtures": 3,

@@ -10,7 +10,6 @@ Imported by the entry point (`plugin/__init__.py`) only when active.
 | `request_phase.RequestPhase` | the runner, prices, the cache's notes | (stash: `REQUESTS_KEY`) |
 | `quiet_phases.QuietPhases` | suite items' phase hooks without pytest's capture | `--tom-item-capture=auto` (stash: `QUIET_KEY`, read by `TomItem.ihook`) |
 | `run_loop.RunLoop` | the test loop, each item's record on its report | every process |
-| `progress_output.BufferedProgress` | the progress written every 0.1 s during the test loop | an unbuffered standard output, no xdist worker |
 | `request_phase.WindowPrefetch` | the window ahead of `-x` | `-x`/`--maxfail`, no xdist worker |
 | `request_phase.WarmUpAtCollection` | the backend's warm-up during collection | a backend with a warm-up, a process that calls it, no `--collect-only` |
 | `lookahead.WorkerLookahead` | an xdist worker's queue asked ahead | xdist workers |
@@ -22,7 +21,6 @@ Imported by the entry point (`plugin/__init__.py`) only when active.
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import replace
 
 import pytest
@@ -40,7 +38,6 @@ from pytest_tom.plugin.context import (
 from pytest_tom.plugin.items import SUITES_KEY, SuiteFiles
 from pytest_tom.plugin.lookahead import WorkerLookahead
 from pytest_tom.plugin.outputs import RunOutputs
-from pytest_tom.plugin.progress_output import BufferedProgress, applies
 from pytest_tom.plugin.quiet_phases import QUIET_KEY, QuietPhases
 from pytest_tom.plugin.request_phase import (
     ANSWERS_KEY,
@@ -113,8 +110,6 @@ def activate(config: pytest.Config, options: TomOptions) -> None:
         if stops_early(config):
             register(WindowPrefetch(requests), "tom-window")
         install_teardown_index(config)  # the failure summary of thousands of wrong answers, in linear time
-        if applies():  # an unbuffered standard output: the progress flushed every 0.1 s
-            register(BufferedProgress(sys.stdout), "tom-progress-output")
     if warms(ctx.backend) and not on_xdist_controller(config) \
             and not config.getoption("--collect-only", False):
         register(WarmUpAtCollection(requests), "tom-warm-up")
