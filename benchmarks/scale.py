@@ -90,6 +90,26 @@ def measure(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int,
             usage.ru_utime + usage.ru_stime)
 
 
+def measure_together(cmds: list[tuple[list[str], Path]], env: dict[str, str]
+                     ) -> tuple[float, float, list[int], list[str]]:
+    """(wall seconds until the last one ended, CPU seconds of all, exit statuses, outputs) of
+    child processes started at the same moment."""
+    started = []
+    start = time.perf_counter()
+    for i, (cmd, cwd) in enumerate(cmds):
+        fh = open(cwd / f"together{i}.out", "w")  # noqa: SIM115 closed below
+        started.append((subprocess.Popen(cmd, cwd=cwd, env=env, stdout=fh,
+                                         stderr=subprocess.STDOUT), fh, cwd / f"together{i}.out"))
+    cpu, statuses, outs = 0.0, [], []
+    for proc, fh, out in started:
+        _pid, status, usage = os.wait4(proc.pid, 0)
+        fh.close()
+        cpu += usage.ru_utime + usage.ru_stime
+        statuses.append(os.waitstatus_to_exitcode(status))
+        outs.append(out.read_text(errors="replace"))
+    return time.perf_counter() - start, cpu, statuses, outs
+
+
 FLOOR = """
 import pytest
 
@@ -119,7 +139,7 @@ def one_size(n: int, args: argparse.Namespace) -> None:
                 print(f"N {n}: collect-only failed ({status}):\n{out[-2000:]}")
                 return
             rows: dict[str, list[tuple[float, float, float]]] = {"run": [], "script": [],
-                                                                 "floor": []}
+                                                                 "floor": [], "both": []}
             for _ in range(args.repeat):  # the three interleaved: the same load for each
                 asked = server.requests
                 served = _server_cpu()
@@ -141,14 +161,27 @@ def one_size(n: int, args: argparse.Namespace) -> None:
                 if status != 0:
                     print(f"N {n}: the aiohttp script failed:\n{out[-2000:]}")
                     return
-                floor, _, status, out, floor_cpu = measure(
-                    [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                     "test_floor.py"], floor_dir, env)
+                floor_cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                             "test_floor.py"]
+                floor, _, status, out, floor_cpu = measure(floor_cmd, floor_dir, env)
                 load_floor = os.getloadavg()[0]
                 if status != 0 or f"{n} passed" not in out:
                     print(f"N {n}: plain pytest failed:\n{out[-2000:]}")
                     return
+                # the script and the floor at once: pytest's own work and the requests with
+                # nothing joining them, the least a run doing both can take on this machine
+                plain_cmd = [sys.executable, "-c", PLAIN, server.base_url, str(n),
+                             str(args.concurrency)]
+                asked = server.requests
+                both, both_cpu, statuses, outs = measure_together(
+                    [(plain_cmd, root), (floor_cmd, floor_dir)], env)
+                load_both = os.getloadavg()[0]
+                if any(statuses) or server.requests - asked != n or f"{n} passed" not in outs[1]:
+                    print(f"N {n}: the script and the floor together failed ({statuses}):\n"
+                          f"{outs[0][-1000:]}\n{outs[1][-1000:]}")
+                    return
                 rows["run"].append((whole, cpu, load_run))
+                rows["both"].append((both, both_cpu, load_both))
                 rows["script"].append((plain, plain_cpu, load_plain))
                 rows["floor"].append((floor, floor_cpu, load_floor))
                 report = (root / "r.json").stat().st_size
@@ -159,7 +192,9 @@ def one_size(n: int, args: argparse.Namespace) -> None:
                       f"{cpu:7.1f} {plain_cpu:7.1f} {floor_cpu:7.1f} {cpu / plain_cpu:6.2f} "
                       f"{peak / 1024:8.0f} {collected / 1024:8.0f} {per_item:7.2f} "
                       f"{report / 1e6:6.1f} {html / 1e6:6.1f} {served_run:5.1f}/{served_plain:4.1f}"
-                      f"   {load_run:.2f} / {load_plain:.2f} / {load_floor:.2f}", flush=True)
+                      f" {both:7.1f} {both / bound:6.2f}"
+                      f"   {load_run:.2f} / {load_plain:.2f} / {load_floor:.2f} / {load_both:.2f}",
+                      flush=True)
             if args.repeat > 1:
                 med = {k: (statistics.median(r[0] for r in v), statistics.median(r[1] for r in v))
                        for k, v in rows.items()}
@@ -171,7 +206,9 @@ def one_size(n: int, args: argparse.Namespace) -> None:
                       f"({med['floor'][1]:.1f} s CPU): run / max(script, floor) "
                       f"{med['run'][0] / bound:.2f}, run CPU / script CPU "
                       f"{med['run'][1] / med['script'][1]:.2f}, run CPU / floor CPU "
-                      f"{med['run'][1] / med['floor'][1]:.2f} · load {min(loads):.2f}-"
+                      f"{med['run'][1] / med['floor'][1]:.2f}; the script and the floor at once "
+                      f"{med['both'][0]:.1f} s, {med['both'][0] / bound:.2f} × max(script, floor)"
+                      f" · load {min(loads):.2f}-"
                       f"{max(loads):.2f}")
 
 
@@ -202,7 +239,8 @@ def main() -> int:
     print(compile_checkout(args.checkout))
     print(f"{'items':>7} {'run s':>8} {'aiohttp':>8} {'floor':>7} {'×bound':>7} {'run CPU':>7} "
           f"{'aio CPU':>7} {'flr CPU':>7} {'×aio':>6} {'peak MB':>8} {'collect':>8} "
-          f"{'KB/item':>7} {'JSON':>6} {'HTML':>6} server CPU   load (run / script / floor)")
+          f"{'KB/item':>7} {'JSON':>6} {'HTML':>6} server CPU  {'both s':>7} {'×bound':>6}"
+          f"   load (run / script / floor / both)")
     for n in args.sizes:
         one_size(n, args)
     return 0
