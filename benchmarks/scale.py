@@ -3,7 +3,7 @@
 For each size N (default 2,000 / 20,000 / 100,000) a generic suite of N items is
 generated (`tests/runner_support.numbers_suite`: 4 questions per scenario) and
 answered by the loopback chat server (`tests/chat_server.py`, latency 0, in this
-process). Four child processes are measured, each alone:
+process). Four child processes are measured, each alone, then two together:
 
 - `pytest --collect-only` of the suite: its peak RSS is the memory floor (the
   collected tree);
@@ -15,7 +15,11 @@ process). Four child processes are measured, each alone:
   wall time of the whole process, start-up included as in the run;
 - pytest's floor: plain pytest running N trivial tests (one parametrized test
   function, `-q`, the same plugins: no pytest-tom), the least any pytest plugin
-  running N items can take.
+  running N items can take;
+- then the script and the floor started at the same moment (`both s`): pytest's work
+  and the requests with nothing joining them, the least a run that does both takes on
+  this machine (on 2 cores, with the server on them too, more than the longer of the
+  two: its ratio to that is printed beside it).
 
 Peak RSS is the child's own `ru_maxrss` (`os.wait4`, the `resource.getrusage`
 figure of that one child). Printed per size and repeat: the whole run, the script
@@ -24,8 +28,8 @@ and the floor in seconds, the run over the larger of the two (`×bound`, target
 script's (target <= 4; less moved by the load of a shared machine than the wall
 times), peak RSS of the run and of collect-only, KB per item above collect-only
 (target <= 10, not growing with N), report and HTML sizes, the loopback server's
-CPU while the run and the script ran, and the load average after each. The three
-are interleaved `--repeat` times (default 3) and their medians printed with the
+CPU while the run and the script ran, the script and the floor at once, and the load
+average after each. The four are interleaved `--repeat` times (default 3) and their medians printed with the
 range of the load.
 
 Why the wall-time ratio moves with the load: on an idle 2-core machine the run and
