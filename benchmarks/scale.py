@@ -28,9 +28,9 @@ and the floor in seconds, the run over the larger of the two (`×bound`, target
 script's (target <= 4; less moved by the load of a shared machine than the wall
 times), peak RSS of the run and of collect-only, KB per item above collect-only
 (target <= 10, not growing with N), report and HTML sizes, the loopback server's
-CPU while the run and the script ran, the script and the floor at once, and the load
-average after each. The four are interleaved `--repeat` times (default 3) and their medians printed with the
-range of the load.
+CPU while the run and the script ran, the script and the floor at once with its ratio,
+and the load average after each. The four are interleaved `--repeat` times (default 3)
+and their medians printed with the range of the load.
 
 Why the wall-time ratio moves with the load: on an idle 2-core machine the run and
 the server each have a core, so the run takes about its own CPU time (one busy
@@ -144,7 +144,7 @@ def one_size(n: int, args: argparse.Namespace) -> None:
                 return
             rows: dict[str, list[tuple[float, float, float]]] = {"run": [], "script": [],
                                                                  "floor": [], "both": []}
-            for _ in range(args.repeat):  # the three interleaved: the same load for each
+            for _ in range(args.repeat):  # the four interleaved: the same load for each
                 asked = server.requests
                 served = _server_cpu()
                 whole, peak, status, out, cpu = measure(
@@ -231,7 +231,7 @@ def main() -> int:
                     help="the pytest-tom checkout to measure (default: this one), e.g. a "
                          "worktree of an older commit for a before/after comparison")
     ap.add_argument("--repeat", type=int, default=3,
-                    help="run, script and floor triples per size, interleaved; prints each "
+                    help="run, script, floor and both at once per size, interleaved; prints each "
                          "and the medians (default 3)")
     ap.add_argument("--tom-arg", dest="tom_args", action="append", default=[],
                     help="one more option for the pytest-tom run, repeatable, e.g. "
