@@ -53,6 +53,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
@@ -83,35 +84,39 @@ asyncio.run(main())
 
 def measure(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int, int, str, float]:
     """(wall seconds, peak RSS in KB, exit status, stdout, CPU seconds) of one child process."""
-    out = cwd / "child.out"
-    with open(out, "w") as fh:
-        start = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=fh, stderr=subprocess.STDOUT)
-        _pid, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return (wall, int(usage.ru_maxrss), proc.returncode, out.read_text(errors="replace"),
-            usage.ru_utime + usage.ru_stime)
+    wall, [(status, usage, out)] = run_together([(cmd, cwd)], env)
+    return wall, int(usage.ru_maxrss), status, out, usage.ru_utime + usage.ru_stime
 
 
 def measure_together(cmds: list[tuple[list[str], Path]], env: dict[str, str]
                      ) -> tuple[float, float, list[int], list[str]]:
     """(wall seconds until the last one ended, CPU seconds of all, exit statuses, outputs) of
     child processes started at the same moment."""
+    wall, ended = run_together(cmds, env)
+    return (wall, sum(u.ru_utime + u.ru_stime for _, u, _ in ended),
+            [status for status, _, _ in ended], [out for _, _, out in ended])
+
+
+def run_together(cmds: list[tuple[list[str], Path]], env: dict[str, str]
+                 ) -> tuple[float, list[tuple[int, Any, str]]]:
+    """Start each (command, folder) at the same moment, its output to a file in its folder;
+    (wall seconds until the last one ended, (exit status, `os.wait4`'s resource usage of
+    that one child, output) of each)."""
     started = []
     start = time.perf_counter()
     for i, (cmd, cwd) in enumerate(cmds):
-        fh = open(cwd / f"together{i}.out", "w")  # noqa: SIM115 closed below
+        out = cwd / f"child{i}.out"
+        fh = open(out, "w")  # noqa: SIM115 closed below
         started.append((subprocess.Popen(cmd, cwd=cwd, env=env, stdout=fh,
-                                         stderr=subprocess.STDOUT), fh, cwd / f"together{i}.out"))
-    cpu, statuses, outs = 0.0, [], []
+                                         stderr=subprocess.STDOUT), fh, out))
+    ended = []
     for proc, fh, out in started:
         _pid, status, usage = os.wait4(proc.pid, 0)
         fh.close()
-        cpu += usage.ru_utime + usage.ru_stime
-        statuses.append(os.waitstatus_to_exitcode(status))
-        outs.append(out.read_text(errors="replace"))
-    return time.perf_counter() - start, cpu, statuses, outs
+        ended.append((os.waitstatus_to_exitcode(status), usage, out))
+    wall = time.perf_counter() - start
+    return wall, [(status, usage, out.read_text(errors="replace"))
+                  for status, usage, out in ended]
 
 
 FLOOR = """
@@ -144,6 +149,10 @@ def one_size(n: int, args: argparse.Namespace) -> None:
                 return
             rows: dict[str, list[tuple[float, float, float]]] = {"run": [], "script": [],
                                                                  "floor": [], "both": []}
+            plain_cmd = [sys.executable, "-c", PLAIN, server.base_url, str(n),
+                         str(args.concurrency)]
+            floor_cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                         "test_floor.py"]
             for _ in range(args.repeat):  # the four interleaved: the same load for each
                 asked = server.requests
                 served = _server_cpu()
@@ -157,16 +166,12 @@ def one_size(n: int, args: argparse.Namespace) -> None:
                           f"{server.requests - asked}, status {status}):\n{out[-3000:]}")
                     return
                 served = _server_cpu()
-                plain, _, status, out, plain_cpu = measure(
-                    [sys.executable, "-c", PLAIN, server.base_url, str(n), str(args.concurrency)],
-                    root, env)
+                plain, _, status, out, plain_cpu = measure(plain_cmd, root, env)
                 served_plain = _server_cpu() - served
                 load_plain = os.getloadavg()[0]
                 if status != 0:
                     print(f"N {n}: the aiohttp script failed:\n{out[-2000:]}")
                     return
-                floor_cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                             "test_floor.py"]
                 floor, _, status, out, floor_cpu = measure(floor_cmd, floor_dir, env)
                 load_floor = os.getloadavg()[0]
                 if status != 0 or f"{n} passed" not in out:
@@ -174,8 +179,6 @@ def one_size(n: int, args: argparse.Namespace) -> None:
                     return
                 # the script and the floor at once: pytest's own work and the requests with
                 # nothing joining them, the least a run doing both can take on this machine
-                plain_cmd = [sys.executable, "-c", PLAIN, server.base_url, str(n),
-                             str(args.concurrency)]
                 asked = server.requests
                 both, both_cpu, statuses, outs = measure_together(
                     [(plain_cmd, root), (floor_cmd, floor_dir)], env)
