@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from shared_artifacts import shared_folder
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
@@ -38,11 +39,15 @@ def run_bundled(answerer: str, out: Path, *extra: str) -> Path:
 
 @pytest.fixture(scope="session")
 def demo_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """{"strong": path, "weak": path}: saved reports of two stand-in models."""
+    """{"strong": path, "weak": path}: saved reports of two stand-in models, made once per
+    test session (not once per xdist worker); tests read them and never change them."""
     if not _CACHE:
-        out = tmp_path_factory.mktemp("demo-reports")
-        for name in ("strong", "weak"):
-            _CACHE[name] = run_bundled(name, out)
+        def build(out: Path) -> None:
+            for name in ("strong", "weak"):
+                run_bundled(name, out)
+
+        out = shared_folder(tmp_path_factory, "demo-reports", build)
+        _CACHE.update({name: out / f"{name}.json" for name in ("strong", "weak")})
     return dict(_CACHE)
 
 

@@ -2,7 +2,11 @@
 into the report an unsharded run gives, `pytest-tom gate` gates it as a live run does.
 
 The bundled suites are run for real (a `python:` answerer, one pytest process per run):
-unsharded, as 4 shards, and as 3 shards under `-n 2`."""
+unsharded, and as 3 shards, the second of them under `-n 2` (the parts of one run may come
+from plain and xdist jobs alike), on a seeded subset of every suite (`--tom-limit`, whole
+scenarios: every family and its tables, at a tenth of the items), made once per test
+session: 5 runs in all. Which shard count cuts well is the unit tests' subject (totals 1-7
+above); a run's cost is its start-up (FANToM's embedder), not its items."""
 
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ from typing import Any
 import pytest
 from gate_support import SUITE, run, setup_project
 from report_runs import REPO
+from shared_artifacts import shared_folder
 
 from pytest_tom.cli import main as cli
 from pytest_tom.core.option_table import build_options
@@ -24,6 +29,8 @@ from pytest_tom.engine.shards import Shard, ShardError, assign, resolve_shard
 
 ANSWERER = "python:tests/demo_answerers.py:weak"
 GATES = ["--tom-max-drop=0.02", "--tom-fail-under=turn=0.5,fantom.all_star=0,errors<=0"]
+SHARDS = 3
+LIMIT = "--tom-limit=40"  # items per suite in whole scenarios: ~300 of the 3,149
 
 
 # -- the cut, without pytest ---------------------------------------------------------------
@@ -124,7 +131,7 @@ def _pytest(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "pytest", "suites", "-q",
          "-p", "no:cacheprovider", "-p", "no:randomly", f"--tom-model={ANSWERER}",
-         "--tom-cache=off", *args],
+         "--tom-cache=off", LIMIT, *args],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
 
 
@@ -150,32 +157,34 @@ def _gate_cases(path: Path) -> list[tuple[Any, ...]]:
     return sorted(out, key=repr)
 
 
-@pytest.fixture(scope="module")
-def bundled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    out = tmp_path_factory.mktemp("shards")
+def _run_the_shards(out: Path) -> None:
     strong = out / "strong.json"
     proc = _pytest("--tom-model=python:tests/demo_answerers.py:strong",
                    f"--tom-report={strong}")
     assert strong.exists(), proc.stdout[-2000:]
-    paths = {"baseline": strong, "dir": out}
     live = _pytest(f"--tom-report={out / 'live.json'}", f"--tom-baseline={strong}", *GATES,
                    f"--junitxml={out / 'live.xml'}", f"--tom-markdown={out / 'live.md'}")
     (out / "live.ret").write_text(str(live.returncode))
-    paths["live"] = out / "live.json"
-    for total, extra in ((4, []), (3, ["-n", "2"])):
-        for k in range(1, total + 1):
-            part = out / f"of{total}-{k}.json"
-            proc = _pytest(f"--tom-shard={k}/{total}", f"--tom-report={part}", *extra)
-            assert part.exists(), proc.stdout[-2000:] + proc.stderr[-2000:]
-            shard = json.loads(part.read_text(encoding="utf-8"))["settings"]["shard"]
-            assert (shard["index"], shard["total"]) == (k, total)
-    return paths
+    for k in range(1, SHARDS + 1):
+        part = out / f"of{SHARDS}-{k}.json"
+        extra = ["-n", "2"] if k == 2 else []
+        proc = _pytest(f"--tom-shard={k}/{SHARDS}", f"--tom-report={part}", *extra)
+        assert part.exists(), proc.stdout[-2000:] + proc.stderr[-2000:]
+        shard = json.loads(part.read_text(encoding="utf-8"))["settings"]["shard"]
+        assert (shard["index"], shard["total"]) == (k, SHARDS)
 
 
-@pytest.mark.parametrize("total", [4, 3])
-def test_merged_shards_equal_the_unsharded_run(bundled: dict[str, Path], total: int,
+@pytest.fixture(scope="session")
+def bundled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The saved reports: the strong baseline, the gated live run, the shards. Made once
+    per test session (5 runs); tests write their own files beside them, named apart."""
+    out = shared_folder(tmp_path_factory, "shards", _run_the_shards)
+    return {"baseline": out / "strong.json", "live": out / "live.json", "dir": out}
+
+
+def test_merged_shards_equal_the_unsharded_run(bundled: dict[str, Path],
                                                capsys: pytest.CaptureFixture[str]) -> None:
-    out = bundled["dir"]
+    out, total = bundled["dir"], SHARDS
     parts = [str(out / f"of{total}-{k}.json") for k in range(1, total + 1)]
     sizes = [len(_report(Path(p))["items"]) for p in parts]
     live = _report(bundled["live"])
@@ -204,7 +213,7 @@ def test_merged_shards_equal_the_unsharded_run(bundled: dict[str, Path], total: 
 def test_merge_refuses_what_is_not_one_run(bundled: dict[str, Path],
                                            capsys: pytest.CaptureFixture[str]) -> None:
     out = bundled["dir"]
-    four = [str(out / f"of4-{k}.json") for k in range(1, 5)]
+    three = [str(out / f"of3-{k}.json") for k in range(1, 4)]
     target = str(out / "refused.json")
 
     def refused(*args: str) -> str:
@@ -213,28 +222,32 @@ def test_merge_refuses_what_is_not_one_run(bundled: dict[str, Path],
         assert len(err.splitlines()) == 1, err  # one clear line
         return err
 
-    assert "shard 4 of 4 missing (3 of 4 given)" in refused(*four[:3])
-    assert f"{four[0]} and {four[0]} overlap: both are shard 1/4" in refused(*four, four[0])
-    assert "differ in the shard count" in refused(four[0], str(out / "of3-2.json"))
-    assert "are shards (--tom-shard) but" in refused(four[0], str(bundled["live"]))
+    def edited(name: str, change: Any) -> str:
+        """A copy of the third shard with one change to its JSON."""
+        data = json.loads(Path(three[2]).read_text())
+        change(data)
+        path = out / name
+        path.write_text(json.dumps(data))
+        return str(path)
+
+    assert "shard 3 of 3 missing (2 of 3 given)" in refused(*three[:2])
+    assert f"{three[0]} and {three[0]} overlap: both are shard 1/3" in refused(*three, three[0])
+    four = edited("of4-3.json", lambda d: d["settings"]["shard"].update(total=4))
+    assert "differ in the shard count" in refused(three[0], four)
+    assert "are shards (--tom-shard) but" in refused(three[0], str(bundled["live"]))
     assert "overlap: both hold item" in refused(str(bundled["live"]), str(bundled["live"]))
     assert "differ in model" in refused(str(bundled["live"]), str(bundled["baseline"]))
-    other_seed = json.loads(Path(four[3]).read_text())
-    other_seed["settings"]["seed"] = 1
-    seeded = out / "seed1.json"
-    seeded.write_text(json.dumps(other_seed))
-    err = refused(*four[:3], str(seeded))
-    assert "differ in settings.seed" in err and str(seeded) in err
-    moved = json.loads(Path(four[3]).read_text())
-    moved["settings"]["shard"]["selection"]["suites"]["bigtom-everyday"] = "0" * 64
-    edited = out / "edited.json"
-    edited.write_text(json.dumps(moved))
-    assert "differ in the suite versions" in refused(*four[:3], str(edited))
+    seeded = edited("seed1.json", lambda d: d["settings"].update(seed=1))
+    err = refused(*three[:2], seeded)
+    assert "differ in settings.seed" in err and seeded in err
+    moved = edited("edited.json", lambda d: d["settings"]["shard"]["selection"]["suites"].update(
+        {"bigtom-everyday": "0" * 64}))
+    assert "differ in the suite versions" in refused(*three[:2], moved)
 
     # --partial: merged, marked incomplete, and a baseline refuses it
     partial = out / "partial.json"
-    assert cli(["merge", *four[:3], "-o", str(partial), "--partial"]) == 0
-    assert "incomplete: shard 4 of 4 missing" in capsys.readouterr().err
+    assert cli(["merge", *three[:2], "-o", str(partial), "--partial"]) == 0
+    assert "incomplete: shard 3 of 3 missing" in capsys.readouterr().err
     data = _report(partial)
     assert data["status"] == "incomplete"
     assert cli(["gate", str(bundled["live"]), f"--tom-baseline={partial}"]) == 4
@@ -256,7 +269,7 @@ def test_gate_on_a_saved_report_usage_errors(bundled: dict[str, Path],
     assert "--tom-max-drop needs --tom-baseline" in capsys.readouterr().err
     assert cli(["gate", str(bundled["dir"] / "nothing.json")]) == 4
     assert "no such file" in capsys.readouterr().err
-    shard = str(bundled["dir"] / "of4-2.json")
+    shard = str(bundled["dir"] / "of3-2.json")
     assert cli(["gate", shard, "--tom-fail-under=turn=0"]) == 0
     assert "the gates judged a subset" in capsys.readouterr().out
 
