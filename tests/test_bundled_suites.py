@@ -82,17 +82,19 @@ def test_an_unknown_name_is_a_usage_error_listing_the_names(empty_dir: pytest.Py
 @pytest.mark.parametrize("xdist", [[], ["-n", "2"]], ids=["plain", "xdist"])
 def test_rootdir_cache_and_lf_stay_in_the_users_folder(empty_dir: pytest.Pytester,
                                                        xdist: list[str]) -> None:
-    args = [MODEL, "--tom-suite=fantom,robustness", "--tom-limit=4", "-p", "no:randomly"]
-    first = empty_dir.runpytest_subprocess(*args, *xdist)
+    # tombench, not fantom: the subject is pytest's rootdir and cache, and FANToM's embedder
+    # would be loaded in every process
+    args = [MODEL, "--tom-suite=tombench,robustness", "--tom-limit=4", "-p", "no:randomly"]
+    first = empty_dir.runpytest(*args, *xdist)
     first.stdout.fnmatch_lines([f"rootdir: {empty_dir.path}*",
-                                "tom: bundled suites fantom, robustness (from *)"])
+                                "tom: bundled suites tombench, robustness (from *)"])
     counts = first.parseoutcomes()
     assert counts["failed"] and counts["passed"]
     lastfailed = json.loads((empty_dir.path / ".pytest_cache" / "v" / "cache" / "lastfailed")
                             .read_text())
     assert len(lastfailed) == counts["failed"]
-    assert all(k.startswith(("fantom/", "robustness/")) for k in lastfailed)
-    again = empty_dir.runpytest_subprocess(*args, *xdist, "--lf")
+    assert all(k.startswith(("tombench/", "robustness/")) for k in lastfailed)
+    again = empty_dir.runpytest(*args, *xdist, "--lf")
     assert again.parseoutcomes().get("failed") == counts["failed"]
     assert "passed" not in again.parseoutcomes()
 
@@ -123,15 +125,15 @@ def test_lf_reruns_failed_bundled_items_next_to_failed_project_tests(
     is: the bundled items that failed must still run again beside the project's test."""
     empty_dir.makepyfile(test_own="def test_broken():\n    assert False\n\n"
                                   "def test_fine():\n    pass\n")
-    args = [MODEL, "--tom-suite=fantom", ".", "--tom-limit=4", "-p", "no:randomly"]
-    first = empty_dir.runpytest_subprocess(*args, *xdist)
+    args = [MODEL, "--tom-suite=tombench", ".", "--tom-limit=4", "-p", "no:randomly"]
+    first = empty_dir.runpytest(*args, *xdist)
     counts = first.parseoutcomes()
     lastfailed = json.loads((empty_dir.path / ".pytest_cache" / "v" / "cache" / "lastfailed")
                             .read_text())
-    bundled_failed = [k for k in lastfailed if k.startswith("fantom/")]
+    bundled_failed = [k for k in lastfailed if k.startswith("tombench/")]
     assert "test_own.py::test_broken" in lastfailed and bundled_failed
     assert counts["failed"] == 1 + len(bundled_failed)
-    again = empty_dir.runpytest_subprocess(*args, *xdist, "--lf", "-rf")
+    again = empty_dir.runpytest(*args, *xdist, "--lf", "-rf")
     assert again.parseoutcomes().get("failed") == counts["failed"], again.stdout.str()[-3000:]
     again.stdout.fnmatch_lines(["FAILED test_own.py::test_broken*",
                                 f"FAILED {bundled_failed[0]}*"], consecutive=False)
