@@ -76,12 +76,15 @@ def test_a_family_that_prepares_still_asks_each_item_once(pytester: pytest.Pytes
         pytest.importorskip("xdist")
     suite = Path(__file__).resolve().parents[1] / "suites" / "fantom" / "smalltalk.tom.yaml"
     (pytester.path / "smalltalk.tom.yaml").write_text(suite.read_text())
+    # in process (the embedder, kept loaded by tests/conftest.py, is loaded once per test
+    # process), on a seeded subset of whole conversation sets
     with ChatServer(lambda body: "They talked about the weather.") as server:
-        result = pytester.runpytest_subprocess(*tom_args(server, "--tom-cache=off",
-                                                         "--tom-report=r.json", *mode))
+        result = pytester.runpytest(*tom_args(server, "--tom-cache=off", "--tom-limit=120",
+                                              "--tom-report=r.json", *mode))
         asked = server.requests
         once = set(server.per_prompt.values())
     report = json.loads((pytester.path / "r.json").read_text())
     assert report["items"], result.outlines[-20:]
+    assert any(r["item"]["kind"] == "belief_dist" for r in report["items"])  # embedded
     assert once == {1}, server.per_prompt.most_common(3)
     assert asked == sum(r["requests"] for r in report["items"])
