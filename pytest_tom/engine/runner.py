@@ -149,7 +149,7 @@ class AdaptiveLimit:
             if throttled:
                 self.ramping = False
             else:
-                self.limit += 1
+                self.limit = min(self.maximum, self.limit + 1)
                 self.ramping = self.limit < self.maximum
                 self._wake()
         self._settle(epoch, throttled)
@@ -179,6 +179,7 @@ class AdaptiveLimit:
                     self.cut_for.append(why)
         elif self._throttles == 0 and self.limit < self.maximum:
             self.limit = min(self.maximum, self.limit + max(1, self.limit // 4))
+            self.ramping = self.ramping and self.limit < self.maximum
             self._wake()
         self.epoch += 1
         self._answered = self._throttles = self._connects = 0
