@@ -57,6 +57,7 @@ import importlib
 import itertools
 import os
 import sys
+import urllib.request
 import uuid
 from importlib.util import find_spec
 from pathlib import Path
@@ -165,9 +166,9 @@ class OpenAIBackend(Backend):
                 if make is None:  # an openai release older than its aiohttp transport
                     self.transport = "httpx"
                 else:
-                    http_client = _aiohttp_client(make, self.connect_timeout)
+                    http_client = _aiohttp_client(make, self.connect_timeout, self.base_url)
             if self.transport == "httpx":
-                http_client = _httpx_client(openai, self.connect_timeout)
+                http_client = _httpx_client(openai, self.connect_timeout, self.base_url)
             # each read bounded by --tom-timeout (the whole attempt is bounded by `within`),
             # the connect by --tom-connect-timeout
             timeout = openai.Timeout(self.timeout, connect=self.connect_timeout)
@@ -298,12 +299,16 @@ class OpenAIBackend(Backend):
             await self._client.close()
 
 
-def _aiohttp_client(make: Any, connect_timeout: float) -> Any:
+def _aiohttp_client(make: Any, connect_timeout: float, base_url: str | None) -> Any:
     """The openai client's aiohttp transport (`DefaultAioHttpClient`) on a session whose
     sockets carry the connect timeout's socket option (`connect.socket_options`) and whose
     connector keeps every connection alive for reuse, with no limit of its own; the client's
-    own transport where its transport class cannot be given a session (an older release:
-    the connect timeout still applies, through the client's timeout)."""
+    own transport where its transport class cannot be given a session (an older release)
+    or where the environment names a proxy for the endpoint (the client follows those only
+    with its own transport); the connect timeout applies either way, through the client's
+    timeout."""
+    if _env_proxied(base_url):
+        return make()
     transport_class = None
     for module in ("openai._vendor.httpx_aiohttp.transport", "httpx_aiohttp.transport",
                    "httpx_aiohttp"):
@@ -327,14 +332,16 @@ def _aiohttp_client(make: Any, connect_timeout: float) -> Any:
         return make()
 
 
-def _httpx_client(openai: Any, connect_timeout: float) -> Any:
+def _httpx_client(openai: Any, connect_timeout: float, base_url: str | None) -> Any:
     """The openai client's httpx client (`DefaultAsyncHttpxClient`: its timeout and
     redirects) on a transport whose sockets carry the connect timeout's socket option and
     that keeps up to 1,000 connections alive (the client's own keeps 100: a run at a
     --tom-concurrency above that would close and reopen connections); None (the client's
-    own) where that cannot be given (an httpx older than `socket_options`)."""
+    own) where that cannot be given (an httpx older than `socket_options`) or where the
+    environment names a proxy for the endpoint (httpx follows the environment's proxies only
+    with its own transport; the connect timeout still applies)."""
     make = getattr(openai, "DefaultAsyncHttpxClient", None)
-    if make is None:
+    if make is None or _env_proxied(base_url):
         return None
     bases = [c for c in make.__mro__ if c.__name__ == "AsyncClient"]  # httpx's or httpx2's
     if not bases:
@@ -347,6 +354,15 @@ def _httpx_client(openai: Any, connect_timeout: float) -> Any:
     except TypeError:
         return None
     return make(transport=transport)
+
+
+def _env_proxied(base_url: str | None) -> bool:
+    """True when the environment names a proxy for `base_url` (HTTP_PROXY, HTTPS_PROXY,
+    ALL_PROXY, less NO_PROXY's exceptions, as urllib reads them)."""
+    parts = urlsplit(str(base_url or "https://api.openai.com/v1"))
+    proxies = urllib.request.getproxies()
+    found = proxies.get(parts.scheme) or proxies.get("all")
+    return bool(found) and not urllib.request.proxy_bypass(parts.hostname or "")
 
 
 def pick_path(wanted: str | None, transport: str, base_url: str | None = None) -> str:
