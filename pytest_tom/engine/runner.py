@@ -91,6 +91,7 @@ class AdaptiveLimit:
     """
 
     SHARE = 0.25  # share of 429s in an epoch that cuts the limit
+    RAMP_STEP = 1  # slots added per answer while ramping up: the limit doubles per round
     MIN_THROTTLES = 2
 
     def __init__(self, maximum: int, start: int | None = None):
@@ -149,7 +150,7 @@ class AdaptiveLimit:
             if throttled:
                 self.ramping = False
             else:
-                self.limit = min(self.maximum, self.limit + 1)
+                self.limit = min(self.maximum, self.limit + self.RAMP_STEP)
                 self.ramping = self.limit < self.maximum
                 self._wake()
         self._settle(epoch, throttled)
