@@ -43,16 +43,17 @@ def socket_options(seconds: float | None) -> list[tuple[int, int, int]]:
     return [(socket.IPPROTO_TCP, _USER_TIMEOUT, max(1, int(seconds * 1000)))]
 
 
-def aiohttp_connector(seconds: float | None) -> Any:
+def aiohttp_connector(seconds: float | None, ssl: Any = True) -> Any:
     """An aiohttp `TCPConnector` with no limit of its own (the runner's slots bound the
     requests in flight; every connection released is kept alive for the next request) whose
     sockets carry `socket_options`. An aiohttp older than `socket_factory` (3.12) gets the
-    connector without them: the connect timeout still applies."""
+    connector without them: the connect timeout still applies. `ssl`: aiohttp's `ssl`
+    argument (True: its default context)."""
     import aiohttp  # noqa: PLC0415 only the paths that use aiohttp import it
 
     options = socket_options(seconds)
     if not options:
-        return aiohttp.TCPConnector(limit=0)
+        return aiohttp.TCPConnector(limit=0, ssl=ssl)
 
     def make_socket(addr_info: Any) -> socket.socket:
         family, kind, proto = addr_info[0], addr_info[1], addr_info[2]
@@ -63,9 +64,9 @@ def aiohttp_connector(seconds: float | None) -> Any:
         return sock
 
     try:
-        return aiohttp.TCPConnector(limit=0, socket_factory=make_socket)
+        return aiohttp.TCPConnector(limit=0, ssl=ssl, socket_factory=make_socket)
     except TypeError:  # aiohttp < 3.12
-        return aiohttp.TCPConnector(limit=0)
+        return aiohttp.TCPConnector(limit=0, ssl=ssl)
 
 
 def connect_message(seconds: float) -> str:

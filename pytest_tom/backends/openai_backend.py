@@ -321,15 +321,19 @@ def _aiohttp_client(make: Any, connect_timeout: float, base_url: str | None) -> 
     if transport_class is None:
         return make()
 
-    def session() -> Any:
+    made: list[Any] = []
+
+    def session() -> Any:  # with the SSL context the transport made (certifi, SSL_CERT_FILE)
         import aiohttp  # noqa: PLC0415 the transport's own dependency
 
-        return aiohttp.ClientSession(connector=aiohttp_connector(connect_timeout))
+        ssl = getattr(made[0], "ssl_context", None) or True
+        return aiohttp.ClientSession(connector=aiohttp_connector(connect_timeout, ssl))
 
     try:
-        return make(transport=transport_class(client=session))
+        made.append(transport_class(client=session))
     except TypeError:
         return make()
+    return make(transport=made[0])
 
 
 def _httpx_client(openai: Any, connect_timeout: float, base_url: str | None) -> Any:
