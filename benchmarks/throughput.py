@@ -123,7 +123,7 @@ def run_pytest(args: argparse.Namespace, root: Path, env: dict[str, str], plugin
     phases_file = root / "phases.txt"
     phases_file.unlink(missing_ok=True)
     with ChatServer(respond, latency=args.latency, failure_rate=args.failure_rate,
-                    retry_after=0.05) as server:
+                    retry_after=0.05, backlog=getattr(args, "backlog", None)) as server:
         cmd = [sys.executable, "-m", "pytest", "numbers.tom.yaml", "-p", "no:cacheprovider",
                *plugins, "-p", "tom_phases", "--tom-model=openai:bench",
                f"--tom-base-url={server.base_url}",
@@ -142,6 +142,7 @@ def run_pytest(args: argparse.Namespace, root: Path, env: dict[str, str], plugin
         wall = time.time() - time.perf_counter()  # the server's clock to wall time
         first_arrival = wall + (server.first_arrival or 0)
         requests, failures = server.requests, server.failures
+        connections = server.connections
     m_right = re.search(r"^all +(\d+) +(\d+)", proc.stdout, re.M)
     marks = {}
     if phases_file.exists():
@@ -155,8 +156,12 @@ def run_pytest(args: argparse.Namespace, root: Path, env: dict[str, str], plugin
     # under xdist the workers' answers are not seen here: the loop is the request phase;
     # a pytest-tom older than the streamed loop does not say: its loop started after them
     last = marks.get("last_answer", marks["loop_done" if args.xdist else "loop_start"])
+    retried = re.search(r"(\d+) connects? retried", proc.stdout)
     return {
         "right": int(m_right.group(2)), "load": load, "span": span, "requests": requests,
+        "connections": connections, "connect_retries": int(retried.group(1)) if retried else 0,
+        "requests_line": next((line for line in proc.stdout.splitlines()
+                               if line.startswith("tom requests:")), ""),
         "to_first": first_arrival - marks["collected"],  # end of collection to first request
         "failures": failures, "whole": end - start,
         "startup": marks["collection"] - start,

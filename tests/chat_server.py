@@ -16,6 +16,11 @@ seconds between bytes (a server that is slow but never silent for long).
 vLLM replica at its batch limit): at most that many requests are worked on at
 once, the others wait for a slot. `answered` counts the answers sent (HTTP 200)
 per prompt: with several servers, a prompt answered twice shows there.
+`backlog` sets the listen backlog (default 256; 5 is cpp-httplib's and http.server's
+default, which a client opening many connections at once overflows), `connections`
+counts the connections accepted and `ahead` the most of them accepted at any moment beyond
+the answers sent until then (a client that opens a new connection only after an answer
+came keeps it at the number it starts with).
 
     with ChatServer(responder=lambda body: "a)") as server:
         server.base_url  # http://127.0.0.1:PORT/v1
@@ -68,7 +73,7 @@ class ChatServer:
                  retry_after: float = 0.05, seed: int = 0, host: str = "127.0.0.1",
                  port: int = 0, max_in_flight: int | None = None,
                  stall_after: int | None = None, trickle: float | None = None,
-                 slots: int | None = None):
+                 slots: int | None = None, backlog: int | None = None):
         self.responder = responder or (lambda body: "a)")
         self.latency = latency
         self.failure_rate = failure_rate
@@ -97,7 +102,12 @@ class ChatServer:
         self._admitted = 0
         self.first_arrival: float | None = None  # time.perf_counter() of the first request
         self.last_reply: float | None = None  # ... and of the last answer sent
-        self._httpd = _Server((host, port), self._handler())
+        self.connections = 0  # connections accepted
+        self.ahead = 0  # the most connections accepted beyond the answers sent at that moment
+        self._answers_sent = 0
+        server_class = _Server if backlog is None else type(
+            "_BacklogServer", (_Server,), {"request_queue_size": backlog})
+        self._httpd = server_class((host, port), self._handler())
         self._httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
 
@@ -170,6 +180,12 @@ class ChatServer:
             def log_message(self, *args: Any) -> None:  # quiet
                 pass
 
+            def setup(self) -> None:
+                with server._lock:
+                    server.connections += 1
+                    server.ahead = max(server.ahead, server.connections - server._answers_sent)
+                super().setup()
+
             def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
                 data = json.dumps(payload).encode()
                 self.send_response(status)
@@ -232,6 +248,7 @@ class ChatServer:
                 completion_tokens = sum(len(v.split()) for v in parts.values() if isinstance(v, str))
                 with server._lock:  # before it is sent: a client that has it sees it counted
                     server.answered[prompt_key(body)] += 1
+                    server._answers_sent += 1
                 self._send(200, {
                     "id": f"chatcmpl-{server.requests}",
                     "object": "chat.completion",
@@ -255,9 +272,11 @@ def main() -> None:
     ap.add_argument("--failure-rate", type=float, default=0.0)
     ap.add_argument("--slots", type=int, default=None, help="requests worked on at once at most")
     ap.add_argument("--answer", default="a)", help="the text every request is answered with")
+    ap.add_argument("--backlog", type=int, default=None, help="listen backlog (default 256)")
     args = ap.parse_args()
     server = ChatServer(lambda body: args.answer, latency=args.latency,
-                        failure_rate=args.failure_rate, port=args.port, slots=args.slots).start()
+                        failure_rate=args.failure_rate, port=args.port, slots=args.slots,
+                        backlog=args.backlog).start()
     print(server.base_url, flush=True)
     try:
         while True:

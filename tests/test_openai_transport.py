@@ -152,6 +152,103 @@ def test_runner_retries_until_answered_on_both_transports(transport: str) -> Non
         assert sum(c.retries for c in comps) == server.failures
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_fresh_server_with_backlog_5_at_concurrency_64(transport: str) -> None:
+    """A freshly started server whose listen backlog is 5 (cpp-httplib's, http.server's), 64
+    requests at once: connections are opened a few at a time (the server never accepted more
+    than RAMP_START beyond the answers it had sent), reused (at most one per slot), and no
+    attempt waits for the request timeout (10 s here: a stall would show as a retry that is
+    not a connect's, or as an error)."""
+    from pytest_tom.engine.runner import RAMP_START
+
+    with ChatServer(lambda body: "Yes.", latency=0.02, backlog=5) as server:
+        backend = create_backend("openai:test-model", {"base_url": server.base_url,
+                                                       "timeout": 10, "transport": transport})
+        runner = Runner(backend, concurrency=64, retries=5, backoff=0.01)
+        asked = [request(f"question {i}") for i in range(320)]
+        calls = [runner.submit(f"k{i}", lambda rs, req=req: None if rs else req)
+                 for i, req in enumerate(asked)]
+        comps = [f.result(120) for f in calls]
+        runner.close()
+        stats = runner.stats
+        assert [c.error for c in comps if c.error] == []
+        assert stats.retries == stats.connect_retries  # no attempt timed out or failed otherwise
+        assert server.requests == 320  # a connection that was not made carried no request
+        assert server.connections <= 64 + stats.connect_retries  # kept alive and reused
+        assert server.ahead <= RAMP_START + stats.connect_retries  # ramped up, not 64 at once
+        assert runner.limiter.limit == 64  # ... up to the whole concurrency
+
+
+def never_accepting_listener() -> tuple[socket.socket, list[socket.socket]]:
+    """A listening socket that never accepts, its accept queue already full (a connection
+    waits in it): the kernel drops every further SYN, as a server's whose listen queue
+    overflowed. Returns the listener and the connections that fill its queue."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    fillers: list[socket.socket] = []
+    for _ in range(8):
+        filler = socket.socket()
+        filler.settimeout(0.3)
+        fillers.append(filler)
+        try:
+            filler.connect(listener.getsockname())
+        except OSError:  # not answered: the queue is full
+            break
+    return listener, fillers
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="a full accept queue drops SYNs on Linux")
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_connection_not_made_in_time_is_retried_on_a_fresh_one(transport: str) -> None:
+    """--tom-connect-timeout, not --tom-timeout, bounds the making of a connection: both
+    attempts end after 0.3 s (the request timeout is 30 s), each is a connect retried and
+    counted, and the requests line says so."""
+    from pytest_tom.report.progress import status_line
+
+    listener, fillers = never_accepting_listener()
+    try:
+        port = listener.getsockname()[1]
+        backend = create_backend("openai:test-model", {
+            "base_url": f"http://127.0.0.1:{port}/v1", "timeout": 30, "connect_timeout": 0.3,
+            "transport": transport})
+        runner = Runner(backend, concurrency=4, retries=1, backoff=0.01)
+        comp = runner.submit("k", lambda rs: None if rs else request("anyone?")).result(25)
+        runner.close()
+    finally:
+        for sock in [listener, *fillers]:
+            sock.close()
+    assert comp.error is not None
+    assert comp.error.startswith("connection failed: not connected within 0.3s "
+                                 "(--tom-connect-timeout)")
+    assert "gave up after 2 attempts" in comp.error and "timed out after 30s" not in comp.error
+    assert (runner.stats.retries, runner.stats.connect_retries) == (1, 1)
+    assert "1 connect retried (--tom-connect-timeout)" in status_line(runner.stats, final=True)
+
+
+def test_what_counts_as_a_connection_not_made_in_time() -> None:
+    """ETIMEDOUT (the socket's TCP_USER_TIMEOUT: a request the server's machine never
+    acknowledged) and a connect timeout are; a refusal is not, even when the openai client's
+    aiohttp transport reports it as a connect timeout."""
+    import errno
+
+    from pytest_tom.backends.connect import is_connect_stall
+
+    class ConnectTimeout(Exception):  # the name httpx and httpcore give theirs
+        pass
+
+    def wrapped(inner: BaseException) -> BaseException:
+        outer = ConnectTimeout("connect")
+        outer.__cause__ = inner
+        return outer
+
+    assert is_connect_stall(OSError(errno.ETIMEDOUT, "Connection timed out"))
+    assert is_connect_stall(ConnectTimeout("timed out"))
+    assert not is_connect_stall(wrapped(ConnectionRefusedError(errno.ECONNREFUSED, "refused")))
+    assert not is_connect_stall(ConnectionResetError(errno.ECONNRESET, "reset"))
+    assert not is_connect_stall(asyncio.TimeoutError())  # the request timeout: not a connect
+
+
 CONFTEST_NOTES_OPENAI = """
 import sys
 

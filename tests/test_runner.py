@@ -15,6 +15,7 @@ from runner_support import expected_right, number_of, respond
 
 from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest, SamplingParams
 from pytest_tom.engine.cache import ResponseCache
+from pytest_tom.engine.completion import RunnerStats
 from pytest_tom.engine.runner import AdaptiveLimit, Runner
 
 
@@ -243,6 +244,40 @@ def test_adaptive_limit_halves_on_repeated_429s_and_recovers() -> None:
     for _ in range(12):  # the 429s stop: it grows back to the maximum
         epoch_of(0)
     assert lim.limit == 16
+
+
+def test_adaptive_limit_ramps_up_one_slot_per_answer_until_crowded() -> None:
+    """A server's run starts with a few slots (RAMP_START) and adds one per answer; the first
+    429 or connection not made in time ends the ramp, and failed connects cut the limit in
+    an epoch as 429s do, named on the requests line."""
+    from pytest_tom.report.progress import status_line
+
+    lim = AdaptiveLimit(64, start=4)
+    assert (lim.limit, lim.ramping, lim.why_lower) == (4, True, "ramping up")
+    for _ in range(4):  # the first round of answers: 4 more slots, 8 in all
+        lim.answered(lim.epoch, throttled=False)
+    assert lim.limit == 8
+    while lim.ramping:
+        lim.answered(lim.epoch, throttled=False)
+    assert lim.limit == 64 and lim.lowered == 0
+
+    lim = AdaptiveLimit(64, start=4)
+    lim.answered(lim.epoch, throttled=False)
+    lim.connect_failed(lim.epoch)  # a crowded server: no more ramping
+    assert (lim.limit, lim.ramping) == (5, False)
+    lim.connect_failed(lim.epoch)
+    for _ in range(2):
+        lim.answered(lim.epoch, throttled=False)
+    assert (lim.limit, lim.lowered, lim.why_lower) == (2, 1, "failed connects")
+    stats = RunnerStats(submitted=10, done=10, requests=12, retries=2, connect_retries=2)
+    line = status_line(stats, lim.limit, lim.maximum, final=True, why_lower=lim.why_lower)
+    assert "2 retries · 2 connects retried (--tom-connect-timeout)" in line
+    assert "concurrency 2/64 (failed connects)" in line
+
+    lim = AdaptiveLimit(64, start=4)
+    lim.answered(lim.epoch, throttled=True)  # a 429 ends the ramp too
+    assert (lim.limit, lim.ramping) == (4, False)
+    assert (AdaptiveLimit(16).limit, AdaptiveLimit(16).ramping) == (16, False)  # no ramp asked
 
 
 def test_adaptive_limit_hands_slots_over_in_order() -> None:

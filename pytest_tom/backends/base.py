@@ -137,7 +137,7 @@ class BackendError(Exception):
 
     def __init__(self, message: str, *, kind: str = "request_failed", retryable: bool = False,
                  status: int | None = None, retry_after: float | None = None,
-                 timed_out: bool = False, endpoint: str | None = None):
+                 timed_out: bool = False, endpoint: str | None = None, connect: bool = False):
         super().__init__(message)
         self.kind = kind
         self.retryable = retryable
@@ -145,6 +145,8 @@ class BackendError(Exception):
         self.retry_after = retry_after
         self.timed_out = timed_out  # no answer in time: often a very long answer
         self.endpoint = endpoint  # the endpoint that failed (redacted), when there are several
+        # the connection was not made in time (backends/connect.py): retried on a fresh one
+        self.connect = connect
 
 
 @dataclass

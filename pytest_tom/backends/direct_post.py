@@ -11,7 +11,9 @@ answer with the checks of the client path:
 - a status of 400 or more is a `BackendError` "HTTP <status>: <the server's message>"
   (the body's error.message when it has one, else its text, cut at 300 characters),
   retryable for 408, 409, 425, 429 and 5xx, with the Retry-After header's seconds;
-- a connection that cannot be made or breaks is "connection failed: ..." (retryable);
+- a connection that cannot be made or breaks is "connection failed: ..." (retryable); one
+  not made within the connect timeout, or whose request the server's machine never
+  acknowledged, is marked `connect` (backends/connect.py);
 - a body that is not JSON is handed on as text: `openai_backend._reply`, the one
   decoding of a chat completion of both paths, says it is not a chat completion.
 
@@ -34,6 +36,12 @@ import aiohttp
 from yarl import URL
 
 from pytest_tom.backends.base import BackendError, retryable_status
+from pytest_tom.backends.connect import (
+    DEFAULT_CONNECT_TIMEOUT,
+    aiohttp_connector,
+    connect_message,
+    is_connect_stall,
+)
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _MAX_MESSAGE = 300
@@ -50,8 +58,10 @@ def chat_url(base_url: str | None) -> str:
 class DirectPost:
     """POSTs chat-completions bodies to one endpoint and returns the decoded JSON answer."""
 
-    def __init__(self, base_url: str | None, headers: dict[str, str]):
+    def __init__(self, base_url: str | None, headers: dict[str, str],
+                 connect_timeout: float = DEFAULT_CONNECT_TIMEOUT):
         self.url = URL(chat_url(base_url))
+        self.connect_timeout = connect_timeout
         self.headers = headers
         self.proxy, self.proxy_headers = env_proxy(self.url)
         if self.proxy_headers and self.url.scheme == "http":  # forwarded: it reads the request's
@@ -62,14 +72,16 @@ class DirectPost:
 
     def _open(self) -> aiohttp.ClientSession:
         """The session, made on the running loop (the runner's) at the first call. No limit
-        of its own on connections (the runner's slots bound the requests in flight) and no
-        timeout of its own (the backend bounds each whole attempt). The proxy of the
+        of its own on connections (the runner's slots bound the requests in flight, and ramp
+        them up at the start of a run: engine/runner.py), each kept alive for the next
+        request; no timeout of its own but the connect timeout (the backend bounds each whole
+        attempt; backends/connect.py says why a connection gets a short one). The proxy of the
         environment is looked up once (`env_proxy`), not by the session for every request
         (aiohttp's trust_env: two trips to a thread per request, about as much CPU as the
         request itself)."""
         self._session = aiohttp.ClientSession(
-            connector=aiohttp.TCPConnector(limit=0),
-            timeout=aiohttp.ClientTimeout(total=None))
+            connector=aiohttp_connector(self.connect_timeout),
+            timeout=aiohttp.ClientTimeout(total=None, sock_connect=self.connect_timeout))
         return self._session
 
     async def post(self, body: dict[str, Any]) -> Any:
@@ -83,10 +95,11 @@ class DirectPost:
                 raw = await response.read()
                 status = response.status
                 retry_after = response.headers.get("retry-after")
-        except aiohttp.ClientError as exc:
+        except (aiohttp.ClientError, OSError) as exc:
+            if is_connect_stall(exc):
+                raise BackendError(connect_message(self.connect_timeout), retryable=True,
+                                   connect=True) from None
             raise BackendError(f"connection failed: {_describe(exc)}", retryable=True) from None
-        except OSError as exc:
-            raise BackendError(f"connection failed: {exc}", retryable=True) from None
         text = raw.decode("utf-8", errors="replace")
         if status >= 400:
             raise BackendError(f"HTTP {status}: {_server_message(text)}", status=status,

@@ -181,4 +181,4 @@ def _label(backend: Backend) -> str:
 def _named(exc: BackendError, label: str, retry_after: float | None) -> BackendError:
     return BackendError(f"{label}: {exc}", kind=exc.kind, retryable=exc.retryable,
                         status=exc.status, retry_after=retry_after, timed_out=exc.timed_out,
-                        endpoint=label)
+                        endpoint=label, connect=exc.connect)

@@ -41,15 +41,23 @@ itself; the answer is read from the plain JSON (see `_reply`).
 `--tom-timeout` bounds a whole attempt, not each read: httpx applies a float
 timeout to every socket read, so a server trickling its answer a byte at a
 time would otherwise hold an attempt for as long as it likes.
+
+`--tom-connect-timeout` (default 5 s) bounds the making of a connection on every path,
+apart from the time a model may take: the connect itself and, on Linux, the server's
+machine acknowledging the request (backends/connect.py: a server whose listen queue
+overflowed never does). A connection not made in time is a retryable error marked
+`connect`, tried again on a fresh connection.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import itertools
 import os
 import sys
+import urllib.request
 import uuid
 from importlib.util import find_spec
 from pathlib import Path
@@ -65,6 +73,13 @@ from pytest_tom.backends.base import (
     Secret,
     redact_url,
     retryable_status,
+)
+from pytest_tom.backends.connect import (
+    DEFAULT_CONNECT_TIMEOUT,
+    aiohttp_connector,
+    connect_message,
+    is_connect_stall,
+    socket_options,
 )
 from pytest_tom.backends.endpoint_pool import EndpointPool
 from pytest_tom.backends.openai_headers import request_headers
@@ -117,8 +132,9 @@ class OpenAIBackend(Backend):
 
     def __init__(self, model: str, base_url: str | None, api_key: str, timeout: float,
                  transport: str = "auto", tags: ThinkTags | None = DEFAULT_TAGS,
-                 path: str = "auto"):
+                 path: str = "auto", connect_timeout: float = DEFAULT_CONNECT_TIMEOUT):
         self.model = model
+        self.connect_timeout = connect_timeout
         self.tags = tags  # --tom-think-tags: how a thought is split off the content
         self.base_url = base_url
         self.timeout = timeout
@@ -150,9 +166,14 @@ class OpenAIBackend(Backend):
                 if make is None:  # an openai release older than its aiohttp transport
                     self.transport = "httpx"
                 else:
-                    http_client = make()
+                    http_client = _aiohttp_client(make, self.connect_timeout, self.base_url)
+            if self.transport == "httpx":
+                http_client = _httpx_client(openai, self.connect_timeout, self.base_url)
+            # each read bounded by --tom-timeout (the whole attempt is bounded by `within`),
+            # the connect by --tom-connect-timeout
+            timeout = openai.Timeout(self.timeout, connect=self.connect_timeout)
             client = openai.AsyncOpenAI(api_key=self._api_key, base_url=self.base_url,
-                                        max_retries=0, timeout=self.timeout,
+                                        max_retries=0, timeout=timeout,
                                         http_client=http_client)
             # the client joins a relative path to its base URL on every request (two URL
             # parses); an absolute URL, joined once here exactly as the client joins it
@@ -191,11 +212,12 @@ class OpenAIBackend(Backend):
             if self.path == "worker":  # no aiohttp in this process: the child has it
                 from pytest_tom.backends.post_worker import PostWorker  # noqa: PLC0415 only when asked
 
-                self._direct = PostWorker(self.base_url, headers, self.tags)
+                self._direct = PostWorker(self.base_url, headers, self.tags,
+                                          self.connect_timeout)
             else:
                 from pytest_tom.backends.direct_post import DirectPost  # noqa: PLC0415 imports aiohttp
 
-                self._direct = DirectPost(self.base_url, headers)
+                self._direct = DirectPost(self.base_url, headers, self.connect_timeout)
         return self._direct
 
     async def acomplete(self, request: ModelRequest) -> ModelReply:
@@ -230,7 +252,8 @@ class OpenAIBackend(Backend):
             if message == str(exc):
                 raise
             raise BackendError(message, kind=exc.kind, retryable=exc.retryable, status=exc.status,
-                               retry_after=exc.retry_after, timed_out=exc.timed_out) from None
+                               retry_after=exc.retry_after, timed_out=exc.timed_out,
+                               connect=exc.connect) from None
 
     async def warm(self) -> None:
         """The worker path's child process, started while the run builds its requests."""
@@ -255,13 +278,16 @@ class OpenAIBackend(Backend):
             raise BackendError(f"HTTP {exc.status_code}: {_short(exc)}", status=exc.status_code,
                                retryable=retryable_status(exc.status_code),
                                retry_after=retry_after) from None
-        except timeout_error as exc:
+        except (timeout_error, connection_error) as exc:
+            if is_connect_stall(exc):  # not connected in time: tried again on a fresh one
+                raise BackendError(connect_message(self.connect_timeout), retryable=True,
+                                   connect=True) from None
+            if not isinstance(exc, timeout_error):
+                raise BackendError(f"connection failed: {exc}", retryable=True) from None
             if _refused(exc):  # aiohttp reports a refused connection as a connect timeout
                 raise BackendError(f"connection failed: {_root(exc)}", retryable=True) from None
             raise BackendError(f"timed out after {self.timeout:g}s (--tom-timeout)",
                                retryable=True, timed_out=True) from None
-        except connection_error as exc:
-            raise BackendError(f"connection failed: {exc}", retryable=True) from None
         except openai_error as exc:
             raise BackendError(f"{type(exc).__name__}: {exc}") from None
         return _reply(data, self.tags)
@@ -271,6 +297,76 @@ class OpenAIBackend(Backend):
             await self._direct.close()
         if self._client is not None:
             await self._client.close()
+
+
+def _aiohttp_client(make: Any, connect_timeout: float, base_url: str | None) -> Any:
+    """The openai client's aiohttp transport (`DefaultAioHttpClient`) on a session whose
+    sockets carry the connect timeout's socket option (`connect.socket_options`) and whose
+    connector keeps every connection alive for reuse, with no limit of its own; the client's
+    own transport where its transport class cannot be given a session (an older release)
+    or where the environment names a proxy for the endpoint (the client follows those only
+    with its own transport); the connect timeout applies either way, through the client's
+    timeout."""
+    if _env_proxied(base_url):
+        return make()
+    transport_class = None
+    for module in ("openai._vendor.httpx_aiohttp.transport", "httpx_aiohttp.transport",
+                   "httpx_aiohttp"):
+        try:
+            transport_class = getattr(importlib.import_module(module), "AiohttpTransport", None)
+        except ImportError:
+            continue
+        if transport_class is not None:
+            break
+    if transport_class is None:
+        return make()
+
+    made: list[Any] = []
+
+    def session() -> Any:  # with the SSL context the transport made (certifi, SSL_CERT_FILE)
+        import aiohttp  # noqa: PLC0415 the transport's own dependency
+
+        ssl = getattr(made[0], "ssl_context", None) or True
+        return aiohttp.ClientSession(connector=aiohttp_connector(connect_timeout, ssl))
+
+    try:
+        made.append(transport_class(client=session))
+    except TypeError:
+        return make()
+    return make(transport=made[0])
+
+
+def _httpx_client(openai: Any, connect_timeout: float, base_url: str | None) -> Any:
+    """The openai client's httpx client (`DefaultAsyncHttpxClient`: its timeout and
+    redirects) on a transport whose sockets carry the connect timeout's socket option and
+    that keeps up to 1,000 connections alive (the client's own keeps 100: a run at a
+    --tom-concurrency above that would close and reopen connections); None (the client's
+    own) where that cannot be given (an httpx older than `socket_options`) or where the
+    environment names a proxy for the endpoint (httpx follows the environment's proxies only
+    with its own transport; the connect timeout still applies)."""
+    make = getattr(openai, "DefaultAsyncHttpxClient", None)
+    if make is None or _env_proxied(base_url):
+        return None
+    bases = [c for c in make.__mro__ if c.__name__ == "AsyncClient"]  # httpx's or httpx2's
+    if not bases:
+        return None
+    httpx = importlib.import_module(bases[0].__module__.split(".")[0])
+    try:
+        transport = httpx.AsyncHTTPTransport(
+            socket_options=socket_options(connect_timeout) or None,
+            limits=httpx.Limits(max_connections=1000, max_keepalive_connections=1000))
+    except TypeError:
+        return None
+    return make(transport=transport)
+
+
+def _env_proxied(base_url: str | None) -> bool:
+    """True when the environment names a proxy for `base_url` (HTTP_PROXY, HTTPS_PROXY,
+    ALL_PROXY, less NO_PROXY's exceptions, as urllib reads them)."""
+    parts = urlsplit(str(base_url or "https://api.openai.com/v1"))
+    proxies = urllib.request.getproxies()
+    found = proxies.get(parts.scheme) or proxies.get("all")
+    return bool(found) and not urllib.request.proxy_bypass(parts.hostname or "")
 
 
 def pick_path(wanted: str | None, transport: str, base_url: str | None = None) -> str:
@@ -417,7 +513,9 @@ def create(rest: str, options: dict[str, Any]) -> Backend:
     transport = options.get("transport") or "auto"
     tags = think_tags(options.get("think_tags"))
     path = options.get("openai_transport") or "auto"
+    connect = options.get("connect_timeout")
+    connect = DEFAULT_CONNECT_TIMEOUT if connect is None else float(connect)
     backends = [OpenAIBackend(rest, url, key, timeout=timeout, transport=transport, tags=tags,
-                              path=path)
+                              path=path, connect_timeout=connect)
                 for url in urls or [None]]
     return backends[0] if len(backends) == 1 else EndpointPool(backends)

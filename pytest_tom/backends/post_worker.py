@@ -20,12 +20,14 @@ thousand requests are a few writes, not a thousand). marshal reads back only pla
 server or a suite is ever unmarshalled without having been written by `marshal.dumps`
 here.
 
-- main -> child: first the endpoint, `(base_url, headers, think tags or None, sys.path)`
+- main -> child: first the endpoint, `(base_url, headers, think tags or None, sys.path,
+  connect timeout)`
   (the child imports aiohttp from where the parent would), then
   lists of `(n, body)` (post it) and `(n, None)` (forget it: the attempt was cancelled
   by its timeout, the deadline or the end of the run);
 - child -> main: first `(READY,)` once it has read the endpoint, then lists of
-  `(n, OK, text, usage, model, thought, finish_reason)` or `(n, FAILED, message, kind, retryable, status, retry_after, timed_out)`: the
+  `(n, OK, text, usage, model, thought, finish_reason)` or `(n, FAILED, message, kind,
+  retryable, status, retry_after, timed_out, connect)`: the
   `ModelReply` or the `BackendError` the in-thread path would have given.
 
 The child ends when its stdin closes (`close`, or this process ending). A child that
@@ -49,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tom.backends.base import BackendError, ModelReply
+from pytest_tom.backends.connect import DEFAULT_CONNECT_TIMEOUT
 from pytest_tom.backends.reply_parts import ThinkTags, chat_reply
 
 OK, FAILED = 0, 1
@@ -132,13 +135,14 @@ class PostWorker:
     """Posts chat-completions bodies to one endpoint from a child process; answers with the
     `ModelReply` (or raises the `BackendError`) of the in-thread direct path."""
 
-    def __init__(self, base_url: str | None, headers: dict[str, str], tags: ThinkTags | None):
+    def __init__(self, base_url: str | None, headers: dict[str, str], tags: ThinkTags | None,
+                 connect_timeout: float = DEFAULT_CONNECT_TIMEOUT):
         # plain str: a key may be a `Secret` (a str subclass marshal does not write)
         # the parent's sys.path too: the child imports aiohttp from where this process would
         self._config = (None if base_url is None else str(base_url),
                         {str(k): str(v) for k, v in headers.items()},
                         None if tags is None else (str(tags.open), str(tags.close)),
-                        [str(p) for p in sys.path])
+                        [str(p) for p in sys.path], float(connect_timeout))
         self._ids = itertools.count()
         self._waiting: dict[int, asyncio.Future[ModelReply]] = {}
         self._outbox: list[Any] = []
@@ -228,10 +232,10 @@ class PostWorker:
                 fut.set_result(ModelReply(text=text, usage=usage, model=model, thought=thought,
                                           finish_reason=finish))
             else:
-                _, _, message, kind, retryable, status, retry_after, timed_out = answer
+                _, _, message, kind, retryable, status, retry_after, timed_out, connect = answer
                 fut.set_exception(BackendError(message, kind=kind, retryable=retryable,
                                                status=status, retry_after=retry_after,
-                                               timed_out=timed_out))
+                                               timed_out=timed_out, connect=connect))
 
     def _ended(self, protocol: _ChildProtocol) -> None:
         """The child ended: fail what it had not answered; the next request starts another."""
@@ -311,7 +315,7 @@ async def _serve() -> None:
             error = exc if isinstance(exc, BackendError) else BackendError(
                 f"{type(exc).__name__}: {exc}")
             answer((n, FAILED, str(error), error.kind, error.retryable, error.status,
-                    error.retry_after, error.timed_out))
+                    error.retry_after, error.timed_out, error.connect))
         else:
             answer((n, OK, reply.text, reply.usage, reply.model, reply.thought,
                     reply.finish_reason))
@@ -325,12 +329,12 @@ async def _serve() -> None:
         for message in frames.feed(data):
             if config is None:
                 config = message
-                base_url, headers, pair, path = config
+                base_url, headers, pair, path, connect_timeout = config
                 sys.path[:] = path
                 from pytest_tom.backends.direct_post import DirectPost  # noqa: PLC0415 after sys.path is set
 
                 tags = None if pair is None else ThinkTags(*pair)
-                poster = DirectPost(base_url, headers)
+                poster = DirectPost(base_url, headers, connect_timeout)
                 answer((READY,))
                 continue
             n, body = message

@@ -213,6 +213,11 @@ class TomOptions:
         "`pytest-tom merge`", convert=shard_text, metavar="K/N|auto")
     timeout: float = opt("seconds before one request is abandoned (default 120)", default=120.0,
                          convert=float, metavar="S")
+    connect_timeout: float = opt(
+        "seconds a connection of the openai backend may take to be made: the connect, and on "
+        "Linux the server's machine acknowledging the request; one not made in time is retried "
+        "on a fresh connection, apart from --tom-timeout (default 5)", default=5.0,
+        convert=float, metavar="S")
     transport: str = opt("HTTP transport of the openai backend: auto (aiohttp when installed, "
                          "with the openai[aiohttp] extra; else httpx), aiohttp or httpx "
                          "(default auto)", default="auto", choices=("auto", "aiohttp", "httpx"),
@@ -374,11 +379,12 @@ def number_problems(options: TomOptions) -> list[str]:
         if value is not None and value < least:
             more = "at least 1" if least == 1 else f"{least} or more"
             problems.append(f"--tom-{name.replace('_', '-')} must be {more}, not {value!r}")
-    for name, what in (("timeout", "one attempt"), ("deadline", "one call, retries included")):
+    for name, what in (("timeout", "one attempt"), ("connect_timeout", "a connection"),
+                       ("deadline", "one call, retries included")):
         value = getattr(options, name)
         if not (_finite(value) and value > 0):
-            problems.append(f"--tom-{name} {value!r}: the seconds {what} may take must be a "
-                            f"positive number")
+            problems.append(f"--tom-{name.replace('_', '-')} {value!r}: the seconds {what} "
+                            f"may take must be a positive number")
     if not (_finite(options.backoff) and options.backoff >= 0):
         problems.append(f"--tom-backoff {options.backoff!r}: must be 0 or more seconds")
     if not (_finite(options.temperature) and options.temperature >= 0):

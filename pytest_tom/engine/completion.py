@@ -75,6 +75,8 @@ class RunnerStats:
     shared: int = 0  # calls answered by an identical call in flight in this process
     retries: int = 0
     throttled: int = 0  # 429 answers
+    # attempts whose connection was not made in time (backends/connect.py), tried again
+    connect_retries: int = 0
     waiting: int = 0  # calls waiting for another process's answer right now
     started: float | None = None  # perf_counter of the first submission
     finished: float | None = None  # perf_counter of the latest conversation finished

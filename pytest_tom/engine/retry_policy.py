@@ -5,7 +5,9 @@
 after how long:
 
 - retryable failures (429, 5xx, timeouts, connection resets: `BackendError.retryable`)
-  are tried again, at most `retries` times; any other failure is final;
+  are tried again, at most `retries` times; any other failure is final; a connection not
+  made within the connect timeout (`BackendError.connect`, backends/connect.py) is one of
+  them, tried again on a fresh connection and counted apart (`connect_retries`);
 - the pause is the server's Retry-After when it gives one (plus up to 10% jitter), else
   exponential backoff with full jitter, capped at `max_backoff`;
 - the per-call `deadline` runs from the moment the call first holds a slot (time queued
@@ -49,6 +51,8 @@ class Slots(Protocol):
     def release(self) -> None: ...
 
     def answered(self, epoch: int, throttled: bool) -> None: ...
+
+    def connect_failed(self, epoch: int) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -138,13 +142,18 @@ class RetryPolicy:
             finally:
                 slots.release()
             history.append(error)
-            throttled = error.status == THROTTLE_STATUS
-            slots.answered(epoch, throttled=throttled)
-            if throttled:
-                stats.throttled += 1
+            if error.connect:  # the server is crowded with connections: fewer new ones
+                slots.connect_failed(epoch)
+            else:
+                throttled = error.status == THROTTLE_STATUS
+                slots.answered(epoch, throttled=throttled)
+                if throttled:
+                    stats.throttled += 1
             delay = self.pause(history, request, deadline - loop.time())
             comp.retries += 1
             stats.retries += 1
+            if error.connect:
+                stats.connect_retries += 1
             await asyncio.sleep(delay)
 
 

@@ -14,7 +14,10 @@ conversation goes through two small layers, each decided once when the runner is
   past the per-call deadline.
 
 Admission: at most `concurrency` requests are in flight, fewer while the server keeps
-answering 429 (`AdaptiveLimit`, the slots), and a few conversations per slot are under
+answering 429 or its connections are not made in time (`AdaptiveLimit`, the slots); a
+server backend's run starts with RAMP_START requests in flight and adds one per answer
+(each new slot is a new connection: they are opened a few at a time, more as they
+succeed), and a few conversations per slot are under
 way at once (`ADMITTED`); a backend that answers batches gets the calls in flight
 together (`Backend.in_flight`).
 
@@ -57,13 +60,23 @@ Conversation = Callable[[list[str]], ModelRequest | None]
 # answer (about a second at 2,000 items). A few per slot keep the slots busy and let the
 # rest start in submission order as the first ones finish.
 ADMITTED = 2
+# requests in flight at the start of a server backend's run (`Backend.server`): each slot
+# past them opens once an answer came (`AdaptiveLimit`'s ramp). A freshly started server
+# with a listen backlog of 5 (cpp-httplib's default, Python's http.server's) drops the
+# handshakes of connections opened all at once beyond it
+RAMP_START = 4
 # seconds the first conversations wait for the backend to get ready (`Backend.warm`) before
 # their calls start on their own: a process start, not a model's answer
 WARM_WAIT = 30.0
 
 
 class AdaptiveLimit:
-    """A semaphore whose size follows the server: cut when 429s pile up, regrown after.
+    """A semaphore whose size follows the server: ramped up, cut when 429s pile up, regrown.
+
+    With `start` below the maximum it begins there and ramps up: every answer adds one slot
+    (doubling per round of answers) until the maximum, the first 429 or the first connection
+    not made in time. For a server each slot beyond those already used is a new connection:
+    they are opened a few at a time, more as they succeed, rather than all at once.
 
     Time is divided into epochs: an epoch ends when as many requests started
     under the current limit have been answered as the limit allows in flight.
@@ -72,16 +85,21 @@ class AdaptiveLimit:
     least 1) up to the configured maximum; otherwise it stays. Answers to
     requests sent under an earlier limit do not count, so one burst of 429s
     cuts the limit once, not to 1, and a server that refuses a few requests at
-    random (not because of the load) keeps the full concurrency. Runs on one
-    event loop: no locking needed.
+    random (not because of the load) keeps the full concurrency. A connection not made
+    in time (`connect_failed`) counts in an epoch as a 429 does. Runs on one event loop:
+    no locking needed.
     """
 
     SHARE = 0.25  # share of 429s in an epoch that cuts the limit
+    RAMP_STEP = 1  # slots added per answer while ramping up: the limit doubles per round
     MIN_THROTTLES = 2
 
-    def __init__(self, maximum: int):
+    def __init__(self, maximum: int, start: int | None = None):
         self.maximum = max(1, maximum)
-        self.limit = self.maximum
+        self.limit = self.maximum if start is None else max(1, min(start, self.maximum))
+        self.ramping = self.limit < self.maximum  # one more slot per answer
+        self.cut_for: list[str] = []  # what cut the limit: "429s", "failed connects"
+        self._connects = 0  # connections of the current epoch not made in time
         self.active = 0
         self.epoch = 0
         self.lowered = 0  # how many times the limit was cut
@@ -119,8 +137,33 @@ class AdaptiveLimit:
                 self.active += 1
                 fut.set_result(None)
 
+    @property
+    def why_lower(self) -> str:
+        """Why the limit is below the maximum, in a few words (for the requests line)."""
+        if self.ramping:
+            return "ramping up"
+        return " and ".join(self.cut_for) or "ramping up"
+
     def answered(self, epoch: int, throttled: bool) -> None:
         """A request started in `epoch` got an answer (`throttled`: it was a 429)."""
+        if self.ramping:
+            if throttled:
+                self.ramping = False
+            else:
+                self.limit = min(self.maximum, self.limit + self.RAMP_STEP)
+                self.ramping = self.limit < self.maximum
+                self._wake()
+        self._settle(epoch, throttled)
+
+    def connect_failed(self, epoch: int) -> None:
+        """An attempt started in `epoch` got no connection in time: the server is crowded
+        with connections (a full listen queue). The ramp stops; in an epoch it counts as a
+        429 does."""
+        self.ramping = False
+        self._connects += epoch == self.epoch
+        self._settle(epoch, True)
+
+    def _settle(self, epoch: int, throttled: bool) -> None:
         if epoch != self.epoch:
             return
         self._answered += 1
@@ -132,11 +175,15 @@ class AdaptiveLimit:
                 self.limit = max(1, self.limit // 2)
                 self.lowest = min(self.lowest, self.limit)
                 self.lowered += 1
+                why = "429s" if self._throttles > self._connects else "failed connects"
+                if why not in self.cut_for:
+                    self.cut_for.append(why)
         elif self._throttles == 0 and self.limit < self.maximum:
             self.limit = min(self.maximum, self.limit + max(1, self.limit // 4))
+            self.ramping = self.ramping and self.limit < self.maximum
             self._wake()
         self.epoch += 1
-        self._answered = self._throttles = 0
+        self._answered = self._throttles = self._connects = 0
 
 
 class Runner:
@@ -160,7 +207,9 @@ class Runner:
         self.concurrency = max(1, in_flight(asked) if in_flight is not None else asked)
         self.retry = retry or RetryPolicy(retries, backoff, max_backoff, deadline)
         self.stats = RunnerStats()
-        self.limiter = AdaptiveLimit(self.concurrency)
+        # a server's connections are ramped up (RAMP_START); an in-process model has none
+        ramp = RAMP_START if getattr(backend, "server", False) else None
+        self.limiter = AdaptiveLimit(self.concurrency, ramp)
         # the first requests watched: a rule may stop the run (engine/early_stop.py); from
         # then on no attempt starts (its slot is refused)
         self.early_stop = early_stop if early_stop is not None else EarlyStop(rules_for(
@@ -499,6 +548,9 @@ class StopGate:
 
     def answered(self, epoch: int, throttled: bool) -> None:
         self.slots.answered(epoch, throttled)
+
+    def connect_failed(self, epoch: int) -> None:
+        self.slots.connect_failed(epoch)
 
 
 def _cancel_all(tasks: set[asyncio.Task[None]]) -> None:

@@ -45,7 +45,7 @@ def eta(stats: RunnerStats) -> float | None:
 
 
 def status_line(stats: RunnerStats, limit: int | None = None, maximum: int | None = None,
-                final: bool = False) -> str:
+                final: bool = False, why_lower: str = "429s") -> str:
     elapsed = stats.elapsed()
     parts = [f"{stats.done}/{stats.submitted}"]
     if stats.cache_hits:
@@ -53,6 +53,9 @@ def status_line(stats: RunnerStats, limit: int | None = None, maximum: int | Non
     if getattr(stats, "shared", 0):
         parts.append(f"{stats.shared} shared")
     parts.append(f"{stats.retries} retries")
+    if getattr(stats, "connect_retries", 0):  # a crowded server: its connections were slow
+        n = stats.connect_retries
+        parts.append(f"{n} connect{'s' if n != 1 else ''} retried (--tom-connect-timeout)")
     parts.append(f"{stats.errors} errors")
     fetched = stats.done - stats.done_cached
     if not final and fetched <= 0:
@@ -62,7 +65,7 @@ def status_line(stats: RunnerStats, limit: int | None = None, maximum: int | Non
     rate = stats.requests / elapsed if elapsed > 0 else 0.0
     parts.append(f"{rate:.1f} req/s")
     if limit is not None and maximum is not None and limit < maximum:
-        parts.append(f"concurrency {limit}/{maximum} (429s)")
+        parts.append(f"concurrency {limit}/{maximum} ({why_lower})")
     if stats.waiting:
         parts.append(f"{stats.waiting} asked by another process")
     if final:
@@ -110,7 +113,10 @@ class Progress:
 
     def _line(self, final: bool = False) -> str:
         lim = self.runner.limiter
-        line = status_line(self.runner.stats, lim.limit, lim.maximum, final=final)
+        why = getattr(lim, "why_lower", "429s")
+        # the ramp at the start of a run is no news: a limit cut by the server is
+        limit = None if why == "ramping up" else lim.limit
+        line = status_line(self.runner.stats, limit, lim.maximum, final=final, why_lower=why)
         width = terminal_width(self.config)
         if not final and self.live and width and len(line) >= width:  # a wrapped line
             # cannot be redrawn (the final one is broken into lines: `final_lines`)
