@@ -86,7 +86,8 @@ _EDGE = "*#>`\"“”'‘’_~ \t-•"
 _LABEL = (r"(?:(?:my|the|final|correct|right|best|most\s+likely|likely)\s+)*"
           r"(?:answer|choice|option)(?:\s+(?:to\s+(?:the|this)\s+question|choice|option))?"
           r"(?:\s+(?:is|would\s+be|should\s+be|will\s+be|must\s+be|seems\s+to\s+be|"
-          r"appears\s+to\s+be)\b|\s*[:=])(?:\s*:)?")
+          r"appears\s+to\s+be)\b(?:\s+(?:likely|probably|clearly|definitely|then|therefore|thus|"
+          r"most\s+likely|most\s+probably))?|\s*[:=])(?:\s*:)?")
 _STATEMENT = re.compile(
     rf"(?<![\w-])(?:{_LABEL}|I\s+(?:would|will|'d)?\s*(?:choose|pick|select|go\s+with)\b)",
     re.IGNORECASE)
@@ -198,7 +199,7 @@ def _at_answer(place: str, opts: tuple[str, ...], labels: str) -> set[int]:
     """Options named by letter where an answer stands: at the start of `place` (a letter
     alone, in either case when nothing but punctuation follows it) or in a marked form."""
     start = place.strip(_EDGE + ":")
-    found = _alone(start, labels) or _leading(start, opts, labels)
+    found = _alone(start, labels) or _leading(start, opts, labels, strict=False)
     if not found:
         m = re.match(rf"[(\[]?([{labels}{labels.lower()}])[)\]]?(?:[.,:;!]|\s*$)", start)
         if m and not _is_word_a(start, m):
@@ -240,11 +241,11 @@ def _alone(place: str, labels: str) -> set[int]:
     return set()
 
 
-def _leading(place: str, opts: tuple[str, ...], labels: str) -> set[int]:
+def _leading(place: str, opts: tuple[str, ...], labels: str, strict: bool = True) -> set[int]:
     """A place that starts with a letter and a stop, bracket or colon (`K. green_drawer`,
     `(K) ...`, `K: ...`). A lower-case letter, and the capital A and I (words as often as
     letters), count only when what follows is the option's text or nothing."""
-    m = re.match(rf"[(\[]*([{labels}{labels.lower()}])\s*(?:[.:)\]]|\*\*)", place)
+    m = re.match(rf"[(\[]*([{labels}{labels.lower()}])\s*(?:[.:)\]]|\*\*|\s[-–—]\s)", place)
     if not m:
         return set()
     letter = m.group(1)
@@ -253,7 +254,7 @@ def _leading(place: str, opts: tuple[str, ...], labels: str) -> set[int]:
     if not rest or normalise(rest).startswith(normalise(opts[index])) or \
             re.match(r"[(\[]", place) and re.match(r"[(\[]*\w[)\]]", place):
         return {index}
-    if letter.islower() or letter in "AI":
+    if letter.islower() or strict and letter in "AI":
         return set()
     return {index}
 
@@ -267,7 +268,8 @@ def _marked_pattern(labels: str) -> re.Pattern[str]:
         rf"|(?<![\w])\(\s*({cls})\s*\)"
         rf"|\*\*\s*[(\[]?({cls})[)\]]?\s*(?:[.:)]\s*[^*\n]*)?\*\*"
         rf"|[\"“]\s*({cls})\s*\.?[\"”]"
-        rf"|(?i:\b(?:option|choice|letter)\s*[(\[]?)({cls})(?![\w'])"
+        rf"|(?<![\w*])\*\s*({cls})\s*\*(?![\w*])"
+        rf"|(?i:\b(?:option|choice|letter)\s*[(\[*]?)({cls})(?![\w'])"
         rf"|(?<![\w(\[])([{labels}])\)")
 
 
