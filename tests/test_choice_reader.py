@@ -21,8 +21,8 @@ def named(reply: str, options: list[str] = OPTIONS, letters: str | None = None) 
 @pytest.mark.parametrize(("reply", "letter", "rule"), [
     ("K", "K", "opening"), ("k", "K", "opening"), ("(K)", "K", "opening"),
     ("K)", "K", "opening"), ("K.", "K", "opening"), ("[[K]]", "K", "opening"),
-    ("**K**", "K", "opening"), ("K. green_envelope", "K", "opening"),
-    ("K. blue_crate\n\nExplanation: Avery moved it to the green_bathtub, then ...", "K", "opening"),
+    ("**K**", "K", "opening"), ("K. green_bottle", "K", "opening"),
+    ("L. blue_crate\n\nExplanation: Avery moved it to the green_bathtub, then ...", "L", "opening"),
     ("green_bathtub", "O", "text"), ("Green bathtub.", "O", "text"),
     ("Answer: L. blue_crate\n\nExplanation: Avery moved it to the green_box.", "L", "statement"),
     ("Answer:\nO. green_bathtub", "O", "statement"),
@@ -65,6 +65,7 @@ def test_english_words_are_not_letters(reply: str) -> None:
 @pytest.mark.parametrize(("reply", "both"), [
     ("H or L", "HL"), ("Answer: (H) (L)", "HL"), ("green_drawer or blue_pantry", "FH"),
     ("The answer is either green_box or red_box.", "DE"),
+    ("So Lily thinks the apple is in:\n\nE. red_envelope", "EI"),  # E is red_box: two options
 ])
 def test_several_options_at_the_deciding_level_are_ambiguous(reply: str, both: str) -> None:
     reading = read_choice(reply, OPTIONS)

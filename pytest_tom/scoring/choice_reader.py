@@ -178,7 +178,7 @@ def _opening(lines: list[str], opts: tuple[str, ...], labels: str) -> tuple[set[
 
 def _statements(text: str) -> list[str]:
     """What follows each answer label up to its sentence's end (the next line when the label
-    ends its line), in reply order."""
+    ends its line, or its sentence ends with a colon), in reply order."""
     places = []
     for m in _STATEMENT.finditer(text):
         rest = text[m.end():]
@@ -186,13 +186,33 @@ def _statements(text: str) -> list[str]:
         head = (rest if line_end < 0 else rest[:line_end]).strip(_EDGE + ":")
         if not head:
             rest = rest.lstrip(" \t\n")
-        places.append(_SENTENCE_END.split(rest.lstrip(" \t:*"), maxsplit=1)[0])
+        rest = rest.lstrip(" \t:*")
+        cut = _SENTENCE_END.search(rest)
+        place = rest[:cut.start()] if cut else rest
+        places.append(_after_colon(place, rest[cut.end():] if cut else ""))
     return places
 
 
 def _conclusions(text: str) -> list[str]:
-    """The sentences that conclude (`So ...`, `Therefore ...`, `Based on this ...`)."""
-    return [s for s in _SENTENCE_END.split(text) if _CONCLUSION.match(s)]
+    """The sentences that conclude (`So ...`, `Therefore ...`, `Based on this ...`); one
+    that ends with a colon stands for the line after it (`So Avery thinks it is in:\n\nO.
+    green_bathtub`)."""
+    places, start = [], 0
+    for cut in [*_SENTENCE_END.finditer(text), None]:
+        sentence = text[start:cut.start() if cut else len(text)]
+        if _CONCLUSION.match(sentence):
+            places.append(_after_colon(sentence, text[cut.end():] if cut else ""))
+        if cut:
+            start = cut.end()
+    return places
+
+
+def _after_colon(place: str, after: str) -> str:
+    """`place`, or the first line of `after` when `place` ends with a colon."""
+    if not place.rstrip(_EDGE).endswith(":"):
+        return place
+    following = [ln for ln in after.split("\n") if ln.strip(_EDGE)]
+    return following[0] if following else place
 
 
 def _at_answer(place: str, opts: tuple[str, ...], labels: str) -> set[int]:
@@ -251,8 +271,12 @@ def _leading(place: str, opts: tuple[str, ...], labels: str, strict: bool = True
     letter = m.group(1)
     index = labels.index(letter.upper())
     rest = place[m.end():].strip(_EDGE + ".:)]")
-    if not rest or normalise(rest).startswith(normalise(opts[index])) or \
-            re.match(r"[(\[]", place) and re.match(r"[(\[]*\w[)\]]", place):
+    said = f"{normalise(rest)} "
+    texts = [i for i, o in enumerate(opts) if normalise(o) and said.startswith(f"{normalise(o)} ")]
+    if texts:  # `K. green_drawer`; `E. red_box` where E is another option names both
+        longest = max(texts, key=lambda i: len(normalise(opts[i])))
+        return {index, longest}
+    if not rest or re.match(r"[(\[]*\w[)\]]", place):
         return {index}
     if letter.islower() or strict and letter in "AI":
         return set()

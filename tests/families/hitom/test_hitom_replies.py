@@ -36,6 +36,7 @@ UNPARSEABLE_BEFORE = {"API_responses": 16, "result_gpt-3.5-turbo-v0": 119,
 # followed by punctuation, a dash or the end of its line (not "the answer is I think ...")
 FINAL = re.compile(r"(?i:\banswer\b[^.\n]{0,40}?(?:\bis|\bbe|:))\s*[*\"(\[]*\s*"
                    r"(?:[Oo]ption\s*)?[*\"(\[]*([A-O])(?=[.):*\"\]]|\s*$|\s+[-–])", re.M)
+AFTER = re.compile(r"[\s.:)*\"\]\-–]*([a-z]+(?:_[a-z]+)+)")  # the text after a letter: "K. green_drawer"
 FIRST_LETTER = re.compile(r"\s*(?:Answer:\s*)?([A-O])\.\s")  # GPT-4: "K. green_drawer", "Answer: K. ..."
 
 
@@ -57,6 +58,19 @@ def item_of(row: dict[str, Any], items: dict[str, ItemSpec]) -> ItemSpec:
     setting = "tell" if row["tell"] == "Tell" else "no_tell"
     return items[f"{style}-{setting}-len{row['story_length']}-s{row['sample']:02d}"
                  f"::order{row['order']}"]
+
+
+def final_letter(reply: str, options: list[str]) -> str | None:
+    """The letter of the reply's last answer statement, when it names one option (not a
+    letter followed by another option's text, "E. red_box" where E is red_crate)."""
+    said = list(FINAL.finditer(reply))
+    if not said:
+        return None
+    letter = said[-1].group(1)
+    text = AFTER.match(reply, said[-1].end())
+    if text and text.group(1) in options and options.index(text.group(1)) != LETTERS.index(letter):
+        return None
+    return letter
 
 
 def letter_read(outcome: Any) -> str | None:
@@ -101,12 +115,13 @@ def test_every_model_s_final_answer_statement_is_read(items: dict[str, ItemSpec]
         finals = read = 0
         unparseable[name] = 0
         for row in replies(name):
-            outcome = score(item_of(row, items), row["response"])
+            item = item_of(row, items)
+            outcome = score(item, row["response"])
             unparseable[name] += outcome.error == "unparseable"
-            said = FINAL.findall(row["response"])
+            said = final_letter(row["response"], item.choices)
             if said:
                 finals += 1
-                read += letter_read(outcome) == said[-1]
+                read += letter_read(outcome) == said
         assert finals >= 150, (name, finals)
         shares[name] = read / finals
     assert all(share >= 0.97 for share in shares.values()), shares
@@ -122,12 +137,12 @@ def test_reasoning_first_replies_are_read_at_their_conclusion(items: dict[str, I
         cases = read = 0
         for row in replies(name):
             item, reply = item_of(row, items), row["response"]
-            said = FINAL.findall(reply)
+            said = final_letter(reply, item.choices)
             firsts = sorted((m.start(), i) for i, o in enumerate(item.choices)
                             if (m := re.search(re.escape(o), reply)))
-            if not said or not firsts or LETTERS[firsts[0][1]] == said[-1]:
+            if not said or not firsts or LETTERS[firsts[0][1]] == said:
                 continue
             cases += 1
             outcome = score(item, reply)
-            read += letter_read(outcome) == said[-1] and "statement" in outcome.detail
+            read += letter_read(outcome) == said and "statement" in outcome.detail
         assert cases >= 10 and read / cases >= 0.97, (name, read, cases)
