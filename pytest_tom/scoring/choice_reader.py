@@ -125,20 +125,20 @@ def read_choice(reply: str, options: Sequence[str], letters: str | None = None) 
     lines = [ln for ln in text.split("\n") if ln.strip(_EDGE)]
     if not lines:
         return ChoiceReading(None, (), "none")
-    if _REFUSAL.match(lines[0].strip(_EDGE)):
-        return ChoiceReading(None, (), "refusal", lines[0].strip())
     opening = _opening(lines, opts, labels)
     if opening is not None:
         rule = "text" if len(lines) == 1 and not (_alone(opening[1], labels) or
                                                   _leading(opening[1], opts, labels)) else "opening"
         return _done(opening[0], rule, opening[1])
+    if _REFUSAL.match(lines[0].strip(_EDGE)):
+        return ChoiceReading(None, (), "refusal", lines[0].strip())
     for rule, places in (("statement", _statements(text)), ("conclusion", _conclusions(text))):
         for place in reversed(places):
-            if rule == "statement" and _REFUSAL.match(place):
-                return ChoiceReading(None, (), "refusal", place)
             named = _at_answer(place, opts, labels) or _clause_texts(place, opts)
             if named:
                 return _done(named, rule, place)
+            if rule == "statement" and _REFUSAL.match(place):
+                return ChoiceReading(None, (), "refusal", place)
     several: tuple[set[int], str] | None = None
     for line in reversed(lines):
         named = _in_place(line, opts, labels)

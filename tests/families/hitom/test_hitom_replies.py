@@ -146,3 +146,23 @@ def test_reasoning_first_replies_are_read_at_their_conclusion(items: dict[str, I
             outcome = score(item, reply)
             read += letter_read(outcome) == said and "statement" in outcome.detail
         assert cases >= 10 and read / cases >= 0.97, (name, read, cases)
+
+
+def test_the_authors_reading_counts_the_answer_s_text_or_capital_letter_at_the_end() -> None:
+    """`--tom-hitom-reading authors`: the notebooks' count, on hand-made replies."""
+    from pytest_tom.families.kit import ScoringContext, Settings
+    options = ["blue_drawer", "green_crate", "red_bucket"]
+    item = ItemSpec(id="s::order1", suite="t", family="hitom", scenario="s", kind="order1",
+                    question="Where?", gold="green_crate", choices=options,
+                    meta={"gold_letter": "B"})
+    authors = ScoringContext(Settings(options={"hitom_reading": "authors"}))
+    correct = ScoringContext(Settings(options={"hitom_reading": "correct"}))
+    reasoning = "It starts in the green_crate. " + "x" * 60 + " So the answer is A."
+    cases = [("It is in the Green Crate.", True, True), ("B", True, True),
+             ("A. blue_drawer. By the way, Ann left.", True, False),  # the B of "By"
+             (reasoning, False, False), ("Unknown", False, False)]
+    for reply, as_authors, as_correct in cases:
+        assert score(item, reply, authors).correct is as_authors, reply
+        assert score(item, reply, correct).correct is as_correct, reply
+    assert score(item, "Unknown", authors).error is None
+    assert score(item, "Unknown", correct).error == "unparseable"
