@@ -4,8 +4,6 @@ the release, scored through the family's answer rule."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from conftest import shared_data
 
