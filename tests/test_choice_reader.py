@@ -94,6 +94,9 @@ def test_letters_and_options_of_other_families() -> None:
     assert named("a", two, "ab") == "A"
     assert named("(b) Mark thinks the wine is not there.", two, "ab") == "B"
     assert named("a or b", two, "ab") == "AB"
+    assert named("(a) or (b), both could be.", two, "ab") == "AB"
+    assert named("(a) Mark thinks the wine is in the fridge. Option (b) is less likely.",
+                 two, "ab") == "A"
     assert named("I think a nice answer is hard.", two, "ab") == ""
     with pytest.raises(ValueError, match="3 options need 3 distinct letters"):
         read_choice("A", ["x", "y", "z"], "AB")

@@ -271,6 +271,9 @@ def _leading(place: str, opts: tuple[str, ...], labels: str, strict: bool = True
     letter = m.group(1)
     index = labels.index(letter.upper())
     rest = place[m.end():].strip(_EDGE + ".:)]")
+    more = re.match(rf"(?i:or|and|,|/)\s*[(\[]?([{labels}{labels.lower()}])[)\]]?(?![\w'])", rest)
+    if more:  # `(a) or (b), both could be`
+        return {index, labels.index(more.group(1).upper())}
     said = f"{normalise(rest)} "
     texts = [i for i, o in enumerate(opts) if normalise(o) and said.startswith(f"{normalise(o)} ")]
     if texts:  # `K. green_drawer`; `E. red_box` where E is another option names both
