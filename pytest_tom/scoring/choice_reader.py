@@ -10,30 +10,33 @@ level that names an option deciding:
 
 1. **text**: the whole reply is one option's text (`green_drawer`, `green drawer`).
 2. **opening**: the reply opens with an option: `K`, `K.`, `K)`, `(K)`, `[K]`, `[[K]]`,
-   `**K**`, `"K"`, `K. green_drawer`, or an answer label first (`Answer: K`,
-   `The answer is K ...`); a first line of letters alone (`K or L`) names them all.
+   `**K**`, `"K"`, `K. green_drawer`, `d) its text`; a first line of letters alone (`K or
+   L`) names them all. (`Answer: K` first is a statement: a later one corrects it.)
 3. **statement**: the last answer statement that names an option (`the answer is`,
    `Answer:`, `the correct answer would be`, `I would choose`): what follows it up to the
    end of its sentence (the next line when the label ends its line).
 4. **conclusion**: the last concluding sentence that names an option (`So Avery would
-   think it is in the blue_pantry.`, `Therefore, ...`, `Based on this, ...`).
+   think it is in the blue_pantry.`, `Therefore, ...`, `Based on this, ...`); a statement
+   or conclusion that ends with a colon stands for the line after it.
 5. **last line**: the last line that names exactly one option (when every line that
    names options names several, the last of them, ambiguous).
 
 An option is named by its letter or by its text. A letter counts in the marked forms
-`**X**`, `"X"`, `(X)`, `[X]`, `[[X]]`, `X)`, `option X`, `choice X`, `X. <its text>`,
-anywhere, in either case; and, where the answer stands (a reply's opening, what follows an
+`**X**`, `*X*`, `"X"`, `(X)`, `[X]`, `[[X]]`, `option X`, `choice X`, `X. <its text>`,
+anywhere, in either case, and `X)` as a capital; and, where the answer stands (a reply's opening, what follows an
 answer label, the start of a line), as a letter alone (`K`, `K.`, `K:`). A capital letter
 standing in running text is a word, not a letter (the "I" of "I think", the "A" of "A
 lot"), and a lower-case one is one only in the marked forms, after an answer label when
 nothing but punctuation follows it, or as the whole reply, so the article "a" never is.
-When a place names an option by letter, its letters decide; otherwise the options whose
-text it names (whole words, any case, `_` as a space; an option whose every mention is
+A letter followed by another option's text (`E. red_box` where E is `red_crate`) names
+both. When a place names an option by letter, its letters decide; otherwise the options
+whose text it names (whole words, any case, `_` as a space; an option whose every mention is
 part of a longer option's text does not count), in the clause before any `because`,
 `since`, `but`, `not` ... that explains the choice.
 
 Several different options at the deciding level are ambiguous (`index` None, `named`
-holds them); a reply that names no option, or that answers "unknown" or refuses, is
+holds them); a reply that names no option, or that opens with or answers "unknown", "I
+don't know", "none of the above" or a refusal (and is not itself an option's text), is
 unparseable (`index` None, `named` empty). Both are wrong answers, reported as such by
 the family that scores them.
 """
