@@ -1,5 +1,7 @@
-"""BigToM's answer rule: right when the answer (after its last `Answer:`) names the right
-option letter and not the other."""
+"""BigToM's answer rule: right when the reply, read by the kit's multiple-choice reader
+(`read_choice`: its opening when it opens with an option, else its last `Answer:` or other
+answer statement, else its conclusion or last line naming one option), picks the right
+option, by letter (`a)`, `(b)`, `Answer: b`) or by text, and not the other."""
 
 from __future__ import annotations
 
@@ -9,20 +11,19 @@ from pytest_tom.families.kit import (
     ItemSpec,
     Outcome,
     ScoringContext,
-    after_last,
-    letters_named,
+    read_choice,
 )
 
 
 def score(item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
-    """Right when the answer (after its last `Answer:`) names the right letter and not the other."""
-    text = after_last(response, ("Answer:",)).strip()
-    if not text:
+    """Right when the reply picks the right option and not the other."""
+    if not response.strip():
         return Outcome(correct=False, error=UNPARSEABLE, detail="empty answer")
-    letters = letters_named(text, len(item.choices))
+    reading = read_choice(response, item.choices, LETTERS[:len(item.choices)])
+    letters = {LETTERS[i] for i in reading.named}
     if not letters:
         return Outcome(correct=False, error=UNPARSEABLE,
-                       detail="no option letter named (expected Answer:<option>)<answer>)")
+                       detail="no option named (expected Answer:<option>)<answer>)")
     if len(letters) > 1:
         return Outcome(correct=False, parsed=sorted(letters), detail="names both options")
     letter = next(iter(letters))

@@ -1,5 +1,7 @@
 """The generic family's answer rules: reading an answer and judging it (choices, yes/no,
-names, contains/excludes, JSON final)."""
+names, contains/excludes, JSON final). A choice is read by the kit's multiple-choice
+reader over the whole reply (its opening, else its last answer statement, ...); the other
+kinds read what follows the reply's last `Answer:`."""
 
 from __future__ import annotations
 
@@ -14,8 +16,8 @@ from pytest_tom.families.kit import (
     has_words,
     hedge_in,
     mentioned_names,
-    parse_choice,
     parse_yes_no,
+    read_choice,
     score_final,
 )
 
@@ -29,16 +31,16 @@ def score(item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
     text = after_last(response, ("Answer:", "the answer is:")).strip()
     if not text:
         return Outcome(correct=False, error=UNPARSEABLE, detail="empty answer")
-    if item.kind == "choice":
-        parsed = parse_choice(text, item.choices)
-        if not parsed.letters:
+    if item.kind == "choice":  # the whole reply, read where its answer is (`read_choice`)
+        reading = read_choice(response, item.choices, LETTERS[:len(item.choices)])
+        if not reading.named:
             return Outcome(correct=False, error=UNPARSEABLE, detail="no option named")
-        if parsed.ambiguous:
-            return Outcome(correct=False, parsed=sorted(parsed.letters),
-                           detail="names more than one option")
-        letter = parsed.letter
+        if reading.ambiguous:
+            return Outcome(correct=False, parsed=sorted(LETTERS[i] for i in reading.named),
+                           detail=f"names more than one option ({reading.rule})")
+        letter = LETTERS[reading.named[0]]
         return Outcome(correct=letter == item.meta["gold_letter"],
-                       parsed=f"{letter}) {item.choices[LETTERS.index(letter)]}")
+                       parsed=f"{letter}) {item.choices[reading.named[0]]}")
     if item.kind == "yes_no":
         yn = parse_yes_no(text)
         if yn is None:

@@ -7,8 +7,9 @@ The parts beside this module (`families/parts.py`): a scenario is one story with
 questions (`schema`); each question is one item (`<story>::order<k>`), the story's
 questions one group (`expand`); the prompt is laid out as the authors' prompt files,
 in pytest-tom's own words unless a converted suite carries the authors' (`prompts`,
-`prompt_files`); the answer is the option the reply names first, by letter or by text
-(`scoring`); accuracy per order, per setting and per story length and the authors'
+`prompt_files`); the answer is the option the reply gives, read by the kit's
+multiple-choice reader (its opening, else its last answer statement), or as the authors'
+notebooks count it with `--tom-hitom-reading authors` (`scoring`); accuracy per order, per setting and per story length and the authors'
 joint accuracy are declared in `headline`, laid out as the paper's tables and heat maps
 by `metrics`; `convert` reads the authors' Hi-ToM_data.json.
 """

@@ -1,9 +1,12 @@
 """MMToM-QA's answer rules.
 
-`answer` (the default) reads the reply as an answer: from the front, line by line and
-sentence by sentence, the first place that names an option gives it, by letter (`a`, `(b)`,
-`b)`, `Answer: a`) or, when no letter is named there, by the option's text. Naming both
-options there is wrong; naming neither anywhere is unparseable (wrong, and reported).
+`answer` (the default) reads the reply with the kit's multiple-choice reader
+(`read_choice`): a reply that opens with an option (`a`, `(b)`, `b)`, `b. Mark thinks ...`,
+the option's text) is read there, else its last answer statement (`Answer: a`, `the answer
+is (b)`), else its last concluding sentence, else the last line naming exactly one option;
+an option is named by its letter, in either case, or by its text. Naming both options at
+the level that decides is wrong; naming neither, or answering "I cannot tell", is
+unparseable (wrong, and reported).
 
 `authors` is the authors' script: the reply stripped of newlines and then of spaces,
 lower-cased, its first character compared with the gold letter. Their script stops on an
@@ -13,33 +16,16 @@ empty reply (IndexError); here that is unparseable. A first character that is ne
 
 from __future__ import annotations
 
-import re
-
-from pytest_tom.families.kit import UNPARSEABLE, ItemSpec, Outcome, ScoringContext, parse_choice
+from pytest_tom.families.kit import UNPARSEABLE, ItemSpec, Outcome, ScoringContext, read_choice
 
 from .prompts import LETTERS
 
 AUTHORS = "authors"
-# a line break, or a sentence end that is not an option letter's period ("b. Mark thinks")
-_UNITS = re.compile(r"\n+|(?<=[.!?])(?<!\b[A-Za-z]\.)\s+")
 
 
 def named(reply: str, options: list[str]) -> set[str]:
-    """The letters named in the first place of the reply that names any option."""
-    for unit in _UNITS.split(reply):
-        if unit.strip():
-            letters = set(parse_choice(unit, options).letters) or letters_alone(unit)
-            if letters:
-                return letters
-    return set()
-
-
-def letters_alone(unit: str) -> set[str]:
-    """`a or b`, `A and B`: a place made of option letters alone names them all."""
-    words = [w.lower() for w in re.findall(r"[A-Za-z]+", unit)]
-    if len(words) > 1 and all(w in LETTERS or w in ("or", "and") for w in words):
-        return {w for w in words if w in LETTERS}
-    return set()
+    """The letters named at the level of the reply that decides (`read_choice`)."""
+    return {LETTERS[i] for i in read_choice(reply, options, LETTERS[:len(options)]).named}
 
 
 def score_answer(item: ItemSpec, response: str) -> Outcome:

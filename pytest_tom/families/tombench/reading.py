@@ -13,14 +13,24 @@ The authors' reading (`--tom-tombench-reading authors`), as get_results.py reads
 not of position), then `[A]` ... `[D]`, then the last capital A, B, C or D anywhere in the
 text (the D of "Dave", the A of "A lot"), and `A` when there is none. The letter
 is mapped back to the file's option by the option's text (the first option with that text),
-and a letter beyond a two-option question maps to nothing."""
+and a letter beyond a two-option question maps to nothing.
+
+`read_reply` is the correct reading of the scoring rule: `read_letter` first, and, when
+the reply names no letter in its forms, the kit's multiple-choice reader (`read_choice`),
+which reads what the prompt's format leaves out: a reply that is an option's text alone,
+a letter in another form (`d) text` as the `python:` item view shows the options,
+`**B**`, `option B`) and a reasoning reply's last answer statement."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
+from pytest_tom.families.kit import normalise, read_choice
+
 from .schema import LETTERS
+
+_NONE = "no option named"
 
 _DOUBLE = re.compile(r"\[\[\s*([A-Da-d])\s*\]\]")
 _SINGLE = re.compile(r"(?<!\[)\[\s*([A-Da-d])\s*\](?!\])")
@@ -59,10 +69,35 @@ def read_letter(reply: str, options: int, method: str = "vanilla") -> Read:
     found += [m.group(1).upper() for m in _PAREN.finditer(text)]
     found += [m.group(1).upper() for m in _LABELLED.finditer(text)]
     if not found:
-        return Read(None, "no option named (the format asked for is [[A]])")
+        return Read(None, f"{_NONE} (the format asked for is [[A]])")
     if len(set(found)) > 1:
         return Read(None, f"several options named ({', '.join(dict.fromkeys(found))})")
     return _within(found[0], options, f"the letter {found[0]} (not in [[ ]])")
+
+
+def read_reply(reply: str, options: list[str], method: str = "vanilla") -> Read:
+    """The correct reading of `reply` to a question showing `options` (in their shown order):
+    `read_letter`, else the kit's reader on the letters and texts of the options."""
+    read = read_letter(reply, len(options), method)
+    choice = read_choice(reply, options, LETTERS[:len(options)])
+    if choice.index is not None and _is_option(reply, choice.index, options):
+        letter = LETTERS[choice.index]  # `d) text` or the text alone, whatever letters it holds
+        return Read(letter, f"option {letter} as shown ({reply.strip()!r})")
+    if read.letter is not None or not read.how.startswith(_NONE):
+        return read
+    if choice.index is not None:
+        letter = LETTERS[choice.index]
+        return Read(letter, f"option {letter} at the reply's {choice.rule} ({choice.where!r})")
+    if choice.ambiguous:
+        named = ", ".join(LETTERS[i] for i in choice.named)
+        return Read(None, f"several options named ({named}) at the reply's {choice.rule}")
+    return read
+
+
+def _is_option(reply: str, index: int, options: list[str]) -> bool:
+    """True when the reply is the option itself: its text, alone or after its letter."""
+    said, text = normalise(reply), normalise(options[index])
+    return said in (text, f"{LETTERS[index].lower()} {text}")
 
 
 def _within(letter: str, options: int, how: str) -> Read:

@@ -11,7 +11,7 @@ from typing import Any
 from pytest_tom.families.kit import UNPARSEABLE, ItemSpec, Outcome, ScoringContext
 
 from .options import PROTOCOLS, READINGS
-from .reading import authors_letter, authors_map, read_letter
+from .reading import authors_letter, authors_map, read_reply
 
 
 def score(item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
@@ -46,7 +46,7 @@ def score_answer(item: ItemSpec, response: str, method: str, as_authors: bool) -
             "" if mapped else ", which maps to no option")
         return Outcome(correct=mapped == gold, parsed=read.letter, detail=detail,
                        extra={"vote": mapped or None})
-    read = read_letter(response, len(order), method)
+    read = read_reply(response, list(item.choices), method)
     if read.letter is None:
         return Outcome(correct=False, error=UNPARSEABLE, detail=read.how)
     original = order["ABCD".index(read.letter)]
