@@ -62,6 +62,10 @@ class Remote:
     sha256_source: str = ""
     git_blob: str = ""  # the file's git blob id at the pinned commit (40 hex digits)
     unpinned: str = ""  # why neither hash can be given (then the fetch records, not checks)
+    # the path it is saved under in the download folder (default: the URL's file name);
+    # a release whose files share a name (`qa/test.jsonl`, `story/test.jsonl`) keeps its
+    # folders, as the converter expects them
+    save_as: str = ""
 
     def __post_init__(self) -> None:
         if self.sha256:
@@ -74,6 +78,9 @@ class Remote:
                              f"say in `unpinned` why neither can be known")
         if urlsplit(self.url).scheme != "https":
             raise ValueError(f"{self.url}: an official URL is https")
+        if self.save_as and (self.save_as.startswith("/") or ".." in self.save_as.split("/")):
+            raise ValueError(f"{self.url}: save_as {self.save_as!r} must stay inside the "
+                             f"download folder")
 
     @property
     def pin(self) -> str:
@@ -86,8 +93,9 @@ class Remote:
 
     @property
     def filename(self) -> str:
-        """The file's name (the last part of the URL's path, decoded)."""
-        return unquote(PurePosixPath(urlsplit(self.url).path).name)
+        """The file's name in the download folder: `save_as`, else the last part of the
+        URL's path, decoded."""
+        return self.save_as or unquote(PurePosixPath(urlsplit(self.url).path).name)
 
     @property
     def files(self) -> tuple[str, ...]:

@@ -103,6 +103,7 @@ def fetch(download: Download, root: Path, *, mirror: str | None = None,
         for remote in download.files:
             if all(name in kept for name in remote.files):
                 for name in remote.files:
+                    (upstream / name).parent.mkdir(parents=True, exist_ok=True)
                     shutil.copyfile(dest / UPSTREAM / name, upstream / name)
                     hashes[name] = kept[name]
                 say(f"  {', '.join(remote.files)}: kept from the last fetch (sha256 checked)")
@@ -182,7 +183,8 @@ def _download(download: Download, remote: Remote, mirror: str | None, upstream: 
     url = source_url(remote, mirror)
     name = remote.filename
     say(f"  {name} ({size_text(remote.size)}) from {url}")
-    target = (tmp / name) if remote.members else (upstream / name)
+    target = (tmp / PurePosixPath(name).name) if remote.members else (upstream / name)
+    target.parent.mkdir(parents=True, exist_ok=True)
     limit = remote.size if remote.size is not None else MAX_BYTES
     try:
         request = urllib.request.Request(url, headers={
