@@ -88,6 +88,7 @@ from pytest_tom.metrics.resampling import disjoint_samples, mean_std
 
 # the answer parsers: strings in, what the answer says out
 from pytest_tom.scoring.choice import LETTERS, letters_named, parse_choice
+from pytest_tom.scoring.choice_reader import ChoiceReading, read_choice
 from pytest_tom.scoring.embeddings import (
     EmbedderError,
     describe_spec,
@@ -148,7 +149,7 @@ __all__ = [
     "CUT_OFF", "ERROR", "GROUPED", "ID", "IDENT", "ITEM_ID", "JSON_BEGIN", "JSON_END", "LETTERS",
     "NO_VALUE", "PERCENT", "PROPORTION", "REQUEST_FAILED", "SKIPPED", "TAG", "UNAVAILABLE",
     "UNIT_SCALE", "UNPARSEABLE",
-    "AllRight", "AllRightGroups", "Any_", "Bool", "Checker", "EmbedderError", "Enum", "Family",
+    "AllRight", "AllRightGroups", "Any_", "Bool", "Checker", "ChoiceReading", "EmbedderError", "Enum", "Family",
     "FamilyResult", "Field", "Int", "ItemSpec", "Joint", "KeywordTable", "LabelPairs", "ListOf",
     "Message", "Metric", "MetricTable", "Node", "Obj", "Opt", "Outcome", "Path_", "Plot",
     "Record", "RecordTable", "ScoringContext", "Settings", "Str", "Suite", "Summaries", "Text",
@@ -162,7 +163,7 @@ __all__ = [
     "judged", "last_line", "letters_named", "looks_like_path", "macro_f1_of", "mean_of",
     "mean_std", "mentioned_names", "meta", "named_place", "normalise", "ordered",
     "outcome_value", "parse_choice", "parse_yes_no", "pct", "pct_of", "points", "ratio",
-    "ratio_of", "resolve_dtype", "scenario_of", "score_final", "signed_unit", "single_call",
+    "ratio_of", "read_choice", "resolve_dtype", "scenario_of", "score_final", "signed_unit", "single_call",
     "sole_keyword", "status", "table_rows", "tiny_pct", "token_f1", "two_calls", "type_name",
     "unit", "weighted_f1_of", "word_pattern", "yes_no_word",
     # downloads (download.py)

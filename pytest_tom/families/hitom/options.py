@@ -7,4 +7,9 @@ OPTIONS: tuple[Opt, ...] = (
         "it (release), or every story with vanilla prompting (vp) or with chain-of-thought "
         "prompting (cotp); the tables split by the style used (default release)",
         default="release", choices=("release", "vp", "cotp"), metavar="release|vp|cotp"),
+    Opt("hitom_reading", "Hi-ToM: read each reply where its answer is (correct: its opening, "
+        "else its last answer statement) or as the authors' analysis notebooks do (authors: "
+        "right when the reply's last 60 characters hold the answer's text or its capital "
+        "letter anywhere) (default correct)",
+        default="correct", choices=("correct", "authors"), metavar="correct|authors"),
 )

@@ -12,7 +12,8 @@ user's copy of their prompt files, into a converted suite (`prompt_files`).
 
 VP (vanilla prompting) asks for the answer alone; CoTP (chain-of-thought prompting)
 asks to reason step by step with the answer first and the reasoning after it: one call
-either way, and the answer is read from the start of the reply (`hitom.scoring`).
+either way, and the reply is read where its answer is: its opening when it opens with an
+option, else its last answer statement (`hitom.scoring`).
 """
 
 from __future__ import annotations

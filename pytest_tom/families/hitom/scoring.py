@@ -1,123 +1,80 @@
-"""Hi-ToM's answer rule: which of the options the reply names, read where the answer is.
+"""Hi-ToM's answer rule: which of the options the reply picks, read by the kit's
+multiple-choice reader (`read_choice`).
 
-Both prompting styles ask for the answer first (CoTP: the option first, the reasoning
-after it), and an explanation names other containers on its way, so the answer is read
-from the front: the text after the first `Answer:` / `answer is` when there is one, else the
-whole reply, taken line by line and sentence by sentence; the first of these that names an
-option gives the answer. An option is named by its letter (`K`, `K.`, `(K)`, `K)`,
-`Answer: K`, `K. green_drawer`; capital letters only, so "I think" and "a box" are no
-letters, but a reply that is one letter may be lower-case) or, when no letter is named
-there, by its text (`green_drawer` or `green drawer`, whole words, any case). Naming two
-options in that place is wrong; naming none anywhere is unparseable (wrong, and reported).
+Both prompting styles ask for the answer first, and many models give it there
+(`K. green_drawer\\n\\nExplanation: ...`); others reason first, naming every container on
+the way, and conclude last (`... So the answer is O. green_bathtub.`). The reader takes a
+reply that opens with an option at its opening, else the last answer statement (`the
+answer is`, `Answer:`), else the last concluding sentence (`So Avery would think it is in
+the blue_pantry`), else the last line that names exactly one option. An option is named by
+its letter (`K`, `(K)`, `**K**`, `"K"`, `option K`, `K. green_drawer`; a capital standing
+in running text is a word, so "I think" and "A lot" name nothing) or by its text
+(`green_drawer` or `green drawer`, whole words, any case). Several options at the level
+that decides are wrong; none, "unknown" or a refusal is unparseable (wrong, and reported).
+
+`--tom-hitom-reading authors` scores as the authors' analysis notebooks of GPT-3.5 and
+Guanaco do: the reply's last 60 characters, underscores as spaces, count as right when
+they hold the answer's text (any case) or the answer's capital letter anywhere (the "B"
+of "By" counts for option B); nothing is unparseable there. (Their GPT-4 figures come from
+an extraction made by hand, and Claude's from cuts of the reply made for that model.)
+`docs/families/hitom.md` says how the two readings differ on the authors' released replies.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
 from pytest_tom.families.kit import (
     UNPARSEABLE,
+    ChoiceReading,
     ItemSpec,
     Outcome,
     ScoringContext,
-    contains_normalised,
-    normalise,
+    read_choice,
 )
 
 from .prompts import OPTION_LETTERS
 
-_MARKER = re.compile(r"\banswer\b\s*(?:is\b|:)", re.IGNORECASE)
-# a line break, or a sentence end that is not an option letter's period ("K. green_box")
-_UNITS = re.compile(r"\n+|(?<=[.!?])(?<!\b[A-Z]\.)\s+")
+
+def read(reply: str, choices: list[str]) -> ChoiceReading:
+    """The options the reply names where its answer is (`named`; one option: `index`)."""
+    return read_choice(reply, choices, OPTION_LETTERS[:len(choices)])
 
 
-@dataclass(frozen=True)
-class Reading:
-    """The options (indices) named where the answer was read, and that place."""
-
-    named: tuple[int, ...]
-    where: str = ""
-
-
-def answer_part(reply: str) -> str:
-    """The text after the first answer marker (`Answer:`, `the answer is`), else the reply."""
-    m = _MARKER.search(reply)
-    return reply[m.end():] if m else reply
-
-
-def _text_pattern(option: str) -> str:
-    """An option's text as a regex: its words, with spaces or underscores between them."""
-    words = [re.escape(w) for w in re.split(r"[\s_]+", option.strip()) if w]
-    return r"[\s_]+".join(words)
-
-
-def letters_in(unit: str, choices: list[str]) -> set[int]:
-    """The options a piece of the reply names by letter."""
-    valid = OPTION_LETTERS[:len(choices)]
-    cls = f"[{valid}]"
-    found: set[str] = set()
-    lone = re.fullmatch(rf"\W*({cls}|[{valid.lower()}])\W*", unit)
-    if lone:
-        found.add(lone.group(1).upper())
-    words = re.findall(r"[A-Za-z]+", unit)
-    if len(words) > 1 and all(w in valid or w.lower() in ("or", "and") for w in words):
-        found.update(w for w in words if w in valid)  # "K or L": letters alone
-    found.update(re.findall(rf"\(({cls})\)", unit))
-    found.update(re.findall(rf"(?<![\w(])({cls})\)", unit))
-    m = re.match(rf"\W*({cls})\s*(?:[.:,]|$)", unit)
-    if m:
-        found.add(m.group(1))
-    found.update(re.findall(rf"(?i:\b(?:answer|option|choice)\b)\s*(?i:is)?\s*:?\s*\(?({cls})"
-                            rf"(?![\w'])", unit))
-    for i, option in enumerate(choices):
-        letter = OPTION_LETTERS[i]
-        if re.search(rf"(?<![\w']){letter}[.)]\s*(?i:{_text_pattern(option)})(?![\w])", unit):
-            found.add(letter)
-    return {OPTION_LETTERS.index(x) for x in found}
-
-
-def texts_in(unit: str, choices: list[str]) -> set[int]:
-    """The options a piece of the reply names by text (whole words; an option whose every
-    mention is part of a longer option's text is not counted)."""
-    hits = {i for i, c in enumerate(choices) if contains_normalised(unit, c)}
-    for i in list(hits):
-        short = normalise(choices[i])
-        for j in hits:
-            if i == j:
-                continue
-            long = normalise(choices[j])
-            if f" {short} " in f" {long} " and \
-                    f" {short} " not in f" {normalise(unit).replace(long, ' ')} ":
-                hits.discard(i)
-                break
-    return hits
-
-
-def read(reply: str, choices: list[str]) -> Reading:
-    """The options named in the first place of the answer part that names any."""
-    for unit in _UNITS.split(answer_part(reply)):
-        unit = unit.strip()
-        if not unit:
-            continue
-        named = letters_in(unit, choices) or texts_in(unit, choices)
-        if named:
-            return Reading(tuple(sorted(named)), unit)
-    return Reading(())
+AUTHORS = "authors"
+AUTHORS_TAIL = 60  # the characters of the reply the authors' notebooks look at
 
 
 def score(item: ItemSpec, response: str, ctx: ScoringContext | None = None) -> Outcome:
-    """Right when the answer names exactly one option, the right one."""
+    """Right when the answer names exactly one option, the right one (or, with
+    `--tom-hitom-reading authors`, as the authors' notebooks count it)."""
+    if ctx is not None and ctx.settings.options.get("hitom_reading") == AUTHORS:
+        return score_as_authors(item, response)
     if not response.strip():
         return Outcome(correct=False, error=UNPARSEABLE, detail="empty answer")
     reading = read(response, item.choices)
     if not reading.named:
+        why = f": {reading.where!r}" if reading.rule == "refusal" else ""
         return Outcome(correct=False, error=UNPARSEABLE,
                        detail=f"no option named (a letter A-{OPTION_LETTERS[len(item.choices) - 1]} "
-                              f"or an option's text)")
+                              f"or an option's text){why}")
     shown = [f"{OPTION_LETTERS[i]}. {item.choices[i]}" for i in reading.named]
     if len(reading.named) > 1:
         return Outcome(correct=False, parsed=shown,
-                       detail=f"names {len(shown)} options in {reading.where!r}")
+                       detail=f"names {len(shown)} options in {reading.where!r} ({reading.rule})")
     return Outcome(correct=OPTION_LETTERS[reading.named[0]] == item.meta["gold_letter"],
-                   parsed=shown[0])
+                   parsed=shown[0], detail=f"read at the {reading.rule}")
+
+
+def score_as_authors(item: ItemSpec, response: str) -> Outcome:
+    """The authors' notebooks' count: right when the reply's last 60 characters (underscores
+    as spaces) hold the answer's text, lower-cased, or the answer's capital letter."""
+    tail = response[-AUTHORS_TAIL:].replace("_", " ")
+    text = item.gold.replace("_", " ").lower()
+    letter = item.meta["gold_letter"]
+    if text in tail.lower():
+        return Outcome(correct=True, parsed=tail.strip(), detail=f"{text!r} in the last "
+                       f"{AUTHORS_TAIL} characters (the authors' notebooks)")
+    if letter in tail:
+        return Outcome(correct=True, parsed=tail.strip(), detail=f"the capital {letter} in the "
+                       f"last {AUTHORS_TAIL} characters (the authors' notebooks)")
+    return Outcome(correct=False, parsed=tail.strip(), detail=f"neither {text!r} nor the capital "
+                   f"{letter} in the last {AUTHORS_TAIL} characters (the authors' notebooks)")
