@@ -74,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"pytest-tom fetch: nothing to fetch named {', '.join(map(repr, unknown))}{hint}; "
               f"names: {', '.join(declared)} (or {ALL})", file=sys.stderr)
         return 2
-    refused = unaccepted([declared[n] for n in wanted], root, args.accept_licence)
+    pending = unaccepted([declared[n] for n in wanted], root)
+    refused = [] if args.accept_licence else pending
     if refused:
         for download in refused:
             print(f"{download.name}: licence {download.licence.line()}", file=sys.stderr)
@@ -99,6 +100,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"pytest-tom fetch: {exc}", file=sys.stderr)
             failed += 1
             continue
+        if download in pending:
+            accept(root, download)
         files = ", ".join(p.name for p in result.suites)
         state = "already fetched, up to date" if result.up_to_date else "fetched"
         print(f"  {state}: {files}, {result.items:,} items, in {result.folder}")
@@ -117,20 +120,20 @@ def run(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def unaccepted(wanted: list[Download], root: Path, accept: bool) -> list[Download]:
-    """The downloads whose restricting licence is not accepted in `root` (none when
-    `accept`: then their acceptance is recorded there, for later fetches)."""
+def unaccepted(wanted: list[Download], root: Path) -> list[Download]:
+    """The downloads whose restricting licence has not been accepted in `root`."""
     have = fetched.accepted(root)
-    missing = [d for d in wanted if d.licence.needs_acceptance
-               and fetched.licence_key(d.name, asdict(d.licence)) not in have]
-    if not missing or not accept:
-        return missing
-    when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    return [d for d in wanted if d.licence.needs_acceptance
+            and fetched.licence_key(d.name, asdict(d.licence)) not in have]
+
+
+def accept(root: Path, download: Download) -> None:
+    """Record in `root` that `download`'s licence was accepted (after its fetch succeeded:
+    a fetch that fails writes nothing)."""
     fetched.record_acceptance(root, [
-        {"key": fetched.licence_key(d.name, asdict(d.licence)), "name": d.name,
-         "licence": d.licence.name, "url": d.licence.url, "accepted_at": when}
-        for d in missing])
-    return []
+        {"key": fetched.licence_key(download.name, asdict(download.licence)),
+         "name": download.name, "licence": download.licence.name, "url": download.licence.url,
+         "accepted_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}])
 
 
 def list_names(declared: dict[str, Download], root: Path) -> None:
