@@ -426,3 +426,11 @@ def test_a_declaration_is_checked_when_written() -> None:
     with pytest.raises(ValueError, match="two files are saved under one name"):
         Download("x-full", "X", "x", "x", (remote, remote), DECLARED["hitom-full"].licence,
                  ("hitom", "a b.json"))
+    with pytest.raises(ValueError, match="pin the file by its sha256 or its git blob id"):
+        Remote("https://example.org/x.json")
+    with pytest.raises(ValueError, match="git blob id 'abc' is not 40"):
+        Remote("https://example.org/x.json", git_blob="abc")
+    with pytest.raises(ValueError, match="must stay inside the download folder"):
+        Remote("https://example.org/x.json", "0" * 64, save_as="../x.json")
+    kept = Remote("https://example.org/q/test.jsonl", unpinned="why", save_as="q/test.jsonl")
+    assert kept.filename == "q/test.jsonl" and kept.pin == "not pinned"

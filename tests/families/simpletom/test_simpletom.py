@@ -115,3 +115,22 @@ def test_accuracy_per_kind_unreadable_share_and_the_joint_figure(items: list) ->
         assert m["action_given_aware"] == 2 / 3
         assert m["judge_given_aware"] == 2 / 3
         assert m["all_three"] == 1 / 4  # s3 only
+
+
+def test_the_bundled_suite_and_its_prompt() -> None:
+    from conftest import SUITES
+
+    from pytest_tom.families.simpletom.probes import probe_messages
+
+    items = load_suite(SUITES / "simpletom" / "bundled-stories.tom.yaml").items
+    assert len(items) == 3 * 42 and len({i.scenario for i in items}) == 42
+    assert {i.kind for i in items} == {"aware", "action", "judge"}
+    seen = []
+    records = score_records(items, lambda req: seen.append(req) or f"({req.item.gold})")
+    assert all(r["outcome"]["correct"] for r in records)
+    (message,) = seen[0].messages
+    assert message["content"].endswith('(A) Yes\n(B) No\n\nReply with just "(A)" or "(B)".')
+    assert seen[0].item.family == "simpletom"
+    no_story = probe_messages(items[1], "no_story")[0]["content"]
+    assert no_story.startswith("Question: What will Helga likely do next?")
+    assert "(A)" not in probe_messages(items[1], "no_options")[0]["content"]
