@@ -8,8 +8,9 @@ Each element of the file's JSON list becomes one question: `conversation`, `q`, 
 `q_id` as its id (`u_id`, the Sotopia agents and environment are kept in `source`). The
 fields `a_idx`, `order` and `false_belief` are read as JSON numbers and booleans or as the
 strings the full release is reported to hold (`"0"`, `"2"`, `"True"`). `a_str`, the right
-option's text, must be the option `a_idx` names. Every problem of the file is reported
-(file:line of its element) and nothing is written when there is one.
+option's text, must be the option `a_idx` names. A `q_id` given twice keeps both
+questions, the second under `<q_id>-2` (said in a note). Every problem of the file is
+reported (file:line of its element) and nothing is written when there is one.
 
 `convert(path)` is the conversion as a function (what `pytest-tom fetch` runs through
 `run`); `write(conversion, out)` writes the suite file.
@@ -45,6 +46,7 @@ class Conversion:
     suite: str
     source: str
     scenarios: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def document(self) -> dict[str, Any]:
@@ -167,9 +169,14 @@ def convert(path: Path, suite: str | None = None, limit: int | None = None) -> C
         sc = question_of(row, where, problems)
         if sc is None:
             continue
-        if sc["id"] in seen:
-            problems.append(f"{where}: q_id {sc['id']!r} was given before (line {seen[sc['id']]})")
-            continue
+        qid = sc["id"]
+        if qid in seen:  # kept, under a name of its own, and said
+            n = 2
+            while f"{qid}-{n}" in seen:
+                n += 1
+            sc["id"] = f"{qid}-{n}"
+            conv.notes.append(f"{where}: q_id {qid!r} was given before (line {seen[qid]}): "
+                              f"this question is {sc['id']!r}")
         seen[sc["id"]] = line
         conv.scenarios.append(sc)
     if not rows:
@@ -221,4 +228,6 @@ def run(args: argparse.Namespace) -> int:
     print(f"{path}: suite {conv.suite}, {len(conv.scenarios)} questions ({fb} false belief)")
     for state in MENTAL_STATES:
         print(f"  {state:<10} " + "  ".join(f"order {o}: {cells[(state, o)]:>4}" for o in ORDERS))
+    for note in conv.notes:
+        print(f"  note: {note}")
     return 0

@@ -83,6 +83,12 @@ def test_string_fields_are_read_and_every_problem_is_named_with_its_line(tmp_pat
     assert conv.suite == "tomato-all"
     (sc,) = conv.scenarios
     assert (sc["answer"], sc["order"], sc["false_belief"]) == ("C", 1, False)
+    twice = tmp_path / "tomato_second.json"
+    twice.write_text(json.dumps([row, row]))
+    conv = convert(twice)
+    assert [sc["id"] for sc in conv.scenarios] == ["q-1", "q-1-2"]
+    assert conv.notes == [f"{twice}:1: q_id 'q-1' was given before (line 1): this question "
+                          f"is 'q-1-2'"]
     bad = tmp_path / "tomato_first.json"
     bad.write_text(json.dumps([row, {**row, "q_id": "q-2", "a_idx": 7, "order": 3},
                                {**row, "q_id": "q-3", "a_str": "four"}], indent=1))
