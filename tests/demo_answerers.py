@@ -47,6 +47,10 @@ def right(req: Any) -> str:
         return mmtomqa_support.demo_right(req.item)
     if family == "tombench":
         return f"[[{req.item.gold}]]"
+    if family == "tomato":
+        return f"[{req.item.gold}]"
+    if family == "simpletom":
+        return f"({req.item.gold})"
     return answerers.right(req)
 
 
@@ -67,6 +71,9 @@ def wrong(req: Any) -> str:
         return mmtomqa_support.demo_wrong(item)
     if item.family == "tombench":
         return "[[" + next(x for x in "ABCD"[:len(item.choices)] if x != item.gold) + "]]"
+    if item.family in ("tomato", "simpletom"):
+        other = next(x for x in "ABCD"[:len(item.choices)] if x != item.gold)
+        return f"[{other}]" if item.family == "tomato" else f"({other})"
     return answerers.wrong_text(item)
 
 

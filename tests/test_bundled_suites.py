@@ -75,7 +75,8 @@ def test_an_unknown_name_is_a_usage_error_listing_the_names(empty_dir: pytest.Py
     result = empty_dir.runpytest(MODEL, "--tom-suite=fantom,fantomm")
     assert result.ret == 4
     result.stderr.fnmatch_lines(["*no suite named 'fantomm'; bundled suites: bigtom, "
-                                 "fantom, generic, hitom, mmtomqa, opentom, robustness, tombench "
+                                 "fantom, generic, hitom, mmtomqa, opentom, robustness, simpletom, "
+                                 "tomato, tombench "
                                  "(or bundled for all*"])
 
 

@@ -201,7 +201,7 @@ def test_the_paper_tables_show_the_declared_values(demo_reports: dict[str, Path]
                                                                  abs=1e-12), (name, m.name)
         checked.add(suite["family"])
     assert checked == {"bigtom", "fantom", "generic", "hitom", "mmtomqa", "opentom", "robustness",
-                       "tombench"}
+                       "simpletom", "tomato", "tombench"}
 
 
 class YesNoRun(YesNoFamily):

@@ -33,7 +33,7 @@ DECLARED = families.downloads()
 COMMITS = {"hitom-full": "56dda76", "mmtomqa-full": "cba94f3", "bigtom-full": "fe647d6",
            "opentom-full": "3f22b66", "opentom-long": "3f22b66", "tomi-full": "dea2bca"}
 ITEMS = {"hitom-full": 1200, "mmtomqa-full": 600, "bigtom-full": 5000, "opentom-full": 13708,
-         "opentom-long": 2300}
+         "opentom-long": 2300, "tomato-fb": 806}
 ANSWERER = """\
 def first(request):
     return "a" if request.item.choices else "no"
@@ -93,7 +93,11 @@ def test_the_pinned_sha256s_are_those_of_the_shared_copies(copies: dict[str, Pat
             for member in remote.members:
                 if member.sha256 is not None:
                     assert copies[member.sha256].name == member.filename
-    assert sorted(without_copy) == ["fantom.tar.gz", "tomi_balanced_story_types.zip"]
+    # ToMATO's whole release is pinned by git blob id, SimpleToM's files by nothing (no
+    # revision known offline; tests/families/simpletom covers what its fetch checks)
+    assert sorted(without_copy) == ["behavior-qa/test.jsonl", "fantom.tar.gz",
+                                    "judgment-qa/test.jsonl", "mental-state-qa/test.jsonl",
+                                    "tomato.json", "tomi_balanced_story_types.zip"]
     assert DECLARED["fantom-full"].files[0].sha256_source  # said where its hash comes from
 
 
@@ -105,7 +109,8 @@ def test_fetch_from_the_loopback_mirror_converts_every_copy_and_prints_the_licen
     names = [n for n, d in DECLARED.items() if all(r.sha256 in copies for r in d.files)]
     assert set(ITEMS) <= set(names)
     target = tmp_path / "data"
-    code, out, err = fetch_cli(capsys, *names, "--dir", str(target), "--mirror", server.mirror)
+    code, out, err = fetch_cli(capsys, *names, "--dir", str(target), "--mirror", server.mirror,
+                               "--accept-licence")
     assert code == 0, err
     assert err == ""
     for name in names:
@@ -244,7 +249,7 @@ def test_tomi_comes_out_of_its_archive_each_member_checked(
     server.put(remote.url, body)
     # the declaration pins the authors' archive: one built here is refused
     code, _, err = fetch_cli(capsys, "tomi-full", "--dir", str(tmp_path / "a"),
-                             "--mirror", server.mirror)
+                             "--mirror", server.mirror, "--accept-licence")
     assert code == 1 and len(err.splitlines()) == 1
     assert "tomi_balanced_story_types.zip from http" in err and "refused" in err
     assert not (tmp_path / "a").exists()
@@ -421,3 +426,11 @@ def test_a_declaration_is_checked_when_written() -> None:
     with pytest.raises(ValueError, match="two files are saved under one name"):
         Download("x-full", "X", "x", "x", (remote, remote), DECLARED["hitom-full"].licence,
                  ("hitom", "a b.json"))
+    with pytest.raises(ValueError, match="pin the file by its sha256 or its git blob id"):
+        Remote("https://example.org/x.json")
+    with pytest.raises(ValueError, match="git blob id 'abc' is not 40"):
+        Remote("https://example.org/x.json", git_blob="abc")
+    with pytest.raises(ValueError, match="must stay inside the download folder"):
+        Remote("https://example.org/x.json", "0" * 64, save_as="../x.json")
+    kept = Remote("https://example.org/q/test.jsonl", unpinned="why", save_as="q/test.jsonl")
+    assert kept.filename == "q/test.jsonl" and kept.pin == "not pinned"

@@ -114,10 +114,10 @@ def test_installed_wheel_runs_every_bundled_family_from_an_empty_folder(
     root = f"{env_dir}/lib/python{sys.version_info.major}.{sys.version_info.minor}" \
            f"/site-packages/pytest_tom/bundled_suites"
     assert (f"tom: bundled suites bigtom, fantom, generic, hitom, mmtomqa, opentom, robustness, "
-            f"tombench (from {root})") in out
+            f"simpletom, tomato, tombench (from {root})") in out
     families = set(re.findall(r"\(family (\w+), \d+ items\)", out))
     assert families == {"bigtom", "fantom", "generic", "hitom", "mmtomqa", "opentom", "robustness",
-                        "tombench"}
+                        "simpletom", "tomato", "tombench"}
     assert "tom totals:" in out
     assert (project / ".pytest_cache").is_dir() and (project / "report.json").is_file()
     assert "site-packages" not in (project / ".pytest_cache" / "v" / "cache" / "nodeids"
@@ -128,6 +128,13 @@ def test_installed_wheel_runs_every_bundled_family_from_an_empty_folder(
                cwd=project)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert set(re.findall(r"\(family (\w+), \d+ items\)", proc.stdout)) == {"hitom", "mmtomqa"}
+    # the two families of issue 45, whole, from the installed package's data
+    proc = run([str(python), "-m", "pytest", "--tom-suite=tomato,simpletom",
+                "--tom-model=python:answer.py:first", "--tom-items=report", "-p", "no:randomly"],
+               cwd=project)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert re.search(r"\(family tomato, 100 items\)", proc.stdout), proc.stdout
+    assert re.search(r"\(family simpletom, 126 items\)", proc.stdout), proc.stdout
 
 
 def test_installed_wheel_fetches_a_benchmark_from_an_empty_folder_and_runs_it(

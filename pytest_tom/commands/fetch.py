@@ -6,8 +6,11 @@ commit of the authors' repository (FANToM: the authors' own download, pinned by 
 their loader checks), each checked against its sha256, converted by the family's
 converter into the fetch folder (`--dir`, default the per-user cache folder; see
 `pytest_tom.engine.fetched`). The licence of each is printed, the non-commercial ones
-marked. A file whose sha256 differs is refused and nothing is written. Without a name,
-the names that can be fetched are listed; `all` fetches every one.
+marked. A file whose sha256 (or git blob id) differs is refused and nothing is written.
+A licence that restricts the use (non-commercial, evaluation only) is shown and must be
+accepted once with `--accept-licence`: the acceptance is kept in the fetch folder
+(`accepted-licences.json`), and a later fetch of the same name and licence needs no flag.
+Without a name, the names that can be fetched are listed; `all` fetches every one.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
+from dataclasses import asdict
 from pathlib import Path
 
 from tabulate import tabulate
@@ -42,6 +47,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              f"and path (http://..., file:///...; default ${MIRROR_ENV})")
     parser.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
                         help="give up on a server silent this long (default 60)")
+    parser.add_argument("--accept-licence", action="store_true",
+                        help="accept the restricting licences (non-commercial, evaluation "
+                             "only) of the names fetched; asked once per fetch folder")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -66,6 +74,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"pytest-tom fetch: nothing to fetch named {', '.join(map(repr, unknown))}{hint}; "
               f"names: {', '.join(declared)} (or {ALL})", file=sys.stderr)
         return 2
+    pending = unaccepted([declared[n] for n in wanted], root)
+    refused = [] if args.accept_licence else pending
+    if refused:
+        for download in refused:
+            print(f"{download.name}: licence {download.licence.line()}", file=sys.stderr)
+        print(f"pytest-tom fetch: {', '.join(d.name for d in refused)} restrict(s) the use of "
+              f"the data (above); read the licence and fetch again with --accept-licence (asked "
+              f"once per fetch folder); nothing fetched", file=sys.stderr)
+        return 2
     done: list[str] = []
     failed = 0
     for name in wanted:
@@ -83,6 +100,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"pytest-tom fetch: {exc}", file=sys.stderr)
             failed += 1
             continue
+        if download in pending:
+            accept(root, download)
         files = ", ".join(p.name for p in result.suites)
         state = "already fetched, up to date" if result.up_to_date else "fetched"
         print(f"  {state}: {files}, {result.items:,} items, in {result.folder}")
@@ -94,7 +113,27 @@ def run(args: argparse.Namespace) -> int:
     if non_commercial:
         print(f"note: {', '.join(non_commercial)} may be used for non-commercial purposes only "
               f"(their licence, above)")
+    evaluation = [n for n in done if declared[n].licence.evaluation_only]
+    if evaluation:
+        print(f"note: {', '.join(evaluation)} may be used for evaluation only, never to train "
+              f"or fine-tune a model (their licence, above)")
     return 1 if failed else 0
+
+
+def unaccepted(wanted: list[Download], root: Path) -> list[Download]:
+    """The downloads whose restricting licence has not been accepted in `root`."""
+    have = fetched.accepted(root)
+    return [d for d in wanted if d.licence.needs_acceptance
+            and fetched.licence_key(d.name, asdict(d.licence)) not in have]
+
+
+def accept(root: Path, download: Download) -> None:
+    """Record in `root` that `download`'s licence was accepted (after its fetch succeeded:
+    a fetch that fails writes nothing)."""
+    fetched.record_acceptance(root, [
+        {"key": fetched.licence_key(download.name, asdict(download.licence)),
+         "name": download.name, "licence": download.licence.name, "url": download.licence.url,
+         "accepted_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}])
 
 
 def list_names(declared: dict[str, Download], root: Path) -> None:
@@ -104,7 +143,8 @@ def list_names(declared: dict[str, Download], root: Path) -> None:
     for name, d in declared.items():
         size = sum(r.size or 0 for r in d.files)
         unknown = any(r.size is None for r in d.files)
-        licence = d.licence.name + ("" if d.licence.commercial else " (non-commercial)")
+        licence = d.licence.name + ("" if d.licence.commercial else " (non-commercial)") \
+            + (" (evaluation only)" if d.licence.evaluation_only else "")
         rows.append([name, d.benchmark, d.family, licence,
                      size_text(None if unknown else size),
                      "fetched" if name in have else ""])

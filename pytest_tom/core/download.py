@@ -16,6 +16,7 @@ from urllib.parse import quote, unquote, urlsplit
 
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
 COMMIT = re.compile(r"^[0-9a-f]{40}$")
+GIT_BLOB = re.compile(r"^[0-9a-f]{40}$")
 NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 GITHUB_RAW = "https://raw.githubusercontent.com"
 
@@ -43,26 +44,58 @@ class Member:
 
 @dataclass(frozen=True)
 class Remote:
-    """One file to download: its official URL, the sha256 its bytes must have, and, for an
-    archive, the members to take out of it (the archive itself is not kept)."""
+    """One file to download: its official URL, what pins its bytes, and, for an archive,
+    the members to take out of it (the archive itself is not kept).
+
+    The pin is the sha256 of the bytes; where nobody here has had the file to compute it,
+    its git blob id (SHA-1 of `blob <size>\\0` and the bytes, what `git ls-tree` lists,
+    so a repository's listing pins a file no one has downloaded); where neither can be
+    known offline, `unpinned` says why, and the bytes that came are recorded, not checked
+    (the converter's own checks, a row count, are then the only guard)."""
 
     url: str
-    sha256: str
+    sha256: str = ""
     size: int | None = None  # bytes, when known (shown before the download)
     members: tuple[Member, ...] = ()
     # where the sha256 comes from when it was not computed from a copy of the file (e.g.
     # the hash the authors' own loader checks); empty: computed from the file at its commit
     sha256_source: str = ""
+    git_blob: str = ""  # the file's git blob id at the pinned commit (40 hex digits)
+    unpinned: str = ""  # why neither hash can be given (then the fetch records, not checks)
+    # the path it is saved under in the download folder (default: the URL's file name);
+    # a release whose files share a name (`qa/test.jsonl`, `story/test.jsonl`) keeps its
+    # folders, as the converter expects them
+    save_as: str = ""
 
     def __post_init__(self) -> None:
-        _check_sha256(self.sha256, self.url)
+        if self.sha256:
+            _check_sha256(self.sha256, self.url)
+        if self.git_blob and not GIT_BLOB.match(self.git_blob):
+            raise ValueError(f"{self.url}: git blob id {self.git_blob!r} is not 40 lower-case "
+                             f"hex digits")
+        if not (self.sha256 or self.git_blob or self.unpinned):
+            raise ValueError(f"{self.url}: pin the file by its sha256 or its git blob id, or "
+                             f"say in `unpinned` why neither can be known")
         if urlsplit(self.url).scheme != "https":
             raise ValueError(f"{self.url}: an official URL is https")
+        if self.save_as and (self.save_as.startswith("/") or ".." in self.save_as.split("/")):
+            raise ValueError(f"{self.url}: save_as {self.save_as!r} must stay inside the "
+                             f"download folder")
+
+    @property
+    def pin(self) -> str:
+        """How the bytes are pinned, for the terminal."""
+        if self.sha256:
+            return f"sha256 {self.sha256[:12]}..."
+        if self.git_blob:
+            return f"git blob {self.git_blob[:12]}..."
+        return "not pinned"
 
     @property
     def filename(self) -> str:
-        """The file's name (the last part of the URL's path, decoded)."""
-        return unquote(PurePosixPath(urlsplit(self.url).path).name)
+        """The file's name in the download folder: `save_as`, else the last part of the
+        URL's path, decoded."""
+        return self.save_as or unquote(PurePosixPath(urlsplit(self.url).path).name)
 
     @property
     def files(self) -> tuple[str, ...]:
@@ -75,13 +108,16 @@ def github_page(repository: str, commit: str, path: str) -> str:
     return f"https://github.com/{repository}/blob/{commit}/{quote(path)}"
 
 
-def github_file(repository: str, commit: str, path: str, sha256: str,
-                size: int | None = None, members: tuple[Member, ...] = ()) -> Remote:
-    """A file of a GitHub repository at one commit (`owner/name`, the full 40-digit hash)."""
+def github_file(repository: str, commit: str, path: str, sha256: str = "",
+                size: int | None = None, members: tuple[Member, ...] = (),
+                git_blob: str = "") -> Remote:
+    """A file of a GitHub repository at one commit (`owner/name`, the full 40-digit hash),
+    pinned by its sha256 or, where that is not known, its git blob id."""
     if not COMMIT.match(commit):
         raise ValueError(f"{repository}: commit {commit!r} is not a full 40-digit hash: a "
                          f"download is pinned to one commit")
-    return Remote(f"{GITHUB_RAW}/{repository}/{commit}/{quote(path)}", sha256, size, members)
+    return Remote(f"{GITHUB_RAW}/{repository}/{commit}/{quote(path)}", sha256, size, members,
+                  git_blob=git_blob)
 
 
 @dataclass(frozen=True)
@@ -92,12 +128,23 @@ class Licence:
     url: str  # its text, at the pinned commit where the repository has one
     commercial: bool = True  # False: non-commercial use only (printed as such)
     note: str = ""  # what else the authors ask ("for evaluation only" ...)
+    # the licence itself restricts the use to evaluation (no training, no fine-tuning)
+    evaluation_only: bool = False
+
+    @property
+    def needs_acceptance(self) -> bool:
+        """A restricting licence (non-commercial, evaluation only): `pytest-tom fetch`
+        asks for `--accept-licence` once before it downloads."""
+        return not self.commercial or self.evaluation_only
 
     def line(self) -> str:
-        """One line for the terminal: the name, NON-COMMERCIAL where it is, the note, the URL."""
+        """One line for the terminal: the name, NON-COMMERCIAL or EVALUATION ONLY where it
+        is, the note, the URL."""
         parts = [self.name]
         if not self.commercial:
             parts.append("NON-COMMERCIAL: research and other non-commercial use only")
+        if self.evaluation_only:
+            parts.append("EVALUATION ONLY: no training or fine-tuning on the data")
         if self.note:
             parts.append(self.note)
         return f"{' · '.join(parts)} ({self.url})"

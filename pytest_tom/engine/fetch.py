@@ -103,6 +103,7 @@ def fetch(download: Download, root: Path, *, mirror: str | None = None,
         for remote in download.files:
             if all(name in kept for name in remote.files):
                 for name in remote.files:
+                    (upstream / name).parent.mkdir(parents=True, exist_ok=True)
                     shutil.copyfile(dest / UPSTREAM / name, upstream / name)
                     hashes[name] = kept[name]
                 say(f"  {', '.join(remote.files)}: kept from the last fetch (sha256 checked)")
@@ -117,7 +118,7 @@ def fetch(download: Download, root: Path, *, mirror: str | None = None,
             "family": download.family, "what": download.what, "source": download.source,
             "licence": asdict(download.licence),
             "convert": download.convert_command(),
-            "files": [{"url": r.url, "sha256": r.sha256,
+            "files": [{"url": r.url, "sha256": r.sha256, "git_blob": r.git_blob,
                        "read_from": source_url(r, mirror)} for r in download.files],
             "upstream": hashes, "suite_files": described, "items": items,
             "fetched_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -158,6 +159,16 @@ def _kept_upstream(dest: Path, download: Download) -> dict[str, str]:
     return out
 
 
+def git_blob_of(path: Path) -> str:
+    """The git blob id of a file: SHA-1 of `blob <size>\\0` and its bytes (what `git
+    ls-tree` lists for it)."""
+    digest = hashlib.sha1(f"blob {path.stat().st_size}\0".encode(), usedforsecurity=False)
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(CHUNK), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
 def _sha256_of(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as f:
@@ -172,7 +183,8 @@ def _download(download: Download, remote: Remote, mirror: str | None, upstream: 
     url = source_url(remote, mirror)
     name = remote.filename
     say(f"  {name} ({size_text(remote.size)}) from {url}")
-    target = (tmp / name) if remote.members else (upstream / name)
+    target = (tmp / PurePosixPath(name).name) if remote.members else (upstream / name)
+    target.parent.mkdir(parents=True, exist_ok=True)
     limit = remote.size if remote.size is not None else MAX_BYTES
     try:
         request = urllib.request.Request(url, headers={
@@ -191,10 +203,18 @@ def _download(download: Download, remote: Remote, mirror: str | None, upstream: 
         raise FetchError(f"{download.name}: {name}: cannot be read from {url} ({reason}); "
                          f"nothing written (no internet here? --mirror URL reads a copy)"
                          ) from None
-    if got != remote.sha256:
-        over = f" (more than the {remote.size:,} bytes pinned)" if size > limit else ""
+    over = f" (more than the {remote.size:,} bytes pinned)" if size > limit else ""
+    if remote.sha256 and got != remote.sha256:
         raise FetchError(f"{download.name}: {name} from {url} has sha256 {got}{over}, not the "
                          f"pinned {remote.sha256}: refused, nothing written")
+    if remote.git_blob:
+        blob = git_blob_of(target)
+        if blob != remote.git_blob:
+            raise FetchError(f"{download.name}: {name} from {url} has git blob id {blob}{over}, "
+                             f"not the pinned {remote.git_blob}: refused, nothing written")
+    if not (remote.sha256 or remote.git_blob):
+        say(f"  {name}: NOT PINNED ({remote.unpinned}); its sha256 {got} is recorded in "
+            f"{MANIFEST}, and only the converter's checks guard its content")
     if not remote.members:
         return {name: got}
     return _take_members(download, remote, target, upstream)

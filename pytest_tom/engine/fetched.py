@@ -117,3 +117,37 @@ def fetched(root: Path) -> dict[str, Fetched]:
 
 def names(root: Path) -> list[str]:
     return list(fetched(root))
+
+
+ACCEPTED = "accepted-licences.json"
+
+
+def licence_key(name: str, licence: Mapping[str, Any]) -> str:
+    """What an acceptance is of: the fetched name and its licence's name and text URL (a
+    declaration that changes its licence asks again)."""
+    return f"{name} | {licence.get('name', '')} | {licence.get('url', '')}"
+
+
+def accepted(root: Path) -> set[str]:
+    """The licences accepted in this fetch folder (`licence_key`s), from `ACCEPTED`."""
+    try:
+        data = json.loads((root / ACCEPTED).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return set()
+    rows = data.get("accepted") if isinstance(data, dict) else None
+    return {str(r.get("key")) for r in rows or [] if isinstance(r, dict)}
+
+
+def record_acceptance(root: Path, rows: list[dict[str, Any]]) -> None:
+    """Add the acceptances `rows` (each with its `key`, the name, the licence and when) to
+    the folder's `ACCEPTED` file, keeping the earlier ones."""
+    path = root / ACCEPTED
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        old = [r for r in data.get("accepted", []) if isinstance(r, dict)]
+    except (OSError, ValueError, AttributeError):
+        old = []
+    keys = {r.get("key") for r in rows}
+    root.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"accepted": [*(r for r in old if r.get("key") not in keys),
+                                             *rows]}, indent=2) + "\n", encoding="utf-8")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -57,6 +57,18 @@ def _first_once(first: ModelRequest | None, conversation: NextRequest) -> NextRe
         return conversation(responses)
 
     return next_request
+
+
+def family_params(params: SamplingParams, overrides: Mapping[str, Any] | None) -> SamplingParams:
+    """The run's params with a family protocol's decoding (`Family.sampling`): its
+    temperature and seed, and its other fields (`top_p` ...) in the request body."""
+    if not overrides:
+        return params
+    extra = {k: v for k, v in overrides.items() if k not in ("temperature", "seed")}
+    fields = dict(params.fields)
+    fields.update((k, json.dumps(v, sort_keys=True)) for k, v in extra.items())
+    return replace(params, temperature=float(overrides.get("temperature", params.temperature)),
+                   seed=overrides.get("seed", params.seed), fields=tuple(sorted(fields.items())))
 
 
 def sample_params(params: SamplingParams, sample: int) -> SamplingParams:
@@ -120,7 +132,8 @@ class ItemEngine:
         family = families.get(spec.family)
         view = item_view(spec)
         method = method_for(family, self.settings.method)
-        params = sample_params(self.params, sample)
+        params = sample_params(family_params(self.params, family.sampling(spec, self.settings)),
+                               sample)
         thinking = self.thinking_tokens or 0
         per_call = params.max_tokens is None and (self.family_max_tokens or bool(thinking))
 

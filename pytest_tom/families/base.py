@@ -134,6 +134,13 @@ class Family:
         """
         raise NotImplementedError
 
+    def sampling(self, item: ItemSpec, settings: Settings) -> Mapping[str, Any] | None:
+        """How the family's protocol samples `item` under the run's options, when it
+        differs from the run's own decoding: `temperature`, `seed`, and any other field of
+        the request body (`top_p` ...), which goes to the server as `--tom-request-field`
+        does. None (the default): the run's decoding (`--tom-temperature`, `--tom-seed`)."""
+        return None
+
     def score(self, item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
         raise NotImplementedError
 

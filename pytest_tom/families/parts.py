@@ -30,7 +30,7 @@ from pytest_tom.metrics.declare import Value, evaluate
 PARTS: dict[str, dict[str, str]] = {
     "schema": {"SCENARIO": "scenario_schema", "DEFAULTS": "defaults_schema", "check": "check"},
     "expand": {"expand": "expand", "unavailable": "unavailable"},
-    "prompts": {"METHODS": "methods", "conversation": "conversation"},
+    "prompts": {"METHODS": "methods", "conversation": "conversation", "sampling": "sampling"},
     "scoring": {"score": "score", "prepare_scoring": "prepare_scoring",
                 "unavailable": "unavailable", "option_problems": "option_problems"},
     "metrics": {"aggregate": "aggregate"},

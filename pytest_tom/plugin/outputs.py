@@ -74,6 +74,10 @@ class RunOutputs:
                  + f" · {self.requests.cache_label()}"]
         if ctx.bundled is not None:
             lines.extend(ctx.bundled.header())
+        changed = s.get("options")
+        if changed:  # family options away from their defaults (a protocol's own decoding ...)
+            lines.append("tom: family options " + " · ".join(
+                f"--tom-{name.replace('_', '-')}={value}" for name, value in sorted(changed.items())))
         here = ctx.project_dir
         if here != config.rootpath:
             lines.append(f"tom: the paths given made pytest choose the rootdir {config.rootpath}, "

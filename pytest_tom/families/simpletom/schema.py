@@ -1,0 +1,78 @@
+"""The SimpleToM suite's shape and its checks: one scenario is one story with its three
+questions (`aware`, `action`, `judge`), each with two to four options and the right
+letter."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_tom.families.kit import (
+    ID,
+    TAG,
+    Any_,
+    Checker,
+    Enum,
+    Field,
+    Int,
+    ListOf,
+    Obj,
+    Str,
+    Text,
+    check_unique_ids,
+    describe,
+)
+
+LETTERS = "ABCD"
+KINDS = ("aware", "action", "judge")
+KIND_NAMES = {"aware": "mental state (aware?)", "action": "behaviour", "judge": "judgement"}
+
+QUESTION = Obj(what="SimpleToM question", fields={
+    "question": Field(Str(), required=True),
+    "options": Field(ListOf(Text(), min_len=2, max_len=4), required=True,
+                     doc="the options in file order (shown as (A), (B) ...)"),
+    "answer": Field(Enum(values=tuple(LETTERS)), required=True,
+                    doc="the letter of the right option"),
+})
+
+SCENARIO = Obj(
+    what="SimpleToM story",
+    fields={
+        "id": Field(ID, required=True, doc="the story's id (the release's id without its kind)"),
+        "story": Field(Str(), required=True),
+        "scenario_name": Field(Str(), doc="the release's scenario category (food, sports ...)"),
+        "severity": Field(Int(minimum=0), doc="the release's severity level (sev<k>)"),
+        "aware": Field(QUESTION, required=True, doc="the mental-state question"),
+        "action": Field(QUESTION, required=True, doc="the behaviour question"),
+        "judge": Field(QUESTION, required=True, doc="the judgement question"),
+        "tags": Field(ListOf(TAG)),
+        "source": Field(Any_()),
+    },
+)
+
+DEFAULTS = Obj(what="defaults mapping", fields={"tags": Field(ListOf(TAG))})
+
+
+def check(data: dict[str, Any], ck: Checker) -> None:
+    """Ids unique; each answer names one of its question's options; no option twice."""
+    scenarios = list(data.get("scenarios") or [])
+    check_unique_ids(scenarios, ("scenarios",), ck, "story")
+    for si, sc in enumerate(scenarios):
+        if not isinstance(sc, dict):
+            continue
+        for kind in KINDS:
+            q = sc.get(kind)
+            if not isinstance(q, dict):
+                continue
+            base = ("scenarios", si, kind)
+            options, answer = q.get("options"), q.get("answer")
+            if not isinstance(options, list) or not isinstance(answer, str):
+                continue
+            shown = LETTERS[:len(options)]
+            if answer in LETTERS and answer not in shown:
+                ck.error((*base, "answer"), f"{describe((*base, 'answer'))}: {answer!r} names no "
+                         f"option: this question has {len(options)} ({', '.join(shown)})")
+            texts = [str(o).strip() for o in options]
+            twice = sorted({t for t in texts if texts.count(t) > 1})
+            if twice:
+                ck.error((*base, "options"), f"{describe((*base, 'options'))}: the option "
+                         f"{twice[0]!r} is given twice: reword one")

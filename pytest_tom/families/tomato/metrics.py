@@ -1,0 +1,59 @@
+"""ToMATO's table in the paper's layout: accuracy per mental state (rows) and order
+(columns), with the margins, ToMATO-FB and the unreadable share. Every cell shows a
+declared value (`headline`) with the counts behind it; the decoding and the reading of the
+run are said under it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pytest_tom.families.kit import (
+    NO_VALUE,
+    FamilyResult,
+    MetricTable,
+    Record,
+    Settings,
+    Value,
+    pct,
+    pct_of,
+)
+
+from .prompts import AUTHORS_SAMPLING
+from .schema import MENTAL_STATES, ORDERS
+
+
+def cell(value: Value) -> str:
+    right, n = value.count()
+    return pct_of(right, n) if n else ""
+
+
+def aggregate(records: list[Record], settings: Settings,
+              declared: Mapping[str, Value]) -> FamilyResult:
+    def get(name: str) -> Value:
+        return declared.get(name, NO_VALUE)
+
+    rows = []
+    for state in MENTAL_STATES:
+        if get(f"state.{state}").count()[1]:
+            rows.append([state, *(cell(get(f"state.{state}.order{o}")) for o in ORDERS),
+                         cell(get(f"state.{state}"))])
+    rows.append(["all", *(cell(get(f"order{o}")) for o in ORDERS), cell(get("accuracy"))])
+    fb = get("fb")
+    if fb.count()[1]:
+        rows.append(["ToMATO-FB (false belief)", "", "", cell(fb)])
+    unread = get("unreadable")
+    if unread.value is not None:
+        rows.append(["replies naming no option", "", "", pct(unread.value)])
+    table = MetricTable(
+        title="ToMATO accuracy per mental state and order (layout of the paper's table)",
+        headers=["mental state", "first order", "second order", "all"], rows=rows,
+        note="right/judged in brackets; a reply naming no option counts as wrong")
+    opts = settings.options
+    sampling = ("the authors' sampling: " + ", ".join(f"{k} {v}" for k, v in AUTHORS_SAMPLING.items())
+                if opts.get("tomato_sampling", "greedy") == "authors"
+                else "greedy (the run's own decoding; --tom-tomato-sampling authors samples as "
+                     "the authors did)")
+    info = {"tomato decoding": sampling,
+            "tomato reading": ("the authors' (the first bracketed letter)"
+                               if opts.get("tomato_reading") == "authors" else "correct")}
+    return FamilyResult(tables=[table], info=info)

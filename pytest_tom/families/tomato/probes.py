@@ -1,0 +1,36 @@
+"""The hook for the probes of the reasoning-models issue (not in pytest-tom yet): how a
+ToMATO question is asked without its transcript, or without its options.
+
+A probe asks the same question with a part taken away, to see what the answer rests on:
+without the transcript, a right answer comes from the options alone (an answer
+guessable from its wording); without the options, the model must say the mental state
+in its own words. When the probes land, they call `probe_messages(item, probe, method)`
+for each ToMATO item; nothing else of the family changes. Without the options there is
+no letter to read: that probe's replies are judged by whatever the probes feature
+decides (an embedding match, a judge), not by `scoring`.
+"""
+
+from __future__ import annotations
+
+from pytest_tom.families.kit import ItemSpec, Message
+
+from .prompts import SYSTEM, user_text
+
+PROBES = ("no_story", "no_options")
+
+NO_OPTIONS_SYSTEM = (
+    "You are good at understanding how people think and feel in conversations. Read the "
+    "transcript, then the question about one of the speakers, and answer it in one sentence.")
+
+
+def probe_messages(item: ItemSpec, probe: str, method: str = "vanilla") -> list[Message]:
+    """The first request of `item` under `probe`: `no_story` drops the transcript (the
+    question and the bracketed options stay), `no_options` drops the options (the
+    transcript and the question stay, and the model answers in a sentence)."""
+    if probe == "no_story":
+        return [{"role": "system", "content": SYSTEM["cot" if method == "cot" else "vanilla"]},
+                {"role": "user", "content": user_text(item, story=False)}]
+    if probe == "no_options":
+        return [{"role": "system", "content": NO_OPTIONS_SYSTEM},
+                {"role": "user", "content": user_text(item, options=False)}]
+    raise ValueError(f"probe {probe!r}: one of {', '.join(PROBES)}")

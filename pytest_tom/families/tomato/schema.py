@@ -1,0 +1,73 @@
+"""The ToMATO suite's shape and its checks: one scenario is one four-option question about
+one speaker of a conversation (a row of the release)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_tom.families.kit import (
+    ID,
+    TAG,
+    Any_,
+    Bool,
+    Checker,
+    Enum,
+    Field,
+    Int,
+    ListOf,
+    Obj,
+    Str,
+    Text,
+    check_unique_ids,
+    describe,
+)
+
+LETTERS = "ABCD"
+MENTAL_STATES = ("belief", "intention", "desire", "emotion", "knowledge")
+ORDERS = (1, 2)
+
+SCENARIO = Obj(
+    what="ToMATO question",
+    fields={
+        "id": Field(ID, required=True, doc="a unique name (the release's q_id)"),
+        "conversation": Field(Str(), required=True,
+                              doc="the transcript, one `Name: \"utterance\"` per line"),
+        "question": Field(Str(), required=True),
+        "options": Field(ListOf(Text(), min_len=4, max_len=4), required=True,
+                         doc="the four options, in file order (shown as [A]..[D])"),
+        "answer": Field(Enum(values=tuple(LETTERS)), required=True,
+                        doc="the letter of the right option"),
+        "mental_state": Field(Enum(values=MENTAL_STATES), required=True),
+        "order": Field(Int(), required=True, doc="1 (first order) or 2 (second order)"),
+        "false_belief": Field(Bool(), doc="the right answer is a false belief (ToMATO-FB)"),
+        "big_five": Field(Str(), doc="the target speaker's Big Five traits, as the release "
+                                     "writes them"),
+        "tags": Field(ListOf(TAG)),
+        "source": Field(Any_()),
+    },
+)
+
+DEFAULTS = Obj(what="defaults mapping", fields={"tags": Field(ListOf(TAG))})
+
+
+def check(data: dict[str, Any], ck: Checker) -> None:
+    """Every ToMATO-specific problem of a suite: ids unique, the order 1 or 2, the options
+    four different texts."""
+    scenarios = list(data.get("scenarios") or [])
+    check_unique_ids(scenarios, ("scenarios",), ck, "question")
+    for si, sc in enumerate(scenarios):
+        if not isinstance(sc, dict):
+            continue
+        base = ("scenarios", si)
+        order = sc.get("order")
+        if isinstance(order, int) and order not in ORDERS:
+            ck.error((*base, "order"), f"{describe((*base, 'order'))}: {order} is not an order "
+                     f"of ToMATO: write 1 (first order) or 2 (second order)")
+        options = sc.get("options")
+        if isinstance(options, list):
+            texts = [str(o).strip() for o in options]
+            twice = sorted({t for t in texts if texts.count(t) > 1})
+            if twice:
+                ck.error((*base, "options"), f"{describe((*base, 'options'))}: the option "
+                         f"{twice[0]!r} is given twice; a reply could not tell them apart: "
+                         f"reword one")
