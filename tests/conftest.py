@@ -141,3 +141,11 @@ def pytest_report_header(config: pytest.Config) -> str:
     why = (f"${PATH_ENV}={os.environ[PATH_ENV]}" if os.environ.get(PATH_ENV)
            else "aiohttp installed" if path in ("worker", "direct") else "aiohttp not installed")
     return f"openai: request path {path} by default ({why}); the client's transport {transport}"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The files that hold a `slow` test run first, each file's tests kept together and in
+    their order: under `-n 2` the two workers then share the long tests from the start
+    instead of one worker finishing a long test alone at the end."""
+    slow = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow)  # stable: the order within stays

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from golden_support import GOLDEN, NAMES, outputs
 
+pytestmark = pytest.mark.slow  # a whole run of the bundled suites (about 15 s alone)
+
 
 @pytest.fixture(scope="module")
 def fresh(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:

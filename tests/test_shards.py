@@ -182,6 +182,7 @@ def bundled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {"baseline": out / "strong.json", "live": out / "live.json", "dir": out}
 
 
+@pytest.mark.slow  # the fixture: five whole runs of the bundled suites (about 40 s alone)
 def test_merged_shards_equal_the_unsharded_run(bundled: dict[str, Path],
                                                capsys: pytest.CaptureFixture[str]) -> None:
     out, total = bundled["dir"], SHARDS
