@@ -10,7 +10,8 @@ then read the diff (`git diff tests/golden`) as you would read code.
 
 The run: every bundled suite, a seeded subset of whole scenarios (`--tom-limit=20`),
 answered by `tests/demo_answerers.py:weak` (right on most items, wrong or unparseable on a
-known share), no cache. What changes from machine to machine or run to run is taken out
+known share), no cache, Python's warnings ignored (an older matplotlib warns about its own
+parser). What changes from machine to machine or run to run is taken out
 before the comparison: times, dates, package versions, the folders of the checkout and of
 the output, and the plots' pictures (matplotlib draws them a little differently from one
 version to the next; the page keeps their number and titles). Floats are rounded to 4
@@ -51,7 +52,7 @@ def run_golden(out: Path) -> subprocess.CompletedProcess[str]:
     env.pop("PYTEST_ADDOPTS", None)
     return subprocess.run(
         [sys.executable, "-m", "pytest", "suites", "-q", "-p", "no:cacheprovider",
-         "-p", "no:randomly", f"--tom-model={ANSWERER}", "--tom-cache=off", "--tom-limit=20",
+         "-p", "no:randomly", "-W", "ignore", f"--tom-model={ANSWERER}", "--tom-cache=off", "--tom-limit=20",
          f"--tom-report={out / 'report.json'}", f"--tom-markdown={out / 'summary.md'}",
          f"--tom-html={out / 'report.html'}"],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
