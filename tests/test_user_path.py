@@ -345,6 +345,7 @@ def test_markdown_tells_flipped_items_and_without_baseline_the_weakest(
     row = next(ln for ln in md.splitlines() if "::memory`" in ln)
     assert "?" in row.split("|")[2]  # the question
     assert row.split("|")[3].strip() != row.split("|")[4].strip()  # the two answers differ
+    assert not row.split("|")[4].strip().startswith(("(read:", "—"))  # what the model wrote
     generic_run(pytester, "mixed", "--tom-markdown=alone.md")
     alone = (pytester.path / "alone.md").read_text()
     weakest = alone[alone.index("### Weakest tags and kinds"):]
