@@ -41,6 +41,8 @@ class Row:
     # how the values are shown (`metrics.numbers`): percent, 0-1, or "amount" (a mean or
     # median of reasoning tokens, whose difference is in tokens)
     display: str = PERCENT
+    # a share of items (the cut-off row): (items counted, items) per run, None: no such run
+    counts: list[tuple[int, int] | None] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = {"metric": self.metric, "label": self.label, "kind": self.kind,
@@ -48,6 +50,8 @@ class Row:
                "diffs": [None if d is None else d.to_dict() for d in self.diffs]}
         if self.display != PERCENT:
             out["display"] = self.display
+        if self.counts is not None:
+            out["counts"] = [None if c is None else list(c) for c in self.counts]
         return out
 
 
@@ -79,6 +83,8 @@ class TotalRow:
     label: str
     values: list[Any]
     intervals: list[dict[str, Any] | None]
+    # a share of items (cut off): (items counted, items) per run
+    counts: list[tuple[int, int] | None] | None = None
 
 
 @dataclass

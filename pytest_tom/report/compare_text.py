@@ -15,7 +15,7 @@ from typing import Any
 
 from tabulate import tabulate
 
-from pytest_tom.compare.comparison import Comparison, Row
+from pytest_tom.compare.comparison import Comparison, Row, TotalRow
 from pytest_tom.metrics.intervals import PairedDiff
 from pytest_tom.metrics.numbers import AMOUNT, PERCENT, figure, fmt_interval
 from pytest_tom.metrics.numbers import signed_amount as signed
@@ -74,10 +74,19 @@ def headers(cmp: Comparison) -> list[str]:
     return out
 
 
+def run_cell(row: Row | TotalRow, i: int) -> str:
+    """Run `i`'s cell of a row: its value and interval; a share of items (cut off) also
+    gives its count, `3/20 15.0% [5.2, 36.0]`."""
+    display = getattr(row, "display", PERCENT)
+    text = value_cell(row.values[i], row.intervals[i], display)
+    counts = row.counts[i] if row.counts is not None and i < len(row.counts) else None
+    return f"{counts[0]}/{counts[1]} {text}" if counts is not None else text
+
+
 def row_cells(row: Row) -> list[str]:
-    cells = [row.label, value_cell(row.values[0], row.intervals[0], row.display)]
-    for v, iv, d in zip(row.values[1:], row.intervals[1:], row.diffs[1:], strict=True):
-        cells += [value_cell(v, iv, row.display), diff_cell(d, row.display)]
+    cells = [row.label, run_cell(row, 0)]
+    for i, d in enumerate(row.diffs[1:], start=1):
+        cells += [run_cell(row, i), diff_cell(d, row.display)]
     return cells
 
 
@@ -85,6 +94,9 @@ def legend(cmp: Comparison) -> str:
     text = ("value [95% interval]; Δ = later run − first run on the items both judged, "
             "[95% interval of Δ], p: M = exact McNemar (accuracies), B = paired bootstrap over "
             f"groups ({cmp.resamples} resamples, seed {cmp.seed}); * p < 0.05")
+    if any(r.counts is not None for s in cmp.suites for r in s.rows):
+        text += ("; cut off: items whose budget ran out (count/items, share), never right nor "
+                 "wrong, Δ of the share with M on the items both have")
     if any(r.display == AMOUNT for s in cmp.suites for r in s.rows):
         text += ("; reasoning length: Δ in its unit on the items both answered, × the later "
                  "run's mean over the first's (medians and quartiles: no paired test)")
@@ -133,9 +145,7 @@ def render_markdown(cmp: Comparison) -> str:
                      r.settings.get("method", ""), r.settings.get("seed", "")]
                     for i, r in enumerate(cmp.runs)])
     lines += ["", cell(legend(cmp)), ""]
-    totals = [[t.label, *(value_cell(v, iv) for v, iv in zip(t.values, t.intervals,
-                                                               strict=True))]
-              for t in cmp.totals]
+    totals = [[t.label, *(run_cell(t, i) for i in range(len(t.values)))] for t in cmp.totals]
     lines += ["### Totals", ""] + table(["metric", *labels], totals) + [""]
     for suite in cmp.suites:
         head, rest = suite.headline_rows, suite.other_rows

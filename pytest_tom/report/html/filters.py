@@ -8,7 +8,7 @@ from pytest_tom.engine.answer_length import sent_text
 from pytest_tom.engine.run_report import ReportSettings
 from pytest_tom.metrics import numbers
 from pytest_tom.metrics.intervals import PairedDiff
-from pytest_tom.report.compare_text import diff_cell, significant, value_cell
+from pytest_tom.report.compare_text import diff_cell, run_cell, significant, value_cell
 
 
 def pct(value: Any) -> str:
@@ -69,4 +69,4 @@ def settings_text(settings: ReportSettings | dict[str, Any]) -> str:
 
 FILTERS = {"pct": pct, "figure": figure, "num": num, "interval": interval, "method": method,
            "value_cell": value_cell, "diff_cell": diff_cell, "p_value": p_value,
-           "significant": significant, "settings_text": settings_text}
+           "significant": significant, "settings_text": settings_text, "run_cell": run_cell}
