@@ -187,3 +187,8 @@ def test_a_budget_too_small_for_one_suite_stops_that_suite_alone(tmp_path: Path)
     assert not baseline.exists()
     assert ("tom gates: suite bigtom-everyday stopped early: gates not evaluated, baseline not "
             "saved") in out
+    # what the model was asked, as fields (issue 46 item 4): the budget, per family
+    asked = report["settings"]["asked"]
+    assert asked["thinking_tokens"] == 300 and asked["max_tokens"] is None
+    assert (asked["answer_tokens"]["bigtom"], asked["answer_tokens"]["hitom"]) == (64, 256)
+    assert asked["thinking"] is None and asked["request_fields"] == {}

@@ -118,6 +118,24 @@ class Flips:
 
 
 @dataclass
+class SettingDifference:
+    """A setting that decides what the model was asked, different in a later run than in
+    the first (`engine/run_report.ReportSettings.differences`)."""
+
+    field: str  # its dotted path in the report: settings.asked.thinking_tokens
+    first: Any
+    later: Any
+
+
+@dataclass
+class AskedDifferently:
+    """The settings of one later run that differ from the first run's (none: asked alike)."""
+
+    against: str  # the later run's label
+    fields: list[SettingDifference]
+
+
+@dataclass
 class Comparison:
     seed: int
     resamples: int
@@ -125,6 +143,7 @@ class Comparison:
     suites: list[SuiteComparison]
     totals: list[TotalRow]
     flips: list[Flips]
+    asked: list[AskedDifferently] = field(default_factory=list)
 
     @property
     def labels(self) -> list[str]:
@@ -135,4 +154,5 @@ class Comparison:
                 "runs": [asdict(r) for r in self.runs],
                 "suites": [s.to_dict() for s in self.suites],
                 "totals": [asdict(t) for t in self.totals],
-                "flips": [asdict(f) for f in self.flips]}
+                "flips": [asdict(f) for f in self.flips],
+                "asked_differently": [asdict(a) for a in self.asked if a.fields]}

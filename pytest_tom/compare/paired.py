@@ -21,7 +21,9 @@ to the first with a paired test on the items both runs judged:
   The totals carry the same row over every suite.
 
 Items judged in both runs with a different verdict are the flipped items, listed with
-both answers. The result is a `compare.comparison.Comparison`: analysis only, which
+both answers. Runs asked differently (method, seed, temperature, or a field of
+`settings.asked`: the thinking budget, the answer lengths, the request fields ...) are
+said so, field by field (`Comparison.asked`). The result is a `compare.comparison.Comparison`: analysis only, which
 `report/` renders (terminal, Markdown, HTML) and `to_dict` writes as JSON.
 """
 
@@ -32,11 +34,13 @@ from typing import Any
 
 from pytest_tom.compare.comparison import (
     Answer,
+    AskedDifferently,
     Comparison,
     Flip,
     Flips,
     Row,
     RunInfo,
+    SettingDifference,
     SuiteComparison,
     TotalRow,
 )
@@ -320,8 +324,12 @@ def compare_runs(runs: list[Run], seed: int = 0, resamples: int = RESAMPLES) -> 
         tally = Counter(f.direction for f in items)
         flipped.append(Flips(against=run.label, worse=tally["worse"], better=tally["better"],
                              items=items))
+    asked = [AskedDifferently(against=run.label, fields=[
+        SettingDifference(name, a, b)
+        for name, a, b in first.report.settings.differences(run.report.settings)])
+        for run in runs[1:]]
     return Comparison(
-        seed=seed, resamples=resamples,
+        seed=seed, resamples=resamples, asked=asked,
         runs=[RunInfo(label=r.label, model=r.model, path=str(r.path),
                       settings=r.report.settings.data, finished=r.report.finished,
                       items=len(r.report.records)) for r in runs],

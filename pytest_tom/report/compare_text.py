@@ -16,6 +16,7 @@ from typing import Any
 from tabulate import tabulate
 
 from pytest_tom.compare.comparison import Comparison, Row, TotalRow
+from pytest_tom.engine.asked import difference_text
 from pytest_tom.metrics.intervals import PairedDiff
 from pytest_tom.metrics.numbers import AMOUNT, PERCENT, figure, fmt_interval
 from pytest_tom.metrics.numbers import signed_amount as signed
@@ -107,6 +108,7 @@ def render_text(cmp: Comparison, all_rows: bool = False) -> str:
     lines = ["pytest-tom compare: " + "  vs  ".join(cmp.labels), ""]
     for i, r in enumerate(cmp.runs):
         lines.append(f"  run {i + 1}: {r.label}  ({r.path}, {r.items} items)")
+    lines += asked_lines(cmp)
     for suite in cmp.suites:
         rows = [row_cells(r) for r in suite.rows if all_rows or r.headline]
         if not rows:
@@ -132,6 +134,18 @@ def render_text(cmp: Comparison, all_rows: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
+def asked_lines(cmp: Comparison) -> list[str]:
+    """One line per setting a later run was asked differently from the first, by field."""
+    lines: list[str] = []
+    first = cmp.runs[0].label
+    for a in cmp.asked:
+        if a.fields:
+            lines.append(f"  asked differently ({a.against} against {first}):")
+            lines += [f"    {difference_text(d.field, d.first, d.later, first, a.against)}"
+                      for d in a.fields]
+    return lines
+
+
 def short(text: str, limit: int = 60) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[:limit - 1] + "…"
@@ -144,6 +158,12 @@ def render_markdown(cmp: Comparison) -> str:
                    [[str(i + 1), cell(r.label), code(r.path), r.items,
                      r.settings.get("method", ""), r.settings.get("seed", "")]
                     for i, r in enumerate(cmp.runs)])
+    for a in cmp.asked:
+        if a.fields:
+            lines += ["", f"{cell(a.against)} was asked differently from {cell(labels[0])}:",
+                      ""]
+            lines += [f"- {cell(difference_text(d.field, d.first, d.later, labels[0], a.against))}"
+                      for d in a.fields]
     lines += ["", cell(legend(cmp)), ""]
     totals = [[t.label, *(run_cell(t, i) for i in range(len(t.values)))] for t in cmp.totals]
     lines += ["### Totals", ""] + table(["metric", *labels], totals) + [""]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_tom.engine.answer_length import sent_text
+from pytest_tom.engine.asked import shown
 from pytest_tom.engine.run_report import ReportSettings
 from pytest_tom.metrics import numbers
 from pytest_tom.metrics.intervals import PairedDiff
@@ -61,7 +62,7 @@ def settings_text(settings: ReportSettings | dict[str, Any]) -> str:
     data = ReportSettings.of(settings).data
     parts = []
     for key, value in data.items():
-        if key in ("model", "backend", "answer_length"):
+        if key in ("model", "backend", "answer_length", "asked"):  # asked: the same, as fields
             continue
         parts.append(sent_text(data) if key == "max_tokens" else f"{key} {value}")
     return " · ".join(parts)
@@ -69,4 +70,5 @@ def settings_text(settings: ReportSettings | dict[str, Any]) -> str:
 
 FILTERS = {"pct": pct, "figure": figure, "num": num, "interval": interval, "method": method,
            "value_cell": value_cell, "diff_cell": diff_cell, "p_value": p_value,
-           "significant": significant, "settings_text": settings_text, "run_cell": run_cell}
+           "significant": significant, "settings_text": settings_text, "run_cell": run_cell,
+           "asked_value": shown}
