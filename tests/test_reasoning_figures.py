@@ -380,7 +380,7 @@ def test_compare_refuses_tokens_against_characters(tmp_path: Path) -> None:
     cmp = compare_runs(load_runs([saved(tmp_path, "a", a), saved(tmp_path, "b", b)]))
     row = next(r for r in cmp.suites[0].rows if r.metric == "reasoning.mean")
     assert row.diffs[1] is None
-    assert "tokens / characters: not compared" in row.label
+    assert row.label == "mean reasoning length (tokens / characters: not compared)"
 
 
 # -- HTML ------------------------------------------------------------------------------

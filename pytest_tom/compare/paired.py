@@ -171,7 +171,9 @@ def unit_label(label: str, units: list[str]) -> str:
     is built over every run's records together, where a run without a thought makes
     "every record has a token count" false); both units: said, and not compared."""
     named = sorted({u for u in units if u})
-    if len(named) > 1:
+    if len(named) > 1:  # each run's value in its own unit: the label names neither alone
+        for measure in MEASURES.values():
+            label = label.replace(measure, "reasoning length")
         return label + f" ({' / '.join(u or 'none' for u in units)}: not compared)"
     if named:
         for measure in MEASURES.values():
