@@ -88,17 +88,17 @@ def plain_metrics(report: dict[str, Any]) -> dict[str, Any]:
 
 def tables(out: str) -> list[str]:
     """The tom scores section of the terminal, without the reasoning figures (each from its
-    "reasoning, ..." line to its "(-v: ..." line) and the model's port."""
+    "reasoning, ..." line to the blank line that ends them, thought-length statistics
+    included) and the model's port."""
     lines = out[out.index("tom scores"):out.index("tom report:")].splitlines()
     keep: list[str] = []
     figures = False
     for line in lines:
         if line.startswith("reasoning, "):
             figures = True
-        elif figures and (line.startswith("(-v: the mean") or not line.strip()):
+        elif figures and not line.strip():
             figures = False
-            if line.strip():
-                continue
+            continue
         if not figures:
             keep.append(re.sub(r"127\.0\.0\.1:\d+", "HOST", line))
     return keep

@@ -281,8 +281,11 @@ def write_summary(tr: Any, results: Results, model: str, report_path: str | None
                 tr.write_line(line)
         if suite.samples:  # --tom-samples: the numbers above are means over samples
             tr.write_line(spread_line(suite))
-        for line in reasoning_lines(suite, verbose):
+        thought = reasoning_lines(suite, verbose)
+        for line in thought:
             tr.write_line(line)
+        if thought:  # the reasoning figures end here: a blank line before the next part
+            tr.write_line("")
         for key, value in suite.info.items():
             tr.write_line(f"{key}: {value}")
         for table in suite.tables:
