@@ -8,7 +8,7 @@ from typing import Any
 from tabulate import tabulate
 
 from pytest_tom import families
-from pytest_tom.engine.results import OUTCOME_COUNTS, Counts, Results, SuiteResult
+from pytest_tom.engine.results import OUTCOME_COUNTS, Counts, Reasoning, Results, SuiteResult
 from pytest_tom.families.base import MetricTable
 from pytest_tom.metrics.numbers import AMOUNT, amount, fmt_interval, pct, unit, with_interval
 from pytest_tom.metrics.numbers import cell as fmt
@@ -220,7 +220,7 @@ def quartile_cell(q: dict[str, Any]) -> str:
     return f"{pct(q.get('accuracy'))} ({q['judged']})"
 
 
-def thought_stat_lines(r: Any, verbose: bool, width: int = WIDTH) -> list[str]:
+def thought_stat_lines(r: Reasoning, verbose: bool, width: int = WIDTH) -> list[str]:
     """The cut-off items' lower bounds, each declared contrast's ratios of mean thought
     length, and the accuracy by quartile within each condition (`engine.thought_stats`).
     A contrast against the suite's other items (one level per ability) and its
