@@ -13,8 +13,10 @@ import pytest
 from chat_server import ChatServer
 from conftest import SUITES, load_report
 
+from pytest_tom.core.option_table import TomOptions
 from pytest_tom.engine.completion import Completion
 from pytest_tom.engine.early_stop import CutOffAnswers, EarlyStop, UnreachableServer, rules_for
+from pytest_tom.engine.reasoning import budget_text, raise_text
 
 GENERIC = SUITES / "generic" / "classic-false-belief.tom.yaml"
 DOWN = "connection failed: [Errno 111] Connect call failed ('127.0.0.1', 9)"
@@ -72,6 +74,8 @@ def test_a_dead_server_stops_the_run_within_a_few_items_with_one_line(
                   "answered" in line and line.startswith("!")]
     assert len(stop_lines) == 1, result.stdout.str()[-3000:]
     assert "Connect call failed" in stop_lines[0] and "--tom-base-url" in stop_lines[0]
+    # the plain run's line under xdist too, not pytest-xdist's exception name (issue 46)
+    assert stop_lines[0].lstrip("! ").startswith("tom: the run stopped early: "), stop_lines[0]
     report = load_report(pytester.path / "r.json")
     assert report["status"] == "interrupted"
     # of the 174: it stopped within a few items; under -n 2 each worker's runner meets the
@@ -131,35 +135,74 @@ def answered() -> Completion:
     return Completion(responses=["b)"], thoughts=["Sally left."], finish=["stop"])
 
 
-def test_the_cut_off_rule_fires_when_most_of_the_first_ten_answers_are_cut() -> None:
+def test_the_cut_off_rule_stops_the_suite_whose_first_answers_are_mostly_cut() -> None:
     stop = EarlyStop([CutOffAnswers(raise_with="raise --tom-thinking-tokens (now 256)")])
     assert not stop.watches_attempts  # it reads finished conversations only
     for comp in [cut(), answered(), cut(), cut(thought=False), answered(),
                  Completion(error="HTTP 500"), cut(), cut()]:  # an error is no answer
-        stop.finished(comp)
-        assert stop.reason is None
-    stop.finished(cut())  # the sixth cut of at most ten: most of them
-    assert stop.reason == (
-        "most first answers were cut off by the budget: 6 of the first 8 (5 inside the "
-        "thought), so nearly every item would end cut off, never scored; raise "
+        stop.finished(comp, "bigtom", 320)
+        stop.finished(answered(), "fantom", 384)  # another suite, answered: its own window
+        assert stop.suite_stop("bigtom") is None
+    stop.finished(cut(), "bigtom", 320)  # the sixth cut of at most ten: most of them
+    assert stop.reason is None  # the run goes on ...
+    assert stop.suite_stop("fantom") is None  # ... and so does every other suite
+    assert stop.suites == {"bigtom": (
+        "6 of its first 8 answers cut off by the budget (max_tokens 320, 5 inside the "
+        "thought); nearly every item would end cut off, never scored; raise "
         "--tom-thinking-tokens (now 256) (or --tom-early-stop=off to run to the end at this "
-        "budget)")
+        "budget)")}
+    # a suite's window is its own: hitom's cut answers count from zero, fantom's window
+    # (its first ten answers) was mostly answered and is never read again
+    for _ in range(5):
+        stop.finished(cut(), "hitom", 512)
+        stop.finished(cut(), "fantom", 384)
+    assert stop.suite_stop("hitom") is None
+    stop.finished(cut(), "hitom", 512)
+    assert "max_tokens 512" in (stop.suite_stop("hitom") or "")
+    assert stop.suite_stop("fantom") is None
+
+
+def test_a_thought_shown_changes_what_the_cut_off_rule_advises() -> None:
+    stop = EarlyStop([CutOffAnswers(raise_with="raise --tom-max-tokens",
+                                    raise_when_shown="the server ignored --tom-thinking=off")])
+    for _ in range(6):
+        stop.finished(Completion(responses=["b) the"], thoughts=[None], finish=["length"]),
+                      "plain", 64)
+        stop.finished(cut(), "thinks", 64)
+    assert "raise --tom-max-tokens" in stop.suites["plain"]
+    assert "the server ignored --tom-thinking=off" in stop.suites["thinks"]
 
 
 def test_the_cut_off_rule_never_fires_on_half_or_after_the_first_answers() -> None:
     half = EarlyStop([CutOffAnswers(raise_with="x")])
     for comp in [cut(), answered()] * 5 + [cut()] * 20:  # 5 of the first 10; later ones not read
         half.finished(comp)
-    assert half.reason is None
+    assert half.reason is None and not half.suites
     # a chain of thought's first call cut inside its answer goes on: not cut off
     cot = EarlyStop([CutOffAnswers(raise_with="x")])
     for _ in range(10):
         cot.finished(Completion(responses=["Step one", "b)"], thoughts=[None, None],
                                 finish=["length", "stop"]))
-    assert cot.reason is None
+    assert cot.reason is None and not cot.suites
 
 
 def test_the_rules_of_a_run() -> None:
     assert [type(r) for r in rules_for(False)] == []
     assert [type(r) for r in rules_for(True, cut_off="x")] == [UnreachableServer, CutOffAnswers]
     assert [type(r) for r in rules_for(False, cut_off="x")] == [CutOffAnswers]
+
+
+def test_a_thought_after_thinking_off_is_the_server_ignoring_it() -> None:
+    """Issue 46: after --tom-thinking=off a thought is the server ignoring the request (its
+    template does not read enable_thinking): said so, never "turn thinking on"; the
+    header's answer length says "thinking off"."""
+    off = TomOptions(thinking="off")
+    shown = raise_text(off, shown=True)
+    assert shown.startswith("the server ignored --tom-thinking=off: its replies still show a "
+                            "thought") and "--tom-thinking=on" not in shown
+    assert "--tom-thinking=on" not in raise_text(off)  # no reply could tell
+    assert raise_text(off, thinks=False).startswith("no reply showed a thought")
+    assert "--tom-thinking=on" in raise_text(TomOptions())  # asked nothing: the advice stays
+    assert budget_text(off, "max_tokens 64 per answer").endswith(
+        "· thinking off (--tom-thinking=off)")
+    assert "thinking off" not in budget_text(TomOptions(), "max_tokens 64 per answer")

@@ -17,6 +17,7 @@ from conftest import SUITES
 
 from pytest_tom.cli import main
 from pytest_tom.engine import bundled
+from pytest_tom.gates.spec import family_names, parse_thresholds
 
 try:
     import tomllib
@@ -171,6 +172,14 @@ def test_the_workflow_gates_against_the_baseline_and_publishes_the_reports(
     assert "baseline" not in upload["with"]["path"]  # a failed run's file is no baseline
     baseline = [s for s in steps if s.get("with", {}).get("name") == "tom-baseline"]
     assert len(baseline) == 1 and baseline[0]["if"].startswith("success()")
+    # the reasoning-model variant (issue 46): a thinking budget from a repository variable
+    # and a gate that refuses any cut-off answer, in the gate syntax the run reads
+    assert flow["jobs"]["tom"]["env"]["TOM_THINKING_TOKENS"] == "${{ vars.TOM_THINKING_TOKENS }}"
+    variant = ('thinking="--tom-thinking-tokens=$TOM_THINKING_TOKENS '
+               '--tom-fail-under=cut_off<=0"')
+    assert variant in script and "$gate $thinking" in script
+    (gate,) = parse_thresholds("cut_off<=0", family_names())
+    assert (gate.ref.metric, gate.ref.suite, gate.op, gate.value) == ("cut_off", None, "<=", 0.0)
 
 
 def test_suites_lists_the_bundled_suites_and_copies_them_out(

@@ -380,7 +380,7 @@ def test_compare_refuses_tokens_against_characters(tmp_path: Path) -> None:
     cmp = compare_runs(load_runs([saved(tmp_path, "a", a), saved(tmp_path, "b", b)]))
     row = next(r for r in cmp.suites[0].rows if r.metric == "reasoning.mean")
     assert row.diffs[1] is None
-    assert "tokens / characters: not compared" in row.label
+    assert row.label == "mean reasoning length (tokens / characters: not compared)"
 
 
 # -- HTML ------------------------------------------------------------------------------
@@ -392,3 +392,47 @@ def test_the_html_page_plots_accuracy_against_reasoning_length(tmp_path: Path) -
     assert "reasoning tokens (median of each quartile)" in page
     assert "mean reasoning tokens" in page  # the interval list, as an amount
     assert "Turn accuracy by quartile" not in render_html(plain)
+
+
+def cut_some(records: list[dict[str, Any]], every: int) -> list[dict[str, Any]]:
+    """Every `every`-th record cut off by the budget (inside the thought), as a run at too
+    small a budget records it."""
+    out = []
+    for i, rec in enumerate(records):
+        if i % every == 0:
+            rec = {**rec, "responses": [""], "finish": ["length"],
+                   "outcome": {**rec["outcome"], "correct": False, "error": "cut_off",
+                               "parsed": None, "extra": {"in_thought": True}}}
+        out.append(rec)
+    return out
+
+
+def test_compare_names_tokens_and_counts_cut_off_answers(tmp_path: Path) -> None:
+    """Issue 46: against a run without a thought the thought length stays in tokens (the
+    unit of the run that has one), and every comparison shows the cut-off answers: count
+    and share per run, and the paired difference of the share."""
+    base = scored(BIGTOM)
+    thinking = cut_some(think(base, spread), every=4)
+    runs = load_runs([saved(tmp_path, "plain", base), saved(tmp_path, "thinking", thinking)])
+    cmp = compare_runs(runs)
+    rows = {r.metric: r for r in cmp.suites[0].rows}
+    assert rows["reasoning.mean"].label == "mean reasoning tokens"
+    assert not any("characters" in r.label for r in cmp.suites[0].rows)
+    cut = rows["cut_off"]
+    n = len(base)
+    k = sum(1 for r in thinking if r["outcome"]["error"] == "cut_off")
+    assert cut.counts == [(0, n), (k, n)] and cut.values == [0.0, pytest.approx(k / n)]
+    assert cut.headline and cut.diffs[1].delta == pytest.approx(k / n)
+    assert cut.diffs[1].test == "mcnemar" and cut.diffs[1].p_value < 0.001
+    total = next(t for t in cmp.totals if t.metric == "cut_off")
+    assert total.counts == [(0, n), (k, n)]
+    text = render_text(cmp)  # headline rows: no --all needed
+    line = next(x for x in text.splitlines() if x.startswith("cut off by the budget"))
+    assert f"0/{n} 0.0%" in line and f"{k}/{n} {100 * k / n:.1f}%" in line and " M" in line
+    assert "cut off: items whose budget ran out" in text
+    html = render_html(runs, cmp)
+    assert f"{k}/{n} {100 * k / n:.1f}%" in html and "cut off by the budget" in html
+    # two plain runs without a cut-off item: no such row (a plain comparison is unchanged)
+    plain = compare_runs(load_runs([saved(tmp_path, "p1", base), saved(tmp_path, "p2", base)]))
+    assert not any(r.metric == "cut_off" for s in plain.suites for r in s.rows)
+    assert not any(t.metric == "cut_off" for t in plain.totals)

@@ -49,9 +49,16 @@ def check_figures(report: dict[str, Any], length: Any) -> None:
     for name in SUITES:
         suite = report["suites"][name]
         metrics, intervals, block = suite["metrics"], suite["intervals"], suite["reasoning"]
-        records = [r for r in report["items"] if r["item"]["suite"] == name]
+        every = [r for r in report["items"] if r["item"]["suite"] == name]
+        # a cut-off item was never answered: its length is a lower bound, apart (issue 46)
+        cut = [r for r in every if r["outcome"].get("error") == "cut_off"]
+        records = [r for r in every if r["outcome"].get("error") != "cut_off"]
         lengths = {r["item"]["id"]: length(r) for r in records}
         assert block["items"] == len(records)
+        bounds = sorted(length(r) for r in cut)
+        assert block["cut_off"] == {"items": len(cut), "with_length": len(cut),
+                                    "low": bounds[0], "high": bounds[-1],
+                                    "median": statistics.median(bounds)}
         assert metrics["reasoning.mean"] == pytest.approx(statistics.fmean(lengths.values()))
         assert metrics["reasoning.median"] == statistics.median(lengths.values())
         assert intervals["reasoning.mean"]["low"] < metrics["reasoning.mean"]
@@ -66,15 +73,28 @@ def check_figures(report: dict[str, Any], length: Any) -> None:
             assert metrics[f"reasoning.q{k}.turn"] == right / len(inside)
             iv = intervals[f"reasoning.q{k}.turn"]
             assert (iv["low"], iv["high"]) == pytest.approx(wilson(right, len(inside)))
-        # a cut-off answer is in its quartile's denominator as not right
-        cut = [r for r in records if r["outcome"].get("error") == "cut_off"]
+        # the cut-off answers are in no quartile, but still counted (and not right)
         assert cut and metrics["cut_off"] == len(cut)
+        assert sum(q["judged"] for q in block["quartiles"]) == sum(map(judged, records))
     bigtom = report["suites"]["bigtom-everyday"]["metrics"]
     fantom = report["suites"]["fantom-smalltalk"]["metrics"]
     # the answerer thinks 2.3x as long on false-belief items: read from the declared accuracies
     assert 2.0 < bigtom["reasoning.mean.false_belief"] / bigtom["reasoning.mean.true_belief"] < 2.6
     assert 2.0 < (fantom["reasoning.mean.belief_choice"]
                   / fantom["reasoning.mean.accessible.belief_choice"]) < 2.6
+    # the declared contrasts: the ratio of the means, paired by scenario (issue 46 item 3)
+    for name, reference, level in (("bigtom-everyday", "true_belief", "false_belief"),
+                                   ("fantom-smalltalk", "accessible.belief_choice",
+                                    "belief_choice")):
+        block = report["suites"][name]["reasoning"]
+        (contrast,) = block["contrasts"]
+        (row,) = contrast["levels"]
+        assert (contrast["reference"], row["name"], contrast["paired"]) == (reference, level, True)
+        assert row["ratio"] == pytest.approx(row["mean"] / row["reference_mean"])
+        # 2.3 times the words of the same base; the bases differ by item: near 2.3
+        assert row["low"] <= row["ratio"] <= row["high"] and 1.6 < row["ratio"] < 3.0
+        assert row["groups"] >= 3
+        assert [c["name"] for c in block["conditions"]] == [reference, level]
 
 
 def scores_section(out: str) -> list[str]:
@@ -98,10 +118,17 @@ def test_a_thinking_run_reports_its_reasoning_plainly_and_under_xdist(
     section = scores_section(out)
     assert max(map(len, section)) <= WIDTH
     text = "\n".join(section)
-    assert "reasoning, reasoning tokens of 625 answered items: mean" in text
+    answered = sum(1 for r in plain["items"] if r["item"]["suite"] == "bigtom-everyday"
+                   and r["outcome"].get("error") != "cut_off")
+    assert f"reasoning, reasoning tokens of {answered} answered items: mean" in text
+    assert "cut off, never answered (in no mean): " in text
+    assert "mean reasoning tokens, false against true belief (ratio to TB, paired by scenario)" \
+        in text
+    assert "turn accuracy by quartile of reasoning tokens    Q1 (judged)" in text
     assert "turn accuracy by quartile of reasoning tokens: Q1" in text
     assert "FB accuracy" in text and "× suite mean" in text
     page = (pytester.path / "r.html").read_text(encoding="utf-8")
+    assert page.count("Thought length by condition") == 2
     assert page.count("Turn accuracy by quartile of reasoning tokens (95% intervals)") == 2
     xdist, _ = run(pytester, "counted", "-n", "2")
     assert reasoning_of(xdist) == reasoning_of(plain)
@@ -115,5 +142,7 @@ def test_without_token_counts_the_thought_is_measured_in_characters(
         block = report["suites"][name]["reasoning"]
         assert (block["unit"], block["measure"]) == ("characters", "thought length in characters")
     text = "\n".join(scores_section(out))
-    assert "reasoning, thought length in characters of 625 answered items" in text
+    answered = sum(1 for r in report["items"] if r["item"]["suite"] == "bigtom-everyday"
+                   and r["outcome"].get("error") != "cut_off")
+    assert f"reasoning, thought length in characters of {answered} answered items" in text
     assert "no token count in every record" in text

@@ -123,6 +123,11 @@ WORKFLOW = """\
 # every item answered saves tom/baseline.json as the artifact tom-baseline: commit it, and
 # every later run gates against it (a significant drop of turn or goal accuracy fails the
 # job). A run with errors (a server down, a wrong key) saves no baseline and fails.
+# A reasoning model (Qwen3, DeepSeek-R1, gpt-oss ...): also set the variable
+# TOM_THINKING_TOKENS (e.g. 4096): each request then gets that room for the thought on top
+# of its answer length, and the run fails when any answer was cut off by the budget
+# (gate cut_off<=0: a budget too small is not read as wrong answers). See pytest-tom's
+# docs/reasoning-models.md.
 name: tom
 
 on:
@@ -138,6 +143,7 @@ jobs:
       TOM_MODEL: ${{ vars.TOM_MODEL }}
       OPENAI_BASE_URL: ${{ vars.TOM_BASE_URL }}
       OPENAI_API_KEY: ${{ secrets.OPENAI_API_KEY }}
+      TOM_THINKING_TOKENS: ${{ vars.TOM_THINKING_TOKENS }}
     steps:
       - uses: actions/checkout@v4
       - uses: actions/setup-python@v5
@@ -164,8 +170,12 @@ jobs:
             echo "::notice::no tom/baseline.json yet: this run saves one when every item is answered (artifact tom-baseline); commit it"
             gate="--tom-save-baseline=tom/baseline.json"
           fi
+          thinking=""
+          if [ -n "$TOM_THINKING_TOKENS" ]; then  # a reasoning model: room, and no cut-off answer
+            thinking="--tom-thinking-tokens=$TOM_THINKING_TOKENS --tom-fail-under=cut_off<=0"
+          fi
           python -m pytest tom --tom-suite=bundled --tom-model="$TOM_MODEL" \\
-            --tom-items=report $gate \\
+            --tom-items=report $gate $thinking \\
             --tom-report=tom-report.json --tom-html=tom-report.html \\
             --tom-markdown="$GITHUB_STEP_SUMMARY" -p no:cacheprovider
       - name: Upload the reports

@@ -41,6 +41,8 @@ class Row:
     # how the values are shown (`metrics.numbers`): percent, 0-1, or "amount" (a mean or
     # median of reasoning tokens, whose difference is in tokens)
     display: str = PERCENT
+    # a share of items (the cut-off row): (items counted, items) per run, None: no such run
+    counts: list[tuple[int, int] | None] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = {"metric": self.metric, "label": self.label, "kind": self.kind,
@@ -48,6 +50,8 @@ class Row:
                "diffs": [None if d is None else d.to_dict() for d in self.diffs]}
         if self.display != PERCENT:
             out["display"] = self.display
+        if self.counts is not None:
+            out["counts"] = [None if c is None else list(c) for c in self.counts]
         return out
 
 
@@ -79,6 +83,8 @@ class TotalRow:
     label: str
     values: list[Any]
     intervals: list[dict[str, Any] | None]
+    # a share of items (cut off): (items counted, items) per run
+    counts: list[tuple[int, int] | None] | None = None
 
 
 @dataclass
@@ -112,6 +118,24 @@ class Flips:
 
 
 @dataclass
+class SettingDifference:
+    """A setting that decides what the model was asked, different in a later run than in
+    the first (`engine/run_report.ReportSettings.differences`)."""
+
+    field: str  # its dotted path in the report: settings.asked.thinking_tokens
+    first: Any
+    later: Any
+
+
+@dataclass
+class AskedDifferently:
+    """The settings of one later run that differ from the first run's (none: asked alike)."""
+
+    against: str  # the later run's label
+    fields: list[SettingDifference]
+
+
+@dataclass
 class Comparison:
     seed: int
     resamples: int
@@ -119,6 +143,7 @@ class Comparison:
     suites: list[SuiteComparison]
     totals: list[TotalRow]
     flips: list[Flips]
+    asked: list[AskedDifferently] = field(default_factory=list)
 
     @property
     def labels(self) -> list[str]:
@@ -129,4 +154,5 @@ class Comparison:
                 "runs": [asdict(r) for r in self.runs],
                 "suites": [s.to_dict() for s in self.suites],
                 "totals": [asdict(t) for t in self.totals],
-                "flips": [asdict(f) for f in self.flips]}
+                "flips": [asdict(f) for f in self.flips],
+                "asked_differently": [asdict(a) for a in self.asked if a.fields]}

@@ -12,10 +12,18 @@ to the first with a paired test on the items both runs judged:
   items both runs answered (the difference in tokens, or in characters: only between
   runs whose lengths count the same unit); a median or the accuracy of a quartile of
   reasoning length has no paired test (a quartile holds other items in each run): their
-  values and intervals stand side by side.
+  values and intervals stand side by side. The label names the unit of the runs that
+  have one (a run without a thought has none: it does not turn tokens into characters);
+* cut off by the budget (a suite where some run has a cut-off item or any reasoning): each
+  run's count and share of the suite's items (Wilson interval), and the paired
+  difference in that share with the exact McNemar test on the shared items (newly cut
+  off against no longer cut off), so that a small budget is never read as wrong answers.
+  The totals carry the same row over every suite.
 
 Items judged in both runs with a different verdict are the flipped items, listed with
-both answers. The result is a `compare.comparison.Comparison`: analysis only, which
+both answers. Runs asked differently (method, seed, temperature, or a field of
+`settings.asked`: the thinking budget, the answer lengths, the request fields ...) are
+said so, field by field (`Comparison.asked`). The result is a `compare.comparison.Comparison`: analysis only, which
 `report/` renders (terminal, Markdown, HTML) and `to_dict` writes as JSON.
 """
 
@@ -26,16 +34,18 @@ from typing import Any
 
 from pytest_tom.compare.comparison import (
     Answer,
+    AskedDifferently,
     Comparison,
     Flip,
     Flips,
     Row,
     RunInfo,
+    SettingDifference,
     SuiteComparison,
     TotalRow,
 )
 from pytest_tom.compare.runs import Run
-from pytest_tom.core.outcome import status
+from pytest_tom.core.outcome import CUT_OFF, status
 from pytest_tom.core.record import Record
 from pytest_tom.engine.headline import catalog, suite_intervals
 from pytest_tom.metrics.accuracy import judged
@@ -49,7 +59,7 @@ from pytest_tom.metrics.intervals import (
 )
 from pytest_tom.metrics.mcnemar import mcnemar_exact
 from pytest_tom.metrics.numbers import PERCENT
-from pytest_tom.metrics.record_table import RecordTable
+from pytest_tom.metrics.record_table import MEASURES, RecordTable
 
 ANSWER_LIMIT = 300
 
@@ -102,6 +112,74 @@ def grouped_diff(spec: Metric, a: list[Record], b: list[Record], seed: int,
     units = sorted(set(sa) & set(sb), key=str)
     assert spec.finish is not None
     return paired_bootstrap([(sa[u], sb[u]) for u in units], spec.finish, seed, resamples)
+
+
+def cut_off_counts(records: list[Record]) -> tuple[int, int]:
+    """(cut-off items, items) of a run's records."""
+    return sum(1 for r in records if status(r.get("outcome")) == CUT_OFF), len(records)
+
+
+def cut_off_diff(a: list[Record], b: list[Record]) -> PairedDiff:
+    """The paired difference in the share of items cut off, on the items both runs have,
+    with the exact McNemar test (`worse`: newly cut off; `better`: no longer cut off)."""
+    after = {key_of(r): status(r.get("outcome")) == CUT_OFF for r in b}
+    n = ca = cb = newly = no_longer = 0
+    for rec in a:
+        other = after.get(key_of(rec))
+        if other is None:
+            continue
+        mine = status(rec.get("outcome")) == CUT_OFF
+        n += 1
+        ca += mine
+        cb += other
+        newly += other and not mine
+        no_longer += mine and not other
+    if n == 0:
+        return PairedDiff(None, None, None, None, None, None, "mcnemar", 0)
+    d = (cb - ca) / n
+    var = ((newly + no_longer) / n - d * d) / n
+    half = 1.959963984540054 * max(var, 0.0) ** 0.5
+    return PairedDiff(ca / n, cb / n, d, max(-1.0, d - half), min(1.0, d + half),
+                      mcnemar_exact(newly, no_longer), "mcnemar", n, newly, no_longer)
+
+
+def cut_off_row(runs: list[Run], name: str) -> Row | None:
+    """The suite's cut-off row (module docstring), or None when no run has a cut-off item
+    and none shows reasoning in it."""
+    present = [bool(r.results.suite(name)) for r in runs]
+    counts = [cut_off_counts(r.records(name)) if here else None
+              for r, here in zip(runs, present, strict=True)]
+    if not any(c and c[0] for c in counts) and not any(reasoning_unit(r, name) for r in runs):
+        return None
+    values: list[Any] = [c[0] / c[1] if c and c[1] else None for c in counts]
+    intervals: list[dict[str, Any] | None] = []
+    for c in counts:
+        w = wilson(*c) if c and c[1] else None
+        intervals.append({"low": w.low, "high": w.high, "method": "wilson"}
+                         if w is not None and w.low is not None else None)
+    diffs: list[PairedDiff | None] = [None]
+    for run in runs[1:]:
+        a, b = runs[0].records(name), run.records(name)
+        diffs.append(cut_off_diff(a, b) if a and b else None)
+    return Row(metric=CUT_OFF, label="cut off by the budget (share of items)", kind="share",
+               headline=True, values=values, intervals=intervals, diffs=diffs,
+               counts=counts)
+
+
+def unit_label(label: str, units: list[str]) -> str:
+    """A reasoning-length row's label in the unit of the runs that count one (the catalog
+    is built over every run's records together, where a run without a thought makes
+    "every record has a token count" false); both units: said, and not compared."""
+    named = sorted({u for u in units if u})
+    if len(named) > 1:  # each run's value in its own unit: the label names neither alone
+        for measure in MEASURES.values():
+            label = label.replace(measure, "reasoning length")
+        return label + f" ({' / '.join(u or 'none' for u in units)}: not compared)"
+    if named:
+        for measure in MEASURES.values():
+            if measure in label:
+                return label.replace(measure, MEASURES[named[0]])
+    return label
 
 
 def answer_of(rec: Record) -> str:
@@ -186,9 +264,7 @@ def compare_runs(runs: list[Run], seed: int = 0, resamples: int = RESAMPLES) -> 
             values = [res.figure(name, spec.name) for res in results]
             if all(v is None for v in values):
                 continue
-            label = spec.label
-            if spec.quantity and len({u for u in units if u}) > 1:  # tokens vs characters
-                label += f" ({' / '.join(u or 'none' for u in units)}: not compared)"
+            label = unit_label(spec.label, units) if spec.quantity else spec.label
             intervals = [iv.get(spec.name) for iv in ivs]
             intervals = [None if i is None else {"low": i["low"], "high": i["high"],
                                                  "method": i["method"]} for i in intervals]
@@ -220,12 +296,29 @@ def compare_runs(runs: list[Run], seed: int = 0, resamples: int = RESAMPLES) -> 
                             headline=spec.headline, values=values, intervals=intervals,
                             diffs=diffs,
                             display=AMOUNT if spec.display == AMOUNT else PERCENT))
+        cut = cut_off_row(runs, name)
+        if cut is not None:  # after the headline accuracies, before the reasoning figures
+            at = next((i for i, r in enumerate(rows) if r.display == AMOUNT), len(rows))
+            rows.insert(at, cut)
         counts = [len(r.records(name)) for r in runs]
         suites.append(SuiteComparison(name=name, family=family, items=counts, rows=rows))
     totals = [TotalRow(metric=key, label=label,
                        values=[res.totals.get(key) for res in results],
                        intervals=[res.totals_intervals.get(key) for res in results])
               for key, label in (("turn", "turn accuracy"), ("goal", "goal accuracy"))]
+    if any(r.metric == CUT_OFF for s in suites for r in s.rows):
+        cut_counts: list[tuple[int, int] | None] = [
+            (int(res.totals.get("cut_off") or 0), int(res.totals.get("items") or 0))
+            for res in results]
+        pairs = [(c, n) for c, n in (x for x in cut_counts if x is not None)]
+        shares: list[Any] = [c / n if n else None for c, n in pairs]
+        cut_ivs: list[dict[str, Any] | None] = []
+        for c, n in pairs:
+            w = wilson(c, n) if n else None
+            cut_ivs.append({"low": w.low, "high": w.high, "method": "wilson"}
+                           if w is not None and w.low is not None else None)
+        totals.append(TotalRow(metric=CUT_OFF, label="cut off by the budget (share of items)",
+                               values=shares, intervals=cut_ivs, counts=cut_counts))
     flipped = []
     for run in runs[1:]:
         items = flips([x for n in names for x in first.records(n)],
@@ -233,8 +326,12 @@ def compare_runs(runs: list[Run], seed: int = 0, resamples: int = RESAMPLES) -> 
         tally = Counter(f.direction for f in items)
         flipped.append(Flips(against=run.label, worse=tally["worse"], better=tally["better"],
                              items=items))
+    asked = [AskedDifferently(against=run.label, fields=[
+        SettingDifference(name, a, b)
+        for name, a, b in first.report.settings.differences(run.report.settings)])
+        for run in runs[1:]]
     return Comparison(
-        seed=seed, resamples=resamples,
+        seed=seed, resamples=resamples, asked=asked,
         runs=[RunInfo(label=r.label, model=r.model, path=str(r.path),
                       settings=r.report.settings.data, finished=r.report.finished,
                       items=len(r.report.records)) for r in runs],

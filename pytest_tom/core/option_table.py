@@ -195,9 +195,9 @@ class TomOptions:
         "password are redacted wherever they are shown", default=(), convert=field_list,
         metavar="NAME=JSON", repeat=True)
     early_stop: str = opt(
-        "on: stop the run with one line when most of its first answers were cut off by the "
-        "budget (a reasoning model given too few tokens); off: run to the end at the budget "
-        "given (default on)", default="on", choices=("on", "off"), metavar="on|off")
+        "on: stop a suite, with one line naming it, when most of its first answers were cut "
+        "off by its budget (a reasoning model given too few tokens; the other suites run on); "
+        "off: run to the end at the budget given (default on)", default="on", choices=("on", "off"), metavar="on|off")
     report: str | None = opt("write the JSON report (every item, every metric) to PATH",
                              metavar="PATH", path=True)
     record: str | None = opt("write every response as a replay file (JSONL) to PATH",

@@ -19,7 +19,7 @@ from typing import Any
 
 from pytest_tom import families
 from pytest_tom.core.settings import Settings
-from pytest_tom.engine import reasoning_length
+from pytest_tom.engine import reasoning_length, thought_stats
 from pytest_tom.engine.results import Results
 from pytest_tom.metrics.accuracy import Record, group_key
 from pytest_tom.metrics.declare import AMOUNT, GROUPED, PROPORTION, AllRight, Metric, ratio_of
@@ -115,7 +115,10 @@ def reasoning_figures(family: str, table: RecordTable,
         value = spec.evaluate(table).value
         if value is not None:
             values[spec.name] = value
-    return ReasoningFigures(values, reasoning_length.block(table, specs))
+    block = reasoning_length.block(table, specs)
+    if block is not None:  # cut-off items apart, and the family's contrasts
+        block.update(thought_stats.extra_block(table, family, (settings or Settings()).seed))
+    return ReasoningFigures(values, block)
 
 
 def totals_catalog() -> Catalog:

@@ -62,6 +62,8 @@ def budget_text(options: TomOptions, answer_length: str) -> str:
     """The budget in words: `answer_length` (the header's text of the answer budget), plus
     the thought's room when there is one."""
     room = thinking_budget(options)
+    if options.thinking == "off":  # asked for no thought: said, as the server may ignore it
+        return f"{answer_length} · thinking off (--tom-thinking=off)"
     if room is None or options.max_tokens is not None:
         return answer_length
     why = ("--tom-thinking-tokens" if options.thinking_tokens
@@ -69,15 +71,26 @@ def budget_text(options: TomOptions, answer_length: str) -> str:
     return f"{answer_length} + {room} for the thought ({why})"
 
 
-def raise_text(options: TomOptions, thinks: bool = True) -> str:
+def raise_text(options: TomOptions, thinks: bool = True, shown: bool = False) -> str:
     """The options that give the answers more room, in words, for a run with `options`.
     `thinks`: whether the model may be thinking (False once the replies that ended showed
-    no thought: then only the answer length is worth raising)."""
+    no thought: then only the answer length is worth raising); `shown`: some reply showed
+    a thought. After `--tom-thinking=off` a thought means the server ignored the request
+    (its chat template does not read `enable_thinking`), which is said as such: turning
+    thinking on is not the advice."""
     if options.max_tokens is not None:
         return f"raise --tom-max-tokens (now {options.max_tokens})"
     room = thinking_budget(options)
     if room is not None:
         return f"raise --tom-thinking-tokens (now {room}) or --tom-max-tokens"
+    if options.thinking == "off":
+        if shown:
+            return ("the server ignored --tom-thinking=off: its replies still show a thought "
+                    "(its chat template does not read enable_thinking, docs/reasoning-models.md); "
+                    "give the thought room with --tom-thinking-tokens N, or raise --tom-max-tokens")
+        if thinks:
+            return ("raise --tom-max-tokens; if the server ignores --tom-thinking=off (a thought "
+                    "cut off may show no tag), give the thought room with --tom-thinking-tokens N")
     if not thinks:
         return "no reply showed a thought: raise --tom-max-tokens N (now each family's length)"
     return (f"give the thought room with --tom-thinking=on ({THINKING_TOKENS} tokens) or "

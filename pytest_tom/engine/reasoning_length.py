@@ -4,7 +4,8 @@ answered record has a count, else the thought's length in characters), added to 
 common metrics by `engine.headline` when the suite's records show any reasoning, and
 none otherwise (a plain model's report is unchanged):
 
-* `reasoning.mean`: the mean reasoning length of the answered items, with a bootstrap
+* `reasoning.mean`: the mean reasoning length of the answered items (a cut-off one is
+  not answered), with a bootstrap
   interval over the suite's groups (as goal accuracy's);
 * `reasoning.median`: their median, with the distribution-free interval of order
   statistics;
@@ -17,9 +18,11 @@ none otherwise (a plain model's report is unchanged):
   items it selects ("thinks 2.3x longer on false-belief items": the means of the FB and
   TB accuracies' items).
 
-A cut-off answer (the budget ran out) is judged and not right: it stays in its quartile's
-denominator, as in every accuracy. What the metrics cannot hold (the unit, the quartiles'
-ranges, which accuracy each mean belongs to) is the suite's `reasoning` block (`block`).
+A cut-off answer (the budget ran out) was never answered: its length is only a lower
+bound (`metrics.record_table.Reasoning.bounds`), so it is in no mean, median or quartile
+(`engine.thought_stats` reports the cut-off items apart, with their lower bounds). What
+the metrics cannot hold (the unit, the quartiles' ranges, which accuracy each mean
+belongs to) is the suite's `reasoning` block (`block`).
 """
 
 from __future__ import annotations

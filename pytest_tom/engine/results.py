@@ -219,6 +219,23 @@ class Reasoning:
         return [Quartile(q) for q in self._data.get("quartiles") or []]
 
     @property
+    def cut_off(self) -> dict[str, Any]:
+        """The cut-off items and the lower bounds of their thought lengths (empty: none
+        was cut off; `engine.thought_stats`)."""
+        return dict(self._data.get("cut_off") or {})
+
+    @property
+    def contrasts(self) -> list[dict[str, Any]]:
+        """The family's contrasts of thought length, each level's ratio to the reference
+        with its interval (`engine.thought_stats`)."""
+        return list(self._data.get("contrasts") or [])
+
+    @property
+    def conditions(self) -> list[dict[str, Any]]:
+        """Each condition of the contrasts: mean, quartile accuracies, cut-off items."""
+        return list(self._data.get("conditions") or [])
+
+    @property
     def selections(self) -> list[tuple[str, str, str, int, bool]]:
         """(reasoning metric, the accuracy's metric, its label, items with a length,
         whether the accuracy is a headline metric) of each `reasoning.mean.<metric>`."""

@@ -14,7 +14,8 @@ again key for key, and a key a newer version adds is kept by an older reader.
 
 Versions. `FORMAT` names the version this package writes. Adding an optional key (a
 record field, a suite figure, a setting) keeps the version: older reports lack it and
-readers take it with a default. A change of meaning or shape bumps `VERSION`, and
+readers take it with a default, or derive it from what the report holds (`settings.asked`,
+`ReportSettings.asked`: what the model was asked, as fields, read from the older prose). A change of meaning or shape bumps `VERSION`, and
 `upgrade` turns every older version this package still reads into the current one, so
 no reader ever sees an old shape (a report of a newer version than this package knows
 is refused with the way to upgrade).
@@ -29,8 +30,11 @@ from importlib.metadata import PackageNotFoundError, version
 from types import MappingProxyType
 from typing import Any
 
+from pytest_tom import families
 from pytest_tom.core.record import Record
 from pytest_tom.core.settings import Settings
+from pytest_tom.engine.asked import differences as asked_differences
+from pytest_tom.engine.asked import of_settings
 from pytest_tom.engine.results import Results
 from pytest_tom.engine.token_usage import usage_by_endpoint
 
@@ -207,8 +211,24 @@ class ReportSettings:
         return self.data.get("answer_length")
 
     @property
+    def asked(self) -> dict[str, Any]:
+        """What the model was asked, as fields (`engine/asked.py`): the run's `asked`
+        block, or for a report written before it, the block derived from what it holds."""
+        return of_settings(self.data, families.BUILTIN)
+
+    @property
     def concurrency(self) -> Any:
         return self.data.get("concurrency")
+
+    def differences(self, other: ReportSettings) -> list[tuple[str, Any, Any]]:
+        """(field, this value, the other's) of every setting that decides what the model
+        was asked and differs between this report and `other`: method, seed, temperature,
+        and each field of `asked` (`engine/asked.differences`), named by its dotted path
+        under the report (`settings.asked.thinking_tokens`)."""
+        out = [(f"settings.{key}", self.data[key], other.data[key])
+               for key in ("method", "seed", "temperature")
+               if self.has(key) and other.has(key) and self.data[key] != other.data[key]]
+        return out + asked_differences(self.asked, other.asked)
 
     @property
     def options(self) -> dict[str, Any]:

@@ -47,7 +47,13 @@ from pytest_tom.core.outcome import REQUEST_FAILED
 from pytest_tom.engine.cache import ResponseCache
 from pytest_tom.engine.cached_call import CachedCalls, is_cacheable, open_cache
 from pytest_tom.engine.completion import Completion, RunnerStats
-from pytest_tom.engine.early_stop import NOT_ASKED, EarlyStop, rules_for
+from pytest_tom.engine.early_stop import (
+    NOT_ASKED,
+    NOT_ASKED_START,
+    EarlyStop,
+    rules_for,
+    suite_not_asked,
+)
 from pytest_tom.engine.reasoning import raise_text
 from pytest_tom.engine.retry_policy import THROTTLE_STATUS, RetryPolicy, Slots
 
@@ -193,12 +199,14 @@ class Runner:
                  backoff: float = 0.5, max_backoff: float = 30.0, *,
                  cache: ResponseCache | None = None, deadline: float = 600.0,
                  poll: float = 0.05, retry: RetryPolicy | None = None,
-                 early_stop: EarlyStop | None = None, cut_off: str | None = None):
+                 early_stop: EarlyStop | None = None, cut_off: str | None = None,
+                 cut_off_shown: str | None = None):
         """`retry`: the retry policy (default: one of `retries`, `backoff`, `max_backoff`
         and `deadline`); `cache`: the response cache, used when the backend is cacheable;
         `poll`: how often an answer asked by another process is looked for; `early_stop`:
         the rules that stop the run early (default: those of the backend, `rules_for`, with
-        the cut-off rule when `cut_off` says what to raise)."""
+        the cut-off rule when `cut_off` says what to raise, `cut_off_shown` once a reply
+        showed a thought)."""
         self.backend = backend
         # what the backend can use: one call at a time for a model that is not thread-safe,
         # two batches for a batching one (Backend.in_flight)
@@ -214,7 +222,7 @@ class Runner:
         # then on no attempt starts (its slot is refused)
         self.early_stop = early_stop if early_stop is not None else EarlyStop(rules_for(
             bool(getattr(backend, "server", False)),
-            len(getattr(backend, "endpoints", None) or [None]), cut_off))
+            len(getattr(backend, "endpoints", None) or [None]), cut_off, cut_off_shown))
         send: Any = backend.acomplete
         slots: Slots = self.limiter
         if self.early_stop.rules:
@@ -253,11 +261,12 @@ class Runner:
     @classmethod
     def from_options(cls, backend: Backend, options: TomOptions, rootdir: str | Path) -> Runner:
         """The runner a pytest-tom session asks for (`options`: resolved --tom-* values)."""
+        stops = options.early_stop == "on" and not getattr(backend, "recorded", False)
         return cls(backend, concurrency=options.concurrency,
                    cache=open_cache(backend, options, rootdir),
                    retry=RetryPolicy.from_options(options),
-                   cut_off=raise_text(options) if options.early_stop == "on"
-                   and not getattr(backend, "recorded", False) else None)
+                   cut_off=raise_text(options) if stops else None,
+                   cut_off_shown=raise_text(options, shown=True) if stops else None)
 
     # -- loop management ---------------------------------------------------------------
     def _ensure_loop(self) -> asyncio.AbstractEventLoop:
@@ -437,6 +446,10 @@ class Runner:
         """Why this runner stopped asking (an early-stop rule fired), or None."""
         return self.early_stop.reason
 
+    def suite_stop(self, suite: str) -> str | None:
+        """Why this runner stopped asking for suite `suite`'s items, or None."""
+        return self.early_stop.suite_stop(suite)
+
     async def _watched_send(self, request: ModelRequest) -> ModelReply:
         """One attempt, told to the early-stop rules (answered, or its error)."""
         item = request.item
@@ -461,6 +474,7 @@ class Runner:
         comp = Completion()
         start = time.perf_counter()
         warming = self._warming
+        suite, budget = "", None  # for the early stop: the suite and the last call's budget
         try:
             if warming is not None and not warming.done():
                 await asyncio.shield(warming)
@@ -468,6 +482,12 @@ class Runner:
                 request = conversation(comp.responses)
                 if request is None:
                     break
+                if request.item is not None:
+                    suite = request.item.suite
+                    stopped = self.early_stop.suite_stop(suite)
+                    if stopped:  # its suite stopped early: this call is never made
+                        raise BackendError(suite_not_asked(suite, stopped))
+                budget = request.params.max_tokens
                 comp.sent.append(request.messages)
                 reply, cached = await self._call(request, comp, sample)
                 comp.responses.append(reply.text)
@@ -482,7 +502,7 @@ class Runner:
                     break
         except BackendError as exc:
             comp.error, comp.error_kind = str(exc), exc.kind
-            if comp.error.startswith(NOT_ASKED):  # the run stopped early: never asked
+            if comp.error.startswith(NOT_ASKED_START):  # the run or its suite stopped early
                 self._finish(key, comp, start, cut_short=True)
                 return comp
         except asyncio.CancelledError:
@@ -492,10 +512,11 @@ class Runner:
         except BaseException as exc:  # the run never crashes because of a model call:
             # a third-party backend's SystemExit or KeyboardInterrupt is an error of this item
             comp.error, comp.error_kind = f"{type(exc).__name__}: {exc}", REQUEST_FAILED
-        self._finish(key, comp, start)
+        self._finish(key, comp, start, suite=suite, budget=budget)
         return comp
 
-    def _finish(self, key: str, comp: Completion, start: float, cut_short: bool = False) -> None:
+    def _finish(self, key: str, comp: Completion, start: float, cut_short: bool = False,
+                suite: str = "", budget: int | None = None) -> None:
         """Count a conversation that ended: done (answered or failed), or `cut_short` by the
         end of the run (cancelled, not asked after an early stop): then neither done nor an
         error, so that the requests line counts what was answered or failed."""
@@ -505,7 +526,7 @@ class Runner:
             st.cut_short += 1
         else:
             if self.early_stop.rules:
-                self.early_stop.finished(comp)
+                self.early_stop.finished(comp, suite, budget)
             if comp.error:
                 st.errors += 1
                 self.failures.append((key, comp.error))

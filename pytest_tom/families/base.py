@@ -23,6 +23,7 @@ from pytest_tom.core.outcome import Outcome
 from pytest_tom.core.settings import Settings
 from pytest_tom.families.parts import fill_from_folder
 from pytest_tom.metrics.declare import Metric, Plot, Value, check_declarations
+from pytest_tom.metrics.thought_contrast import Contrast
 from pytest_tom.suite.schema import Checker, Obj
 
 Message = dict[str, str]  # {"role": ..., "content": ...}
@@ -100,6 +101,9 @@ class Family:
     # intervals, paired tests, gate direction, display and plots all come from here
     headline_metrics: ClassVar[tuple[Metric, ...]] = ()
     plots: ClassVar[tuple[Plot, ...]] = ()
+    # the contrasts of thought length a reasoning model's run reports (`CONTRASTS` of
+    # headline.py; `metrics.thought_contrast`, `engine.thought_stats`): none by default
+    thought_contrasts: ClassVar[tuple[Contrast, ...]] = ()
     # other metrics of `aggregate` (fnmatch patterns over its names) where lower is better:
     # a threshold `name=value` is a ceiling for them and a baseline drop is a rise (a
     # declared metric says so itself: `Metric(higher_is_better=False)`)

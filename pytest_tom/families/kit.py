@@ -85,6 +85,7 @@ from pytest_tom.metrics.intervals import Summaries
 from pytest_tom.metrics.numbers import pct, pct_of, points, signed_unit, tiny_pct, unit
 from pytest_tom.metrics.record_table import RecordTable
 from pytest_tom.metrics.resampling import disjoint_samples, mean_std
+from pytest_tom.metrics.thought_contrast import Condition, Contrast, condition_of
 
 # the answer parsers: strings in, what the answer says out
 from pytest_tom.scoring.choice import LETTERS, letters_named, parse_choice
@@ -149,13 +150,14 @@ __all__ = [
     "CUT_OFF", "ERROR", "GROUPED", "ID", "IDENT", "ITEM_ID", "JSON_BEGIN", "JSON_END", "LETTERS",
     "NO_VALUE", "PERCENT", "PROPORTION", "REQUEST_FAILED", "SKIPPED", "TAG", "UNAVAILABLE",
     "UNIT_SCALE", "UNPARSEABLE",
-    "AllRight", "AllRightGroups", "Any_", "Bool", "Checker", "ChoiceReading", "EmbedderError", "Enum", "Family",
+    "AllRight", "AllRightGroups", "Any_", "Bool", "Checker", "ChoiceReading", "Condition", "Contrast",
+    "EmbedderError", "Enum", "Family",
     "FamilyResult", "Field", "Int", "ItemSpec", "Joint", "KeywordTable", "LabelPairs", "ListOf",
     "Message", "Metric", "MetricTable", "Node", "Obj", "Opt", "Outcome", "Path_", "Plot",
     "Record", "RecordTable", "ScoringContext", "Settings", "Str", "Suite", "Summaries", "Text",
     "Value",
     "ValueMean",
-    "accuracies", "after_last", "check_unique_ids", "contains_normalised", "crosstab",
+    "accuracies", "after_last", "check_unique_ids", "condition_of", "contains_normalised", "crosstab",
     "describe", "describe_spec",
     "did_you_mean", "disjoint_samples", "dump_suite", "embeddings_available", "evaluate",
     "first_keyword", "get_embedder", "has_words", "hedge_in", "is_judged", "is_skipped",

@@ -3,8 +3,8 @@
 A `Family` subclass defined in a package's `family.py` takes what it does not define itself
 from the modules beside it, by their names (`PARTS`): the schemas and checks from
 `schema.py`, the items from `expand.py`, the methods and messages from `prompts.py`, the
-answer rule from `scoring.py`, the tables from `metrics.py`, the declared metrics and plots
-from `headline.py`, the options from `options.py`, the official files `pytest-tom fetch`
+answer rule from `scoring.py`, the tables from `metrics.py`, the declared metrics, plots
+and contrasts of thought length from `headline.py`, the options from `options.py`, the official files `pytest-tom fetch`
 downloads from `download.py`, and `converters` when there is a `convert.py`. A module function has the signature of the hook it becomes, without `self`
 (`expand(suite, data, settings, line_of)`, `score(item, response, ctx)` ...).
 So a family's `family.py` says only what is particular to it (its name, description,
@@ -35,7 +35,7 @@ PARTS: dict[str, dict[str, str]] = {
                 "unavailable": "unavailable", "option_problems": "option_problems"},
     "metrics": {"aggregate": "aggregate"},
     "headline": {"METRICS": "headline_metrics", "PLOTS": "plots",
-                 "declared_metrics": "declared_metrics"},
+                 "declared_metrics": "declared_metrics", "CONTRASTS": "thought_contrasts"},
     "options": {"OPTIONS": "options"},
     "download": {"DOWNLOADS": "downloads"},
 }

@@ -24,6 +24,8 @@ from typing import Any
 
 from pytest_tom.core.record import Record
 from pytest_tom.engine.answer_length import sent_text
+from pytest_tom.engine.asked import difference_text
+from pytest_tom.engine.asked import differences as asked_differences
 from pytest_tom.engine.results import Results
 from pytest_tom.engine.run_report import ReportSettings, RunReport
 from pytest_tom.engine.saved_report import SavedReportError, read_saved_report
@@ -455,11 +457,20 @@ def settings_notes(base: RunReport, settings: ReportSettings | dict[str, Any]) -
         if before.has(key) and before.data[key] != now.data.get(key):
             notes.append(f"the baseline used {key} {before.data[key]!r}, this run "
                          f"{now.data.get(key)!r}")
+    length_noted = False
     if before.has("max_tokens") and sent_text(before.data) != sent_text(now.data) and (
             before.max_tokens != now.max_tokens
             or (before.has("answer_length") and now.has("answer_length"))):
         notes.append(f"the baseline used {sent_text(before.data)}, this run "
                      f"{sent_text(now.data)}")
+        length_noted = True
+    # what the model was asked, field by field (engine/asked.py): the field is named
+    for name, a, b in asked_differences(before.asked, now.asked):
+        if length_noted and name.startswith(("settings.asked.max_tokens",
+                                             "settings.asked.answer_tokens")):
+            continue  # said above in words
+        notes.append("the baseline was asked differently: "
+                     + difference_text(name, a, b, "the baseline", "this run"))
     if base.data.get("model") and base.data.get("model") != now.data.get("model"):
         notes.append(f"baseline model {base.data['model']}, this run {now.data.get('model')}")
     errors = int(base.results.totals.errors or 0)

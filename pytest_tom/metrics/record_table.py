@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from pytest_tom.core.outcome import ERROR, status
+from pytest_tom.core.outcome import CUT_OFF, ERROR, status
 from pytest_tom.core.record import Record
 from pytest_tom.metrics.accuracy import is_judged, is_skipped
 
@@ -315,10 +315,16 @@ class Reasoning:
     thoughts (a server that gives no count: the thought's text is still known; a record
     with a token count but no thought text has no length then); "" when no record has a
     thought or a positive reasoning token count (a plain model: nothing to show). An
-    errored record (no reply) has no length (NaN), nor one without a count or a text."""
+    errored record (no reply) has no length (NaN), nor one without a count or a text.
 
-    lengths: np.ndarray  # float64, one per record; NaN: unknown
+    A cut-off record (the budget ran out) was never answered: its length is only how far
+    the thought got, a lower bound of the length it would have had. It is in `bounds`,
+    never in `lengths` (so in no mean, median or quartile), and not asked whether it has
+    a token count when the unit is decided."""
+
+    lengths: np.ndarray  # float64, one per record; NaN: unknown (or cut off)
     unit: str  # TOKENS | CHARACTERS | ""
+    bounds: np.ndarray | None = None  # float64: a cut-off record's lower bound, else NaN
 
     @property
     def measure(self) -> str:
@@ -369,15 +375,20 @@ def reasoning_of(records: Sequence[Record]) -> Reasoning:
     n = len(records)
     if not any(map(_reasons, records)):
         return Reasoning(np.full(n, np.nan), "")
-    answered = [status(r.get("outcome")) != ERROR for r in records]
+    statuses = [status(r.get("outcome")) for r in records]
+    answered = [s not in (ERROR, CUT_OFF) for s in statuses]
+    cut = [s == CUT_OFF for s in statuses]
     tokens = [reasoning_tokens(r) for r in records]
-    if all(t is not None for t, ok in zip(tokens, answered, strict=True) if ok):
+    decide = answered if any(answered) else cut  # every item cut off: their unit
+    if all(t is not None for t, ok in zip(tokens, decide, strict=True) if ok):
         unit, values = TOKENS, tokens
     else:
         unit, values = CHARACTERS, [thought_characters(r) for r in records]
     lengths = np.array([float(v) if ok and v is not None else np.nan
                         for v, ok in zip(values, answered, strict=True)], dtype=np.float64)
-    return Reasoning(lengths.reshape(n), unit)
+    bounds = np.array([float(v) if c and v is not None else np.nan
+                       for v, c in zip(values, cut, strict=True)], dtype=np.float64)
+    return Reasoning(lengths.reshape(n), unit, bounds.reshape(n))
 
 
 def _ranks(labels: list[Hashable]) -> np.ndarray:

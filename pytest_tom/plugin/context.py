@@ -30,6 +30,7 @@ from pytest_tom.backends.base import Backend, SamplingParams
 from pytest_tom.core.option_table import TomOptions
 from pytest_tom.core.settings import Settings
 from pytest_tom.engine.answer_length import NO_MAX_TOKENS, header_text
+from pytest_tom.engine.asked import asked_block
 from pytest_tom.engine.item import ItemEngine
 from pytest_tom.engine.reasoning import budget_text, request_fields, shown_fields, thinking_budget
 from pytest_tom.engine.shards import Shard, ShardError, resolve_shard
@@ -147,6 +148,12 @@ class RunContext:
         return budget_text(self.options, header_text([families.get(n) for n in families.BUILTIN],
                                                      self.settings.method))
 
+    def asked(self) -> dict[str, Any]:
+        """The settings that decide what the model is asked, as fields (engine/asked.py)."""
+        return asked_block(self.options, [families.get(n) for n in families.BUILTIN],
+                           self.settings.method,
+                           bool(self.backend.family_max_tokens or self.engine.thinking_tokens))
+
     def describe_settings(self, shard_record: dict[str, Any] | None = None,
                           selection_record: dict[str, Any] | None = None) -> dict[str, Any]:
         """Settings fit for reports and headers: no secrets (keys are never options).
@@ -161,6 +168,7 @@ class RunContext:
             "temperature": self.params.temperature,
             "max_tokens": self.params.max_tokens,  # None: per family, or none sent (answer_length)
             "answer_length": self.max_tokens_text(),  # what was sent, in words
+            "asked": self.asked(),  # ... and as fields (engine/asked.py)
             "concurrency": self.options.concurrency,
             **self._recorded_extras(shard_record, selection_record),
         }

@@ -19,6 +19,7 @@ import pytest
 
 from pytest_tom.core.outcome import UNAVAILABLE, UNPARSEABLE, Outcome
 from pytest_tom.engine.completion import Completion
+from pytest_tom.engine.early_stop import read_suite_not_asked
 from pytest_tom.engine.item import NextRequest, build_record
 from pytest_tom.engine.load import load_suite
 from pytest_tom.engine.sample_requests import call_fields, samples_text
@@ -122,6 +123,8 @@ class TomItem(pytest.Item):
         # set during the run, declared here so the item's attributes never grow then
         self._calls: tuple[Completion, list[Any]] | None = None
         self.record_sent = False  # the record went out on a report (once per item)
+        # why its suite stopped early, when the item was never asked (skipped, no record)
+        self.suite_stop: str | None = None
         # (phase, text) of the first attempt's failure: a rerun (pytest-rerunfailures) gives
         # the same verdict again from it, without asking the model (see `rerun`)
         self.verdict: tuple[str, str] | None = None
@@ -154,6 +157,10 @@ class TomItem(pytest.Item):
             pytest.skip(reason)
         self.completions = answers_of(self.config).completions(self.spec)  # asked ahead
         self.completion = self.completions[0]
+        stopped = read_suite_not_asked(self.completion.error, self.spec.suite)
+        if stopped:  # its suite stopped early (engine/early_stop.py): never asked, no record
+            self.suite_stop = stopped
+            pytest.skip(self.completion.error or "")
         if self.completion.error:
             self.outcome = Outcome.failed(self.completion.error_kind or "request_failed",
                                           self.completion.error)

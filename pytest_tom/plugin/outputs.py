@@ -137,7 +137,7 @@ class RunOutputs:
 
         # Ctrl-C, a crash or an early stop: what was scored, marked; nothing at all over a
         # previous file
-        stopped = self.requests.stop_reason()
+        stopped = self.requests.stopped_text()
         interrupted = bool(stopped) or exitstatus in (pytest.ExitCode.INTERRUPTED,
                                                       pytest.ExitCode.INTERNAL_ERROR)
         options, records = self.ctx.options, self.records
@@ -191,6 +191,8 @@ class RunOutputs:
                 terminalreporter.write_line(line, yellow=True)
             if self.ctx.options.html:
                 terminalreporter.write_line(f"tom html report: {self.ctx.options.html}")
+        for line in suite_stop_lines(self.requests.suite_stops):  # engine/early_stop.py
+            terminalreporter.write_line(line, red=True, bold=True)
 
         self.requests.write_cache_problems(terminalreporter)  # cache turned off, repaired
         for line in self.notes:
@@ -198,6 +200,17 @@ class RunOutputs:
         for line in self.write_errors:  # last: a file asked for was not written (exit status 1)
             terminalreporter.write_line(line, red=True, bold=True)
         return result
+
+
+def suite_stop_lines(stops: dict[str, tuple[str, int]]) -> list[str]:
+    """The lines for the suites that stopped early (engine/early_stop.CutOffAnswers): suite
+    -> (why, its items not asked), each wrapped within the section's width."""
+    lines: list[str] = []
+    for suite, (reason, n) in sorted(stops.items()):
+        lines += wrap_parts(f"tom: suite {suite} stopped early: ",
+                            [*reason.split("; "), f"{n} of its items not asked (skipped), "
+                                                  f"the other suites ran on"], sep="; ")
+    return lines
 
 
 def cut_off_lines(records: list[Record], options: TomOptions) -> list[str]:
@@ -213,7 +226,8 @@ def cut_off_lines(records: list[Record], options: TomOptions) -> list[str]:
     # nobody can tell: a template that opens the thought in the prompt shows no tag
     # until the model closes it, so the thinking options stay in the line)
     ended = any(status(r["outcome"]) in (RIGHT, WRONG, UNPARSEABLE, MEASURED) for r in records)
-    thinks = not ended or any(t for r in records for t in (r.get("thoughts") or ()))
+    shown = any(t for r in records for t in (r.get("thoughts") or ()))
+    thinks = not ended or shown
     return wrap_parts("tom: ", [f"{len(cut)} of {len(records)} answers cut off by the "
                                 f"budget{where}, counted apart, never wrong",
-                                raise_text(options, thinks)], sep="; ")
+                                raise_text(options, thinks, shown)], sep="; ")

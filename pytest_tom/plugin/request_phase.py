@@ -126,6 +126,8 @@ class RequestPhase:
         self._runner: Runner | None = None
         self._window_index: dict[int, int] | None = None  # -x/--maxfail: item -> position
         self.worker_stop: str | None = None  # on the controller: a worker's runner stopped
+        # suite -> (why it stopped early, its items not asked), from every item's report
+        self.suite_stops: dict[str, tuple[str, int]] = {}
 
     # -- the runner ---------------------------------------------------------------------
     @property
@@ -289,13 +291,27 @@ class RequestPhase:
 
     def take_worker_note(self, report: pytest.TestReport) -> None:
         """On the controller: a worker's cache problem, or why its runner stopped early,
-        carried on `report`, once."""
+        carried on `report`, once; and (in every process that logs reports) the items never
+        asked because their suite stopped early."""
         problem = getattr(report, "tom_cache_problem", None)
         if problem and problem not in self.cache_notes:
             self.cache_notes.append(problem)
         stop = getattr(report, "tom_stop", None)
         if stop and self.worker_stop is None:
             self.worker_stop = str(stop)
+        suite_stop = getattr(report, "tom_suite_stop", None)
+        if suite_stop:
+            suite, reason = suite_stop
+            first, n = self.suite_stops.get(suite, (str(reason), 0))
+            self.suite_stops[suite] = (first, n + 1)
+
+    def stopped_text(self) -> str | None:
+        """Why the run stopped early, or which suites did (None: neither): for the report's
+        status and the gates (a suite that stopped leaves the run incomplete)."""
+        stop = self.stop_reason()
+        if stop or not self.suite_stops:
+            return stop
+        return "; ".join(f"suite {s} stopped early" for s in sorted(self.suite_stops))
 
     def write_cache_problems(self, terminalreporter: Any) -> None:
         for line in self.cache_problems():

@@ -110,8 +110,10 @@ class RunGates:
         if stopped or session.exitstatus in (pytest.ExitCode.INTERRUPTED,
                                              pytest.ExitCode.INTERNAL_ERROR):
             if cfg.active or cfg.save_baseline:
-                state.not_evaluated = (("the run stopped early" if stopped else "the run was "
-                                        "interrupted") + ": gates not evaluated"
+                # a suite that stopped early (engine/early_stop.py) names itself
+                what = (stopped if stopped and stopped.startswith("suite ")
+                        else "the run stopped early" if stopped else "the run was interrupted")
+                state.not_evaluated = (what + ": gates not evaluated"
                                        + (", baseline not saved" if cfg.save_baseline else ""))
             if stopped and session.exitstatus in (pytest.ExitCode.OK,
                                                   pytest.ExitCode.INTERRUPTED):

@@ -17,7 +17,7 @@ from pytest_tom.plugin.request_phase import RequestPhase
 from pytest_tom.plugin.selection import Selection
 from pytest_tom.plugin.speed import freeze_more
 from pytest_tom.plugin.streaming import start_stream
-from pytest_tom.pytest_compat import collection_errors_set_aside, junit_path
+from pytest_tom.pytest_compat import collection_errors_set_aside, junit_path, unprefix_xdist_stop
 from pytest_tom.report.item_outcome import junit_properties
 
 
@@ -95,6 +95,9 @@ class RunLoop:
             if report.tom and self.junit:  # per-item properties of the JUnit XML (carried by
                 # the teardown report); without --junitxml nobody reads them
                 item.user_properties.extend(junit_properties(report.tom))
+        if call.when == "setup" and isinstance(item, TomItem) and item.suite_stop:
+            # never asked, its suite stopped early: the reason travels to the xdist controller
+            report.tom_suite_stop = [item.spec.suite, item.suite_stop]  # type: ignore[attr-defined]
         stop = self.requests.stop_reason()
         if stop and call.when == "teardown":  # an early-stop rule fired: pytest's loop ends
             # after this item, with the reason as its one line (engine/early_stop.py)
@@ -102,6 +105,12 @@ class RunLoop:
             if not item.session.shouldfail:
                 item.session.shouldfail = f"tom: the run stopped early: {stop}"
         return report
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_keyboard_interrupt(self, excinfo: Any) -> None:
+        """Under xdist an early stop ends the run as `xdist.dsession.Interrupted`: its line
+        is made the plain run's ("! tom: the run stopped early: ...")."""
+        unprefix_xdist_stop(self.ctx.config, "tom: ")
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:

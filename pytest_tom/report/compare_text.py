@@ -15,7 +15,8 @@ from typing import Any
 
 from tabulate import tabulate
 
-from pytest_tom.compare.comparison import Comparison, Row
+from pytest_tom.compare.comparison import Comparison, Row, TotalRow
+from pytest_tom.engine.asked import difference_text
 from pytest_tom.metrics.intervals import PairedDiff
 from pytest_tom.metrics.numbers import AMOUNT, PERCENT, figure, fmt_interval
 from pytest_tom.metrics.numbers import signed_amount as signed
@@ -74,10 +75,19 @@ def headers(cmp: Comparison) -> list[str]:
     return out
 
 
+def run_cell(row: Row | TotalRow, i: int) -> str:
+    """Run `i`'s cell of a row: its value and interval; a share of items (cut off) also
+    gives its count, `3/20 15.0% [5.2, 36.0]`."""
+    display = getattr(row, "display", PERCENT)
+    text = value_cell(row.values[i], row.intervals[i], display)
+    counts = row.counts[i] if row.counts is not None and i < len(row.counts) else None
+    return f"{counts[0]}/{counts[1]} {text}" if counts is not None else text
+
+
 def row_cells(row: Row) -> list[str]:
-    cells = [row.label, value_cell(row.values[0], row.intervals[0], row.display)]
-    for v, iv, d in zip(row.values[1:], row.intervals[1:], row.diffs[1:], strict=True):
-        cells += [value_cell(v, iv, row.display), diff_cell(d, row.display)]
+    cells = [row.label, run_cell(row, 0)]
+    for i, d in enumerate(row.diffs[1:], start=1):
+        cells += [run_cell(row, i), diff_cell(d, row.display)]
     return cells
 
 
@@ -85,6 +95,9 @@ def legend(cmp: Comparison) -> str:
     text = ("value [95% interval]; Δ = later run − first run on the items both judged, "
             "[95% interval of Δ], p: M = exact McNemar (accuracies), B = paired bootstrap over "
             f"groups ({cmp.resamples} resamples, seed {cmp.seed}); * p < 0.05")
+    if any(r.counts is not None for s in cmp.suites for r in s.rows):
+        text += ("; cut off: items whose budget ran out (count/items, share), never right nor "
+                 "wrong, Δ of the share with M on the items both have")
     if any(r.display == AMOUNT for s in cmp.suites for r in s.rows):
         text += ("; reasoning length: Δ in its unit on the items both answered, × the later "
                  "run's mean over the first's (medians and quartiles: no paired test)")
@@ -95,6 +108,7 @@ def render_text(cmp: Comparison, all_rows: bool = False) -> str:
     lines = ["pytest-tom compare: " + "  vs  ".join(cmp.labels), ""]
     for i, r in enumerate(cmp.runs):
         lines.append(f"  run {i + 1}: {r.label}  ({r.path}, {r.items} items)")
+    lines += asked_lines(cmp)
     for suite in cmp.suites:
         rows = [row_cells(r) for r in suite.rows if all_rows or r.headline]
         if not rows:
@@ -120,6 +134,18 @@ def render_text(cmp: Comparison, all_rows: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
+def asked_lines(cmp: Comparison) -> list[str]:
+    """One line per setting a later run was asked differently from the first, by field."""
+    lines: list[str] = []
+    first = cmp.runs[0].label
+    for a in cmp.asked:
+        if a.fields:
+            lines.append(f"  asked differently ({a.against} against {first}):")
+            lines += [f"    {difference_text(d.field, d.first, d.later, first, a.against)}"
+                      for d in a.fields]
+    return lines
+
+
 def short(text: str, limit: int = 60) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[:limit - 1] + "…"
@@ -132,10 +158,14 @@ def render_markdown(cmp: Comparison) -> str:
                    [[str(i + 1), cell(r.label), code(r.path), r.items,
                      r.settings.get("method", ""), r.settings.get("seed", "")]
                     for i, r in enumerate(cmp.runs)])
+    for a in cmp.asked:
+        if a.fields:
+            lines += ["", f"{cell(a.against)} was asked differently from {cell(labels[0])}:",
+                      ""]
+            lines += [f"- {cell(difference_text(d.field, d.first, d.later, labels[0], a.against))}"
+                      for d in a.fields]
     lines += ["", cell(legend(cmp)), ""]
-    totals = [[t.label, *(value_cell(v, iv) for v, iv in zip(t.values, t.intervals,
-                                                               strict=True))]
-              for t in cmp.totals]
+    totals = [[t.label, *(run_cell(t, i) for i in range(len(t.values)))] for t in cmp.totals]
     lines += ["### Totals", ""] + table(["metric", *labels], totals) + [""]
     for suite in cmp.suites:
         head, rest = suite.headline_rows, suite.other_rows

@@ -8,7 +8,7 @@ from typing import Any
 from tabulate import tabulate
 
 from pytest_tom import families
-from pytest_tom.engine.results import OUTCOME_COUNTS, Counts, Results, SuiteResult
+from pytest_tom.engine.results import OUTCOME_COUNTS, Counts, Reasoning, Results, SuiteResult
 from pytest_tom.families.base import MetricTable
 from pytest_tom.metrics.numbers import AMOUNT, amount, fmt_interval, pct, unit, with_interval
 from pytest_tom.metrics.numbers import cell as fmt
@@ -190,6 +190,73 @@ def reasoning_lines(suite: SuiteResult, verbose: bool = False, width: int = WIDT
     if hidden:
         lines.append(f"(-v: the mean {r.measure} of {hidden} more accuracies; each is "
                      f"reasoning.mean.<metric> in the JSON report)")
+    return lines + thought_stat_lines(r, verbose, width)
+
+
+def cut_off_text(block: dict[str, Any], measure: str) -> str:
+    """`12 items, thought ≥ 64–300 reasoning tokens (lower bounds, median ≥ 290)`."""
+    n = block.get("items") or 0
+    if block.get("low") is None:
+        return f"{n} items (no length known)"
+    span = (amount(block["low"]) if block["low"] == block["high"]
+            else f"{amount(block['low'])}–{amount(block['high'])}")
+    return (f"{n} items, thought ≥ {span} {measure} (lower bounds, median ≥ "
+            f"{amount(block.get('median'))})")
+
+
+def level_text(level: dict[str, Any]) -> str:
+    """`FB accuracy ×2.30 [2.21, 2.39] (230 vs 100, 25 groups)`."""
+    if level.get("ratio") is None:
+        return f"{level.get('label')} n/a"
+    iv = (f" [{level['low']:.2f}, {level['high']:.2f}]" if level.get("low") is not None
+          and level.get("high") is not None else "")
+    return (f"{level.get('label')} ×{level['ratio']:.2f}{iv} ({amount(level.get('mean'))} vs "
+            f"{amount(level.get('reference_mean'))}, {level.get('groups')} groups)")
+
+
+def quartile_cell(q: dict[str, Any]) -> str:
+    if not q.get("judged"):
+        return "—"
+    return f"{pct(q.get('accuracy'))} ({q['judged']})"
+
+
+def thought_stat_lines(r: Reasoning, verbose: bool, width: int = WIDTH) -> list[str]:
+    """The cut-off items' lower bounds, each declared contrast's ratios of mean thought
+    length, and the accuracy by quartile within each condition (`engine.thought_stats`).
+    A contrast against the suite's other items (one level per ability) and its
+    conditions: with `-v`."""
+    lines: list[str] = []
+    if r.cut_off:
+        lines += wrap_parts("cut off, never answered (in no mean): ",
+                            [cut_off_text(r.cut_off, r.measure)], width)
+    shown_conditions: set[str] = set()
+    hidden = 0
+    for c in r.contrasts:
+        if c.get("reference") is None and not verbose:
+            hidden += len(c.get("levels") or [])
+            continue
+        how = ", paired by scenario" if c.get("paired") else ""
+        head = f"mean {r.measure}, {c.get('label')} (ratio to {c.get('reference_label')}{how}):"
+        levels = [level_text(level) for level in c.get("levels") or []]
+        if levels and len(head) + 1 + len(levels[0]) <= width:
+            lines += wrap_parts(head + " ", levels, width)
+        else:
+            lines += [head, *wrap_parts("  ", levels, width)]
+        shown_conditions.update(str(level.get("name")) for level in c.get("levels") or [])
+        if c.get("reference"):
+            shown_conditions.add(str(c["reference"]))
+    rows = [[str(cond.get("label")), *(quartile_cell(q) for q in cond.get("quartiles") or []),
+             str((cond.get("cut_off") or {}).get("items") or 0)]
+            for cond in r.conditions if str(cond.get("name")) in shown_conditions
+            and len(cond.get("quartiles") or []) == 4]
+    if rows:
+        table = MetricTable(title="", headers=[f"turn accuracy by quartile of {r.measure}",
+                                               "Q1 (judged)", "Q2", "Q3", "Q4", "cut off"],
+                            rows=rows)
+        lines += render_table(table, width).splitlines()
+    if hidden:
+        lines.append(f"(-v: the mean {r.measure} of {hidden} more conditions against the "
+                     f"suite's other items; reasoning.contrasts in the JSON report)")
     return lines
 
 
@@ -214,8 +281,11 @@ def write_summary(tr: Any, results: Results, model: str, report_path: str | None
                 tr.write_line(line)
         if suite.samples:  # --tom-samples: the numbers above are means over samples
             tr.write_line(spread_line(suite))
-        for line in reasoning_lines(suite, verbose):
+        thought = reasoning_lines(suite, verbose)
+        for line in thought:
             tr.write_line(line)
+        if thought:  # the reasoning figures end here: a blank line before the next part
+            tr.write_line("")
         for key, value in suite.info.items():
             tr.write_line(f"{key}: {value}")
         for table in suite.tables:

@@ -20,10 +20,12 @@ from pytest_tom.families.bigtom.conditions import (
 )
 from pytest_tom.families.kit import (
     GROUPED,
+    Contrast,
     Joint,
     Metric,
     Plot,
     Record,
+    condition_of,
     meta,
     ratio_of,
     scenario_of,
@@ -103,4 +105,16 @@ METRICS = (
             headline=False)
       for inference in INFERENCES for initial in VARIANT_ID
       for name, label, anchor, dependent in JOINTS),
+)
+
+
+def _declared(name: str) -> Metric:
+    return next(m for m in METRICS if m.name == name)
+
+
+# a reasoning model's thought length, false-belief against true-belief stories: each
+# template tells both, so the ratio is paired by scenario (engine/thought_stats.py)
+CONTRASTS = (
+    Contrast("belief", "false against true belief", condition_of(_declared(TRUE_BELIEF)),
+             (condition_of(_declared(FALSE_BELIEF)),), paired=True),
 )

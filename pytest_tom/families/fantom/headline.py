@@ -30,12 +30,14 @@ from pytest_tom.families.fantom.schema import ORDERS
 from pytest_tom.families.kit import (
     GROUPED,
     AllRight,
+    Contrast,
     LabelPairs,
     Metric,
     Plot,
     Record,
     Settings,
     ValueMean,
+    condition_of,
     mean_of,
     meta,
     outcome_value,
@@ -201,3 +203,16 @@ def grouping_of(settings: Settings) -> str:
 def declared_metrics(settings: Settings) -> tuple[Metric, ...]:
     """The metrics of a run: ALL* and ALL grouped as its `--tom-fantom-group` says."""
     return grouped_by(grouping_of(settings))
+
+
+def _declared(name: str) -> Metric:
+    return next(m for m in METRICS if m.name == name)
+
+
+# a reasoning model's thought length on belief questions about a character who missed the
+# information against one who heard it; a conversation asks both (paired by set)
+CONTRASTS = (
+    Contrast("access", "inaccessible against accessible (belief choice)",
+             condition_of(_declared("accessible.belief_choice"), "accessible"),
+             (condition_of(_declared("belief_choice"), "inaccessible"),), paired=True),
+)

@@ -19,7 +19,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pytest_tom.families.kit import GROUPED, AllRight, Metric, Plot, Record, meta, ratio_of
+from pytest_tom.families.kit import (
+    GROUPED,
+    AllRight,
+    Contrast,
+    Metric,
+    Plot,
+    Record,
+    condition_of,
+    meta,
+    ratio_of,
+)
 
 from .expand import DECEPTION
 from .prompts import STYLE_LABEL, STYLES
@@ -123,4 +133,16 @@ METRICS = (
     *(accuracy(c, k) for c in BY_LENGTH for k in ORDERS),
     *(joint(c, k) for c in BY_LENGTH for k in ORDERS),
     *(joint(c, k) for c in HEATMAP for k in ORDERS),
+)
+
+
+def _declared(name: str) -> Metric:
+    return next(m for m in METRICS if m.name == name)
+
+
+# a reasoning model's thought length by ToM order against order 0; a story asks every
+# order, so the ratios are paired by story (engine/thought_stats.py)
+CONTRASTS = (
+    Contrast("order", "by ToM order", condition_of(_declared("order0")),
+             tuple(condition_of(_declared(f"order{k}")) for k in ORDERS if k), paired=True),
 )

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pytest_tom.families.kit import Metric, Plot, Record, meta
+from pytest_tom.families.kit import (
+    Contrast,
+    Metric,
+    Plot,
+    Record,
+    condition_of,
+    meta,
+)
 
 from .question_types import BELIEF, GOAL, INFERENCE_LABEL, TYPES
 
@@ -29,4 +36,17 @@ METRICS = (
     *(Metric(f"{i}_inference", INFERENCE_LABEL[i], select=of_inference(i), reads=("inference",),
              plot="types", short=INFERENCE_LABEL[i]) for i in (BELIEF, GOAL)),
     Metric("all", "all questions", plot="types", short="all"),
+)
+
+
+def _declared(name: str) -> Metric:
+    return next(m for m in METRICS if m.name == name)
+
+
+# a reasoning model's thought length on false-belief against true-belief questions (each
+# question its own episode: not paired)
+CONTRASTS = (
+    Contrast("belief", "false against true belief",
+             condition_of(_declared("true_belief"), "true belief"),
+             (condition_of(_declared("false_belief"), "false belief"),)),
 )

@@ -27,6 +27,8 @@ from pytest_tom.families.kit import (
     PROPORTION,
     UNIT_SCALE,
     UNPARSEABLE,
+    Condition,
+    Contrast,
     LabelPairs,
     Metric,
     Plot,
@@ -134,3 +136,17 @@ ROLE_F1 = tuple(
     for key, label in TABLE2_ROWS if key in ROLE_KEYS for role in ROLE_NAMES)
 
 METRICS = (*F1, *ACCURACY, *PARSE_FAILURE, *ROLE_F1)
+
+
+def of_order(order: str) -> Callable[[Record], bool]:
+    return lambda r: meta(r).get("order") == order
+
+
+# a reasoning model's thought length on second-order questions against first-order ones,
+# over every genre; a narrative asks both (paired by narrative)
+CONTRASTS = (
+    Contrast("order", "second against first order",
+             Condition("first_order", "first-order questions", of_order("first"), ("order",)),
+             (Condition("second_order", "second-order questions", of_order("second"),
+                        ("order",)),), paired=True),
+)

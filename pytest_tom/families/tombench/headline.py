@@ -23,10 +23,12 @@ from typing import Any
 from pytest_tom.families.kit import (
     GROUPED,
     PROPORTION,
+    Contrast,
     Metric,
     Plot,
     Record,
     Settings,
+    condition_of,
     meta,
     ratio_of,
     scenario_of,
@@ -134,3 +136,12 @@ def declared_metrics(settings: Settings) -> tuple[Metric, ...]:
     opts = settings.options
     return METRIC_SETS[(opts.get("tombench_protocol", "default") == "official",
                         opts.get("tombench_reading") == "authors")]
+
+
+# a reasoning model's thought length on each ability's questions against the suite's
+# other questions (engine/thought_stats.py); stories differ: not paired
+CONTRASTS = (
+    Contrast("ability", "by ability", None,
+             tuple(condition_of(m) for m in METRICS if m.name.startswith("ability.")
+                   and not m.name.startswith("ability_"))),
+)

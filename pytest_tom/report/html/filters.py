@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_tom.engine.answer_length import sent_text
+from pytest_tom.engine.asked import shown
 from pytest_tom.engine.run_report import ReportSettings
 from pytest_tom.metrics import numbers
 from pytest_tom.metrics.intervals import PairedDiff
-from pytest_tom.report.compare_text import diff_cell, significant, value_cell
+from pytest_tom.report.compare_text import diff_cell, run_cell, significant, value_cell
+from pytest_tom.report.terminal import cut_off_text
 
 
 def pct(value: Any) -> str:
@@ -61,12 +63,34 @@ def settings_text(settings: ReportSettings | dict[str, Any]) -> str:
     data = ReportSettings.of(settings).data
     parts = []
     for key, value in data.items():
-        if key in ("model", "backend", "answer_length"):
+        if key in ("model", "backend", "answer_length", "asked"):  # asked: the same, as fields
             continue
         parts.append(sent_text(data) if key == "max_tokens" else f"{key} {value}")
     return " · ".join(parts)
 
 
+def times(value: Any) -> str:
+    """A ratio of two means: `×2.30`."""
+    return "n/a" if value is None else f"×{float(value):.2f}"
+
+
+def ratio_interval(level: dict[str, Any]) -> str:
+    low, high = level.get("low"), level.get("high")
+    return "" if low is None or high is None else f"[{low:.2f}, {high:.2f}]"
+
+
+def quartile_html(q: dict[str, Any]) -> str:
+    """`100–111: 84.4% [78.0, 89.2] (160)`; an empty quartile: `—`."""
+    if not q.get("judged"):
+        return "—"
+    iv = numbers.fmt_interval({"low": q.get("ci_low"), "high": q.get("ci_high")})
+    return (f"{numbers.amount(q.get('low'))}–{numbers.amount(q.get('high'))}: "
+            f"{numbers.pct(q.get('accuracy'))} {iv} ({q['judged']})")
+
+
 FILTERS = {"pct": pct, "figure": figure, "num": num, "interval": interval, "method": method,
            "value_cell": value_cell, "diff_cell": diff_cell, "p_value": p_value,
-           "significant": significant, "settings_text": settings_text}
+           "significant": significant, "settings_text": settings_text, "run_cell": run_cell,
+           "asked_value": shown, "amount": numbers.amount, "times": times,
+           "ratio_interval": ratio_interval, "quartile_html": quartile_html,
+           "cut_off_text": cut_off_text}
