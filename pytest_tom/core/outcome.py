@@ -54,10 +54,6 @@ class Outcome:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Outcome:
-        return cls(**d)
-
-    @classmethod
     def failed(cls, error: str, detail: str) -> Outcome:
         return cls(correct=False, error=error, detail=detail)
 

@@ -133,22 +133,3 @@ def failed_requests(records: Iterable[dict[str, Any]]) -> list[tuple[str, str]]:
         if status(o) == ERROR:
             out.append((f"{rec['item']['suite']}::{rec['item']['id']}", str(o.get("detail") or "")))
     return sorted(out)
-
-
-def usage_summary(records: list[dict[str, Any]], default_model: str,
-                  prices: dict[str, tuple[float, float]], model_name: str = "") -> dict[str, Any]:
-    """Plain data for the JSON report and the terminal."""
-    models = usage_by_model(records, default_model, model_name)
-    rows = []
-    for m in models:
-        rows.append({"model": m.model, "served_as": sorted(m.served), "items": m.items,
-                     "requests": m.requests, "retries": m.retries, "cached_calls": m.cached,
-                     "shared_calls": m.shared, "errors": m.errors,
-                     "tokens": dict(m.tokens), "cached_tokens": dict(m.cached_tokens),
-                     "cost_usd": m.cost(prices)})
-    out: dict[str, Any] = {"models": rows,
-                           "failed": [{"item": i, "error": e} for i, e in failed_requests(records)]}
-    endpoints = usage_by_endpoint(records)
-    if endpoints:
-        out["endpoints"] = [{"endpoint": k, **v} for k, v in endpoints.items()]
-    return out

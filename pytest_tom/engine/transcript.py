@@ -51,12 +51,3 @@ def sent_messages(sent: list[list[dict[str, Any]]], responses: list[str],
     if len(sent) != len(responses) + (1 if failed else 0):
         return None
     return [plain_call(messages) for messages in sent]
-
-
-def last_user_message(calls: list[list[Message]]) -> str:
-    """The content of the last user message of the last call ("" when there is none)."""
-    for call in reversed(calls):
-        for m in reversed(call):
-            if m.get("role") == "user":
-                return m.get("content", "")
-    return ""

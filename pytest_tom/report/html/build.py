@@ -120,13 +120,6 @@ def run_view(rec: Record | None, strings: Strings) -> dict[str, Any] | None:
     return view
 
 
-def item_rows(runs: list[Run]) -> tuple[list[dict[str, Any]], list[str], list[str]]:
-    """Every item of every run (matched by suite and id), the suites, the string table."""
-    table = ItemTable(runs)
-    rows = list(table.rows())
-    return rows, table.suites, table.strings.items
-
-
 class ItemTable:
     """The items of the page, one row at a time: a row is built, turned into JSON and let
     go, so a page of 100,000 items never holds every row (or the whole payload) at once."""
