@@ -360,8 +360,9 @@ def _finite(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-# counts that must be at least this much (None: not given, the default applies); the
-# runner, the sample requests and the backends take them as checked here, nowhere again
+# counts that must be at least this much (None: not given, the default applies); what a
+# user gives is refused here; RetryPolicy, Runner and the local backend guard again only
+# for callers that bypass the table (docs/architecture.md, "Options")
 AT_LEAST: tuple[tuple[str, int], ...] = (
     ("concurrency", 1), ("retries", 0), ("samples", 1), ("limit", 1), ("batch_size", 1),
     ("threads", 1), ("local_ctx", 1), ("thinking_tokens", 1),
@@ -372,7 +373,7 @@ def number_problems(options: TomOptions) -> list[str]:
     """Numbers that would make a run wait forever, never wait, or send nonsense: a timeout
     of 0 or NaN (which once became 120 s unnoticed), a negative or infinite temperature,
     max_tokens of 0, no request in flight, a negative number of retries ... A usage error
-    before anything runs. The one place where option values are checked."""
+    before anything runs. The one place where a user's option values are refused."""
     problems = []
     for name, least in AT_LEAST:
         value = getattr(options, name)
