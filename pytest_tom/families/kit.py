@@ -41,6 +41,17 @@ from pytest_tom.families.base import (
     single_call,
     two_calls,
 )
+
+# `pytest-tom convert`: what every family's convert.py shares
+from pytest_tom.families.convert_kit import (
+    ConvertError,
+    arguments_refused,
+    problems_reported,
+    suite_file,
+    write_suite,
+)
+
+# a family's option (options.py imports it from option_kit itself)
 from pytest_tom.families.option_kit import Opt
 
 # records and the numbers over them
@@ -170,4 +181,6 @@ __all__ = [
     "unit", "weighted_f1_of", "word_pattern", "yes_no_word",
     # downloads (download.py)
     "Download", "Licence", "Member", "Remote", "github_file", "github_page",
+    # the convert command (convert.py)
+    "ConvertError", "arguments_refused", "problems_reported", "suite_file", "write_suite",
 ]

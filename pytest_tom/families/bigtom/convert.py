@@ -23,23 +23,20 @@ import argparse
 import csv
 import io
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.families.kit import ITEM_ID, dump_suite
+from pytest_tom.families.kit import (
+    ConvertError,
+    arguments_refused,
+    problems_reported,
+    suite_file,
+    write_suite,
+)
 
 COLUMNS = 19
 STORY_SENTENCES = ("context", "desire", "percept", "initial_belief", "causal event")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'])")
-
-
-class ConvertError(Exception):
-    """Problems in the input file; each line reads `file:line: message`."""
-
-    def __init__(self, problems: list[str]):
-        super().__init__("\n".join(problems))
-        self.problems = problems
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -133,29 +130,14 @@ def convert(path: Path, suite: str = "bigtom", limit: int | None = None) -> dict
 
 
 def run(args: argparse.Namespace) -> int:
-    path = Path(args.input)
-    if not path.is_file():
-        print(f"pytest-tom convert bigtom: no such file: {path}", file=sys.stderr)
-        return 2
-    if not ITEM_ID.match(args.suite):
-        print(f"pytest-tom convert bigtom: --suite {args.suite!r}: use letters, digits, _, - "
-              f"and . (starting with a letter or digit)", file=sys.stderr)
-        return 2
-    if args.limit is not None and args.limit < 1:
-        print("pytest-tom convert bigtom: --limit must be at least 1", file=sys.stderr)
+    prog = "pytest-tom convert bigtom"
+    if arguments_refused(prog, args):
         return 2
     try:
-        doc = convert(path, args.suite, args.limit)
+        doc = convert(Path(args.input), args.suite, args.limit)
     except ConvertError as exc:
-        print("\n".join(exc.problems), file=sys.stderr)
-        print(f"pytest-tom convert bigtom: {len(exc.problems)} problem(s); nothing written",
-              file=sys.stderr)
-        return 1
-    out_dir = Path(args.output)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    out = out_dir / f"{args.suite}.tom.yaml"
-    out.write_text(dump_suite(doc),
-                   encoding="utf-8")
+        return problems_reported(prog, exc)
+    out = write_suite(doc, suite_file(Path(args.output), args.suite))
     n = len(doc["scenarios"])
     print(f"{out}: {n} templates -> {25 * n} items (25 conditions each)")
     return 0

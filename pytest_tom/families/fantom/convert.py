@@ -20,7 +20,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.families.kit import dump_suite
+from pytest_tom.families.kit import suite_file, write_suite
 
 BINARY_NAME = re.compile(r"^\s*Does\s+(.+?)\s+know\b", re.IGNORECASE)
 SAFE_ID = re.compile(r"[^A-Za-z0-9_.\-]+")
@@ -69,9 +69,7 @@ def run(args: argparse.Namespace) -> int:
             f"upstream set, part and conversation ids are kept in `source`.",
             "scenarios": chunk,
         }
-        target = out / f"{name}.tom.yaml"
-        target.write_text(dump_suite(doc), encoding="utf-8")
-        written.append(target)
+        written.append(write_suite(doc, suite_file(out, name)))
     n_sets = sum(len(c["sets"]) for c in conversations)
     for target in written:
         print(f"wrote {target}")

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.families.kit import dump_suite
+from pytest_tom.families.kit import suite_file, write_suite
 
 QUESTION_TYPE = re.compile(r"^(?:(?:first|second)_order_[01]_(?:tom|no_tom)|reality|memory)$")
 STORY_TYPES = ("true_belief", "false_belief", "second_order_false_belief")
@@ -209,9 +209,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     doc, problems, counts = build_suite(questions, args.suite, src.name, args.keep_underscores,
                                         args.limit)
-    args.output.mkdir(parents=True, exist_ok=True)
-    target = args.output / f"{args.suite}.tom.yaml"
-    target.write_text(dump_suite(doc), encoding="utf-8")
+    target = write_suite(doc, suite_file(args.output, args.suite))
     print(f"wrote {target}: {len(doc['scenarios'])} stories, {sum(counts.values())} questions")
     for (qt, st), n in sorted(counts.items()):
         print(f"  {qt:<24} {st:<28} {n}")

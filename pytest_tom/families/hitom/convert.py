@@ -34,12 +34,17 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.families.kit import ITEM_ID, dump_suite
+from pytest_tom.families.kit import (
+    ConvertError,
+    arguments_refused,
+    problems_reported,
+    suite_file,
+    write_suite,
+)
 
 from .expand import DECEPTION
 from .prompt_files import read_prompts
@@ -54,14 +59,6 @@ STYLE = {"VP": "vp", "CoTP": "cotp"}
 _OPTION = re.compile(r"([A-Z])\. (.+?)(?=, [A-Z]\. |$)")
 _SEPARATOR = re.compile(r"\n\s*\*{3,}\s*$")
 _NUMBERED = re.compile(r"^\d+ ")  # a story line: `12 Ann exited the hall.`
-
-
-class ConvertError(Exception):
-    """Problems in the input file; each line reads `file:line: message`."""
-
-    def __init__(self, problems: list[str]):
-        super().__init__("\n".join(problems))
-        self.problems = problems
 
 
 @dataclass
@@ -298,32 +295,18 @@ def write(path: Path, out_dir: Path, suite: str = NAME, limit: int | None = None
           prompts: list[Path] | None = None) -> tuple[list[Path], Converted]:
     """Convert the file at `path` into `out_dir` (created); the files written."""
     converted = convert(path, suite, limit, prompts)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    out = out_dir / f"{suite}.tom.yaml"
-    out.write_text(dump_suite(converted.document), encoding="utf-8")
-    return [out], converted
+    return [write_suite(converted.document, suite_file(out_dir, suite))], converted
 
 
 def run(args: argparse.Namespace) -> int:
-    path = Path(args.input)
-    if not path.is_file():
-        print(f"pytest-tom convert {NAME}: no such file: {path}", file=sys.stderr)
-        return 2
-    if not ITEM_ID.match(args.suite):
-        print(f"pytest-tom convert {NAME}: --suite {args.suite!r}: use letters, digits, _, - "
-              f"and . (starting with a letter or digit)", file=sys.stderr)
-        return 2
-    if args.limit is not None and args.limit < 1:
-        print(f"pytest-tom convert {NAME}: --limit must be at least 1", file=sys.stderr)
+    prog = f"pytest-tom convert {NAME}"
+    if arguments_refused(prog, args):
         return 2
     try:
-        files, converted = write(path, Path(args.output), args.suite, args.limit,
+        files, converted = write(Path(args.input), Path(args.output), args.suite, args.limit,
                                  args.prompts)
     except ConvertError as exc:
-        print("\n".join(exc.problems), file=sys.stderr)
-        print(f"pytest-tom convert {NAME}: {len(exc.problems)} problem(s); nothing written",
-              file=sys.stderr)
-        return 1
+        return problems_reported(prog, exc)
     for note in converted.notes:
         print(f"note: {note}")
     print(f"{files[0]}: {len(converted.document['scenarios'])} stories -> {converted.items} items")

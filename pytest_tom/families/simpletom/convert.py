@@ -21,12 +21,17 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.families.kit import ITEM_ID, dump_suite
+from pytest_tom.families.kit import (
+    ConvertError,
+    arguments_refused,
+    problems_reported,
+    suite_file,
+    write_suite,
+)
 
 from .schema import KINDS, LETTERS
 
@@ -35,12 +40,6 @@ FILES = {"aware": "mental-state-qa/test.jsonl", "action": "behavior-qa/test.json
 LICENCE = "ODC-BY (the upstream one)"
 _ID = re.compile(r"^(?P<story>.+)_(?P<kind>aware|action|judge)$")
 _SEVERITY = re.compile(r"_sev(\d+)$")
-
-
-class ConvertError(Exception):
-    def __init__(self, problems: list[str]):
-        super().__init__("\n".join(problems))
-        self.problems = problems
 
 
 @dataclass
@@ -184,10 +183,7 @@ def scenario_of(story: str, parts: dict[str, tuple[str, dict[str, Any]]],
 
 
 def write(conv: Conversion, out: Path) -> Path:
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{conv.suite}.tom.yaml"
-    path.write_text(dump_suite(conv.document), encoding="utf-8")
-    return path
+    return write_suite(conv.document, suite_file(out, conv.suite))
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -204,22 +200,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     prog = "pytest-tom convert simpletom"
-    if not ITEM_ID.match(args.suite):
-        print(f"{prog}: --suite {args.suite!r}: use letters, digits, _, - and . (starting "
-              f"with a letter or digit)", file=sys.stderr)
-        return 2
-    if args.limit is not None and args.limit < 1:
-        print(f"{prog}: --limit must be at least 1", file=sys.stderr)
-        return 2
-    if not Path(args.input).is_dir():
-        print(f"{prog}: no such folder: {args.input}", file=sys.stderr)
+    if arguments_refused(prog, args, folder=True, input_last=True):
         return 2
     try:
         conv = convert(args.input, args.suite, args.limit, args.expect)
     except ConvertError as exc:
-        print("\n".join(exc.problems), file=sys.stderr)
-        print(f"{prog}: {len(exc.problems)} problem(s); nothing written", file=sys.stderr)
-        return 1
+        return problems_reported(prog, exc)
     path = write(conv, Path(args.output))
     print(f"{path}: suite {conv.suite}, {len(conv.scenarios)} stories, "
           f"{3 * len(conv.scenarios)} questions")

@@ -20,25 +20,22 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.families.kit import ITEM_ID, dump_suite
+from pytest_tom.families.kit import (
+    ConvertError,
+    arguments_refused,
+    problems_reported,
+    suite_file,
+    write_suite,
+)
 
 from .schema import LETTERS, MENTAL_STATES, ORDERS
 
 LICENCE = "Meta Llama 3 Community License, evaluation use only (the upstream one)"
-
-
-class ConvertError(Exception):
-    """Problems in the input; each line reads `file:line: message`."""
-
-    def __init__(self, problems: list[str]):
-        super().__init__("\n".join(problems))
-        self.problems = problems
 
 
 @dataclass
@@ -187,10 +184,7 @@ def convert(path: Path, suite: str | None = None, limit: int | None = None) -> C
 
 
 def write(conv: Conversion, out: Path) -> Path:
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{conv.suite}.tom.yaml"
-    path.write_text(dump_suite(conv.document), encoding="utf-8")
-    return path
+    return write_suite(conv.document, suite_file(out, conv.suite))
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -206,22 +200,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     prog = "pytest-tom convert tomato"
-    if args.suite is not None and not ITEM_ID.match(args.suite):
-        print(f"{prog}: --suite {args.suite!r}: use letters, digits, _, - and . (starting "
-              f"with a letter or digit)", file=sys.stderr)
-        return 2
-    if args.limit is not None and args.limit < 1:
-        print(f"{prog}: --limit must be at least 1", file=sys.stderr)
-        return 2
-    if not Path(args.input).is_file():
-        print(f"{prog}: no such file: {args.input}", file=sys.stderr)
+    if arguments_refused(prog, args, input_last=True):
         return 2
     try:
         conv = convert(args.input, args.suite, args.limit)
     except ConvertError as exc:
-        print("\n".join(exc.problems), file=sys.stderr)
-        print(f"{prog}: {len(exc.problems)} problem(s); nothing written", file=sys.stderr)
-        return 1
+        return problems_reported(prog, exc)
     path = write(conv, Path(args.output))
     cells = Counter((sc["mental_state"], sc["order"]) for sc in conv.scenarios)
     fb = sum(1 for sc in conv.scenarios if sc["false_belief"])

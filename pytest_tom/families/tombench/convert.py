@@ -24,13 +24,18 @@ import argparse
 import json
 import math
 import re
-import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.families.kit import ITEM_ID, dump_suite
+from pytest_tom.families.kit import (
+    ConvertError,
+    arguments_refused,
+    problems_reported,
+    suite_file,
+    write_suite,
+)
 
 from .catalogue import TASK_BY_NAME, TASKS, parse_ability_field
 
@@ -44,14 +49,6 @@ INDEX = "序号\nINDEX"
 LETTERS = "ABCD"
 _PREFIX = re.compile(r"^\s*([A-D])\s*[.．、:：]\s*")
 _ANSWER = re.compile(r"^\s*([A-D])\s*[.．、]?\s*$")
-
-
-class ConvertError(Exception):
-    """Problems in the input; each line reads `file:line: message`."""
-
-    def __init__(self, problems: list[str]):
-        super().__init__("\n".join(problems))
-        self.problems = problems
 
 
 @dataclass
@@ -229,12 +226,8 @@ def write(conv: Conversion, out: Path) -> list[Path]:
     """Write one suite file per task into the folder `out`; the paths written."""
     out.mkdir(parents=True, exist_ok=True)
     prefix = "" if conv.suite == "tombench" else f"{conv.suite}-"
-    paths = []
-    for task, doc in conv.documents.items():
-        path = out / f"{prefix}{file_slug(task)}.tom.yaml"
-        path.write_text(dump_suite(doc), encoding="utf-8")
-        paths.append(path)
-    return paths
+    return [write_suite(doc, suite_file(out, f"{prefix}{file_slug(task)}"))
+            for task, doc in conv.documents.items()]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -250,23 +243,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.suite is not None and not ITEM_ID.match(args.suite):
-        print(f"pytest-tom convert tombench: --suite {args.suite!r}: use letters, digits, _, - "
-              f"and . (starting with a letter or digit)", file=sys.stderr)
-        return 2
-    if args.limit is not None and args.limit < 1:
-        print("pytest-tom convert tombench: --limit must be at least 1", file=sys.stderr)
-        return 2
-    if not Path(args.input).is_dir():
-        print(f"pytest-tom convert tombench: no such folder: {args.input}", file=sys.stderr)
+    prog = "pytest-tom convert tombench"
+    if arguments_refused(prog, args, folder=True, input_last=True):
         return 2
     try:
         conv = convert(args.input, args.language, args.suite, args.limit)
     except ConvertError as exc:
-        print("\n".join(exc.problems), file=sys.stderr)
-        print(f"pytest-tom convert tombench: {len(exc.problems)} problem(s); nothing written",
-              file=sys.stderr)
-        return 1
+        return problems_reported(prog, exc)
     paths = write(conv, Path(args.output))
     options = Counter(len(sc["options"]) for doc in conv.documents.values()
                       for sc in doc["scenarios"])

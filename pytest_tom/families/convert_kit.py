@@ -1,0 +1,97 @@
+"""What every family's `pytest-tom convert <name>` command shares (the kit exports it).
+
+A converter reads the upstream release, names every problem of it at once
+(`ConvertError`), writes nothing when there is one, and writes one suite file per suite
+(`write_suite`). Its `run(args)` refuses the arguments every converter takes before it
+reads anything (`arguments_refused`: exit 2) and reports the problems of the release
+(`problems_reported`: exit 1):
+
+    def run(args: argparse.Namespace) -> int:
+        prog = "pytest-tom convert mybench"
+        if arguments_refused(prog, args):
+            return 2
+        try:
+            conv = convert(Path(args.input), args.suite, args.limit)
+        except ConvertError as exc:
+            return problems_reported(prog, exc)
+        path = write_suite(conv.document, suite_file(Path(args.output), args.suite))
+        print(f"{path}: {len(conv.document['scenarios'])} questions")
+        return 0
+
+What a family reads, checks and prints beyond these stays in its own `convert.py`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from pytest_tom.suite.schema import ITEM_ID
+from pytest_tom.suite.yaml_out import dump_suite
+
+SUITE_SUFFIX = ".tom.yaml"
+
+
+class ConvertError(Exception):
+    """Problems in the input; each line reads `file:line: message`."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+def arguments_refused(prog: str, args: argparse.Namespace, *, folder: bool = False,
+                      input_last: bool = False) -> bool:
+    """Print the first problem of the shared arguments and say whether there was one: the
+    input (`args.input`: a file, or a folder with `folder`) missing, a `--suite` that is no
+    suite name (`args.suite`; None, the converter's default, passes), a `--limit` below 1.
+    The input is checked first, or last with `input_last`."""
+    checks = [_suite_problem, _limit_problem]
+    checks = [*checks, _input_problem] if input_last else [_input_problem, *checks]
+    for check in checks:
+        problem = check(args, folder)
+        if problem:
+            print(f"{prog}: {problem}", file=sys.stderr)
+            return True
+    return False
+
+
+def _input_problem(args: argparse.Namespace, folder: bool) -> str | None:
+    path = Path(args.input)
+    if folder:
+        return None if path.is_dir() else f"no such folder: {path}"
+    return None if path.is_file() else f"no such file: {path}"
+
+
+def _suite_problem(args: argparse.Namespace, _folder: bool) -> str | None:
+    suite = getattr(args, "suite", None)
+    if suite is None or ITEM_ID.match(suite):
+        return None
+    return (f"--suite {suite!r}: use letters, digits, _, - and . (starting with a letter "
+            f"or digit)")
+
+
+def _limit_problem(args: argparse.Namespace, _folder: bool) -> str | None:
+    limit = getattr(args, "limit", None)
+    return "--limit must be at least 1" if limit is not None and limit < 1 else None
+
+
+def problems_reported(prog: str, exc: ConvertError) -> int:
+    """Print every problem of the release and that nothing was written; the exit status 1."""
+    print("\n".join(exc.problems), file=sys.stderr)
+    print(f"{prog}: {len(exc.problems)} problem(s); nothing written", file=sys.stderr)
+    return 1
+
+
+def suite_file(folder: Path, stem: str) -> Path:
+    """The suite file `stem` in `folder`: `<folder>/<stem>.tom.yaml`."""
+    return folder / f"{stem}{SUITE_SUFFIX}"
+
+
+def write_suite(document: dict[str, Any], path: Path) -> Path:
+    """Write the suite document as YAML at `path` (its folder created); `path`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(dump_suite(document), encoding="utf-8")
+    return path
