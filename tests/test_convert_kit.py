@@ -13,6 +13,8 @@ import yaml
 
 from pytest_tom.families.kit import (
     ConvertError,
+    add_input_output,
+    add_suite_limit,
     arguments_refused,
     problems_reported,
     suite_file,
@@ -75,3 +77,15 @@ def test_a_suite_is_written_as_yaml_into_a_new_folder(tmp_path: Path) -> None:
     path = write_suite(doc, suite_file(tmp_path / "new" / "dir", "mybench"))
     assert path == tmp_path / "new" / "dir" / "mybench.tom.yaml"
     assert yaml.safe_load(path.read_text(encoding="utf-8")) == doc
+
+
+def test_the_shared_arguments_parse_to_paths_and_numbers_and_are_checked() -> None:
+    parser = argparse.ArgumentParser(prog=PROG)
+    add_input_output(parser, "the release")
+    add_suite_limit(parser, "suite name", "only the first N", "mybench")
+    parsed = parser.parse_args(["data.json", "-o", "out", "--limit", "0"])
+    assert (parsed.input, parsed.output, parsed.suite, parsed.limit) == (
+        Path("data.json"), Path("out"), "mybench", 0)
+    assert "--suite NAME" in parser.format_help() and "-o DIR" in parser.format_help()
+    with pytest.raises(SystemExit):  # -o is required
+        parser.parse_args(["data.json"])

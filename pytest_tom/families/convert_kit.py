@@ -1,24 +1,13 @@
-"""What every family's `pytest-tom convert <name>` command shares (the kit exports it).
+"""What every family's `pytest-tom convert <name>` command shares; the kit exports these
+names and the module itself (`from pytest_tom.families.kit import convert_kit`).
 
-A converter reads the upstream release, names every problem of it at once
-(`ConvertError`), writes nothing when there is one, and writes one suite file per suite
-(`write_suite`). Its `run(args)` refuses the arguments every converter takes before it
-reads anything (`arguments_refused`: exit 2) and reports the problems of the release
-(`problems_reported`: exit 1):
-
-    def run(args: argparse.Namespace) -> int:
-        prog = "pytest-tom convert mybench"
-        if arguments_refused(prog, args):
-            return 2
-        try:
-            conv = convert(Path(args.input), args.suite, args.limit)
-        except ConvertError as exc:
-            return problems_reported(prog, exc)
-        path = write_suite(conv.document, suite_file(Path(args.output), args.suite))
-        print(f"{path}: {len(conv.document['scenarios'])} questions")
-        return 0
-
-What a family reads, checks and prints beyond these stays in its own `convert.py`.
+A converter declares the input file or folder and the output folder (`add_input_output`)
+and, where it writes one suite, its name and a limit (`add_suite_limit`). Its `run(args)`
+refuses those arguments before it reads anything (`arguments_refused`, exit 2), reads
+the upstream release naming every problem of it at once (`ConvertError`), reports them
+and writes nothing when there is one (`problems_reported`, exit 1), and writes each
+suite file (`write_suite` at `suite_file(folder, name)`). What a family reads, checks
+and prints beyond these stays in its own `convert.py`.
 """
 
 from __future__ import annotations
@@ -32,6 +21,23 @@ from pytest_tom.suite.schema import ITEM_ID
 from pytest_tom.suite.yaml_out import dump_suite
 
 SUITE_SUFFIX = ".tom.yaml"
+SUITE_FOLDER = "folder for the suite file (created if missing)"
+
+
+def add_input_output(parser: argparse.ArgumentParser, input_help: str,
+                     output_help: str = SUITE_FOLDER) -> None:
+    """The upstream file or folder (`input`) and the folder written into (`-o DIR`)."""
+    parser.add_argument("input", type=Path, help=input_help)
+    parser.add_argument("-o", "--output", type=Path, required=True, metavar="DIR",
+                        help=output_help)
+
+
+def add_suite_limit(parser: argparse.ArgumentParser, suite_help: str, limit_help: str,
+                    suite_default: str | None = None) -> None:
+    """`--suite NAME` (None: the converter's default) and `--limit N`, which
+    `arguments_refused` checks."""
+    parser.add_argument("--suite", metavar="NAME", default=suite_default, help=suite_help)
+    parser.add_argument("--limit", type=int, metavar="N", help=limit_help)
 
 
 class ConvertError(Exception):

@@ -31,7 +31,8 @@ from pytest_tom.core.outcome import (
 )
 from pytest_tom.core.settings import Settings
 
-# the Family base class and what its hooks take and return
+# the Family base class and what its hooks take and return; the converters' kit module
+from pytest_tom.families import convert_kit
 from pytest_tom.families.base import (
     Family,
     FamilyResult,
@@ -42,9 +43,11 @@ from pytest_tom.families.base import (
     two_calls,
 )
 
-# `pytest-tom convert`: what every family's convert.py shares
+# `pytest-tom convert`: what every family's convert.py shares (also as a module)
 from pytest_tom.families.convert_kit import (
     ConvertError,
+    add_input_output,
+    add_suite_limit,
     arguments_refused,
     problems_reported,
     suite_file,
@@ -182,5 +185,6 @@ __all__ = [
     # downloads (download.py)
     "Download", "Licence", "Member", "Remote", "github_file", "github_page",
     # the convert command (convert.py)
-    "ConvertError", "arguments_refused", "problems_reported", "suite_file", "write_suite",
+    "ConvertError", "add_input_output", "add_suite_limit", "arguments_refused", "convert_kit",
+    "problems_reported", "suite_file", "write_suite",
 ]

@@ -26,13 +26,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.families.kit import (
-    ConvertError,
-    arguments_refused,
-    problems_reported,
-    suite_file,
-    write_suite,
-)
+from pytest_tom.families.kit import ConvertError, convert_kit
 
 COLUMNS = 19
 STORY_SENTENCES = ("context", "desire", "percept", "initial_belief", "causal event")
@@ -40,12 +34,9 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'])")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("input", help="the authors' bigtom.csv (';'-separated, no header)")
-    parser.add_argument("-o", "--output", required=True, metavar="DIR",
-                        help="folder for the suite file (created if missing)")
-    parser.add_argument("--suite", default="bigtom", help="suite name and file stem (default bigtom)")
-    parser.add_argument("--limit", type=int, default=None, metavar="N",
-                        help="convert only the first N templates")
+    convert_kit.add_input_output(parser, "the authors' bigtom.csv (';'-separated, no header)")
+    convert_kit.add_suite_limit(parser, "suite name and file stem (default bigtom)",
+                                "convert only the first N templates", "bigtom")
 
 
 def split_story(story: str) -> list[str]:
@@ -131,13 +122,13 @@ def convert(path: Path, suite: str = "bigtom", limit: int | None = None) -> dict
 
 def run(args: argparse.Namespace) -> int:
     prog = "pytest-tom convert bigtom"
-    if arguments_refused(prog, args):
+    if convert_kit.arguments_refused(prog, args):
         return 2
     try:
         doc = convert(Path(args.input), args.suite, args.limit)
     except ConvertError as exc:
-        return problems_reported(prog, exc)
-    out = write_suite(doc, suite_file(Path(args.output), args.suite))
+        return convert_kit.problems_reported(prog, exc)
+    out = convert_kit.write_suite(doc, convert_kit.suite_file(Path(args.output), args.suite))
     n = len(doc["scenarios"])
     print(f"{out}: {n} templates -> {25 * n} items (25 conditions each)")
     return 0

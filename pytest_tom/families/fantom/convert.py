@@ -20,7 +20,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.families.kit import suite_file, write_suite
+from pytest_tom.families.kit import convert_kit
 
 BINARY_NAME = re.compile(r"^\s*Does\s+(.+?)\s+know\b", re.IGNORECASE)
 SAFE_ID = re.compile(r"[^A-Za-z0-9_.\-]+")
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
             f"upstream set, part and conversation ids are kept in `source`.",
             "scenarios": chunk,
         }
-        written.append(write_suite(doc, suite_file(out, name)))
+        written.append(convert_kit.write_suite(doc, convert_kit.suite_file(out, name)))
     n_sets = sum(len(c["sets"]) for c in conversations)
     for target in written:
         print(f"wrote {target}")

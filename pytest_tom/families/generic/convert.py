@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.families.kit import suite_file, write_suite
+from pytest_tom.families.kit import convert_kit
 
 QUESTION_TYPE = re.compile(r"^(?:(?:first|second)_order_[01]_(?:tom|no_tom)|reality|memory)$")
 STORY_TYPES = ("true_belief", "false_belief", "second_order_false_belief")
@@ -57,15 +57,13 @@ class Question:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("input", type=Path, help="a ToMi split, e.g. fb_all_test.txt")
-    parser.add_argument("-o", "--output", type=Path, required=True, metavar="DIR",
-                        help="directory for the YAML suite")
+    convert_kit.add_input_output(parser, "a ToMi split, e.g. fb_all_test.txt",
+                                 "directory for the YAML suite")
     parser.add_argument("--trace", type=Path, metavar="PATH",
                         help="the trace file (default: the input with the suffix .trace)")
-    parser.add_argument("--suite", default="tomi", metavar="NAME",
-                        help="suite name and file stem (default tomi)")
-    parser.add_argument("--limit", type=int, metavar="N",
-                        help="convert only the first N stories (a slice for quick runs)")
+    convert_kit.add_suite_limit(parser, "suite name and file stem (default tomi)",
+                                "convert only the first N stories (a slice for quick runs)",
+                                "tomi")
     parser.add_argument("--keep-underscores", action="store_true",
                         help="keep the upstream underscores (green_bucket) instead of spaces")
 
@@ -209,7 +207,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     doc, problems, counts = build_suite(questions, args.suite, src.name, args.keep_underscores,
                                         args.limit)
-    target = write_suite(doc, suite_file(args.output, args.suite))
+    target = convert_kit.write_suite(doc, convert_kit.suite_file(args.output, args.suite))
     print(f"wrote {target}: {len(doc['scenarios'])} stories, {sum(counts.values())} questions")
     for (qt, st), n in sorted(counts.items()):
         print(f"  {qt:<24} {st:<28} {n}")

@@ -38,13 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.families.kit import (
-    ConvertError,
-    arguments_refused,
-    problems_reported,
-    suite_file,
-    write_suite,
-)
+from pytest_tom.families.kit import ConvertError, convert_kit
 
 from .expand import DECEPTION
 from .prompt_files import read_prompts
@@ -74,12 +68,9 @@ class Converted:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("input", help=f"the authors' {UPSTREAM} ({{\"data\": [...]}})")
-    parser.add_argument("-o", "--output", required=True, metavar="DIR",
-                        help="folder for the suite file (created if missing)")
-    parser.add_argument("--suite", default=NAME, help=f"suite name and file stem (default {NAME})")
-    parser.add_argument("--limit", type=int, default=None, metavar="N",
-                        help="convert only the first N stories")
+    convert_kit.add_input_output(parser, f"the authors' {UPSTREAM} ({{\"data\": [...]}})")
+    convert_kit.add_suite_limit(parser, f"suite name and file stem (default {NAME})",
+                                "convert only the first N stories", NAME)
     parser.add_argument("--prompts", action="append", type=Path, metavar="PATH",
                         help="your copy of the authors' prompt files (the folder "
                              "Hi-ToM_prompts/, or one VP and one CoTP file; repeatable): "
@@ -295,18 +286,19 @@ def write(path: Path, out_dir: Path, suite: str = NAME, limit: int | None = None
           prompts: list[Path] | None = None) -> tuple[list[Path], Converted]:
     """Convert the file at `path` into `out_dir` (created); the files written."""
     converted = convert(path, suite, limit, prompts)
-    return [write_suite(converted.document, suite_file(out_dir, suite))], converted
+    out = convert_kit.write_suite(converted.document, convert_kit.suite_file(out_dir, suite))
+    return [out], converted
 
 
 def run(args: argparse.Namespace) -> int:
     prog = f"pytest-tom convert {NAME}"
-    if arguments_refused(prog, args):
+    if convert_kit.arguments_refused(prog, args):
         return 2
     try:
         files, converted = write(Path(args.input), Path(args.output), args.suite, args.limit,
                                  args.prompts)
     except ConvertError as exc:
-        return problems_reported(prog, exc)
+        return convert_kit.problems_reported(prog, exc)
     for note in converted.notes:
         print(f"note: {note}")
     print(f"{files[0]}: {len(converted.document['scenarios'])} stories -> {converted.items} items")

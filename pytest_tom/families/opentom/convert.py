@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.families.kit import normalise, suite_file, write_suite
+from pytest_tom.families.kit import convert_kit, normalise
 from pytest_tom.families.opentom.labels import gold_label
 
 # split file -> what each position of a narrative's list is: genre, order, perspective,
@@ -292,7 +292,7 @@ def _alias(where: str, answer: str, sc: dict[str, Any], aliases: dict[str, list[
 def output_path(out: Path, long: bool, suite: str | None) -> Path:
     if out.name.endswith(".tom.yaml"):
         return out
-    return suite_file(out, suite or ("opentom-long" if long else "opentom"))
+    return convert_kit.suite_file(out, suite or ("opentom-long" if long else "opentom"))
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -312,7 +312,7 @@ def run(args: argparse.Namespace) -> int:
     except ConvertError as exc:
         print(f"pytest-tom convert opentom: {exc}", file=sys.stderr)
         return 1
-    path = write_suite(conv.document, output_path(args.output, args.long, args.suite))
+    path = convert_kit.write_suite(conv.document, output_path(args.output, args.long, args.suite))
     print(f"{path}: {conv.narratives} narratives, {conv.questions} questions")
     for split, count in conv.per_split.items():
         print(f"  {split + '.json':<24} {count:>6} questions")

@@ -25,13 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.families.kit import (
-    ConvertError,
-    arguments_refused,
-    problems_reported,
-    suite_file,
-    write_suite,
-)
+from pytest_tom.families.kit import ConvertError, convert_kit
 
 from .schema import KINDS, LETTERS
 
@@ -183,29 +177,26 @@ def scenario_of(story: str, parts: dict[str, tuple[str, dict[str, Any]]],
 
 
 def write(conv: Conversion, out: Path) -> Path:
-    return write_suite(conv.document, suite_file(out, conv.suite))
+    return convert_kit.write_suite(conv.document, convert_kit.suite_file(out, conv.suite))
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("input", type=Path, help="the folder holding mental-state-qa/, "
-                                                 "behavior-qa/ and judgment-qa/")
-    parser.add_argument("-o", "--output", type=Path, required=True, metavar="DIR",
-                        help="folder for the suite file (created if missing)")
-    parser.add_argument("--suite", metavar="NAME", default="simpletom-full",
-                        help="suite name (default simpletom-full)")
-    parser.add_argument("--limit", type=int, metavar="N", help="only the first N stories")
+    convert_kit.add_input_output(parser, "the folder holding mental-state-qa/, behavior-qa/ "
+                                         "and judgment-qa/")
+    convert_kit.add_suite_limit(parser, "suite name (default simpletom-full)",
+                                "only the first N stories", "simpletom-full")
     parser.add_argument("--expect", type=int, metavar="N",
                         help="fail unless exactly N stories come out (the release: 1147)")
 
 
 def run(args: argparse.Namespace) -> int:
     prog = "pytest-tom convert simpletom"
-    if arguments_refused(prog, args, folder=True, input_last=True):
+    if convert_kit.arguments_refused(prog, args, folder=True, input_last=True):
         return 2
     try:
         conv = convert(args.input, args.suite, args.limit, args.expect)
     except ConvertError as exc:
-        return problems_reported(prog, exc)
+        return convert_kit.problems_reported(prog, exc)
     path = write(conv, Path(args.output))
     print(f"{path}: suite {conv.suite}, {len(conv.scenarios)} stories, "
           f"{3 * len(conv.scenarios)} questions")

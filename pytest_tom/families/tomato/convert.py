@@ -25,13 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.families.kit import (
-    ConvertError,
-    arguments_refused,
-    problems_reported,
-    suite_file,
-    write_suite,
-)
+from pytest_tom.families.kit import ConvertError, convert_kit
 
 from .schema import LETTERS, MENTAL_STATES, ORDERS
 
@@ -184,28 +178,24 @@ def convert(path: Path, suite: str | None = None, limit: int | None = None) -> C
 
 
 def write(conv: Conversion, out: Path) -> Path:
-    return write_suite(conv.document, suite_file(out, conv.suite))
+    return convert_kit.write_suite(conv.document, convert_kit.suite_file(out, conv.suite))
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("input", type=Path,
-                        help="a release file: tomato.json, tomato_first.json, tomato_second.json "
-                             "or tomato_fb.json")
-    parser.add_argument("-o", "--output", type=Path, required=True, metavar="DIR",
-                        help="folder for the suite file (created if missing)")
-    parser.add_argument("--suite", metavar="NAME",
-                        help="suite name (default from the file: tomato-fb, tomato-first ...)")
-    parser.add_argument("--limit", type=int, metavar="N", help="only the first N questions")
+    convert_kit.add_input_output(parser, "a release file: tomato.json, tomato_first.json, "
+                                         "tomato_second.json or tomato_fb.json")
+    convert_kit.add_suite_limit(parser, "suite name (default from the file: tomato-fb, "
+                                        "tomato-first ...)", "only the first N questions")
 
 
 def run(args: argparse.Namespace) -> int:
     prog = "pytest-tom convert tomato"
-    if arguments_refused(prog, args, input_last=True):
+    if convert_kit.arguments_refused(prog, args, input_last=True):
         return 2
     try:
         conv = convert(args.input, args.suite, args.limit)
     except ConvertError as exc:
-        return problems_reported(prog, exc)
+        return convert_kit.problems_reported(prog, exc)
     path = write(conv, Path(args.output))
     cells = Counter((sc["mental_state"], sc["order"]) for sc in conv.scenarios)
     fb = sum(1 for sc in conv.scenarios if sc["false_belief"])

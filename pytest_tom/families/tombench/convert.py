@@ -29,13 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.families.kit import (
-    ConvertError,
-    arguments_refused,
-    problems_reported,
-    suite_file,
-    write_suite,
-)
+from pytest_tom.families.kit import ConvertError, convert_kit
 
 from .catalogue import TASK_BY_NAME, TASKS, parse_ability_field
 
@@ -226,30 +220,27 @@ def write(conv: Conversion, out: Path) -> list[Path]:
     """Write one suite file per task into the folder `out`; the paths written."""
     out.mkdir(parents=True, exist_ok=True)
     prefix = "" if conv.suite == "tombench" else f"{conv.suite}-"
-    return [write_suite(doc, suite_file(out, f"{prefix}{file_slug(task)}"))
+    return [convert_kit.write_suite(doc, convert_kit.suite_file(out, f"{prefix}{file_slug(task)}"))
             for task, doc in conv.documents.items()]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("input", type=Path, help="the release's data/ folder (20 .jsonl files)")
-    parser.add_argument("-o", "--output", type=Path, required=True, metavar="DIR",
-                        help="folder for the suite files (created if missing)")
+    convert_kit.add_input_output(parser, "the release's data/ folder (20 .jsonl files)",
+                                 "folder for the suite files (created if missing)")
     parser.add_argument("--language", choices=tuple(FIELDS), default="en",
                         help="the language of the questions (default en)")
-    parser.add_argument("--suite", metavar="NAME",
-                        help="suite name (default tombench, or tombench-zh)")
-    parser.add_argument("--limit", type=int, metavar="N",
-                        help="only the first N questions of each task (a quick trial)")
+    convert_kit.add_suite_limit(parser, "suite name (default tombench, or tombench-zh)",
+                                "only the first N questions of each task (a quick trial)")
 
 
 def run(args: argparse.Namespace) -> int:
     prog = "pytest-tom convert tombench"
-    if arguments_refused(prog, args, folder=True, input_last=True):
+    if convert_kit.arguments_refused(prog, args, folder=True, input_last=True):
         return 2
     try:
         conv = convert(args.input, args.language, args.suite, args.limit)
     except ConvertError as exc:
-        return problems_reported(prog, exc)
+        return convert_kit.problems_reported(prog, exc)
     paths = write(conv, Path(args.output))
     options = Counter(len(sc["options"]) for doc in conv.documents.values()
                       for sc in doc["scenarios"])
