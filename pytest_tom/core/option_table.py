@@ -362,7 +362,8 @@ def _finite(value: Any) -> bool:
 
 # counts that must be at least this much (None: not given, the default applies); what a
 # user gives is refused here; RetryPolicy, Runner and the local backend guard again only
-# for callers that bypass the table (docs/architecture.md, "Options")
+# for callers that bypass the table, and families' option_problems check what it cannot
+# (docs/architecture.md, "Options")
 AT_LEAST: tuple[tuple[str, int], ...] = (
     ("concurrency", 1), ("retries", 0), ("samples", 1), ("limit", 1), ("batch_size", 1),
     ("threads", 1), ("local_ctx", 1), ("thinking_tokens", 1),
@@ -373,7 +374,7 @@ def number_problems(options: TomOptions) -> list[str]:
     """Numbers that would make a run wait forever, never wait, or send nonsense: a timeout
     of 0 or NaN (which once became 120 s unnoticed), a negative or infinite temperature,
     max_tokens of 0, no request in flight, a negative number of retries ... A usage error
-    before anything runs. The one place where a user's option values are refused."""
+    before anything runs. Where the numbers a user gives are refused (`Opt.parse` refuses the rest)."""
     problems = []
     for name, least in AT_LEAST:
         value = getattr(options, name)
