@@ -374,7 +374,8 @@ def number_problems(options: TomOptions) -> list[str]:
     """Numbers that would make a run wait forever, never wait, or send nonsense: a timeout
     of 0 or NaN (which once became 120 s unnoticed), a negative or infinite temperature,
     max_tokens of 0, no request in flight, a negative number of retries ... A usage error
-    before anything runs. Where the numbers a user gives are refused (`Opt.parse` refuses the rest)."""
+    before anything runs. Where the numbers a user gives are refused (`Opt.parse` refuses
+    the rest)."""
     problems = []
     for name, least in AT_LEAST:
         value = getattr(options, name)
