@@ -77,6 +77,10 @@ def test_list_gives_each_url_size_and_pin_and_the_folder_without_network(
     assert f"      sha256 {tomi.sha256}\n      member taken out: tomi_balanced_story_types/" \
            f"fb_all_test.txt (sha256 {tomi.members[0].sha256})" in blocks["tomi-full"]
     assert not target.exists()  # a listing writes nothing
+    code, out, _ = fetch_cli(capsys, "hitom-full", "--list", "--mirror", "http://m.invalid")
+    assert code == 0
+    assert ("      read from the mirror: http://m.invalid/raw.githubusercontent.com/ying-hui-he/"
+            "Hi-ToM_dataset/56dda76") in out
 
 
 def test_from_the_real_copies_installs_what_a_mirror_fetch_installs(
@@ -123,8 +127,10 @@ def test_from_the_real_copies_installs_what_a_mirror_fetch_installs(
         assert all(r.startswith("file:///") for r in read_from)
     assert "opentom-long" in (by_file / ACCEPTED).read_text()
     # listed as installed, and nothing matched is read again from the network
-    code, out, _ = fetch_cli(capsys, "hitom-full", "--list", "--dir", str(by_file))
+    code, out, _ = fetch_cli(capsys, *names, "--list", "--dir", str(by_file))
     assert f"installs into: {by_file / 'hitom-full'} (fetched, up to date)" in out
+    assert "NON-COMMERCIAL: research and other non-commercial use only (https://" in out
+    assert "; accepted in this fetch folder\n" in out and "--accept-licence" not in out
 
 
 def test_wrong_missing_unmatched_and_partial_files_are_refused_in_one_line(
