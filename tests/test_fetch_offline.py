@@ -166,6 +166,9 @@ def test_wrong_missing_unmatched_and_partial_files_are_refused_in_one_line(
     err = refused("hitom-full", "--from", str(notes))
     assert (f"--from: {notes} is none of the files of hitom-full, by its name or by the hash "
             f"pinned for each: Hi-ToM_data.json; give those") in err
+    err = refused("mmtomqa-full", "--from", str(wrong))
+    assert (f"--from: {wrong} is Hi-ToM_data.json of hitom-full, not of mmtomqa-full: add "
+            f"hitom-full to the names") in err
     err = refused("hitom-full", "--from", str(downloads))
     assert f"--from: {downloads} is a folder: give the files in it" in err
     other = downloads / "Hi-ToM_data (1).json"

@@ -106,7 +106,8 @@ def run(args: argparse.Namespace) -> int:
     local: dict[str, dict[str, Path]] = {}
     if args.from_files:
         try:
-            local = match([declared[n] for n in wanted], args.from_files)
+            local = match([declared[n] for n in wanted], args.from_files,
+                          list(declared.values()))
         except FetchError as exc:
             print(f"pytest-tom fetch: {exc}", file=sys.stderr)
             return 2

@@ -25,10 +25,11 @@ from pytest_tom.engine.fetch import FetchError, git_blob_of, sha256_of
 SHOWN = 5  # files named in a refusal before "and N more"
 
 
-def match(downloads: Sequence[Download], given: Sequence[str | Path]
-          ) -> dict[str, dict[str, Path]]:
+def match(downloads: Sequence[Download], given: Sequence[str | Path],
+          declared: Sequence[Download] = ()) -> dict[str, dict[str, Path]]:
     """name -> {declared URL -> the file given for it}, every declared file of every name
-    covered (see the module's docstring); FetchError otherwise."""
+    covered (see the module's docstring); FetchError otherwise. `declared`: every name
+    that can be fetched, so that a file of a name not given says which name it is of."""
     names = " ".join(d.name for d in downloads)
     paths = list(dict.fromkeys(Path(p).expanduser().absolute() for p in given))
     for path in paths:
@@ -52,7 +53,7 @@ def match(downloads: Sequence[Download], given: Sequence[str | Path]
                 out[download.name][remote.url] = path
                 found = True
         if not found:
-            raise FetchError(_unmatched(downloads, path, names))
+            raise FetchError(_unmatched(downloads, declared, path, names))
     for download in downloads:
         missing = [r for r in download.files if r.url not in out[download.name]]
         if missing:
@@ -91,7 +92,8 @@ def _ends_with(path: Path, name: str) -> int:
     return len(parts) if tuple(unquote(p) for p in path.parts[-len(parts):]) == parts else 0
 
 
-def _which(download: Download, path: Path, content: _Content) -> list[Remote]:
+def _which(download: Download, path: Path, content: _Content, by_content: bool = True
+           ) -> list[Remote]:
     """The declared files of `download` that `path` is: by name, else by content."""
     scored = []
     for remote in download.files:
@@ -111,10 +113,22 @@ def _which(download: Download, path: Path, content: _Content) -> list[Remote]:
                          f"of {download.name} (they share its name): keep the folder each is "
                          f"saved under (.../{named[0].filename}), as pytest-tom fetch "
                          f"{download.name} --list shows; nothing written")
-    return [r for r in download.files if content.pins(r)]
+    return [r for r in download.files if content.pins(r)] if by_content else []
 
 
-def _unmatched(downloads: Sequence[Download], path: Path, names: str) -> str:
+def _unmatched(downloads: Sequence[Download], declared: Sequence[Download], path: Path,
+               names: str) -> str:
+    for other in declared:
+        if other.name in names.split():
+            continue
+        try:
+            remotes = _which(other, path, _Content(path), by_content=False)
+        except FetchError:
+            continue
+        if remotes:
+            return (f"--from: {path} is {remotes[0].filename} of {other.name}, not of {names}: "
+                    f"add {other.name} to the names (pytest-tom fetch {names} {other.name} "
+                    f"--from ...); nothing written")
     for download in downloads:
         for remote in download.files:
             for member in remote.members:
