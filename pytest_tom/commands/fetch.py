@@ -11,6 +11,12 @@ A licence that restricts the use (non-commercial, evaluation only) is shown and 
 accepted once with `--accept-licence`: the acceptance is kept in the fetch folder
 (`accepted-licences.json`), and a later fetch of the same name and licence needs no flag.
 Without a name, the names that can be fetched are listed; `all` fetches every one.
+
+Offline: `--list` prints, without any network access, what a fetch of the names would
+read (each URL, its size, its sha256, git blob id or "not pinned", the members taken out
+of an archive) and the folder it would fill; the files, downloaded anywhere else, are then
+installed with `--from FILE...` (`engine/fetch_from.py` tells which declared file each
+is), through the same checks, licence acceptance, conversion and manifest as a download.
 """
 
 from __future__ import annotations
@@ -29,7 +35,8 @@ from pytest_tom.core.download import Download
 from pytest_tom.engine import fetched
 from pytest_tom.engine.bundled import BundledSuitesMissing
 from pytest_tom.engine.bundled import names as bundled_names
-from pytest_tom.engine.fetch import MIRROR_ENV, FetchError, fetch, size_text
+from pytest_tom.engine.fetch import MIRROR_ENV, FetchError, fetch, size_text, source_url, state
+from pytest_tom.engine.fetch_from import match
 
 NAME = "fetch"
 HELP = "download a benchmark's official files and convert them into suites (--tom-suite NAME)"
@@ -42,7 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dir", metavar="DIR",
                         help=f"the fetch folder (default: ${fetched.ENV}, else "
                              f"{fetched.default_root({}, None)})")
-    parser.add_argument("--mirror", metavar="URL", default=os.environ.get(MIRROR_ENV),
+    parser.add_argument("--mirror", metavar="URL",
                         help="read the files from a mirror holding each under its URL's host "
                              f"and path (http://..., file:///...; default ${MIRROR_ENV})")
     parser.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
@@ -50,6 +57,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--accept-licence", action="store_true",
                         help="accept the restricting licences (non-commercial, evaluation "
                              "only) of the names fetched; asked once per fetch folder")
+    parser.add_argument("--list", action="store_true",
+                        help="print what a fetch of the names would read (URLs, sizes, sha256 "
+                             "or other pin) and where it would install them; no network access")
+    parser.add_argument("--from", nargs="+", metavar="FILE", dest="from_files",
+                        help="install the names from these files, downloaded elsewhere (the "
+                             "files --list shows), after the same checks as a download")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -59,6 +72,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"pytest-tom fetch: {exc}", file=sys.stderr)
         return 2
     root = fetched.root_of(args.dir)
+    mirror = args.mirror or os.environ.get(MIRROR_ENV) or None
+    if args.from_files and (args.list or args.mirror):
+        print(f"pytest-tom fetch: --from reads the files given: not with "
+              f"{'--list' if args.list else '--mirror'}", file=sys.stderr)
+        return 2
+    if args.from_files and not args.names:
+        print("pytest-tom fetch: --from FILE... installs files of the names given first: "
+              "pytest-tom fetch NAME... --from FILE... (pytest-tom fetch NAME --list shows "
+              "a name's files)", file=sys.stderr)
+        return 2
     if not args.names:
         list_names(declared, root)
         return 0
@@ -74,6 +97,20 @@ def run(args: argparse.Namespace) -> int:
         print(f"pytest-tom fetch: nothing to fetch named {', '.join(map(repr, unknown))}{hint}; "
               f"names: {', '.join(declared)} (or {ALL})", file=sys.stderr)
         return 2
+    if args.list:
+        for i, name in enumerate(wanted):
+            if i:
+                print()
+            list_files(declared[name], root, mirror)
+        return 0
+    local: dict[str, dict[str, Path]] = {}
+    if args.from_files:
+        try:
+            local = match([declared[n] for n in wanted], args.from_files,
+                          list(declared.values()))
+        except FetchError as exc:
+            print(f"pytest-tom fetch: {exc}", file=sys.stderr)
+            return 2
     pending = unaccepted([declared[n] for n in wanted], root)
     refused = [] if args.accept_licence else pending
     if refused:
@@ -94,8 +131,8 @@ def run(args: argparse.Namespace) -> int:
             if remote.sha256_source:
                 print(f"  sha256 of {remote.filename}: {remote.sha256_source}")
         try:
-            result = fetch(download, root, mirror=args.mirror, timeout=args.timeout,
-                           say=print)
+            result = fetch(download, root, mirror=mirror, timeout=args.timeout,
+                           say=print, local=local.get(name) if args.from_files else None)
         except FetchError as exc:
             print(f"pytest-tom fetch: {exc}", file=sys.stderr)
             failed += 1
@@ -154,3 +191,45 @@ def list_names(declared: dict[str, Download], root: Path) -> None:
           f" ({len(have)} fetched)" if have else f"\nfetch folder: {root} (nothing fetched)")
     print(f"fetch: pytest-tom fetch NAME... ({ALL}: every one) · then: pytest --tom-suite=NAME "
           f"--tom-model=SPEC{fetched.dir_option(root, '--tom-fetch-dir')}")
+
+
+def list_files(download: Download, root: Path, mirror: str | None) -> None:
+    """What `pytest-tom fetch NAME` would read and where it would install it, from the
+    declaration alone (`--list`): nothing is downloaded."""
+    sizes = [r.size for r in download.files]
+    total = size_text(None if None in sizes else sum(s or 0 for s in sizes))
+    print(f"{download.name}: {download.benchmark}, {download.what}")
+    print(f"  from {download.source}")
+    acceptance = accept_flag = ""
+    if download.licence.needs_acceptance:
+        if unaccepted([download], root):
+            acceptance = "; fetch with --accept-licence (asked once per fetch folder)"
+            accept_flag = " --accept-licence"
+        else:
+            acceptance = "; accepted in this fetch folder"
+    print(f"  licence: {download.licence.line()}{acceptance}")
+    print(f"  {len(download.files)} file(s), {total}:")
+    for remote in download.files:
+        size = "size unknown" if remote.size is None else \
+            f"{size_text(remote.size)}, {remote.size:,} bytes"
+        print(f"    {remote.url}")
+        print(f"      {remote.filename} ({size})")
+        if remote.sha256:
+            source = f" ({remote.sha256_source})" if remote.sha256_source else ""
+            print(f"      sha256 {remote.sha256}{source}")
+        elif remote.git_blob:
+            print(f"      git blob id {remote.git_blob} (SHA-1 of `blob <size>\\0` and the "
+                  f"bytes, as git ls-tree lists it; no sha256 is known)")
+        else:
+            print(f"      not pinned: {remote.unpinned}")
+        if mirror:
+            print(f"      read from the mirror: {source_url(remote, mirror)}")
+        for member in remote.members:
+            pin = f"sha256 {member.sha256}" if member.sha256 else "checked by the archive's pin"
+            print(f"      member taken out: {member.path} ({pin})")
+    print(f"  installs into: {root / download.name} ({state(download, root)})")
+    print(f"  converted by: {download.convert_command(str(root / download.name))}")
+    saved = [r.filename for r in download.files if "/" in r.filename]
+    keep = f" (keep the folders of {', '.join(saved)})" if saved else ""
+    print(f"  offline: download the file(s) above elsewhere{keep}, then: pytest-tom fetch "
+          f"{download.name} --from FILE...{fetched.dir_option(root)}{accept_flag}")

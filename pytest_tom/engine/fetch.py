@@ -11,7 +11,10 @@ and nothing is written: the fetch folder is not even created.
 
 A mirror (`--mirror URL`, `$PYTEST_TOM_FETCH_MIRROR`) holds each file under its official
 URL's host and path (`URL/raw.githubusercontent.com/owner/name/commit/path`, the layout of
-`wget -x`): a machine without internet fetches from a copy, with the same checks.
+`wget -x`): a machine without internet fetches from a copy, with the same checks. Or
+the files are downloaded anywhere else and given as they are (`--from FILE...`,
+`engine/fetch_from.py` tells which declared file each is): they are read in place of the
+URLs and go through the same checks, conversion and filing.
 """
 
 from __future__ import annotations
@@ -31,10 +34,10 @@ import time
 import urllib.error
 import urllib.request
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
-from typing import IO, Any
+from typing import IO, Any, Protocol
 from urllib.parse import urlsplit
 
 import pytest_tom
@@ -87,19 +90,32 @@ def size_text(size: int | None) -> str:
 
 
 def fetch(download: Download, root: Path, *, mirror: str | None = None,
-          timeout: float = 60.0, say: Say = print) -> Fetch:
+          timeout: float = 60.0, say: Say = print,
+          local: Mapping[str, Path] | None = None) -> Fetch:
     """Fetch `download` into `root/<name>/` (see the module's docstring). FetchError: one
-    line, nothing written."""
+    line, nothing written.
+
+    `local` (`pytest-tom fetch NAME --from FILE...`): every declared file's URL -> a file
+    downloaded elsewhere, read in place of the URL and then checked, taken apart, converted
+    and filed exactly as a download is. Nothing earlier is reused then (neither an up-to-date
+    fetch nor its kept files): the files given are the ones checked and installed."""
     dest = root / download.name
-    current = _up_to_date(dest, download)
-    if current is not None:
-        return current
+    if local is not None:
+        missing = [r.filename for r in download.files if r.url not in local]
+        if missing:
+            raise FetchError(f"{download.name}: no file given for {', '.join(missing)}; "
+                             f"nothing written")
+    else:
+        current = _up_to_date(dest, download)
+        if current is not None:
+            return current
     with tempfile.TemporaryDirectory(prefix="pytest-tom-fetch-") as tmp:
         stage = Path(tmp) / download.name
         upstream = stage / UPSTREAM
         upstream.mkdir(parents=True)
-        kept = _kept_upstream(dest, download)
+        kept = _kept_upstream(dest, download) if local is None else {}
         hashes: dict[str, str] = {}
+        read_from: dict[str, str] = {}
         for remote in download.files:
             if all(name in kept for name in remote.files):
                 for name in remote.files:
@@ -107,9 +123,14 @@ def fetch(download: Download, root: Path, *, mirror: str | None = None,
                     shutil.copyfile(dest / UPSTREAM / name, upstream / name)
                     hashes[name] = kept[name]
                 say(f"  {', '.join(remote.files)}: kept from the last fetch (sha256 checked)")
+                read_from[remote.url] = source_url(remote, mirror)
                 continue
-            hashes.update(_download(download, remote, mirror, upstream, Path(tmp), timeout,
-                                    say))
+            if local is not None:
+                source: _Source = _LocalFile(download, remote, local[remote.url])
+            else:
+                source = _Url(download, remote, source_url(remote, mirror), timeout)
+            read_from[remote.url] = source.read_from
+            hashes.update(_obtain(download, remote, source, upstream, Path(tmp), say))
         suites = _convert(download, upstream, stage, say)
         described = _check_suites(download, suites, stage)
         items = sum(row["items"] for row in described)
@@ -119,7 +140,7 @@ def fetch(download: Download, root: Path, *, mirror: str | None = None,
             "licence": asdict(download.licence),
             "convert": download.convert_command(),
             "files": [{"url": r.url, "sha256": r.sha256, "git_blob": r.git_blob,
-                       "read_from": source_url(r, mirror)} for r in download.files],
+                       "read_from": read_from[r.url]} for r in download.files],
             "upstream": hashes, "suite_files": described, "items": items,
             "fetched_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "pytest_tom": pytest_tom.__version__,
@@ -128,6 +149,17 @@ def fetch(download: Download, root: Path, *, mirror: str | None = None,
         (stage / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
         _move_in(stage, dest)
     return Fetch(download, dest, tuple(dest / p.name for p in suites), items)
+
+
+def state(download: Download, root: Path) -> str:
+    """What `root` holds of `download`, for `--list`: read from its manifest, nothing
+    downloaded or converted."""
+    dest = root / download.name
+    if _up_to_date(dest, download) is not None:
+        return "fetched, up to date"
+    if read_manifest(dest) is not None:
+        return "fetched from another declaration or pytest-tom version: a fetch converts again"
+    return "not fetched"
 
 
 def _up_to_date(dest: Path, download: Download) -> Fetch | None:
@@ -154,7 +186,7 @@ def _kept_upstream(dest: Path, download: Download) -> dict[str, str]:
     out = {}
     for name, sha256 in dict(manifest.get("upstream") or {}).items():
         path = dest / UPSTREAM / name
-        if path.is_file() and _sha256_of(path) == sha256:
+        if path.is_file() and sha256_of(path) == sha256:
             out[name] = sha256
     return out
 
@@ -169,7 +201,7 @@ def git_blob_of(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _sha256_of(path: Path) -> str:
+def sha256_of(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as f:
         for chunk in iter(lambda: f.read(CHUNK), b""):
@@ -177,41 +209,86 @@ def _sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _download(download: Download, remote: Remote, mirror: str | None, upstream: Path,
-              tmp: Path, timeout: float, say: Say) -> dict[str, str]:
-    """Download `remote`, check it, and leave its file (or its members) in `upstream`."""
-    url = source_url(remote, mirror)
+class _Source(Protocol):
+    """Where one declared file's bytes are read from: its URL (or a mirror's copy), or a
+    file given with `--from`. `copy` fills `out` with at most `limit` + 1 bytes and gives
+    (their sha256, their count); a failure is a FetchError of one line."""
+
+    where: str  # for the messages: the URL or the path
+    read_from: str  # for fetched.json
+    fix: str  # appended to a refusal: what to do about it
+
+    def copy(self, out: IO[bytes], limit: int) -> tuple[str, int]: ...
+
+
+class _Url(_Source):
+    def __init__(self, download: Download, remote: Remote, url: str, timeout: float):
+        self.download, self.remote, self.timeout = download, remote, timeout
+        self.where = self.read_from = url
+        self.fix = ""
+
+    def copy(self, out: IO[bytes], limit: int) -> tuple[str, int]:
+        name, url = self.remote.filename, self.where
+        try:
+            request = urllib.request.Request(url, headers={
+                "User-Agent": f"pytest-tom/{pytest_tom.__version__} (pytest-tom fetch)"})
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                got, size = _copy(response, out, limit)
+                announced = response.headers.get("Content-Length", "")
+            if announced.isdigit() and size < int(announced) and size <= limit:  # not cut by us
+                raise OSError(f"the connection closed after {size:,} of {int(announced):,} "
+                              f"bytes")
+        except urllib.error.HTTPError as exc:
+            raise FetchError(f"{self.download.name}: {name}: HTTP {exc.code} {exc.reason} from "
+                             f"{url}; nothing written") from None
+        except (urllib.error.URLError, http.client.HTTPException, OSError, ValueError) as exc:
+            reason = getattr(exc, "reason", exc)
+            raise FetchError(f"{self.download.name}: {name}: cannot be read from {url} "
+                             f"({reason}); nothing written (no internet here? --mirror URL "
+                             f"reads a copy; --from FILE... installs files downloaded "
+                             f"elsewhere)") from None
+        return got, size
+
+
+class _LocalFile(_Source):
+    def __init__(self, download: Download, remote: Remote, path: Path):
+        self.download, self.remote, self.path = download, remote, path
+        self.where = str(path)
+        self.read_from = path.absolute().as_uri()
+        self.fix = (f"; it is not the file at {remote.url}: download that again (pytest-tom "
+                    f"fetch {download.name} --list shows each file and its pin)")
+
+    def copy(self, out: IO[bytes], limit: int) -> tuple[str, int]:
+        try:
+            with self.path.open("rb") as source:
+                return _copy(source, out, limit)
+        except OSError as exc:
+            raise FetchError(f"{self.download.name}: {self.remote.filename}: {self.path} cannot "
+                             f"be read ({exc.strerror or exc}); nothing written") from None
+
+
+def _obtain(download: Download, remote: Remote, source: _Source, upstream: Path, tmp: Path,
+            say: Say) -> dict[str, str]:
+    """Read `remote`'s bytes from `source`, check them against its pin, and leave its file
+    (or its members) in `upstream`: the same checks whether the bytes came over the network
+    or from a file downloaded elsewhere."""
     name = remote.filename
-    say(f"  {name} ({size_text(remote.size)}) from {url}")
+    say(f"  {name} ({size_text(remote.size)}) from {source.where}")
     target = (tmp / PurePosixPath(name).name) if remote.members else (upstream / name)
     target.parent.mkdir(parents=True, exist_ok=True)
     limit = remote.size if remote.size is not None else MAX_BYTES
-    try:
-        request = urllib.request.Request(url, headers={
-            "User-Agent": f"pytest-tom/{pytest_tom.__version__} (pytest-tom fetch)"})
-        with urllib.request.urlopen(request, timeout=timeout) as response, \
-                target.open("wb") as out:
-            got, size = _copy(response, out, limit)
-            announced = response.headers.get("Content-Length", "")
-        if announced.isdigit() and size < int(announced) and size <= limit:  # not cut by us
-            raise OSError(f"the connection closed after {size:,} of {int(announced):,} bytes")
-    except urllib.error.HTTPError as exc:
-        raise FetchError(f"{download.name}: {name}: HTTP {exc.code} {exc.reason} from {url}; "
-                         f"nothing written") from None
-    except (urllib.error.URLError, http.client.HTTPException, OSError, ValueError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise FetchError(f"{download.name}: {name}: cannot be read from {url} ({reason}); "
-                         f"nothing written (no internet here? --mirror URL reads a copy)"
-                         ) from None
+    with target.open("wb") as out:
+        got, size = source.copy(out, limit)
     over = f" (more than the {remote.size:,} bytes pinned)" if size > limit else ""
     if remote.sha256 and got != remote.sha256:
-        raise FetchError(f"{download.name}: {name} from {url} has sha256 {got}{over}, not the "
-                         f"pinned {remote.sha256}: refused, nothing written")
+        raise FetchError(f"{download.name}: {name} from {source.where} has sha256 {got}{over}, "
+                         f"not the pinned {remote.sha256}: refused, nothing written{source.fix}")
     if remote.git_blob:
         blob = git_blob_of(target)
         if blob != remote.git_blob:
-            raise FetchError(f"{download.name}: {name} from {url} has git blob id {blob}{over}, "
-                             f"not the pinned {remote.git_blob}: refused, nothing written")
+            raise FetchError(f"{download.name}: {name} from {source.where} has git blob id "
+                             f"{blob}{over}, not the pinned {remote.git_blob}: refused, nothing "
+                             f"written{source.fix}")
     if not (remote.sha256 or remote.git_blob):
         say(f"  {name}: NOT PINNED ({remote.unpinned}); its sha256 {got} is recorded in "
             f"{MANIFEST}, and only the converter's checks guard its content")
