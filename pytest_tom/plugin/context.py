@@ -29,6 +29,7 @@ from pytest_tom.backends import BackendSpecError
 from pytest_tom.backends.base import Backend, SamplingParams
 from pytest_tom.core.option_table import TomOptions
 from pytest_tom.core.settings import Settings
+from pytest_tom.core.sweep import value_options
 from pytest_tom.engine.answer_length import NO_MAX_TOKENS, header_text
 from pytest_tom.engine.asked import asked_block
 from pytest_tom.engine.item import ItemEngine
@@ -66,10 +67,18 @@ def model_slot(config: pytest.Config, options: TomOptions, settings: Settings) -
                             seed=options.seed, fields=request_fields(options))
     scoring = ScoringContext(settings)
 
+    variants = {}
+    if options.sweep is not None:  # each value's requests: its params and thought's room
+        for point in options.sweep.points(""):
+            opts = value_options(options, point)
+            variants[point.label] = (SamplingParams(
+                temperature=opts.temperature, max_tokens=opts.max_tokens, seed=opts.seed,
+                fields=request_fields(opts)), thinking_budget(opts))
+
     def engine_for(backend: Backend) -> ItemEngine:
         return ItemEngine(settings, params, scoring,
                           family_max_tokens=bool(backend.family_max_tokens),
-                          thinking_tokens=thinking_budget(options))
+                          thinking_tokens=thinking_budget(options), variants=variants)
 
     backend_options = {**options.as_dict(), "rootdir": str(project_dir(config))}
     try:

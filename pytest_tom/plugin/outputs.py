@@ -72,6 +72,11 @@ class RunOutputs:
                  f"{s['concurrency']} · suites {ctx.options.files}"
                  + (f" · samples {ctx.options.samples}" if ctx.options.samples > 1 else "")
                  + f" · {self.requests.cache_label()}"]
+        if ctx.options.sweep is not None:  # the items run once per value
+            sweep = ctx.options.sweep
+            lines.append(f"tom: sweep {sweep.setting} over {len(sweep.values)} values ("
+                         f"{', '.join(sweep.label(v) for v in sweep.values)}): each item runs "
+                         f"once per value, its suite <suite>[{sweep.setting}=V]; early stop off")
         if ctx.bundled is not None:
             lines.extend(ctx.bundled.header())
         changed = s.get("options")
