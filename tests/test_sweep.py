@@ -123,7 +123,8 @@ def test_the_record_and_the_settings_say_the_value() -> None:
     sweep = Sweep("thinking-tokens", (16, 4096))
     one = expand([spec()], sweep)[1]
     record = build_record(one, Outcome(correct=True), ["a"])
-    assert record["sweep"] == {"setting": "thinking-tokens", "value": 4096, "suite": "bt"}
+    assert record["sweep"] == {"setting": "thinking-tokens", "value": 4096, "suite": "bt",
+                               "index": 1}
     assert "sweep" not in build_record(spec(), Outcome(correct=True), ["a"])
     options = TomOptions(sweep=sweep)
     block = asked_block(options, [], "vanilla", True)

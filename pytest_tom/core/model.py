@@ -25,6 +25,7 @@ class SweepPoint:
     value: Any
     label: str
     suite: str
+    index: int = 0  # the value's place in the sweep (the reports' order of the values)
 
 
 @dataclass

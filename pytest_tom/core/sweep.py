@@ -98,7 +98,8 @@ class Sweep:
         return f"{self.setting}={value_text(value)}"
 
     def points(self, suite: str) -> list[SweepPoint]:
-        return [SweepPoint(self.setting, v, self.label(v), suite) for v in self.values]
+        return [SweepPoint(self.setting, v, self.label(v), suite, n)
+                for n, v in enumerate(self.values)]
 
     def as_dict(self) -> dict[str, Any]:
         """The sweep in a report's settings (`settings.asked.sweep`)."""

@@ -244,5 +244,5 @@ def build_record(spec: ItemSpec, outcome: Outcome, responses: list[str],
                     responses=list(responses), **calls)
     if spec.sweep is not None:  # --tom-sweep: the value it was asked with
         record["sweep"] = {"setting": spec.sweep.setting, "value": spec.sweep.value,
-                           "suite": spec.sweep.suite}
+                           "suite": spec.sweep.suite, "index": spec.sweep.index}
     return record

@@ -33,7 +33,7 @@ from typing import Any
 from pytest_tom.families.base import MetricTable
 
 # the keys of a report that hold the results, in the order the report writes them
-RESULT_KEYS = ("suites", "totals", "totals_intervals", "samples", "totals_spread")
+RESULT_KEYS = ("suites", "totals", "totals_intervals", "samples", "totals_spread", "sweep")
 
 # counts of outcomes that are neither right nor wrong, in the order the summaries show
 # them: (key in the core block, label, shown when zero). The terminal, Markdown and HTML
@@ -391,6 +391,12 @@ class Results(dict[str, Any]):
     @property
     def totals_spread(self) -> dict[str, float]:
         return self.get("totals_spread") or {}
+
+    @property
+    def sweep(self) -> dict[str, Any] | None:
+        """--tom-sweep: each suite's values side by side and the paired tests between
+        adjacent values (`engine.sweep_results`); None without a sweep."""
+        return self.get("sweep")
 
     @classmethod
     def over_samples(cls, first: Results, suites: dict[str, dict[str, Any]],
