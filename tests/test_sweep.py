@@ -133,3 +133,77 @@ def test_the_record_and_the_settings_say_the_value() -> None:
     assert "sweep" not in asked_block(TomOptions(), [], "vanilla", True)
     assert ("settings.asked.sweep.values", None, [16, 4096]) in differences(
         asked_block(TomOptions(), [], "vanilla", True), block)
+
+
+def sweep_records() -> list:
+    """A bigtom suite swept over 16 and 4096 tokens: every item cut off at 16 (a thought of
+    16 tokens, a lower bound); at 4096 the items alternate right and wrong, thinking 100
+    tokens on a right one and 300 on a wrong one."""
+    sweep = Sweep("thinking-tokens", (16, 4096))
+    records = []
+    for n, one in enumerate(expand(BIGTOM.items[:24], sweep)):
+        if one.sweep.value == 16:
+            outcome, think = Outcome(correct=False, error="cut_off"), 16
+        else:
+            right = (n // 2) % 2 == 0
+            outcome, think = Outcome(correct=right), 100 if right else 300
+        records.append(build_record(one, outcome, ["a"], usage={"reasoning_tokens": think}))
+    return records
+
+
+def test_each_value_is_aggregated_as_its_own_suite_side_by_side() -> None:
+    from pytest_tom.engine.aggregate import aggregate  # noqa: PLC0415
+    from pytest_tom.metrics.mcnemar import mcnemar_exact  # noqa: PLC0415
+    from pytest_tom.report.markdown import sweep_section  # noqa: PLC0415
+    from pytest_tom.report.terminal import sweep_lines  # noqa: PLC0415
+
+    records = sweep_records()
+    results = aggregate(records, Settings())
+    base = BIGTOM.name
+    small, large = (results.suite(f"{base}[thinking-tokens={v}]") for v in (16, 4096))
+    assert small.counts.items == large.counts.items == 24
+    block = results.sweep["suites"][base]
+    low, high = block["values"]
+    assert (low["value"], high["value"]) == (16, 4096)
+    # at 16 every item cut off, none wrong; the figures are the value's suite's own
+    assert (low["cut_off"], low["wrong"], low["right"], low["answered"]) == (24, 0, 0, 0)
+    assert low["answered_accuracy"]["value"] is None and low["thought_mean"] is None
+    assert high["right"] == 12 and high["turn"] == large.metric("turn") == 0.5
+    assert high["answered_accuracy"]["value"] == 0.5 and high["answered"] == 24
+    assert high["thought_mean"] == 200 and high["reasoning_tokens"] == 12 * 100 + 12 * 300
+    assert high["metrics"]["turn"]["low"] == large.interval("turn")["low"]
+    assert set(high["metrics"]) == {k for k in large.intervals if not k.startswith("reasoning.")}
+    pair = block["paired"][0]
+    assert (pair["from"], pair["to"]) == (16, 4096)
+    assert (pair["turn"]["n"], pair["turn"]["better"], pair["turn"]["worse"]) == (24, 12, 0)
+    assert pair["turn"]["p_value"] == mcnemar_exact(0, 12)
+    assert pair["thought_mean"] is None  # no item answered at 16: nothing to pair
+    terminal = "\n".join(sweep_lines(results))
+    assert "thinking-tokens=16" in terminal and "McNemar p" in terminal
+    assert "accuracy on the answered items" in terminal
+    markdown = "\n".join(sweep_section(results))
+    assert "### Sweep of `thinking-tokens`" in markdown and "| cut off | 24 | 0 |" in markdown
+    # a plain run has no sweep block
+    plain = [r for r in records if r["sweep"]["value"] == 4096]
+    for r in plain:
+        del r["sweep"]
+    assert "sweep" not in aggregate(plain, Settings())
+
+
+def test_the_mean_thought_is_compared_on_items_answered_at_both_values() -> None:
+    from pytest_tom.engine.aggregate import aggregate  # noqa: PLC0415
+    from pytest_tom.engine.sweep_results import sweep_block  # noqa: PLC0415
+
+    records = sweep_records()
+    for r in records:  # 16 now answers (right), thinking 50 tokens
+        if r["sweep"]["value"] == 16:
+            r["outcome"] = Outcome(correct=True).to_dict()
+            r["usage"] = {"reasoning_tokens": 50}
+    block = aggregate(records, Settings()).sweep
+    pair = block["suites"][BIGTOM.name]["paired"][0]
+    assert (pair["turn"]["better"], pair["turn"]["worse"]) == (0, 12)
+    thought = pair["thought_mean"]
+    assert thought["a"] == 50 and thought["b"] == 200 and thought["delta"] == 150
+    assert thought["items"] == 24 and thought["unit"] == "tokens"
+    assert thought["low"] <= 150 <= thought["high"] and thought["p_value"] < 0.05
+    assert sweep_block(aggregate(records, Settings()), records) == block  # seeded: the same
