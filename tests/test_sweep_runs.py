@@ -48,7 +48,8 @@ def sweep_run(pytester: pytest.Pytester, url: str, *extra: str) -> tuple[dict[st
 def test_a_sweep_runs_each_item_once_per_value_plainly_and_under_xdist(
         pytester: pytest.Pytester) -> None:
     with ChatServer(responder("reasoning_content")) as server:
-        report, out = sweep_run(pytester, server.base_url, "--junitxml=j.xml")
+        report, out = sweep_run(pytester, server.base_url, "--junitxml=j.xml",
+                                "--tom-html=r.html")
         xreport, xout = sweep_run(pytester, server.base_url, "-n", "2")
     reference = plain_verdicts()
     for rep, text in ((report, out), (xreport, xout)):
@@ -83,6 +84,13 @@ def test_a_sweep_runs_each_item_once_per_value_plainly_and_under_xdist(
         assert "McNemar p" in text and "accuracy on the answered items" in text
         assert "[thinking-tokens=16]" in text  # the suites per value
     assert xreport["sweep"] == report["sweep"]  # xdist: the same figures
+    # the HTML: the tables side by side, the outcome plot and the thought-length plot
+    html = (pytester.path / "r.html").read_text(encoding="utf-8")
+    section = html[html.index('<section id="sweep"'):]
+    section = section[:section.index("</section>")]
+    assert section.count("<table") == 2 and "McNemar p" in section
+    assert section.count("<svg") == 2 * 2  # outcomes, and thought length (at 4096)
+    assert "Outcomes and accuracy by thinking-tokens" in section
     # each (item, value) its own test, named by its value
     junit = (pytester.path / "j.xml").read_text(encoding="utf-8")
     names = re.findall(r'<testcase [^>]*name="([^"]+)"', junit)

@@ -87,6 +87,8 @@ def _row(point: dict[str, Any], suite: Any, records: list[Record]) -> dict[str, 
                    "high": iv.high if iv else None, "label": ANSWERED_LABEL,
                    "method": "wilson", "n": len(answered)},
         "thought_mean": metrics.get("reasoning.mean"),
+        "thought_mean_interval": _interval(suite.interval("reasoning.mean")
+                                           if suite is not None else None),
         "thought_median": metrics.get("reasoning.median"),
         "thought_unit": reasoning.unit if reasoning else "",
         "reasoning_tokens": sum(tokens) if tokens else None,

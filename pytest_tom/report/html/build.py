@@ -29,6 +29,7 @@ from pytest_tom.engine.run_report import RunReport
 from pytest_tom.report.atomic import write_atomic
 from pytest_tom.report.html import filters
 from pytest_tom.report.story import gold_text
+from pytest_tom.report.sweep_table import paired_lines, sweep_tables
 
 TEMPLATES = Path(__file__).parent / "templates"
 RESPONSE_LIMIT = 20_000  # characters of one response kept in the page
@@ -198,7 +199,10 @@ def embed_json(data: Any) -> str:
 
 
 def build_context(runs: list[Run], comparison: Comparison | None = None) -> dict[str, Any]:
-    from pytest_tom.report.html.plots import suite_plots  # noqa: PLC0415 matplotlib (html extra), heavy
+    from pytest_tom.report.html.plots import (  # noqa: PLC0415 matplotlib (html extra), heavy
+        suite_plots,
+        sweep_plots,
+    )
 
     labels = [r.label for r in runs]
     results = [r.results for r in runs]
@@ -214,6 +218,16 @@ def build_context(runs: list[Run], comparison: Comparison | None = None) -> dict
             "plots": suite_plots(first.family, labels, per_run),
         })
     table = ItemTable(runs)
+    sweeps = []  # --tom-sweep: each run's values side by side, per suite of the file
+    for label, res in zip(labels, results, strict=True):
+        sweep = res.sweep
+        if not sweep:
+            continue
+        for base, t in zip(list(sweep.get("suites") or {}), sweep_tables(sweep), strict=True):
+            rows = sweep["suites"][base].get("values") or []
+            sweeps.append({"run": label, "base": base, "table": t,
+                           "pairs": paired_lines(sweep, base),
+                           "plots": sweep_plots(str(sweep.get("setting")), rows)})
     return {
         "title": "pytest-tom report" + (": " + " vs ".join(labels) if labels else ""),
         "runs": [{"label": r.label, "model": r.model, "path": str(r.path), "report": r.report,
@@ -221,6 +235,7 @@ def build_context(runs: list[Run], comparison: Comparison | None = None) -> dict
                                                                            strict=True)],
         "labels": labels,
         "suites": suites,
+        "sweeps": sweeps,
         "comparison": comparison,
         "items_json": ITEMS_MARK,  # the rows are streamed in its place (`page_chunks`)
         "item_count": len(table),
