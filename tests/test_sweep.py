@@ -162,7 +162,7 @@ def test_each_value_is_aggregated_as_its_own_suite_side_by_side() -> None:
     base = BIGTOM.name
     small, large = (results.suite(f"{base}[thinking-tokens={v}]") for v in (16, 4096))
     assert small.counts.items == large.counts.items == 24
-    block = results.sweep["suites"][base]
+    block = results.sweep.as_dict()["suites"][base]
     low, high = block["values"]
     assert (low["value"], high["value"]) == (16, 4096)
     # at 16 every item cut off, none wrong; the figures are the value's suite's own
@@ -199,7 +199,7 @@ def test_the_mean_thought_is_compared_on_items_answered_at_both_values() -> None
         if r["sweep"]["value"] == 16:
             r["outcome"] = Outcome(correct=True).to_dict()
             r["usage"] = {"reasoning_tokens": 50}
-    block = aggregate(records, Settings()).sweep
+    block = aggregate(records, Settings()).sweep.as_dict()
     pair = block["suites"][BIGTOM.name]["paired"][0]
     assert (pair["turn"]["better"], pair["turn"]["worse"]) == (0, 12)
     thought = pair["thought_mean"]

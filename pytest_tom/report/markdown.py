@@ -160,11 +160,11 @@ def sweep_section(results: Results) -> list[str]:
     sweep = results.sweep
     if not sweep:
         return []
-    lines = [f"### Sweep of {code(str(sweep.get('setting')))}", ""]
-    for base, t in zip(list(sweep.get("suites") or {}), sweep_tables(sweep), strict=True):
+    lines = [f"### Sweep of {code(sweep.setting)}", ""]
+    for block, t in zip(sweep.suites, sweep_tables(sweep), strict=True):
         lines += [f"**{cell(t.title)}**", ""]
         lines += table(t.headers, t.rows)
-        pairs = paired_lines(sweep, base)
+        pairs = paired_lines(block)
         if pairs:
             lines += ["", "Paired tests between adjacent values, on the items both asked:", ""]
             lines += [f"- {cell(p)}" for p in pairs]

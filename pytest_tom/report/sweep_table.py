@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_tom import families
-from pytest_tom.engine.sweep_results import ANSWERED, ANSWERED_LABEL
+from pytest_tom.engine.results import SweepSuite, SweepView
+from pytest_tom.engine.sweep_results import ANSWERED_LABEL
 from pytest_tom.families.base import MetricTable
 from pytest_tom.metrics.numbers import (
     AMOUNT,
@@ -39,25 +40,24 @@ def _count(value: Any) -> str:
     return "n/a" if value is None else str(value)
 
 
-def sweep_tables(sweep: dict[str, Any], every: bool = True) -> list[MetricTable]:
+def sweep_tables(sweep: SweepView, every: bool = True) -> list[MetricTable]:
     """One table per suite: the counts, turn accuracy, the accuracy on the answered items,
     the thought length and reasoning tokens, then every declared metric (`every`; else
     the headline ones) with its interval."""
     out = []
-    setting = sweep.get("setting", "")
-    for base, block in (sweep.get("suites") or {}).items():
-        rows_of: list[dict[str, Any]] = block.get("values") or []
-        headers = ["", *(f"{setting}={_value(r)}" for r in rows_of)]
-        family = next((r.get("family") for r in rows_of if r.get("family")), None)
+    setting = sweep.setting
+    for block in sweep.suites:
+        rows_of = block.rows
+        headers = ["", *(f"{setting}={r.shown_value}" for r in rows_of)]
+        family = next((r.family for r in rows_of if r.family), None)
         rows: list[list[str]] = [[label, *(_count(r.get(key)) for r in rows_of)]
                                  for key, label in COUNTS]
         rows.append(["turn accuracy [95% CI]",
-                     *(metric_cell((r.get("metrics") or {}).get("turn"), family, "turn")
-                       if (r.get("metrics") or {}).get("turn") else pct(r.get("turn"))
-                       for r in rows_of)])
+                     *(metric_cell(r.intervals.get("turn"), family, "turn")
+                       if r.intervals.get("turn") else pct(r.get("turn")) for r in rows_of)])
         rows.append([f"{ANSWERED_LABEL} [95% CI] (answered)",
-                     *(with_interval(pct((r.get(ANSWERED) or {}).get("value")), r.get(ANSWERED))
-                       + f" ({r.get('answered', 0)})" for r in rows_of)])
+                     *(with_interval(pct(r.answered_accuracy.get("value")), r.answered_accuracy)
+                       + f" ({r.get('answered') or 0})" for r in rows_of)])
         unit_name = next((r.get("thought_unit") for r in rows_of if r.get("thought_unit")), "")
         if unit_name:
             rows.append([f"thought length, mean ({unit_name})",
@@ -69,30 +69,24 @@ def sweep_tables(sweep: dict[str, Any], every: bool = True) -> list[MetricTable]
                          *(_count(r.get("reasoning_tokens")) for r in rows_of)])
         names: list[str] = []
         for r in rows_of:
-            for name, iv in (r.get("metrics") or {}).items():
-                if name not in names and name not in ("turn",) and iv and (
-                        every or iv.get("headline")):
+            for name, iv in r.intervals.items():
+                if name not in names and name != "turn" and iv and (every or iv.get("headline")):
                     names.append(name)
         for name in names:
-            label = next(((r.get("metrics") or {}).get(name) or {}).get("label")
-                         for r in rows_of if (r.get("metrics") or {}).get(name)) or name
+            label = next((r.intervals[name].get("label") for r in rows_of
+                          if r.intervals.get(name)), None) or name
             rows.append([f"{label} [95% CI]",
-                         *(metric_cell((r.get("metrics") or {}).get(name), family, name)
-                           for r in rows_of)])
-        out.append(MetricTable(title=f"{base} · sweep of {setting}", headers=headers, rows=rows))
+                         *(metric_cell(r.intervals.get(name), family, name) for r in rows_of)])
+        out.append(MetricTable(title=f"{block.name} · sweep of {setting}", headers=headers,
+                               rows=rows))
     return out
 
 
-def _value(row: dict[str, Any]) -> str:
-    label = str(row.get("label") or "")
-    return label.partition("=")[2] or str(row.get("value"))
-
-
-def paired_lines(sweep: dict[str, Any], base: str) -> list[str]:
+def paired_lines(block: SweepSuite) -> list[str]:
     """`16 → 4096: turn +36.0 points (9 better, 0 worse of 25; McNemar p 0.0039) · mean
     thought +120 tokens [80, 160] (p 0.001, 20 items)`, one per pair of adjacent values."""
     out = []
-    for pair in (sweep.get("suites") or {}).get(base, {}).get("paired") or []:
+    for pair in block.paired:
         turn = pair.get("turn") or {}
         head = f"{pair.get('from')} → {pair.get('to')}: "
         if turn.get("n"):

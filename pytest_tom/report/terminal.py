@@ -275,13 +275,12 @@ def sweep_lines(results: Results, verbose: bool = False, width: int = WIDTH) -> 
     if not sweep:
         return []
     out: list[str] = []
-    bases = list(sweep.get("suites") or {})
-    for base, table in zip(bases, sweep_tables(sweep, every=verbose), strict=True):
+    for block, table in zip(sweep.suites, sweep_tables(sweep, every=verbose), strict=True):
         out += ["", table.title, render_table(table, width)]
         if not verbose:
             out.append("(-v: every declared metric per value; all of them are in the JSON and "
                        "Markdown reports)")
-        pairs = paired_lines(sweep, base)
+        pairs = paired_lines(block)
         if pairs:
             out.append("paired tests between adjacent values, on the items both asked:")
             for line in pairs:

@@ -223,11 +223,10 @@ def build_context(runs: list[Run], comparison: Comparison | None = None) -> dict
         sweep = res.sweep
         if not sweep:
             continue
-        for base, t in zip(list(sweep.get("suites") or {}), sweep_tables(sweep), strict=True):
-            rows = sweep["suites"][base].get("values") or []
-            sweeps.append({"run": label, "base": base, "table": t,
-                           "pairs": paired_lines(sweep, base),
-                           "plots": sweep_plots(str(sweep.get("setting")), rows)})
+        for block, t in zip(sweep.suites, sweep_tables(sweep), strict=True):
+            sweeps.append({"run": label, "base": block.name, "table": t,
+                           "pairs": paired_lines(block),
+                           "plots": sweep_plots(sweep.setting, block.rows)})
     return {
         "title": "pytest-tom report" + (": " + " vs ".join(labels) if labels else ""),
         "runs": [{"label": r.label, "model": r.model, "path": str(r.path), "report": r.report,

@@ -22,7 +22,7 @@ import matplotlib
 from matplotlib.figure import Figure
 
 from pytest_tom import families
-from pytest_tom.engine.results import SuiteResult
+from pytest_tom.engine.results import SuiteResult, SweepRow
 from pytest_tom.metrics.declare import Metric, Plot
 
 SuiteData = SuiteResult | None
@@ -198,7 +198,7 @@ def suite_plots(family: str, runs: Sequence[str], per_run: Sequence[SuiteData]) 
     return out
 
 
-def sweep_plots(setting: str, rows: Sequence[dict[str, Any]]) -> list[str]:
+def sweep_plots(setting: str, rows: Sequence[SweepRow]) -> list[str]:
     """--tom-sweep, one suite (`rows`: its values, `engine.sweep_results`): the items'
     outcomes against the value as stacked bars (right, wrong, cut off, in % of the items),
     turn accuracy and the accuracy on the answered items as points with their 95%
@@ -206,7 +206,7 @@ def sweep_plots(setting: str, rows: Sequence[dict[str, Any]]) -> list[str]:
     when the records show one. Values are placed in the sweep's order, evenly."""
     if not rows:
         return []
-    labels = [str(r.get("label", "")).partition("=")[2] or str(r.get("value")) for r in rows]
+    labels = [r.shown_value for r in rows]
     xs = list(range(len(rows)))
     out = []
     with matplotlib.rc_context(RC):
@@ -215,7 +215,8 @@ def sweep_plots(setting: str, rows: Sequence[dict[str, Any]]) -> list[str]:
         bottom = [0.0] * len(rows)
         for key, name, color in (("right", "right", PALETTE[2]), ("wrong", "wrong", PALETTE[3]),
                                  ("cut_off", "cut off", "#bbbbbb")):
-            share = [100 * (r.get(key) or 0) / r["items"] if r.get("items") else 0.0 for r in rows]
+            share = [100 * (r.get(key) or 0) / r.get("items") if r.get("items") else 0.0
+                     for r in rows]
             ax.bar(xs, share, bottom=bottom, width=0.6, color=color, label=name)
             bottom = [b + v for b, v in zip(bottom, share, strict=True)]
         for key, name, shift, color in (("turn", "turn accuracy", -0.12, "#222222"),
@@ -223,7 +224,7 @@ def sweep_plots(setting: str, rows: Sequence[dict[str, Any]]) -> list[str]:
                                          0.12, PALETTE[0])):
             px, py, lo, hi = [], [], [], []
             for x, r in zip(xs, rows, strict=True):
-                iv = (r.get("metrics") or {}).get("turn") if key == "turn" else r.get(key)
+                iv = r.intervals.get("turn") if key == "turn" else r.answered_accuracy
                 if not iv or iv.get("value") is None:
                     continue
                 v = iv["value"]
@@ -252,15 +253,15 @@ def sweep_plots(setting: str, rows: Sequence[dict[str, Any]]) -> list[str]:
             fig = Figure(figsize=(max(4.8, 1.2 + 1.1 * len(rows)), 3.0))
             ax = fig.add_subplot()
             px = [x for x, _ in means]
-            py = [float(r["thought_mean"]) for _, r in means]
+            py = [float(r.get("thought_mean")) for _, r in means]
             lo, hi = [], []
             for (_, r), v in zip(means, py, strict=True):
-                iv = r.get("thought_mean_interval") or {}
+                iv = r.thought_mean_interval
                 lo.append(v - iv["low"] if iv.get("low") is not None else 0.0)
                 hi.append(iv["high"] - v if iv.get("high") is not None else 0.0)
             ax.errorbar(px, py, yerr=[lo, hi], marker="o", markersize=4, capsize=2,
                         linewidth=1.2, elinewidth=0.8, color=PALETTE[0], label="mean")
-            med = [(x, float(r["thought_median"])) for x, r in means
+            med = [(x, float(r.get("thought_median"))) for x, r in means
                    if r.get("thought_median") is not None]
             if med:
                 ax.plot([x for x, _ in med], [y for _, y in med], marker="s", markersize=3,
