@@ -207,3 +207,16 @@ def test_the_mean_thought_is_compared_on_items_answered_at_both_values() -> None
     assert thought["items"] == 24 and thought["unit"] == "tokens"
     assert thought["low"] <= 150 <= thought["high"] and thought["p_value"] < 0.05
     assert sweep_block(aggregate(records, Settings()), records) == block  # seeded: the same
+
+
+def test_a_gate_names_a_value_of_the_sweep() -> None:
+    from pytest_tom.gates.spec import parse_max_drop, parse_thresholds  # noqa: PLC0415
+
+    gates = parse_thresholds("bt[thinking-tokens=1024]:turn>=0.6,bt[thinking-tokens=16]:"
+                             "cut_off<=0,turn=0.5", {"bigtom"})
+    assert [(g.ref.suite, g.ref.metric, g.op, g.value) for g in gates] == [
+        ("bt[thinking-tokens=1024]", "turn", ">=", 0.6),
+        ("bt[thinking-tokens=16]", "cut_off", "<=", 0.0), (None, "turn", ">=", 0.5)]
+    drop = parse_max_drop("0.02,bt[temperature=0.7]:turn=0.1", {"bigtom"})
+    assert drop.allowed("bt[temperature=0.7]", "bigtom", "turn") == 0.1
+    assert drop.allowed("bt[temperature=0.0]", "bigtom", "turn") == 0.02
