@@ -168,8 +168,12 @@ class ItemEngine:
         request = self.conversation(spec, sample)(list(responses[:call]))
         return request.params.max_tokens if request is not None else None
 
-    def raise_with(self) -> str:
-        """The option that raises the budget of this run's calls."""
+    def raise_with(self, spec: ItemSpec | None = None) -> str:
+        """The option that raises the budget of this run's calls (of `spec`'s sweep value:
+        a larger value of the sweep when it sweeps the budget)."""
+        if spec is not None and spec.sweep is not None and spec.sweep.setting in (
+                "thinking-tokens", "max-tokens"):
+            return f"a larger value of --tom-sweep {spec.sweep.setting} (now {spec.sweep.value})"
         if self.params.max_tokens is not None:
             return "--tom-max-tokens"
         if self.thinking_tokens:
@@ -198,7 +202,7 @@ class ItemEngine:
         calls = f" (call {call + 1} of {len(responses)})" if len(responses) > 1 else ""
         return Outcome(correct=False, error=CUT_OFF,
                        detail=f"cut off: {sent} ran out {where}{calls}; raise it with "
-                              f"{self.raise_with()}",
+                              f"{self.raise_with(spec)}",
                        extra={"budget": budget, "in_thought": not answer.strip()})
 
     def score(self, spec: ItemSpec, final: str) -> Outcome:
