@@ -220,3 +220,24 @@ def test_a_gate_names_a_value_of_the_sweep() -> None:
     drop = parse_max_drop("0.02,bt[temperature=0.7]:turn=0.1", {"bigtom"})
     assert drop.allowed("bt[temperature=0.7]", "bigtom", "turn") == 0.1
     assert drop.allowed("bt[temperature=0.0]", "bigtom", "turn") == 0.02
+
+
+def test_limit_and_shards_keep_the_values_of_a_scenario_together() -> None:
+    from types import SimpleNamespace  # noqa: PLC0415
+
+    from pytest_tom.engine.shards import Shard  # noqa: PLC0415
+    from pytest_tom.plugin.selection import limit_items, shard_items  # noqa: PLC0415
+
+    sweep = Sweep("thinking-tokens", (16, 256, 4096))
+    items = [SimpleNamespace(spec=s) for s in expand(BIGTOM.items, sweep)]
+
+    def scenarios(chosen: list, value: int) -> set[str]:
+        return {i.spec.scenario for i in chosen if i.spec.sweep.value == value}
+
+    kept, _ = limit_items(items, 10, seed=3)
+    assert scenarios(kept, 16) == scenarios(kept, 256) == scenarios(kept, 4096)
+    assert 0 < len(scenarios(kept, 16)) < len({i.spec.scenario for i in items})
+    parts = [shard_items(items, Shard(k, 2, "test"), Settings(), {})[0] for k in (1, 2)]
+    assert sum(map(len, parts)) == len(items)
+    for part in parts:  # every value of a scenario in the shard that has the scenario
+        assert part and scenarios(part, 16) == scenarios(part, 4096) == scenarios(part, 256)

@@ -146,13 +146,19 @@ class RunContext:
         return any(fnmatch.fnmatch(path.name, p) or fnmatch.fnmatch(str(path), p)
                    for p in self.file_patterns)
 
+    def thought_room(self) -> bool:
+        """Whether some call gets room for a thought: the run's, or a sweep value's (then
+        the calls carry the families' lengths, even to an answerer that chooses its own)."""
+        return bool(self.engine.thinking_tokens
+                    or any(room for _, room in self.engine.variants.values()))
+
     def max_tokens_text(self) -> str:
         """The answer length of the header: the option, else each family's answer length
         (plus the thought's room, engine/reasoning.py), else none sent (an answerer that
         does not ask for the families' lengths chooses its own)."""
         if self.params.max_tokens is not None:
             return f"max_tokens {self.params.max_tokens}"
-        if not self.backend.family_max_tokens and not self.engine.thinking_tokens:
+        if not self.backend.family_max_tokens and not self.thought_room():
             return NO_MAX_TOKENS
         return budget_text(self.options, header_text([families.get(n) for n in families.BUILTIN],
                                                      self.settings.method))
@@ -161,7 +167,7 @@ class RunContext:
         """The settings that decide what the model is asked, as fields (engine/asked.py)."""
         return asked_block(self.options, [families.get(n) for n in families.BUILTIN],
                            self.settings.method,
-                           bool(self.backend.family_max_tokens or self.engine.thinking_tokens))
+                           bool(self.backend.family_max_tokens or self.thought_room()))
 
     def describe_settings(self, shard_record: dict[str, Any] | None = None,
                           selection_record: dict[str, Any] | None = None) -> dict[str, Any]:
