@@ -14,6 +14,20 @@ from typing import Any
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
+@dataclass(frozen=True)
+class SweepPoint:
+    """The value of `--tom-sweep` an item is asked with (engine/sweep.py): the setting
+    (`thinking-tokens`, `temperature`, a request field's name ...), its value typed as the
+    setting takes it, the label of item names (`thinking-tokens=1024`) and the suite the
+    item comes from (the item's own suite is `<suite>[<label>]`, one per value)."""
+
+    setting: str
+    value: Any
+    label: str
+    suite: str
+    index: int = 0  # the value's place in the sweep (the reports' order of the values)
+
+
 @dataclass
 class ItemSpec:
     """One benchmark item: one pytest test, one scored answer.
@@ -38,6 +52,14 @@ class ItemSpec:
     meta: dict[str, Any] = field(default_factory=dict)
     data: dict[str, Any] = field(default_factory=dict, repr=False)
     line: int = 0
+    # --tom-sweep: the value this copy of the item is asked with (None: no sweep); not in
+    # `summary` (the record has its own `sweep` field, so plain records stay as they were)
+    sweep: SweepPoint | None = None
+
+    @property
+    def base_suite(self) -> str:
+        """The suite of the file (the same for every value of a sweep)."""
+        return self.sweep.suite if self.sweep is not None else self.suite
 
     def __post_init__(self) -> None:
         if not self.group:
@@ -63,7 +85,7 @@ class ItemSpec:
 @functools.cache
 def _summary_fields() -> tuple[str, ...]:
     """The names `ItemSpec.summary` copies, in field order (looked up once, not per item)."""
-    return tuple(f.name for f in fields(ItemSpec) if f.name != "data")
+    return tuple(f.name for f in fields(ItemSpec) if f.name not in ("data", "sweep"))
 
 
 @dataclass

@@ -21,6 +21,7 @@ from types import MappingProxyType
 from typing import Any
 
 from pytest_tom.core.secrets import RedactedUrl, url_list
+from pytest_tom.core.sweep import Sweep, parse_sweep, sweep_problems
 
 _META = "tom_option"
 
@@ -194,6 +195,14 @@ class TomOptions:
         "several times; part of the cache key; values under names like key, token, secret, "
         "password are redacted wherever they are shown", default=(), convert=field_list,
         metavar="NAME=JSON", repeat=True)
+    sweep: Sweep | None = opt(
+        "run every selected item once per value of one setting, NAME=V1,V2,...: "
+        "thinking-tokens, reasoning-effort, thinking (off/on), max-tokens, temperature, or a "
+        "--tom-request-field name (JSON values); each (item, value) is its own test, "
+        "`...::q1[thinking-tokens=1024]`, its suite `<suite>[thinking-tokens=1024]`; the "
+        "reports add a table per value and paired tests between adjacent values; the early "
+        "stop is off (a small value is asked on purpose) (docs/reasoning-models.md)",
+        convert=parse_sweep, metavar="NAME=V1,V2,...")
     early_stop: str = opt(
         "on: stop a suite, with one line naming it, when most of its first answers were cut "
         "off by its budget (a reasoning model given too few tokens; the other suites run on); "
@@ -396,4 +405,5 @@ def number_problems(options: TomOptions) -> list[str]:
     if options.max_tokens is not None and options.max_tokens < 1:
         problems.append(f"--tom-max-tokens {options.max_tokens!r}: must be at least 1 (leave it "
                         f"out for each family's answer length)")
+    problems.extend(sweep_problems(options))
     return problems

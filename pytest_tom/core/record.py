@@ -39,5 +39,10 @@ class Record(TypedDict, total=False):
     model: str | None  # the model name the server reported
     # several endpoints of one model: per endpoint (redacted URL) requests, failures, moved
     endpoints: dict[str, dict[str, int]]
+    # --tom-sweep: the setting, the value this item was asked with (typed as the setting
+    # takes it: int tokens, float temperature, str effort, JSON of a request field) and the
+    # suite of its file (its `item.suite` is `<suite>[<setting>=<value>]`) and the value's
+    # place in the sweep (`index`, from 0: the reports' order); absent otherwise
+    sweep: dict[str, Any]
     # --tom-samples > 1: outcome and responses per sample (and its thoughts and finish, as above)
     samples: list[dict[str, Any]]

@@ -12,6 +12,7 @@ from typing import Any
 from pytest_tom import families
 from pytest_tom.engine.headline import add_intervals, reasoning_figures, table_of
 from pytest_tom.engine.results import Results, suite_block
+from pytest_tom.engine.sweep_results import sweep_block
 from pytest_tom.families.base import FamilyResult, Settings
 from pytest_tom.metrics.accuracy import Record, accuracy_block, core_metrics, sum_blocks
 from pytest_tom.metrics.declare import Value, evaluate
@@ -26,7 +27,11 @@ def aggregate(records: list[Record], settings: Settings) -> Results:
     `pytest_tom.metrics.sample_spread`)."""
     samples = sample_count(records)  # one scan of 100,000 records is worth saving
     tables: dict[str, RecordTable] | None = {} if samples < 2 else None
-    return add_intervals(scores(records, settings, tables, samples), records, settings, tables)
+    results = add_intervals(scores(records, settings, tables, samples), records, settings, tables)
+    sweep = sweep_block(results, records, settings.seed)  # --tom-sweep: values side by side
+    if sweep is not None:
+        results["sweep"] = sweep
+    return results
 
 
 def scores(records: list[Record], settings: Settings,

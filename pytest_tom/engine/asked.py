@@ -17,7 +17,10 @@ them as fields, so that two reports asked differently are told apart by name
   or 4096 with `--tom-thinking=on`; None: none);
 - `reasoning_effort`: `--tom-reasoning-effort` (None: not sent);
 - `request_fields`: every field the options add to a request body (`reasoning_effort`,
-  `chat_template_kwargs`, `--tom-request-field`), credentials redacted.
+  `chat_template_kwargs`, `--tom-request-field`), credentials redacted;
+- `sweep` (only under `--tom-sweep`): `setting`, `values` (typed) and `request_field`
+  (whether the setting is a request field); the other fields are the run's own, which
+  the swept setting overrides per value (each record's `sweep` says its value).
 
 A report written before the block existed (same format version: an added setting keeps
 it) is read with the block derived from what it holds (`of_settings`): `request_fields`
@@ -38,7 +41,7 @@ from pytest_tom.engine.answer_length import REASONING_METHODS
 from pytest_tom.engine.reasoning import request_fields, shown_fields, thinking_budget
 
 KEYS = ("max_tokens", "answer_tokens", "reasoning_step_tokens", "thinking", "thinking_tokens",
-        "reasoning_effort", "request_fields")
+        "reasoning_effort", "request_fields", "sweep")
 
 
 def asked_block(options: TomOptions, families: Iterable[Any], method: str,
@@ -50,7 +53,7 @@ def asked_block(options: TomOptions, families: Iterable[Any], method: str,
     fields = shown_fields(request_fields(options))
     per_family = options.max_tokens is None and family_lengths
     fams = sorted(families, key=lambda f: str(f.name))
-    return {
+    block = {
         "max_tokens": options.max_tokens,
         "answer_tokens": ({str(f.name): int(f.answer_tokens) for f in fams}
                           if per_family else None),
@@ -61,6 +64,9 @@ def asked_block(options: TomOptions, families: Iterable[Any], method: str,
         "reasoning_effort": options.reasoning_effort or None,
         "request_fields": fields,
     }
+    if options.sweep is not None:  # present only in a sweep: plain reports keep their block
+        block["sweep"] = options.sweep.as_dict()
+    return block
 
 
 _PER_ANSWER = re.compile(r"^max_tokens (\d+) per answer(?: \(([^)]*)\))?")

@@ -83,7 +83,8 @@ class ItemEngine:
 
     def __init__(self, settings: Settings, params: SamplingParams | None = None,
                  scoring: ScoringContext | None = None, family_max_tokens: bool = False,
-                 thinking_tokens: int | None = None):
+                 thinking_tokens: int | None = None,
+                 variants: Mapping[str, tuple[SamplingParams, int | None]] | None = None):
         self.settings = settings
         self.params = params or SamplingParams()
         self.scoring = scoring or ScoringContext(settings)
@@ -93,6 +94,9 @@ class ItemEngine:
         # --tom-thinking-tokens: room for a thought on top of each call's answer length
         # (the family's: for every backend, then, even one with a default of its own)
         self.thinking_tokens = thinking_tokens or None
+        # --tom-sweep: per value label, the params and the thought's room its requests are
+        # built with (core/sweep.value_options); an item of a value asks with them
+        self.variants = dict(variants or {})
         self._asked: dict[int, str] = {}  # id(spec) -> hash of its first messages
 
     def request_key(self, spec: ItemSpec, sample: int = 0) -> str:
@@ -132,9 +136,9 @@ class ItemEngine:
         family = families.get(spec.family)
         view = item_view(spec)
         method = method_for(family, self.settings.method)
-        params = sample_params(family_params(self.params, family.sampling(spec, self.settings)),
-                               sample)
-        thinking = self.thinking_tokens or 0
+        base, room = self.params_of(spec)
+        params = sample_params(family_params(base, family.sampling(spec, self.settings)), sample)
+        thinking = room or 0
         per_call = params.max_tokens is None and (self.family_max_tokens or bool(thinking))
 
         def next_request(responses: list[str]) -> ModelRequest | None:
@@ -150,6 +154,13 @@ class ItemEngine:
 
         return next_request
 
+    def params_of(self, spec: ItemSpec) -> tuple[SamplingParams, int | None]:
+        """The params and the thought's room `spec`'s requests start from: the run's, or
+        its sweep value's."""
+        if spec.sweep is not None and spec.sweep.label in self.variants:
+            return self.variants[spec.sweep.label]
+        return self.params, self.thinking_tokens
+
     def budget(self, spec: ItemSpec, responses: list[str], call: int, sample: int = 0
                ) -> int | None:
         """The max_tokens call `call` of `spec`'s conversation was sent with (None: none was
@@ -157,8 +168,12 @@ class ItemEngine:
         request = self.conversation(spec, sample)(list(responses[:call]))
         return request.params.max_tokens if request is not None else None
 
-    def raise_with(self) -> str:
-        """The option that raises the budget of this run's calls."""
+    def raise_with(self, spec: ItemSpec | None = None) -> str:
+        """The option that raises the budget of this run's calls (of `spec`'s sweep value:
+        a larger value of the sweep when it sweeps the budget)."""
+        if spec is not None and spec.sweep is not None and spec.sweep.setting in (
+                "thinking-tokens", "max-tokens"):
+            return f"a larger value of --tom-sweep {spec.sweep.setting} (now {spec.sweep.value})"
         if self.params.max_tokens is not None:
             return "--tom-max-tokens"
         if self.thinking_tokens:
@@ -187,7 +202,7 @@ class ItemEngine:
         calls = f" (call {call + 1} of {len(responses)})" if len(responses) > 1 else ""
         return Outcome(correct=False, error=CUT_OFF,
                        detail=f"cut off: {sent} ran out {where}{calls}; raise it with "
-                              f"{self.raise_with()}",
+                              f"{self.raise_with(spec)}",
                        extra={"budget": budget, "in_thought": not answer.strip()})
 
     def score(self, spec: ItemSpec, final: str) -> Outcome:
@@ -229,5 +244,9 @@ def build_record(spec: ItemSpec, outcome: Outcome, responses: list[str],
                  **calls: Any) -> Record:
     """The plain-data record of an item (what aggregation, reports and replays read);
     `calls`: the request side (seconds, usage, requests ...) when a runner made them."""
-    return Record(item=spec.summary(), outcome=outcome.to_dict(),  # type: ignore[typeddict-item]
-                  responses=list(responses), **calls)
+    record = Record(item=spec.summary(), outcome=outcome.to_dict(),  # type: ignore[typeddict-item]
+                    responses=list(responses), **calls)
+    if spec.sweep is not None:  # --tom-sweep: the value it was asked with
+        record["sweep"] = {"setting": spec.sweep.setting, "value": spec.sweep.value,
+                           "suite": spec.sweep.suite, "index": spec.sweep.index}
+    return record

@@ -33,7 +33,7 @@ from typing import Any
 from pytest_tom.families.base import MetricTable
 
 # the keys of a report that hold the results, in the order the report writes them
-RESULT_KEYS = ("suites", "totals", "totals_intervals", "samples", "totals_spread")
+RESULT_KEYS = ("suites", "totals", "totals_intervals", "samples", "totals_spread", "sweep")
 
 # counts of outcomes that are neither right nor wrong, in the order the summaries show
 # them: (key in the core block, label, shown when zero). The terminal, Markdown and HTML
@@ -392,6 +392,13 @@ class Results(dict[str, Any]):
     def totals_spread(self) -> dict[str, float]:
         return self.get("totals_spread") or {}
 
+    @property
+    def sweep(self) -> SweepView | None:
+        """--tom-sweep: each suite's values side by side and the paired tests between
+        adjacent values (`engine.sweep_results`); None without a sweep."""
+        block = self.get("sweep")
+        return SweepView(block) if block else None
+
     @classmethod
     def over_samples(cls, first: Results, suites: dict[str, dict[str, Any]],
                      totals: dict[str, Any], totals_spread: dict[str, float],
@@ -399,3 +406,98 @@ class Results(dict[str, Any]):
         """The results of a k-sample run: means over the samples and their spread."""
         return cls({**first, "suites": suites, "totals": totals, "totals_spread": totals_spread,
                     "samples": samples})
+
+
+class SweepRow:
+    """One value of a sweep in one suite of the file (`engine.sweep_results._row`)."""
+
+    __slots__ = ("_row",)
+
+    def __init__(self, row: Mapping[str, Any]):
+        self._row = row
+
+    def get(self, key: str) -> Any:
+        """A count or figure of the row by its report name (`right`, `cut_off`,
+        `thought_mean`, `reasoning_tokens` ...)."""
+        return self._row.get(key)
+
+    @property
+    def value(self) -> Any:
+        return self._row.get("value")
+
+    @property
+    def label(self) -> str:
+        return str(self._row.get("label") or "")
+
+    @property
+    def shown_value(self) -> str:
+        """The value as the item names show it (`1024` of `thinking-tokens=1024`)."""
+        return self.label.partition("=")[2] or str(self.value)
+
+    @property
+    def suite(self) -> str | None:
+        return self._row.get("suite")
+
+    @property
+    def family(self) -> str | None:
+        return self._row.get("family")
+
+    @property
+    def intervals(self) -> dict[str, dict[str, Any]]:
+        """Every declared metric of the value's suite with its interval (name -> block)."""
+        return self._row.get("metrics") or {}
+
+    @property
+    def answered_accuracy(self) -> dict[str, Any]:
+        """The accuracy on the answered items: value, low, high, label, n."""
+        return self._row.get("answered_accuracy") or {}
+
+    @property
+    def thought_mean_interval(self) -> dict[str, Any]:
+        return self._row.get("thought_mean_interval") or {}
+
+
+class SweepSuite:
+    """The values of one suite of the file side by side, and the paired tests."""
+
+    __slots__ = ("name", "_block")
+
+    def __init__(self, name: str, block: Mapping[str, Any]):
+        self.name = name
+        self._block = block
+
+    @property
+    def rows(self) -> list[SweepRow]:
+        return [SweepRow(r) for r in self._block.get("values") or []]
+
+    @property
+    def paired(self) -> list[dict[str, Any]]:
+        """Per pair of adjacent values: `from`, `to`, `turn` (McNemar), `thought_mean`
+        (paired bootstrap, None without lengths)."""
+        return list(self._block.get("paired") or [])
+
+
+class SweepView:
+    """The `sweep` block of the results (`engine.sweep_results`)."""
+
+    __slots__ = ("_block",)
+
+    def __init__(self, block: Mapping[str, Any]):
+        self._block = block
+
+    @property
+    def setting(self) -> str:
+        return str(self._block.get("setting") or "")
+
+    @property
+    def values(self) -> list[Any]:
+        return list(self._block.get("values") or [])
+
+    @property
+    def suites(self) -> list[SweepSuite]:
+        return [SweepSuite(name, block) for name, block in
+                (self._block.get("suites") or {}).items()]
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self._block)
+

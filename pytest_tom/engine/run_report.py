@@ -297,6 +297,8 @@ class RunReport:
         extra: dict[str, Any] = {}
         if results.samples:  # --tom-samples: the spread of the totals over samples
             extra = {"samples": results.samples, "totals_spread": results.totals_spread}
+        if results.sweep is not None:  # --tom-sweep: the values side by side, paired tests
+            extra["sweep"] = results.sweep.as_dict()
         endpoints = usage_by_endpoint(records)  # several endpoints of one model: counts of each
         if endpoints:
             extra["endpoints"] = [{"endpoint": k, **v} for k, v in endpoints.items()]

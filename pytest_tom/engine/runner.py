@@ -261,7 +261,9 @@ class Runner:
     @classmethod
     def from_options(cls, backend: Backend, options: TomOptions, rootdir: str | Path) -> Runner:
         """The runner a pytest-tom session asks for (`options`: resolved --tom-* values)."""
-        stops = options.early_stop == "on" and not getattr(backend, "recorded", False)
+        # a sweep asks its small values on purpose: an all cut-off value is a figure, not waste
+        stops = (options.early_stop == "on" and options.sweep is None
+                 and not getattr(backend, "recorded", False))
         return cls(backend, concurrency=options.concurrency,
                    cache=open_cache(backend, options, rootdir),
                    retry=RetryPolicy.from_options(options),

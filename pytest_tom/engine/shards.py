@@ -14,6 +14,10 @@ The report of a shard records the shard and a description of the selection it wa
 from (`selection_record`): the number of items and units, a digest of its item ids and
 one of each suite file, so that `pytest-tom merge` refuses parts cut from different
 selections or suite versions and knows when a shard is missing.
+
+Under `--tom-sweep` a unit is named by the suite of its file (`SweepPoint.suite`), not the
+value's suite: every value of a unit goes to the same shard, so each shard's report holds
+whole (item, value) families and its paired tests between values pair all their items.
 """
 
 from __future__ import annotations

@@ -27,7 +27,10 @@ TOTALS_METRICS: tuple[str, ...] = tuple(accuracy_block([]))
 LOWER_IS_BETTER = frozenset({"errors", "unparseable", "cut_off", "wrong", "skipped",
                              "parse_failure_rate"})
 RATES = frozenset({"turn", "goal", "parse_failure_rate"})  # core metrics that are fractions
-_ENTRY = re.compile(r"^(?P<ref>[^=<>\s]+)\s*(?P<op>>=|<=|=)\s*(?P<value>\S+)$")
+# a suite name may hold a sweep's value in brackets, `=` included: `bigtom[thinking-tokens=1024]`
+_REF = r"(?:\[[^\]\s]*\]|[^=<>\s\[])+"
+_ENTRY = re.compile(rf"^(?P<ref>{_REF})\s*(?P<op>>=|<=|=)\s*(?P<value>\S+)$")
+_DROP = re.compile(rf"^(?P<ref>{_REF})=(?P<value>.*)$")
 
 
 class GateSpecError(ValueError):
@@ -181,7 +184,8 @@ def parse_max_drop(spec: str | None, known_families: set[str]) -> DropSpec:
             out.default = _drop_value(entry, entry)
             seen_default = True
             continue
-        ref_text, _, value = entry.partition("=")
+        m = _DROP.match(entry)
+        ref_text, value = (m["ref"], m["value"]) if m else entry.partition("=")[::2]
         out.overrides.append((parse_ref(ref_text, known_families), _drop_value(value, entry)))
     return out
 

@@ -29,6 +29,7 @@ from pytest_tom.backends import BackendSpecError
 from pytest_tom.backends.base import Backend, SamplingParams
 from pytest_tom.core.option_table import TomOptions
 from pytest_tom.core.settings import Settings
+from pytest_tom.core.sweep import value_options
 from pytest_tom.engine.answer_length import NO_MAX_TOKENS, header_text
 from pytest_tom.engine.asked import asked_block
 from pytest_tom.engine.item import ItemEngine
@@ -66,10 +67,18 @@ def model_slot(config: pytest.Config, options: TomOptions, settings: Settings) -
                             seed=options.seed, fields=request_fields(options))
     scoring = ScoringContext(settings)
 
+    variants = {}
+    if options.sweep is not None:  # each value's requests: its params and thought's room
+        for point in options.sweep.points(""):
+            opts = value_options(options, point)
+            variants[point.label] = (SamplingParams(
+                temperature=opts.temperature, max_tokens=opts.max_tokens, seed=opts.seed,
+                fields=request_fields(opts)), thinking_budget(opts))
+
     def engine_for(backend: Backend) -> ItemEngine:
         return ItemEngine(settings, params, scoring,
                           family_max_tokens=bool(backend.family_max_tokens),
-                          thinking_tokens=thinking_budget(options))
+                          thinking_tokens=thinking_budget(options), variants=variants)
 
     backend_options = {**options.as_dict(), "rootdir": str(project_dir(config))}
     try:
@@ -137,13 +146,19 @@ class RunContext:
         return any(fnmatch.fnmatch(path.name, p) or fnmatch.fnmatch(str(path), p)
                    for p in self.file_patterns)
 
+    def thought_room(self) -> bool:
+        """Whether some call gets room for a thought: the run's, or a sweep value's (then
+        the calls carry the families' lengths, even to an answerer that chooses its own)."""
+        return bool(self.engine.thinking_tokens
+                    or any(room for _, room in self.engine.variants.values()))
+
     def max_tokens_text(self) -> str:
         """The answer length of the header: the option, else each family's answer length
         (plus the thought's room, engine/reasoning.py), else none sent (an answerer that
         does not ask for the families' lengths chooses its own)."""
         if self.params.max_tokens is not None:
             return f"max_tokens {self.params.max_tokens}"
-        if not self.backend.family_max_tokens and not self.engine.thinking_tokens:
+        if not self.backend.family_max_tokens and not self.thought_room():
             return NO_MAX_TOKENS
         return budget_text(self.options, header_text([families.get(n) for n in families.BUILTIN],
                                                      self.settings.method))
@@ -152,7 +167,7 @@ class RunContext:
         """The settings that decide what the model is asked, as fields (engine/asked.py)."""
         return asked_block(self.options, [families.get(n) for n in families.BUILTIN],
                            self.settings.method,
-                           bool(self.backend.family_max_tokens or self.engine.thinking_tokens))
+                           bool(self.backend.family_max_tokens or self.thought_room()))
 
     def describe_settings(self, shard_record: dict[str, Any] | None = None,
                           selection_record: dict[str, Any] | None = None) -> dict[str, Any]:

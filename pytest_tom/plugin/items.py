@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from pytest_tom.core.outcome import UNAVAILABLE, UNPARSEABLE, Outcome
+from pytest_tom.core.sweep import expand, node_name
 from pytest_tom.engine.completion import Completion
 from pytest_tom.engine.early_stop import read_suite_not_asked
 from pytest_tom.engine.item import NextRequest, build_record
@@ -71,11 +72,14 @@ class TomFile(pytest.File):
 
     def collect(self) -> Any:
         try:
-            suite = load_suite(self.path, run_context(self.config).settings)
+            ctx = run_context(self.config)
+            suite = load_suite(self.path, ctx.settings)
             self.config.stash[SUITES_KEY].suite_names.add(suite)
         except SuiteError as exc:
             raise self.CollectError(exc.render()) from None
-        yield from _build_tree(self, [(spec.id.split("::"), spec) for spec in suite.items])
+        # --tom-sweep: each item once per value (core/sweep.py), named `q1[NAME=V]`
+        specs = expand(suite.items, ctx.options.sweep)
+        yield from _build_tree(self, [(_parts(spec), spec) for spec in specs])
 
 
 class TomGroup(pytest.Collector):
@@ -87,6 +91,12 @@ class TomGroup(pytest.Collector):
 
     def collect(self) -> Any:
         yield from _build_tree(self, self._entries)
+
+
+def _parts(spec: ItemSpec) -> list[str]:
+    parts = spec.id.split("::")
+    parts[-1] = node_name(spec, parts[-1])
+    return parts
 
 
 def _build_tree(parent: pytest.Collector, entries: list[tuple[list[str], ItemSpec]]) -> Any:

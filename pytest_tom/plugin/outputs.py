@@ -10,6 +10,7 @@ writes the JSON report, the HTML report and the replay file, hands over to the g
 from __future__ import annotations
 
 import time
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -72,6 +73,11 @@ class RunOutputs:
                  f"{s['concurrency']} · suites {ctx.options.files}"
                  + (f" · samples {ctx.options.samples}" if ctx.options.samples > 1 else "")
                  + f" · {self.requests.cache_label()}"]
+        if ctx.options.sweep is not None:  # the items run once per value
+            sweep = ctx.options.sweep
+            lines.append(f"tom: sweep {sweep.setting} over {len(sweep.values)} values ("
+                         f"{', '.join(sweep.label(v) for v in sweep.values)}): each item runs "
+                         f"once per value, its suite <suite>[{sweep.setting}=V]; early stop off")
         if ctx.bundled is not None:
             lines.extend(ctx.bundled.header())
         changed = s.get("options")
@@ -228,6 +234,10 @@ def cut_off_lines(records: list[Record], options: TomOptions) -> list[str]:
     ended = any(status(r["outcome"]) in (RIGHT, WRONG, UNPARSEABLE, MEASURED) for r in records)
     shown = any(t for r in records for t in (r.get("thoughts") or ()))
     thinks = not ended or shown
+    advice = raise_text(options, thinks, shown)
+    if options.sweep is not None:  # the budget is the sweep's: each value's cut-offs apart
+        per_value = Counter(r["item"]["suite"] for r in cut)
+        advice = "per value: " + ", ".join(f"{n} in {suite}" for suite, n in
+                                           sorted(per_value.items()))
     return wrap_parts("tom: ", [f"{len(cut)} of {len(records)} answers cut off by the "
-                                f"budget{where}, counted apart, never wrong",
-                                raise_text(options, thinks, shown)], sep="; ")
+                                f"budget{where}, counted apart, never wrong", advice], sep="; ")

@@ -48,10 +48,14 @@ def limit_items(items: list[Any], limit: int, seed: int) -> tuple[list[Any], lis
         spec = getattr(item, "spec", None)
         if spec is not None:
             groups[spec.suite][spec.group] += 1
+    # a sweep's values of one suite (`bigtom[thinking-tokens=16]` ...) rank its groups by
+    # the file's suite, so every value keeps the same scenarios (paired across values)
+    specs = [s for s in (getattr(item, "spec", None) for item in items) if s is not None]
+    base = {spec.suite: spec.base_suite for spec in specs}
     chosen: set[tuple[str, str]] = set()
     for suite, sizes in groups.items():
         total = 0
-        for group in sorted(sizes, key=lambda g: _rank(seed, suite, g)):
+        for group in sorted(sizes, key=lambda g: _rank(seed, base[suite], g)):
             if total and total + sizes[group] > limit:
                 break
             chosen.add((suite, group))
@@ -76,7 +80,8 @@ def shard_items(items: list[Any], shard: Shard, settings: Settings,
         spec = getattr(item, "spec", None)
         if spec is None:
             continue
-        unit = (spec.suite, families.get(spec.family).shard_unit(spec, settings))
+        # a sweep's values of one unit go to one shard (its suite's name without the value)
+        unit = (spec.base_suite, families.get(spec.family).shard_unit(spec, settings))
         unit_of[n] = unit
         sizes[unit] += 1
         keys.append((spec.suite, spec.id))

@@ -19,6 +19,7 @@ from pytest_tom.metrics.numbers import PERCENT, figure, fmt_interval, pct, with_
 from pytest_tom.report.atomic import write_atomic
 from pytest_tom.report.gate_summary import tested, within_allowed_note
 from pytest_tom.report.markdown_items import by_key, flipped_lines, weakest_lines
+from pytest_tom.report.sweep_table import paired_lines, sweep_tables
 
 LISTED = 200  # item ids listed per kind of change
 
@@ -153,6 +154,24 @@ def suites_section(results: Results) -> list[str]:
     return lines
 
 
+def sweep_section(results: Results) -> list[str]:
+    """--tom-sweep: each suite's values side by side, every declared metric with its
+    interval, and the paired tests between adjacent values (none without a sweep)."""
+    sweep = results.sweep
+    if not sweep:
+        return []
+    lines = [f"### Sweep of {code(sweep.setting)}", ""]
+    for block, t in zip(sweep.suites, sweep_tables(sweep), strict=True):
+        lines += [f"**{cell(t.title)}**", ""]
+        lines += table(t.headers, t.rows)
+        pairs = paired_lines(block)
+        if pairs:
+            lines += ["", "Paired tests between adjacent values, on the items both asked:", ""]
+            lines += [f"- {cell(p)}" for p in pairs]
+        lines.append("")
+    return lines
+
+
 def diff_section(diff: ItemDiff, listed: int = LISTED, records: list[Record] | None = None,
                  baseline_items: list[Record] | None = None) -> list[str]:
     lines = ["### Items changed since the baseline", "",
@@ -210,6 +229,7 @@ def render(results: Results, report: GateReport | None,
     if report is not None:
         lines += gates_section(report)
     lines += suites_section(results)
+    lines += sweep_section(results)
     lines += endpoints_section(records or [])
     if report is not None and report.diff is not None and not report.error:
         lines += diff_section(report.diff, records=records, baseline_items=baseline_items)

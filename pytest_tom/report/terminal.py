@@ -13,6 +13,7 @@ from pytest_tom.families.base import MetricTable
 from pytest_tom.metrics.numbers import AMOUNT, amount, fmt_interval, pct, unit, with_interval
 from pytest_tom.metrics.numbers import cell as fmt
 from pytest_tom.pytest_compat import verbosity
+from pytest_tom.report.sweep_table import paired_lines, sweep_tables
 
 WIDTH = 120  # no line of the section is wider (tables are cut into column blocks)
 # how a table's counts add up (the JSON report's `wrong` is the same)
@@ -267,6 +268,26 @@ def ratio(value: float | None, of: float | None) -> str:
     return f"×{value / of:.2f}"
 
 
+def sweep_lines(results: Results, verbose: bool = False, width: int = WIDTH) -> list[str]:
+    """--tom-sweep: each suite's values side by side (its headline metrics; -v: every
+    metric) and the paired tests between adjacent values (report/sweep_table.py)."""
+    sweep = results.sweep
+    if not sweep:
+        return []
+    out: list[str] = []
+    for block, table in zip(sweep.suites, sweep_tables(sweep, every=verbose), strict=True):
+        out += ["", table.title, render_table(table, width)]
+        if not verbose:
+            out.append("(-v: every declared metric per value; all of them are in the JSON and "
+                       "Markdown reports)")
+        pairs = paired_lines(block)
+        if pairs:
+            out.append("paired tests between adjacent values, on the items both asked:")
+            for line in pairs:
+                out += textwrap.wrap(line, width, initial_indent="  ", subsequent_indent="    ")
+    return out
+
+
 def write_summary(tr: Any, results: Results, model: str, report_path: str | None) -> None:
     verbose = verbosity(tr.config) > 0 if hasattr(tr, "config") else False
     tr.write_sep("=", "tom scores")
@@ -298,6 +319,8 @@ def write_summary(tr: Any, results: Results, model: str, report_path: str | None
             if table.note:
                 for line in note_lines(table.note):
                     tr.write_line(line)
+    for line in sweep_lines(results, verbose):
+        tr.write_line(line)
     t = results.totals
     tr.write_line("")
     if any(t.get(key) for key in ("errors", "unparseable", "cut_off", "skipped", "measured")):

@@ -29,6 +29,7 @@ from pytest_tom.engine.run_report import RunReport
 from pytest_tom.report.atomic import write_atomic
 from pytest_tom.report.html import filters
 from pytest_tom.report.story import gold_text
+from pytest_tom.report.sweep_table import paired_lines, sweep_tables
 
 TEMPLATES = Path(__file__).parent / "templates"
 RESPONSE_LIMIT = 20_000  # characters of one response kept in the page
@@ -191,7 +192,10 @@ def embed_json(data: Any) -> str:
 
 
 def build_context(runs: list[Run], comparison: Comparison | None = None) -> dict[str, Any]:
-    from pytest_tom.report.html.plots import suite_plots  # noqa: PLC0415 matplotlib (html extra), heavy
+    from pytest_tom.report.html.plots import (  # noqa: PLC0415 matplotlib (html extra), heavy
+        suite_plots,
+        sweep_plots,
+    )
 
     labels = [r.label for r in runs]
     results = [r.results for r in runs]
@@ -207,6 +211,15 @@ def build_context(runs: list[Run], comparison: Comparison | None = None) -> dict
             "plots": suite_plots(first.family, labels, per_run),
         })
     table = ItemTable(runs)
+    sweeps = []  # --tom-sweep: each run's values side by side, per suite of the file
+    for label, res in zip(labels, results, strict=True):
+        sweep = res.sweep
+        if not sweep:
+            continue
+        for block, t in zip(sweep.suites, sweep_tables(sweep), strict=True):
+            sweeps.append({"run": label, "base": block.name, "table": t,
+                           "pairs": paired_lines(block),
+                           "plots": sweep_plots(sweep.setting, block.rows)})
     return {
         "title": "pytest-tom report" + (": " + " vs ".join(labels) if labels else ""),
         "runs": [{"label": r.label, "model": r.model, "path": str(r.path), "report": r.report,
@@ -214,6 +227,7 @@ def build_context(runs: list[Run], comparison: Comparison | None = None) -> dict
                                                                            strict=True)],
         "labels": labels,
         "suites": suites,
+        "sweeps": sweeps,
         "comparison": comparison,
         "items_json": ITEMS_MARK,  # the rows are streamed in its place (`page_chunks`)
         "item_count": len(table),

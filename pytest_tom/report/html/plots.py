@@ -22,7 +22,7 @@ import matplotlib
 from matplotlib.figure import Figure
 
 from pytest_tom import families
-from pytest_tom.engine.results import SuiteResult
+from pytest_tom.engine.results import SuiteResult, SweepRow
 from pytest_tom.metrics.declare import Metric, Plot
 
 SuiteData = SuiteResult | None
@@ -196,3 +196,87 @@ def suite_plots(family: str, runs: Sequence[str], per_run: Sequence[SuiteData]) 
     for plot in fam.plots:
         out += declared_plot(plot, fam.headline_metrics, runs, per_run)
     return out
+
+
+def sweep_plots(setting: str, rows: Sequence[SweepRow]) -> list[str]:
+    """--tom-sweep, one suite (`rows`: its values, `engine.sweep_results`): the items'
+    outcomes against the value as stacked bars (right, wrong, cut off, in % of the items),
+    turn accuracy and the accuracy on the answered items as points with their 95%
+    intervals; and the thought length against the value (mean with its interval, median),
+    when the records show one. Values are placed in the sweep's order, evenly."""
+    if not rows:
+        return []
+    labels = [r.shown_value for r in rows]
+    xs = list(range(len(rows)))
+    out = []
+    with matplotlib.rc_context(RC):
+        fig = Figure(figsize=(max(4.8, 1.2 + 1.1 * len(rows)), 3.2))
+        ax = fig.add_subplot()
+        bottom = [0.0] * len(rows)
+        for key, name, color in (("right", "right", PALETTE[2]), ("wrong", "wrong", PALETTE[3]),
+                                 ("cut_off", "cut off", "#bbbbbb")):
+            share = [100 * (r.get(key) or 0) / r.get("items") if r.get("items") else 0.0
+                     for r in rows]
+            ax.bar(xs, share, bottom=bottom, width=0.6, color=color, label=name)
+            bottom = [b + v for b, v in zip(bottom, share, strict=True)]
+        for key, name, shift, color in (("turn", "turn accuracy", -0.12, "#222222"),
+                                        ("answered_accuracy", "accuracy on the answered items",
+                                         0.12, PALETTE[0])):
+            px, py, lo, hi = [], [], [], []
+            for x, r in zip(xs, rows, strict=True):
+                iv = r.intervals.get("turn") if key == "turn" else r.answered_accuracy
+                if not iv or iv.get("value") is None:
+                    continue
+                v = iv["value"]
+                px.append(x + shift)
+                py.append(100 * v)
+                lo.append(100 * (v - iv["low"]) if iv.get("low") is not None else 0.0)
+                hi.append(100 * (iv["high"] - v) if iv.get("high") is not None else 0.0)
+            if px:
+                ax.errorbar(px, py, yerr=[lo, hi], fmt="o", markersize=4, capsize=2,
+                            elinewidth=0.8, color=color, label=name)
+        ax.set_xticks(xs)
+        ax.set_xticklabels(labels)
+        ax.set_xlabel(setting)
+        ax.set_ylim(0, 100)
+        ax.set_ylabel("% of the items")
+        ax.set_title(f"Outcomes and accuracy by {setting} (95% intervals)", fontsize=10,
+                     loc="left")
+        ax.grid(axis="y", color="#e5e5e5", linewidth=0.6)
+        ax.set_axisbelow(True)
+        ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        out.append(_svg(fig))
+    unit_name = next((r.get("thought_unit") for r in rows if r.get("thought_unit")), "")
+    means = [(x, r) for x, r in zip(xs, rows, strict=True) if r.get("thought_mean") is not None]
+    if unit_name and means:
+        with matplotlib.rc_context(RC):
+            fig = Figure(figsize=(max(4.8, 1.2 + 1.1 * len(rows)), 3.0))
+            ax = fig.add_subplot()
+            px = [x for x, _ in means]
+            py = [float(r.get("thought_mean")) for _, r in means]
+            lo, hi = [], []
+            for (_, r), v in zip(means, py, strict=True):
+                iv = r.thought_mean_interval
+                lo.append(v - iv["low"] if iv.get("low") is not None else 0.0)
+                hi.append(iv["high"] - v if iv.get("high") is not None else 0.0)
+            ax.errorbar(px, py, yerr=[lo, hi], marker="o", markersize=4, capsize=2,
+                        linewidth=1.2, elinewidth=0.8, color=PALETTE[0], label="mean")
+            med = [(x, float(r.get("thought_median"))) for x, r in means
+                   if r.get("thought_median") is not None]
+            if med:
+                ax.plot([x for x, _ in med], [y for _, y in med], marker="s", markersize=3,
+                        linewidth=0.8, linestyle="--", color=PALETTE[1], label="median")
+            ax.set_xticks(xs)
+            ax.set_xticklabels(labels)
+            ax.set_xlim(-0.5, len(rows) - 0.5)
+            ax.set_ylim(bottom=0)
+            ax.set_xlabel(setting)
+            ax.set_ylabel(f"thought length ({unit_name})")
+            ax.set_title(f"Thought length of the answered items by {setting}", fontsize=10,
+                         loc="left")
+            ax.grid(color="#e5e5e5", linewidth=0.6)
+            ax.set_axisbelow(True)
+            ax.legend(fontsize=8, frameon=False, loc="lower right")
+            out.append(_svg(fig))
+    return out
+

@@ -1,0 +1,114 @@
+"""A `--tom-sweep` run's figures per value, side by side, for the terminal, the Markdown
+and the HTML: one table per suite of the file (a row per figure, a column per value) and
+one line per pair of adjacent values with its paired tests. The figures are those of the
+report's `sweep` block (`engine.sweep_results`); this module only formats them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_tom import families
+from pytest_tom.engine.results import SweepSuite, SweepView
+from pytest_tom.engine.sweep_results import ANSWERED_LABEL
+from pytest_tom.families.base import MetricTable
+from pytest_tom.metrics.numbers import (
+    AMOUNT,
+    amount,
+    fmt_interval,
+    pct,
+    signed_amount,
+    unit,
+    with_interval,
+)
+
+COUNTS = (("items", "items"), ("right", "right"), ("wrong", "wrong"),
+          ("unparseable", "unparseable"), ("cut_off", "cut off"), ("errors", "errors"))
+
+
+def metric_cell(iv: dict[str, Any] | None, family: str | None, name: str) -> str:
+    """A metric with its interval, on the scale its suite's tables show it."""
+    if not iv:
+        return "—"
+    if iv.get("display") == AMOUNT:
+        return f"{amount(iv.get('value'))} {fmt_interval(iv)}".strip()
+    percent = families.in_percent(family, name)
+    show = pct if percent else unit
+    return f"{show(iv.get('value'))} {fmt_interval(iv, percent)}".strip()
+
+
+def _count(value: Any) -> str:
+    return "n/a" if value is None else str(value)
+
+
+def sweep_tables(sweep: SweepView, every: bool = True) -> list[MetricTable]:
+    """One table per suite: the counts, turn accuracy, the accuracy on the answered items,
+    the thought length and reasoning tokens, then every declared metric (`every`; else
+    the headline ones) with its interval."""
+    out = []
+    setting = sweep.setting
+    for block in sweep.suites:
+        rows_of = block.rows
+        headers = ["", *(f"{setting}={r.shown_value}" for r in rows_of)]
+        family = next((r.family for r in rows_of if r.family), None)
+        rows: list[list[str]] = [[label, *(_count(r.get(key)) for r in rows_of)]
+                                 for key, label in COUNTS]
+        rows.append(["turn accuracy [95% CI]",
+                     *(metric_cell(r.intervals.get("turn"), family, "turn")
+                       if r.intervals.get("turn") else pct(r.get("turn")) for r in rows_of)])
+        rows.append([f"{ANSWERED_LABEL} [95% CI] (answered)",
+                     *(with_interval(pct(r.answered_accuracy.get("value")), r.answered_accuracy)
+                       + f" ({r.get('answered') or 0})" for r in rows_of)])
+        unit_name = next((r.get("thought_unit") for r in rows_of if r.get("thought_unit")), "")
+        if unit_name:
+            rows.append([f"thought length, mean ({unit_name})",
+                         *(amount(r.get("thought_mean")) for r in rows_of)])
+            rows.append([f"thought length, median ({unit_name})",
+                         *(amount(r.get("thought_median")) for r in rows_of)])
+        if any(r.get("reasoning_tokens") is not None for r in rows_of):
+            rows.append(["reasoning tokens (reported, all items)",
+                         *(_count(r.get("reasoning_tokens")) for r in rows_of)])
+        names: list[str] = []
+        for r in rows_of:
+            for name, iv in r.intervals.items():
+                if name not in names and name != "turn" and iv and (every or iv.get("headline")):
+                    names.append(name)
+        for name in names:
+            label = next((r.intervals[name].get("label") for r in rows_of
+                          if r.intervals.get(name)), None) or name
+            rows.append([f"{label} [95% CI]",
+                         *(metric_cell(r.intervals.get(name), family, name) for r in rows_of)])
+        out.append(MetricTable(title=f"{block.name} · sweep of {setting}", headers=headers,
+                               rows=rows))
+    return out
+
+
+def paired_lines(block: SweepSuite) -> list[str]:
+    """`16 → 4096: turn +36.0 points (9 better, 0 worse of 25; McNemar p 0.0039) · mean
+    thought +120 tokens [80, 160] (p 0.001, 20 items)`, one per pair of adjacent values."""
+    out = []
+    for pair in block.paired:
+        turn = pair.get("turn") or {}
+        head = f"{pair.get('from')} → {pair.get('to')}: "
+        if turn.get("n"):
+            text = (f"turn {100 * turn['delta']:+.1f} points ({turn['better']} better, "
+                    f"{turn['worse']} worse of {turn['n']} paired items; McNemar p "
+                    f"{_p(turn.get('p_value'))})")
+        else:
+            text = "no item asked at both values"
+        thought = pair.get("thought_mean")
+        if thought and thought.get("delta") is not None:
+            bounds = (f" [{signed_amount(thought['low'])}, {signed_amount(thought['high'])}]"
+                      if thought.get("low") is not None else "")
+            text += (f" · mean thought {signed_amount(thought['delta'])} {thought.get('unit')}"
+                     f"{bounds} (paired bootstrap p {_p(thought.get('p_value'))}, "
+                     f"{thought.get('items')} items answered at both)")
+        elif thought is not None or turn.get("n"):
+            text += " · mean thought: no item answered at both values"
+        out.append(head + text)
+    return out
+
+
+def _p(value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:.2g}" if value >= 0.001 else f"{value:.1e}"
