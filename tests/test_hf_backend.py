@@ -65,6 +65,9 @@ def responses(report: Path) -> dict[str, list[str]]:
     return {r["item"]["id"]: r["responses"] for r in load_report(report)["items"]}
 
 
+# 20-40 s on 2 cores (and the session's model conversion, 30 s, when it runs first): 12
+# greedy generations one at a time, then in batches of 8, on one torch thread; fewer items
+# or tokens would leave the batches without rows of different lengths to pad
 @pytest.mark.slow
 def test_hf_answers_the_bundled_suite_the_same_at_batch_1_and_8_then_from_the_cache(
         pytester: pytest.Pytester, smollm2_dir: Path) -> None:

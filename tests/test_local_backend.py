@@ -154,6 +154,8 @@ def test_configuring_does_not_load_the_model(pytester: pytest.Pytester) -> None:
 
 
 # -- real generations through the plugin -------------------------------------------------------
+# 15-25 s on 2 cores: three loads of the model in this process and one in each of two
+# fresh xdist workers, the point of the test (answers independent of the load and process)
 @pytest.mark.slow
 @needs_model
 def test_real_generation_through_the_plugin_is_deterministic(pytester: pytest.Pytester) -> None:
