@@ -154,7 +154,7 @@ def test_configuring_does_not_load_the_model(pytester: pytest.Pytester) -> None:
 
 
 # -- real generations through the plugin -------------------------------------------------------
-# 15-25 s on 2 cores: three loads of the model in this process and one in each of two
+# 15-25 s on 2 cores: two loads of the model in this process and one in each of two
 # fresh xdist workers, the point of the test (answers independent of the load and process)
 @pytest.mark.slow
 @needs_model
