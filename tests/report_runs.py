@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from shared_artifacts import shared_folder
+from shared_artifacts import shared_artifact
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
@@ -46,7 +46,7 @@ def demo_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
             for name in ("strong", "weak"):
                 run_bundled(name, out)
 
-        out = shared_folder(tmp_path_factory, "demo-reports", build)
+        out = shared_artifact(tmp_path_factory, "demo-reports", build)
         _CACHE.update({name: out / f"{name}.json" for name in ("strong", "weak")})
     return dict(_CACHE)
 

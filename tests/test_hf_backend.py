@@ -1,39 +1,73 @@
 """`hf:PATH` on a real model: the embedded SmolLM2-135M saved as a Hugging Face directory
-once per test session (tests/hf_support.py). The bundled generic suite, answers identical
-at batch 1 and 8, a second run from the cache, the families' answer lengths, the usage
-errors (no extra, no directory)."""
+by `pytest-tom hf-model` once per test session, for every xdist worker (tests/hf_support.py,
+tests/shared_artifacts.py). The bundled generic suite, answers identical at batch 1 and 8,
+a second run from the cache, the families' answer lengths, the usage errors (no extra, no
+directory).
+
+The in-process runs of one process share one loaded model (one per model directory):
+`pytest_tom.backends.hf`, which keeps it, is imported here, so that pytester's in-process
+runs do not drop it with the modules they imported."""
 
 from __future__ import annotations
 
 import json
 import re
 import shlex
-import subprocess
-import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import SUITES, header_budgets, load_report
-from hf_support import make_smollm2_dir, missing
+from hf_support import NAME, OUTPUT, missing, run_the_command_in
+from shared_artifacts import shared_artifact
 
+from pytest_tom.backends import hf as hf_backend
 from pytest_tom.cli import main
 
 GENERIC = SUITES / "generic" / "classic-false-belief.tom.yaml"
 
 
 @pytest.fixture(scope="session")
-def smollm2_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def hf_model_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder where `pytest-tom hf-model smollm2` ran, once for the session: the model
+    directory `smollm2` and the command's output `hf-model.out`."""
     absent = missing()
     if absent:
         pytest.skip(f"the hf test model needs {', '.join(absent)} (pip install 'pytest-tom[hf]')")
-    return make_smollm2_dir(tmp_path_factory.mktemp("smollm2") / "SmolLM2-135M-Instruct")
+    return shared_artifact(tmp_path_factory, "hf-model-smollm2", run_the_command_in)
+
+
+@pytest.fixture(scope="session")
+def smollm2_dir(hf_model_folder: Path) -> Path:
+    return hf_model_folder / NAME
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_torch_thread() -> Iterator[None]:
+    """torch computes on one thread in this module's in-process runs (the `-n 2` run's
+    workers get `--tom-threads=1`), as many threads as cores again after it. Under `-n 2`
+    two processes with torch's default (one spinning thread per core) fight over 2 cores:
+    the printed command's run took 18 s with the default and 10 s on one thread at load 6,
+    and 260 s under `-n 2` at load 7-10. The answers compared are all made on one thread."""
+    if missing():
+        yield
+        return
+    import torch  # noqa: PLC0415 optional (hf extra), heavy: only where the model runs
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
 
 
 def responses(report: Path) -> dict[str, list[str]]:
     return {r["item"]["id"]: r["responses"] for r in load_report(report)["items"]}
 
 
+# 20-40 s on 2 cores (and the session's model conversion, 30 s, when it runs first): 12
+# greedy generations one at a time, then in batches of 8, on one torch thread; fewer items
+# or tokens would leave the batches without rows of different lengths to pad
 @pytest.mark.slow
 def test_hf_answers_the_bundled_suite_the_same_at_batch_1_and_8_then_from_the_cache(
         pytester: pytest.Pytester, smollm2_dir: Path) -> None:
@@ -44,6 +78,11 @@ def test_hf_answers_the_bundled_suite_the_same_at_batch_1_and_8_then_from_the_ca
     # in process: the model is loaded once for the three runs (one per process)
     one = pytester.runpytest(*common, "--tom-batch-size=1", "--tom-report=b1.json")
     assert one.ret in (0, 1), one.stdout.str()  # right or wrong answers, never an error
+    device = hf_backend.default_device()
+    loaded = hf_backend.loaded_model(hf_backend.LoadSpec(
+        str(smollm2_dir.resolve()), None, device, "float32" if device == "cpu" else "auto"))
+    load_seconds = loaded.load_seconds
+    assert load_seconds is not None  # this process's model, kept after the run
     one.stdout.fnmatch_lines([f"tom: model hf:{smollm2_dir} (one worker thread (not "
                               f"thread-safe); {smollm2_dir} rev * · float32 on cpu · "
                               f"transformers *) · *cache on"])
@@ -66,6 +105,7 @@ def test_hf_answers_the_bundled_suite_the_same_at_batch_1_and_8_then_from_the_ca
     assert responses(pytester.path / "b0.json") == first
     assert all(r["cached"] and not r["requests"] for r in cached["items"]), cached["items"][0]
     assert again.ret == one.ret
+    assert loaded.load_seconds == load_seconds  # the second and third runs loaded nothing
 
 
 @pytest.mark.slow
@@ -81,36 +121,37 @@ def test_hf_takes_the_families_answer_lengths(pytester: pytest.Pytester,
 
 
 @pytest.mark.slow
-def test_hf_model_writes_a_directory_and_its_printed_command_runs(tmp_path: Path) -> None:
-    """Issue 33 point 7: the offline route to a transformers directory for `hf:`, from an
-    empty folder as a user runs it: `pytest-tom hf-model DIR`, then the line it prints."""
-    absent = missing()
-    if absent:
-        pytest.skip(f"pytest-tom hf-model needs {', '.join(absent)} (pip install 'pytest-tom[hf]')")
-    cli = [sys.executable, "-c", "import sys; from pytest_tom.cli import main; "
-                                 "sys.exit(main(sys.argv[1:]))"]
-    made = subprocess.run([*cli, "hf-model", "smollm2"], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=900)
-    assert made.returncode == 0, made.stdout + made.stderr
-    model = tmp_path / "smollm2"
+def test_hf_model_writes_a_directory_and_its_printed_command_runs(
+        hf_model_folder: Path, pytester: pytest.Pytester,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 33 point 7: the offline route to a transformers directory for `hf:`, as a user
+    runs it: `pytest-tom hf-model smollm2` in an empty folder (the session fixture ran it
+    there, once for all the hf: tests, which load what it wrote), then the line it printed,
+    run as given from a folder holding `smollm2`, then the command again: refused."""
+    model = hf_model_folder / NAME
     assert {"config.json", "model.safetensors", "tokenizer.json"} <= {p.name for p in
                                                                        model.iterdir()}
     assert "chat_template" in (model / "tokenizer_config.json").read_text() or \
         (model / "chat_template.jinja").is_file()
-    head, _, printed = made.stdout.partition("run it with: ")
+    head, _, printed = (hf_model_folder / OUTPUT).read_text(encoding="utf-8").partition(
+        "run it with: ")
     assert head.startswith("wrote smollm2: SmolLM2-135M-Instruct as a transformers directory")
     command = shlex.split(printed)
     assert command[:2] == ["pytest", "--tom-suite=generic"]
-    run = subprocess.run([sys.executable, "-m", *command], cwd=tmp_path, capture_output=True,
-                         text=True, timeout=900)
-    assert run.returncode == 0, run.stdout + run.stderr
-    assert "tom: model hf:smollm2 (" in run.stdout and "tom totals:" in run.stdout
-    assert " 0 errors" in run.stdout
+    (pytester.path / NAME).symlink_to(model, target_is_directory=True)
+    # in process: the same command line as `pytest ...` in a shell, and the model this
+    # process already loaded (hf: resolves the link to the same directory)
+    run = pytester.runpytest(*command[1:])
+    assert run.ret == 0, run.stdout.str()[-3000:]
+    out = run.stdout.str()
+    assert "tom: model hf:smollm2 (" in out and "tom totals:" in out
+    assert " 0 errors" in out
     # a second time into the same folder: refused, nothing written over
-    again = subprocess.run([*cli, "hf-model", "smollm2"], cwd=tmp_path, capture_output=True,
-                           text=True, timeout=300)
-    assert again.returncode == 2
-    assert "smollm2 exists and is not an empty folder: give a new one" in again.stderr
+    written = {p.name: p.stat().st_mtime_ns for p in model.iterdir()}
+    capsys.readouterr()
+    assert main(["hf-model", NAME]) == 2
+    assert "smollm2 exists and is not an empty folder: give a new one" in capsys.readouterr().err
+    assert {p.name: p.stat().st_mtime_ns for p in model.iterdir()} == written
 
 
 def test_hf_model_refuses_a_folder_that_is_not_empty_before_loading_anything(
@@ -149,10 +190,12 @@ def test_hf_under_xdist_gives_each_worker_its_model_and_the_same_answers(
     (pytester.path / GENERIC.name).write_text(GENERIC.read_text(encoding="utf-8"),
                                               encoding="utf-8")
     common = [f"--tom-model=hf:{smollm2_dir}", "--tom-limit=8", "--tom-max-tokens=24",
-              "--tom-cache=off", "--tom-early-stop=off", "-p", "no:cacheprovider"]
+              "--tom-cache=off", "--tom-early-stop=off", "--tom-threads=1",
+              "-p", "no:cacheprovider"]
     alone = pytester.runpytest(*common, "--tom-report=one.json")
     assert alone.ret in (0, 1), alone.stdout.str()
-    split = pytester.runpytest_subprocess(*common, "-n", "2", "-v", "--tom-report=two.json")
+    # the controller in process (it loads no model), the workers fresh processes
+    split = pytester.runpytest(*common, "-n", "2", "-v", "--tom-report=two.json")
     assert split.ret == alone.ret, split.stdout.str()[-3000:]
     report = load_report(pytester.path / "two.json")
     assert responses(pytester.path / "two.json") == responses(pytester.path / "one.json")

@@ -154,11 +154,15 @@ def test_configuring_does_not_load_the_model(pytester: pytest.Pytester) -> None:
 
 
 # -- real generations through the plugin -------------------------------------------------------
+# 15-25 s on 2 cores: two loads of the model in this process and one in each of two
+# fresh xdist workers, the point of the test (answers independent of the load and process)
 @pytest.mark.slow
 @needs_model
 def test_real_generation_through_the_plugin_is_deterministic(pytester: pytest.Pytester) -> None:
     first, second, workers = (pytester.path / f"{n}.json" for n in ("first", "second", "xdist"))
-    result = run_local(pytester, f"--tom-report={first}")
+    # one prompt thread (not the default, which follows the machine's load) so that the
+    # second run's two threads are always another load of the model
+    result = run_local(pytester, f"--tom-report={first}", "--tom-threads=1")
     outcomes = result.parseoutcomes()
     assert outcomes.get("passed", 0) + outcomes.get("failed", 0) == SCENARIO_ITEMS, outcomes
     assert "error" not in outcomes and "errors" not in outcomes
@@ -177,9 +181,13 @@ def test_real_generation_through_the_plugin_is_deterministic(pytester: pytest.Py
         assert (rec["outcome"]["error"] == "cut_off") == (rec.get("finish") == ["length"])
         assert 0 < rec["usage"]["completion_tokens"] <= int(MAX_TOKENS), rec["usage"]
 
-    # same process, another load with another number of prompt threads: same answers
-    run_local(pytester, f"--tom-report={second}", "--tom-threads=2")
-    assert answers(load_report(second)) == got
+    # same process, another load with another number of prompt threads: same answers. Two
+    # of the items (a choice and the names question): two prompt threads on a busy 2-core
+    # machine make each answer several times slower (they spin while they wait)
+    run_local(pytester, f"--tom-report={second}", "--tom-threads=2",
+              select=f"{SCENARIO} and (reality or who_knows)")
+    again = answers(load_report(second))
+    assert len(again) == 2 and again == {key: got[key] for key in again}
 
     result = run_local(pytester, f"--tom-report={workers}", "-n", "2")
     assert answers(load_report(workers)) == got, "fresh worker processes answered differently"

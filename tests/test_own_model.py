@@ -87,7 +87,8 @@ def test_the_hook_makes_one_model_per_xdist_worker_and_none_on_the_controller(
             return NumbersModel() if spec == "mine" else None
     """)
     pytester.makefile(".tom.yaml", numbers=numbers_suite(16))
-    result = pytester.runpytest_subprocess("--tom-model=mine", "-n", "2", "-p", "no:cacheprovider")
+    # the controller in process: its process id would be a third line of made.log
+    result = pytester.runpytest("--tom-model=mine", "-n", "2", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=16)
     made = made_by(pytester.path)
     assert sorted(made.values()) == [1, 1], made  # two workers, once each; not the controller
@@ -132,7 +133,7 @@ def test_a_spec_no_hook_answers_is_a_usage_error(pytester: pytest.Pytester, xdis
     """)
     pytester.makefile(".tom.yaml", numbers=numbers_suite(2))
     args = ["--tom-model=theirs", "-p", "no:cacheprovider", *(["-n", "2"] if xdist else [])]
-    result = pytester.runpytest_subprocess(*args)
+    result = pytester.runpytest(*args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     out = result.stdout.str() + result.stderr.str()
     assert ("--tom-model=theirs: no pytest_tom_backend hook answered this spec (implemented "
@@ -171,8 +172,7 @@ def test_a_session_fixture_is_the_model(pytester: pytest.Pytester, xdist: bool) 
     pytester.makeconftest(FIXTURE_CONFTEST)
     pytester.makefile(".tom.yaml", numbers=numbers_suite(12))
     args = ["--tom-model=fixture:numbers_model", "-p", "no:cacheprovider"]
-    run = pytester.runpytest_subprocess if xdist else pytester.runpytest
-    result = run(*args, "-n", "2") if xdist else run(*args)
+    result = pytester.runpytest(*args, "-n", "2") if xdist else pytester.runpytest(*args)
     result.assert_outcomes(passed=12)
     made = made_by(pytester.path)
     assert sorted(made.values()) == ([1, 1] if xdist else [1]), made
@@ -395,12 +395,13 @@ def test_the_docs_conftest_runs_as_written(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(docs_conftest())
     (pytester.path / GENERIC.name).write_text(GENERIC.read_text(encoding="utf-8"), encoding="utf-8")
     args = ["--tom-model=demo", "--tom-limit=3", "-p", "no:cacheprovider", "--tom-report=r.json"]
-    first = pytester.runpytest_subprocess(*args)
+    # in process, as the other runs: the model is loaded once, in this process
+    first = pytester.runpytest(*args)
     first.stdout.fnmatch_lines(["tom: model demo (one worker thread (not thread-safe); demo "
                                 "SmolLM2-135M-Instruct.Q4_1.gguf (*)) · *cache on"])
     records = load_report(pytester.path / "r.json")["items"]
     assert records and not any(r["outcome"]["error"] for r in records)
-    pytester.runpytest_subprocess(*args)
+    pytester.runpytest(*args)
     again = load_report(pytester.path / "r.json")["items"]
     assert all(r["cached"] and not r["requests"] for r in again)
     assert [r["responses"] for r in again] == [r["responses"] for r in records]

@@ -51,7 +51,7 @@ def test_serve_answers_bundled_items_through_openai_and_stops_on_ctrl_c(
         match = re.search(r"at (http://127\.0\.0\.1:(\d+)/v1) ", first)
         assert match, first + (proc.stderr.read() if proc.poll() is not None else "")
         url = match.group(1)
-        result = pytester.runpytest_subprocess(
+        result = pytester.runpytest(  # in process: the server is the other process
             "--tom-suite=generic", "--tom-model=openai:smollm2", f"--tom-base-url={url}",
             "-k", "honey-cupboard", "--tom-items=report", "--tom-cache=off",
             "-p", "no:cacheprovider")

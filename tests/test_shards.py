@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from gate_support import SUITE, run, setup_project
 from report_runs import REPO
-from shared_artifacts import shared_folder
+from shared_artifacts import shared_artifact
 
 from pytest_tom.cli import main as cli
 from pytest_tom.core.option_table import build_options
@@ -178,7 +178,7 @@ def _run_the_shards(out: Path) -> None:
 def bundled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The saved reports: the strong baseline, the gated live run, the shards. Made once
     per test session (5 runs); tests write their own files beside them, named apart."""
-    out = shared_folder(tmp_path_factory, "shards", _run_the_shards)
+    out = shared_artifact(tmp_path_factory, "shards", _run_the_shards)
     return {"baseline": out / "strong.json", "live": out / "live.json", "dir": out}
 
 

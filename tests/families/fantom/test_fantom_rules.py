@@ -224,7 +224,11 @@ def near_tie_answers(item: Any) -> list[str]:
 def test_bfloat16_decisions_are_float32_decisions_on_the_bundled_suite() -> None:
     """Every answer decided in bfloat16 is decided as in float32: its bfloat16 vector is
     within the calibrated error bound of the float32 one, and the answers too close to call
-    were embedded again and decided in float32 (with float32's similarities)."""
+    were embedded again and decided in float32 (with float32's similarities).
+
+    A third of the suite's belief_dist questions (every third: 35 of 104, 210 answers, of
+    which about 20 are near ties and 40 decided in float32): the model's work is most of
+    this test's time, and the whole suite (624 answers) showed nothing more."""
     from pathlib import Path
 
     import numpy as np
@@ -235,7 +239,7 @@ def test_bfloat16_decisions_are_float32_decisions_on_the_bundled_suite() -> None
 
     suite = Path(__file__).resolve().parents[3] / "suites" / "fantom" / "smalltalk.tom.yaml"
     dist = [i for i in load_suite(suite, Settings(options={"fantom_context": "short"})).items
-            if i.kind == "belief_dist"]
+            if i.kind == "belief_dist"][::3]
     triples = [(a, str(i.gold), i.data["wrong"]) for i in dist for a in near_tie_answers(i)]
     exact, fast = get_embedder(None, dtype="float32"), get_embedder(None, dtype="bfloat16")
     assert exact.model is fast.model  # one model, two caches
