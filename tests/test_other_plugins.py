@@ -185,7 +185,8 @@ def test_random_order_and_coverage_leave_the_scores_identical(
     must not change it). The runs without coverage are in process (the embedding model
     loaded once, pytest-rerunfailures off: not a subject here, and its old versions leave
     threads spinning in process); the run with a random order and coverage is a
-    subprocess, as coverage in process would stop this session's own measurement."""
+    subprocess, as coverage in process would stop this session's own measurement. About
+    20 s on a busy machine, most of it that subprocess loading FANToM's embedding model."""
     pytest.importorskip("pytest_randomly")
     pytest.importorskip("pytest_cov")
     monkeypatch.delenv("PYTEST_ADDOPTS")  # randomly is the subject here (tests/conftest.py)
