@@ -182,11 +182,11 @@ def scores(path: Path) -> dict[str, Any]:
 def test_random_order_and_coverage_leave_the_scores_identical(
         pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     """All the bundled suites, FANToM's free answers too (their scoring is batched: an order
-    must not change it). The runs without coverage are in process (the embedding model
-    loaded once, pytest-rerunfailures off: not a subject here, and its old versions leave
-    threads spinning in process); the run with a random order and coverage is a
-    subprocess, as coverage in process would stop this session's own measurement. About
-    20 s on a busy machine, most of it that subprocess loading FANToM's embedding model."""
+    must not change it), in random orders. These runs are in process (the embedding model
+    loaded once; pytest-rerunfailures off: not a subject here, and its old versions leave
+    threads spinning in process). The run with coverage is a subprocess, as coverage in
+    process would stop this session's own measurement; it and the plain run it is compared
+    with leave FANToM's free answers out, for which the subprocess would load the model."""
     pytest.importorskip("pytest_randomly")
     pytest.importorskip("pytest_cov")
     monkeypatch.delenv("PYTEST_ADDOPTS")  # randomly is the subject here (tests/conftest.py)
@@ -197,21 +197,26 @@ def test_random_order_and_coverage_leave_the_scores_identical(
     in_process = ["-p", "no:rerunfailures"]
     runs = {"plain": [*in_process, "-p", "no:randomly"],
             "seed 1": [*in_process, "--randomly-seed=1"],
-            "seed 2, coverage": ["--randomly-seed=2", "--cov=tom_answers"]}
+            "seed 2": [*in_process, "--randomly-seed=2"],
+            "plain, no free answers": [*in_process, "-p", "no:randomly", *NO_FREE_ANSWERS],
+            "coverage": ["-p", "no:randomly", "--cov=tom_answers", *NO_FREE_ANSWERS]}
     orders = {}
     for name, extra in runs.items():
-        run = pytester.runpytest_subprocess if "coverage" in name else pytester.runpytest
+        run = pytester.runpytest_subprocess if name == "coverage" else pytester.runpytest
         result = run(*common, *extra, f"--tom-report={name}.json", "-v")
         assert result.ret == 1, name  # the demo's wrong answers fail their tests
         orders[name] = [line.split(" ")[0] for line in result.outlines if ".tom.yaml::" in line
                         and line.rstrip().endswith("]")]
         if name.startswith("seed"):
-            result.stdout.fnmatch_lines([f"Using --randomly-seed={name[5]}"])
-        if "coverage" in name:
+            result.stdout.fnmatch_lines([f"Using --randomly-seed={name[-1]}"])
+        if name == "coverage":
             result.stdout.fnmatch_lines(["*coverage: *", "tom_answers.py *"])
-    assert orders["seed 1"] != orders["plain"] and orders["seed 2, coverage"] != orders["seed 1"]
-    assert sorted(orders["seed 1"]) == sorted(orders["plain"]) == sorted(orders["seed 2, coverage"])
+    assert orders["seed 1"] != orders["plain"] and orders["seed 2"] != orders["seed 1"]
+    assert sorted(orders["seed 1"]) == sorted(orders["plain"]) == sorted(orders["seed 2"])
     assert any("belief_dist" in line for line in orders["plain"])  # FANToM's free answers
+    assert orders["coverage"] == orders["plain, no free answers"]
     plain = scores(pytester.path / "plain.json")
-    for name in ("seed 1", "seed 2, coverage"):
+    for name in ("seed 1", "seed 2"):
         assert scores(pytester.path / f"{name}.json") == plain, name
+    assert (scores(pytester.path / "coverage.json")
+            == scores(pytester.path / "plain, no free answers.json"))
