@@ -19,8 +19,9 @@ TESTS = Path(__file__).resolve().parent
 MODEL = f"python:{TESTS / 'thinking_answerers.py'}"
 SUITES = ("bigtom-everyday", "fantom-smalltalk")
 WIDTH = 120
-# a seeded subset of each suite, in whole scenarios: enough items for four quartiles, a
-# cut-off answer and the false-belief ratio in each suite (all of BigToM is 625 items)
+# the -n 2 comparison: a seeded subset of each suite, in whole scenarios (the figures are
+# checked on whole suites: FANToM pairs its conditions in few scenarios, its contrast needs
+# them all)
 LIMIT = "--tom-limit=160"
 
 
@@ -29,7 +30,7 @@ def run(pytester: pytest.Pytester, answerer: str, *args: str) -> tuple[dict[str,
     the embedding model the `embedder` fixture loaded scores FANToM's free answers)."""
     result = pytester.runpytest(
         f"--tom-model={MODEL}:{answerer}", "--tom-suite=bigtom,fantom", "--tom-items=report",
-        "--tom-report=r.json", "--tom-early-stop=off", LIMIT,
+        "--tom-report=r.json", "--tom-early-stop=off",
         "--tom-cache=off", "-p", "no:cacheprovider", *args)
     out = result.stdout.str()
     assert result.ret == 0, out[-3000:]
@@ -139,9 +140,9 @@ def test_a_thinking_run_reports_its_reasoning_plainly_and_under_xdist(
     # under -n 2 the same figures: FANToM's free answers left out of both runs, as each
     # worker would load the embedding model for them (about 16 s each); the controller's
     # figures from the workers' records are the subject, the same for every kind of item
-    no_free = ("-m", "not belief_dist")
-    plain, _ = run(pytester, "counted", *no_free)
-    xdist, _ = run(pytester, "counted", "-n", "2", *no_free)
+    subset = (LIMIT, "-m", "not belief_dist")
+    plain, _ = run(pytester, "counted", *subset)
+    xdist, _ = run(pytester, "counted", "-n", "2", *subset)
     assert reasoning_of(xdist) == reasoning_of(plain)
     assert set(reasoning_of(xdist)) == set(SUITES)
     assert not any(r["item"]["kind"] == "belief_dist" for r in xdist["items"])
