@@ -5,17 +5,19 @@ an error at the first record, never a silently wrong count or a dropped interval
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
-from report_runs import load
+from conftest import SUITES
+from embedding_model import embedder  # noqa: F401  (fixture: FANToM's model, loaded once)
 
 from pytest_tom import families
 from pytest_tom.core.outcome import UNAVAILABLE
 from pytest_tom.core.settings import Settings
 from pytest_tom.engine.aggregate import aggregate
 from pytest_tom.engine.headline import reads_of
+from pytest_tom.engine.load import load_suite
+from pytest_tom.engine.offline import score_records
 from pytest_tom.families.base import Family
 from pytest_tom.metrics.declare import (
     GROUPED,
@@ -178,13 +180,25 @@ def test_a_declared_metric_the_family_does_not_compute_gets_its_value_and_interv
     assert iv["method"] == "bootstrap" and iv["low"] <= 2 / 3 <= iv["high"] and iv["n"] == 3
 
 
-def test_the_paper_tables_show_the_declared_values(demo_reports: dict[str, Path]) -> None:
+@pytest.fixture(scope="module")
+def weak_run(embedder: Any) -> dict[str, Any]:  # noqa: F811 (the fixture)
+    """Every bundled suite answered by the `weak` stand-in model (tests/demo_answerers.py),
+    scored in process, and aggregated as a run's report is: {"suites", "items"}."""
+    import demo_answerers  # noqa: PLC0415 imports every family's support module
+
+    records: list[dict[str, Any]] = []
+    for path in sorted(SUITES.rglob("*.tom.yaml")):
+        records += score_records(load_suite(path).items, demo_answerers.weak, Settings())
+    return {"suites": aggregate(records, Settings())["suites"], "items": records}
+
+
+def test_the_paper_tables_show_the_declared_values(weak_run: dict[str, Any]) -> None:
     """Each family's `aggregate` is handed the declared values: a declared metric it still
     reports itself (a figure counted in its own code) must be that value, or None where
     it is unavailable. The tables of BigToM, robustness and OpenToM read the values handed
     in; their own tests hand them sentinel values (tests/families/*/test_*_tables.py,
     test_opentom_declared.py)."""
-    report = load(demo_reports["weak"])
+    report = weak_run
     checked = set()
     for name, suite in report["suites"].items():
         recs = sorted((r for r in report["items"] if r["item"]["suite"] == name),

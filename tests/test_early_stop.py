@@ -65,7 +65,7 @@ def free_port() -> int:
 def test_a_dead_server_stops_the_run_within_a_few_items_with_one_line(
         pytester: pytest.Pytester, xdist: list[str]) -> None:
     pytester.makeini("[pytest]\n")
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(  # in process: the workers of -n 2 are processes anyway
         str(GENERIC), "--tom-model=openai:m", f"--tom-base-url=http://127.0.0.1:{free_port()}/v1",
         "--tom-report=r.json", "--tom-save-baseline=b.json", "--tom-cache=off",
         "-p", "no:cacheprovider", *xdist)

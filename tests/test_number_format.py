@@ -9,6 +9,7 @@ import re
 
 import pytest
 from conftest import SUITES, TESTS
+from embedding_model import embedder  # noqa: F401  (fixture: FANToM's model, loaded once)
 
 from pytest_tom.metrics.numbers import pct, pct_of, points, tiny_pct, unit
 from pytest_tom.report.terminal import wrap_parts
@@ -50,6 +51,7 @@ def scores_section(out: str) -> list[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("embedder")
 def test_every_family_prints_one_format_within_120_columns(pytester: pytest.Pytester) -> None:
     pytester.makeini("[pytest]\n")
     result = pytester.runpytest(str(SUITES), f"--tom-model=python:{ANSWERERS}:mixed",
@@ -79,8 +81,9 @@ def test_every_family_prints_one_format_within_120_columns(pytester: pytest.Pyte
     assert re.search(r"\d+\.\d% \(\d+/\d+\)", bigtom), bigtom
 
 
+@pytest.mark.usefixtures("embedder")
 def test_every_tom_section_fits_120_columns_with_a_long_model_path(
-        pytester: pytest.Pytester) -> None:
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 33 point 8: the requests table was about 230 columns wide (a long model path),
     the totals line 127, the FANToM tables' last block lost the question column. After the
     list of wrong answers, every line of the tom sections (requests, scores, totals) fits
@@ -90,7 +93,10 @@ def test_every_tom_section_fits_120_columns_with_a_long_model_path(
     answers = deep / ("answerer_module_with_a_long_name_" * 2 + ".py")
     answers.write_text("import sys\nsys.path[:0] = %r\nfrom demo_answerers import weak\n"
                        % [str(TESTS), *(str(p) for p in sorted((TESTS / "families").iterdir()))])
-    result = pytester.runpytest_subprocess(
+    # in process (FANToM's embedding model loaded once), at the width of a run whose output
+    # is not a terminal, as a subprocess's (pytest's own rules are as wide as the terminal)
+    monkeypatch.setenv("COLUMNS", "80")
+    result = pytester.runpytest(
         f"--tom-model=python:{answers}:weak", "--tom-suite=fantom,generic", "--tom-limit=15",
         "--tom-items=report", "--tom-cache=off", "-p", "no:cacheprovider")
     lines = result.outlines

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from conftest import FAMILY_TESTS, NO_RANDOM_ORDER, TESTS, load_report
+from embedding_model import embedder  # noqa: F401  (fixture: FANToM's model, loaded once)
 
 from pytest_tom.commands import gate
 
@@ -80,13 +81,19 @@ def record_of(report: dict[str, Any], suite: str, item: str) -> dict[str, Any]:
                 if r["item"]["suite"] == suite and r["item"]["id"] == item)
 
 
+# FANToM's free answers (two of the bundled selection) load an embedding model in each
+# process that scores them, about 30 s of a minute's run on a busy machine: left out where
+# the subject is pytest's handling of a test, not a family's scoring
+NO_FREE_ANSWERS = ("-m", "not belief_dist")
+
+
 @pytest.mark.parametrize("xdist", [[], ["-n", "2"]], ids=["plain", "xdist"])
 def test_an_item_pytest_timeout_stops_is_an_error_in_records_report_and_gate(
         pytester: pytest.Pytester, answers: Path, xdist: list[str]) -> None:
     result = pytester.runpytest_subprocess(
         f"--tom-model=python:{answers}:slow_once", "--tom-suite=bundled", "--tom-limit=3",
         "--tom-report=r.json", "--tom-cache=off", "-p", "no:cacheprovider",
-        "-p", "tom_slow_timeout", *xdist)
+        "-p", "tom_slow_timeout", *NO_FREE_ANSWERS, *xdist)
     assert result.ret == 1
     assert result.parseoutcomes().get("errors") == 1
     report = load_report(pytester.path / "r.json")
@@ -171,8 +178,15 @@ def scores(path: Path) -> dict[str, Any]:
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("embedder")
 def test_random_order_and_coverage_leave_the_scores_identical(
         pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """All the bundled suites, FANToM's free answers too (their scoring is batched: an order
+    must not change it), in random orders. These runs are in process (the embedding model
+    loaded once; pytest-rerunfailures off: not a subject here, and its old versions leave
+    threads spinning in process). The run with coverage is a subprocess, as coverage in
+    process would stop this session's own measurement; it and the plain run it is compared
+    with leave FANToM's free answers out, for which the subprocess would load the model."""
     pytest.importorskip("pytest_randomly")
     pytest.importorskip("pytest_cov")
     monkeypatch.delenv("PYTEST_ADDOPTS")  # randomly is the subject here (tests/conftest.py)
@@ -180,12 +194,16 @@ def test_random_order_and_coverage_leave_the_scores_identical(
     pytester.makepyfile(tom_answers=ANSWERS.replace("time.sleep(120)", "pass"))
     common = ["--tom-model=python:tom_answers.py:slow_once", "--tom-suite=bundled",
               "--tom-limit=3", "--tom-cache=off", "-p", "no:cacheprovider"]
-    runs = {"plain": ["-p", "no:randomly"], "seed 1": ["--randomly-seed=1"],
-            "seed 2": ["--randomly-seed=2"], "coverage": ["-p", "no:randomly",
-                                                          "--cov=tom_answers"]}
+    in_process = ["-p", "no:rerunfailures"]
+    runs = {"plain": [*in_process, "-p", "no:randomly"],
+            "seed 1": [*in_process, "--randomly-seed=1"],
+            "seed 2": [*in_process, "--randomly-seed=2"],
+            "plain, no free answers": [*in_process, "-p", "no:randomly", *NO_FREE_ANSWERS],
+            "coverage": ["-p", "no:randomly", "--cov=tom_answers", *NO_FREE_ANSWERS]}
     orders = {}
     for name, extra in runs.items():
-        result = pytester.runpytest_subprocess(*common, *extra, f"--tom-report={name}.json", "-v")
+        run = pytester.runpytest_subprocess if name == "coverage" else pytester.runpytest
+        result = run(*common, *extra, f"--tom-report={name}.json", "-v")
         assert result.ret == 1, name  # the demo's wrong answers fail their tests
         orders[name] = [line.split(" ")[0] for line in result.outlines if ".tom.yaml::" in line
                         and line.rstrip().endswith("]")]
@@ -194,7 +212,11 @@ def test_random_order_and_coverage_leave_the_scores_identical(
         if name == "coverage":
             result.stdout.fnmatch_lines(["*coverage: *", "tom_answers.py *"])
     assert orders["seed 1"] != orders["plain"] and orders["seed 2"] != orders["seed 1"]
-    assert sorted(orders["seed 1"]) == sorted(orders["plain"])
+    assert sorted(orders["seed 1"]) == sorted(orders["plain"]) == sorted(orders["seed 2"])
+    assert any("belief_dist" in line for line in orders["plain"])  # FANToM's free answers
+    assert orders["coverage"] == orders["plain, no free answers"]
     plain = scores(pytester.path / "plain.json")
-    for name in ("seed 1", "seed 2", "coverage"):
+    for name in ("seed 1", "seed 2"):
         assert scores(pytester.path / f"{name}.json") == plain, name
+    assert (scores(pytester.path / "coverage.json")
+            == scores(pytester.path / "plain, no free answers.json"))

@@ -12,10 +12,7 @@
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -23,6 +20,7 @@ from xml.etree import ElementTree
 import pytest
 from chat_server import ChatServer
 from conftest import REPO, TESTS, load_report
+from embedding_model import embedder  # noqa: F401  (fixture: FANToM's model, loaded once)
 from thinking_server import responder, table_answers
 
 # one suite file of each bundled family, a few scenarios of each (--tom-limit)
@@ -34,47 +32,64 @@ FAMILIES = {"bigtom", "fantom", "generic", "hitom", "mmtomqa", "opentom", "robus
 SPARE = ("--tom-thinking-tokens=1000",)
 
 
-def bundled_run(out: Path, name: str, model: str, *extra: str,
-                env: dict[str, str] | None = None, files: list[str] | None = None
-                ) -> tuple[dict[str, Any], str, int]:
-    """(report, terminal output, exit code) of the chosen bundled suites (`files`: others)."""
-    report = out / f"{name}.json"
-    path = os.pathsep.join(filter(None, [str(REPO), str(TESTS), os.environ.get("PYTHONPATH", "")]))
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", *(files or SUITE_FILES), "-p", "no:cacheprovider",
-         "-p", "no:randomly", f"--tom-model={model}", "--tom-limit=3", "--tom-items=report",
-         f"--tom-report={report}", "--tom-cache=off", *extra],
-        cwd=REPO, env={**os.environ, "PYTHONPATH": path, **(env or {})},
-        capture_output=True, text=True, timeout=900)
-    assert report.exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
-    (out / f"{name}.out").write_text(proc.stdout, encoding="utf-8")
-    return load_report(report), proc.stdout, proc.returncode
+# every run is in process (pytester.runpytest): FANToM's free answers are scored by the
+# embedding model the `embedder` fixture loaded once, not loaded again by each run
+pytestmark = pytest.mark.usefixtures("embedder")
+
+
+def bundled_run(pytester: pytest.Pytester, name: str, model: str, *extra: str,
+                files: list[str] | None = None) -> tuple[dict[str, Any], str, int]:
+    """(report, terminal output, exit code) of the chosen bundled suites (`files`: others;
+    the repository's configuration, as the suites are under its root)."""
+    report = pytester.path / f"{name}.json"
+    result = pytester.runpytest(
+        *(str(REPO / f) for f in (files or SUITE_FILES)), "-p", "no:cacheprovider",
+        f"--tom-model={model}", "--tom-limit=3", "--tom-items=report",
+        f"--tom-report={report}", "--tom-cache=off", *extra)
+    out = result.stdout.str()
+    assert report.exists(), out[-3000:] + result.stderr.str()[-3000:]
+    (pytester.path / f"{name}.out").write_text(out, encoding="utf-8")
+    return load_report(report), out, int(result.ret)
 
 
 @pytest.fixture(scope="module")
-def answers(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def made_once() -> dict[str, Any]:
+    """What the first test of this module (in this process) that needs it made: the plain
+    model's answers and its run. A module-scoped fixture cannot use pytester (a test's own
+    folder and in-process runner), so the function-scoped ones below keep theirs here."""
+    return {}
+
+
+@pytest.fixture
+def answers(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+            made_once: dict[str, Any]) -> Path:
     """The table of the plain model's answers (a stand-in model of every family)."""
-    out = tmp_path_factory.mktemp("answers")
-    table = out / "answers.jsonl"
-    bundled_run(out, "table", "python:tests/thinking_server.py:record_weak", *SPARE,
-                env={"TOM_ANSWER_TABLE": str(table)})
-    return table
+    if "answers" not in made_once:
+        table = pytester.path / "answers.jsonl"
+        with monkeypatch.context() as env:
+            env.setenv("TOM_ANSWER_TABLE", str(table))
+            bundled_run(pytester, "table", f"python:{TESTS / 'thinking_server.py'}:record_weak",
+                        *SPARE)
+        made_once["answers"] = table
+    return made_once["answers"]
 
 
-@pytest.fixture(scope="module")
-def plain_run(tmp_path_factory: pytest.TempPathFactory, answers: Path
+@pytest.fixture
+def plain_run(pytester: pytest.Pytester, answers: Path, made_once: dict[str, Any]
               ) -> tuple[dict[str, Any], str]:
     """The plain model's run (report, terminal) with the budget to spare."""
-    report, out, _ = served(tmp_path_factory.mktemp("plain"), "plain", answers, *SPARE)
-    return report, out
+    if "plain" not in made_once:
+        report, out, _ = served(pytester, "plain", answers, *SPARE)
+        made_once["plain"] = report, out
+    return made_once["plain"]
 
 
-def served(out: Path, shape: str, answers: Path | None, *extra: str,
-           files: list[str] | None = None) -> tuple[dict[str, Any], str, int]:
+def served(pytester: pytest.Pytester, shape: str, answers: Path | None, *extra: str,
+           files: list[str] | None = None, name: str = "") -> tuple[dict[str, Any], str, int]:
     kwargs = {"answer_of": table_answers(answers)} if answers else {}
     with ChatServer(responder(shape, **kwargs)) as server:
-        return bundled_run(out, shape, "openai:m", f"--tom-base-url={server.base_url}", *extra,
-                           files=files)
+        return bundled_run(pytester, name or shape, "openai:m",
+                           f"--tom-base-url={server.base_url}", *extra, files=files)
 
 
 def verdicts(report: dict[str, Any]) -> dict[tuple[str, str], Any]:
@@ -109,10 +124,18 @@ def tables(out: str) -> list[str]:
                          ids=["think-tags", "reasoning-fields", "think-tags-xdist"])
 @pytest.mark.slow
 def test_with_budget_to_spare_every_family_scores_as_the_plain_model(
-        tmp_path: Path, answers: Path, plain_run: tuple[dict[str, Any], str], shape: str,
-        xdist: list[str]) -> None:
+        pytester: pytest.Pytester, answers: Path, plain_run: tuple[dict[str, Any], str],
+        shape: str, xdist: list[str]) -> None:
     plain, plain_out = plain_run
-    report, out, _ = served(tmp_path, shape, answers, *SPARE, *xdist)
+    if xdist:
+        # FANToM's free answers left out of this run and of the plain model's it is compared
+        # with: each -n 2 worker would load the embedding model for them (about 16 s each),
+        # and the thought is taken apart in the workers the same way for every kind of item
+        xdist = [*xdist, "-m", "not belief_dist"]
+        plain, plain_out, _ = served(pytester, "plain", answers, *SPARE, *xdist[2:],
+                                     name="plain-no-free-answers")
+        assert not any(r["item"]["kind"] == "belief_dist" for r in plain["items"])
+    report, out, _ = served(pytester, shape, answers, *SPARE, *xdist)
     assert {r["item"]["family"] for r in report["items"]} == FAMILIES
     assert verdicts(report) == verdicts(plain)
     outcomes = [o["correct"] for o in verdicts(plain).values()]
@@ -129,9 +152,9 @@ def test_with_budget_to_spare_every_family_scores_as_the_plain_model(
 
 @pytest.mark.slow
 def test_with_too_small_a_budget_every_item_is_cut_off_and_counted_apart(
-        tmp_path: Path) -> None:
-    junit = tmp_path / "junit.xml"
-    report, out, code = served(tmp_path, "lone_close", None, "--tom-early-stop=off",
+        pytester: pytest.Pytester) -> None:
+    junit = pytester.path / "junit.xml"
+    report, out, code = served(pytester, "lone_close", None, "--tom-early-stop=off",
                                f"--junitxml={junit}")
     assert code == 0
     items = report["items"]
@@ -156,14 +179,15 @@ def test_with_too_small_a_budget_every_item_is_cut_off_and_counted_apart(
             f"--tom-thinking-tokens N, or raise --tom-max-tokens") in unwrapped
 
 
-def test_a_budget_too_small_for_one_suite_stops_that_suite_alone(tmp_path: Path) -> None:
+def test_a_budget_too_small_for_one_suite_stops_that_suite_alone(
+        pytester: pytest.Pytester) -> None:
     """Issue 46: the early stop is decided per suite, on its own answer length. A thought of
     400 tokens and --tom-thinking-tokens=300: BigToM's calls get 64 + 300 (cut off), Hi-ToM's
     256 + 300 and ToMBench's 128 + 300 (room to spare). Under -n 2 each worker decides on
     its own first answers; bigtom alone stops, the others run to their end."""
-    baseline = tmp_path / "b.json"
+    baseline = pytester.path / "b.json"
     report, out, code = served(
-        tmp_path, "reasoning_content", None, "--tom-thinking-tokens=300",
+        pytester, "reasoning_content", None, "--tom-thinking-tokens=300",
         f"--tom-save-baseline={baseline}", "-n", "2",
         files=["suites/bigtom", "suites/hitom", "suites/tombench/false-belief-task.tom.yaml"])
     assert code == 1

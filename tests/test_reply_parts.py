@@ -151,10 +151,20 @@ def shape_run(pytester: pytest.Pytester, shape: str, *args: str) -> tuple[dict[s
     return load_report(pytester.path / "r.json"), result.stdout.str()
 
 
+@pytest.fixture(scope="module")
+def made_once() -> dict[str, Any]:
+    """The plain model's report, made by the first shape's test that needs it (a
+    module-scoped fixture cannot use pytester, a test's own folder and runner)."""
+    return {}
+
+
 @pytest.mark.parametrize("shape", [s for s in SHAPES if s != "plain"])
 def test_every_shape_scores_the_answer_alone_and_keeps_the_thought(
-        pytester: pytest.Pytester, shape: str) -> None:
-    plain, _ = shape_run(pytester, "plain")
+        pytester: pytest.Pytester, shape: str, made_once: dict[str, Any]) -> None:
+    if "plain" not in made_once:
+        made_once["plain"], _ = shape_run(pytester, "plain")
+    plain = made_once["plain"]
+    assert not any("thoughts" in r for r in plain["items"])
     report, out = shape_run(pytester, shape)
     assert report["suites"]["numbers"]["metrics"]["turn"] == 1.0
     assert [r["outcome"] for r in report["items"]] == [r["outcome"] for r in plain["items"]]

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from chat_server import ChatServer
 from conftest import FAMILY_TESTS, SUITES
+from embedding_model import embedder  # noqa: F401  (fixture: FANToM's model, loaded once)
 from runner_support import expected_right, numbers_suite, respond, tom_args
 
 N = 40
@@ -123,21 +124,10 @@ def pytest_unconfigure(config):
 """
 
 
-@pytest.fixture(scope="module")
-def embedder() -> Any:
-    """The embedding model, loaded before any pytester run (in-process runs drop the modules
-    they import, and torch must not be imported twice)."""
-    from pytest_tom.scoring.embeddings import EmbedderError, get_embedder
-
-    try:
-        return get_embedder(None)
-    except EmbedderError as exc:
-        pytest.skip(f"no embedding model: {exc}")
-
-
 @pytest.mark.parametrize("window", [None, 16], ids=["one-window", "windows-of-16"])
+@pytest.mark.usefixtures("embedder")
 def test_streamed_fantom_answers_are_prepared_in_batches(
-        embedder: Any, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
         window: int | None) -> None:
     """Streaming keeps FANToM's batch preparation: a window of answers at a time (never one
     per item), each answer once, and the scores of a run with every answer first."""
