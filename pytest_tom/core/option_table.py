@@ -20,8 +20,8 @@ from dataclasses import MISSING, dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
 
-from pytest_tom.core.secrets import RedactedUrl, url_list
 from pytest_tom.core.probe import Probes, parse_probes, probe_problems
+from pytest_tom.core.secrets import RedactedUrl, url_list
 from pytest_tom.core.sweep import Sweep, parse_sweep, sweep_problems
 
 _META = "tom_option"

@@ -11,8 +11,8 @@ from typing import Any
 
 from pytest_tom import families
 from pytest_tom.engine.headline import add_intervals, reasoning_figures, table_of
-from pytest_tom.engine.results import Results, suite_block
 from pytest_tom.engine.probe_results import probe_block
+from pytest_tom.engine.results import Results, suite_block
 from pytest_tom.engine.sweep_results import sweep_block
 from pytest_tom.families.base import FamilyResult, Settings
 from pytest_tom.metrics.accuracy import Record, accuracy_block, core_metrics, sum_blocks

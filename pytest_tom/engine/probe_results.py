@@ -13,6 +13,8 @@ items both judged (`metrics/mcnemar.py`). Besides:
 - `shuffle`: consistency (the share of items right in every order, among those judged in
   every order) and accuracy by the place the gold option was shown at (position bias).
 
+`not_applicable` names, per family of the run, each probe it does not take and why.
+
 A record counts when judged (right, wrong or unparseable; not skipped, measured or cut
 off: `metrics.accuracy.is_judged`).
 """
@@ -23,6 +25,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
+from pytest_tom import families
 from pytest_tom.core.record import Record
 from pytest_tom.metrics.accuracy import is_judged
 from pytest_tom.metrics.mcnemar import mcnemar_exact
@@ -121,7 +124,16 @@ def probe_block(records: list[Record]) -> dict[str, Any] | None:
         if shuffled:
             entry["shuffle"] = _shuffle(shuffled)
         suites.append(entry)
-    return {"suites": suites}
+    return {"suites": suites, "not_applicable": _not_applicable(records)}
+
+
+def _not_applicable(records: list[Record]) -> list[dict[str, str]]:
+    """The probes each family of the run does not take, with its family's one-line reason
+    (its items have no such copy)."""
+    names = sorted({r["item"]["family"] for r in records})
+    return [{"family": name, "probe": probe, "reason": reason}
+            for name in names
+            for probe, reason in families.get(name).probes_not_applicable.items()]
 
 
 def _order(label: str) -> tuple[int, int]:
