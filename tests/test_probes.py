@@ -18,6 +18,22 @@ from pytest_tom.engine.probe_results import binomial_test, probe_block, right_co
 
 ITEMS = load_suite(SUITES / "simpletom" / "bundled-stories.tom.yaml").items[:12]
 LETTERS = "ABCD"
+# (suite file, the reply naming option k in the family's answer format, the story's key)
+FAMILIES = {
+    "simpletom": ("simpletom/bundled-stories.tom.yaml", lambda k: f"({LETTERS[k]})", "story"),
+    "bigtom": ("bigtom/everyday-causal-templates.tom.yaml",
+               lambda k: f"Answer:{'ab'[k]})", "story"),
+    "tombench": ("tombench/false-belief-task.tom.yaml", lambda k: f"[[{LETTERS[k]}]]", "story"),
+    "hitom": ("hitom/higher-order-stories.tom.yaml", lambda k: "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[k], "story"),
+}
+
+
+def _items(family: str) -> list:
+    return load_suite(SUITES / FAMILIES[family][0]).items[:12]
+
+
+def _copies_of(family: str, probes: str) -> list:
+    return probe_copies(_items(family), build_options({"probe": probes}))
 
 
 def _copies(probes: str, orders: int = 4) -> list:
@@ -56,59 +72,74 @@ def test_each_item_is_followed_by_its_copies_named_and_suited_apart() -> None:
     assert {s.base_suite for s in specs} == {ITEMS[0].suite}
     assert _copies("shuffle") == _copies("shuffle")  # seeded: the same orders every run
     # a family that declares no probe gives its items none, and says why in one line
-    assert "no-story" in families.get("bigtom").probes_not_applicable
-    assert not_applicable(["bigtom", "simpletom"], Probes(("no-story",))) == [
-        f"bigtom: no no-story probe ({families.get('bigtom').probes_not_applicable['no-story']})"]
+    skip = families.get("robustness").probes_not_applicable
+    assert set(skip) == {"no-options", "shuffle"}
+    assert not_applicable(["robustness", "simpletom"], Probes(("no-story", "shuffle"))) == [
+        f"robustness: no shuffle probe ({skip['shuffle']})"]
 
 
-def test_no_story_requests_hold_no_sentence_of_the_story() -> None:
+@pytest.mark.parametrize("family", FAMILIES)
+def test_no_story_requests_hold_no_sentence_of_the_story(family: str) -> None:
+    items = _items(family)
     seen = []
-    score_records([s for s in _copies("no-story") if s.probe], lambda r: seen.append(r) or "(A)")
-    assert len(seen) == len(ITEMS)
-    for req, item in zip(seen, ITEMS, strict=True):
+    score_records([s for s in _copies_of(family, "no-story") if s.probe],
+                  lambda r: seen.append(r) or "(A)")
+    assert len(seen) == len(items)
+    for req, item in zip(seen, items, strict=True):
         sent = " ".join(m["content"] for m in req.messages)
-        sentences = [s.strip() for s in item.data["story"].split(".") if len(s.strip()) > 8]
+        sentences = [s.strip() for s in item.data[FAMILIES[family][2]].split(".")
+                     if len(s.strip()) > 8]
         # (SimpleToM's awareness question restates the story's key fact: that is the
         # question, which the probe keeps; no other sentence of the story is sent)
         told = [s for s in sentences if s not in item.question]
         assert told and not any(s in sent for s in told)
-        assert item.question in sent and all(c in sent for c in item.choices)
+        assert item.question.strip() in sent and all(c.strip() in sent for c in item.choices)
 
 
-def test_no_options_requests_hold_no_option_and_the_gold_text_is_right() -> None:
-    copies = [s for s in _copies("no-options") if s.probe]
+@pytest.mark.parametrize("family", FAMILIES)
+def test_no_options_requests_hold_no_option_and_the_gold_text_is_right(family: str) -> None:
+    items = _items(family)
+    copies = [s for s in _copies_of(family, "no-options") if s.probe]
+    fam = families.get(family)
+    golds = {s.id: s.choices[fam.gold_place(s)] for s in copies}
     seen = []
-
-    golds = {s.id: s.choices[LETTERS.index(s.gold)] for s in copies}
 
     def gold_text(req) -> str:  # the gold option's text, as a sentence
         seen.append(req)
-        return f"I think the answer is: {golds[req.item.id]}."
+        return f"I think the answer is: {golds[req.item.id]}"
 
     records = score_records(copies, gold_text)
-    assert all(r["outcome"]["correct"] for r in records)
-    for req, item in zip(seen, ITEMS, strict=True):
+    assert len(records) == len(items) and all(r["outcome"]["correct"] for r in records)
+    for req, item in zip(seen, items, strict=True):
         sent = " ".join(m["content"] for m in req.messages)
-        assert item.question in sent and not any(f"({x})" in sent for x in LETTERS)
-        assert not any(f"\n{c}" in sent or f") {c}" in sent for c in item.choices)
-    # a letter alone is no option (the model was shown none); a wrong text is wrong
-    wrong = score_records(copies[:1], lambda r: "(A)")[0]["outcome"]
+        assert item.question.strip() in sent
+        # (Hi-ToM's choices are the story's places: what is left beside the story and
+        # the question names none)
+        rest = sent.replace(item.data["story"].strip(), "").replace(item.question.strip(), "")
+        assert not any(c.strip() in rest for c in item.choices)
+    # a letter alone is no option (the model was shown none): unparseable, wrong
+    wrong = score_records(copies[:1], lambda r: FAMILIES[family][1](0))[0]["outcome"]
     assert wrong["correct"] is False and wrong["error"] == "unparseable"
 
 
-def test_shuffle_first_option_answerer_shows_position_bias_and_an_oracle_is_consistent() -> None:
-    copies = _copies("shuffle")
-    block = probe_block(score_records(copies, _first_choice))["suites"][0]
+@pytest.mark.parametrize("family", FAMILIES)
+def test_shuffle_first_option_answerer_shows_position_bias_and_an_oracle_is_consistent(
+        family: str) -> None:
+    copies = _copies_of(family, "shuffle")
+    fam, say = families.get(family), FAMILIES[family][1]
+    block = probe_block(score_records(copies, lambda r: say(0)))["suites"][0]
     shuffle = block["shuffle"]
-    assert shuffle["orders"] == 4 and shuffle["items"] == len(ITEMS)
+    assert shuffle["orders"] == 4 and shuffle["items"] == len(_items(family))
     by_place = {row["position"]: row for row in shuffle["by_position"]}
     assert by_place[1]["accuracy"] == 1.0 and by_place[1]["n"] > 0
     assert all(row["right"] == 0 for p, row in by_place.items() if p != 1)
     assert len(by_place) > 1 and shuffle["consistency"] == 0.0
-    oracle = probe_block(score_records(copies, _oracle))["suites"][0]
-    assert oracle["shuffle"]["consistency"] == 1.0
-    assert all(row["accuracy"] == 1.0 for row in oracle["probes"])
-    assert all(row["paired"]["newly_wrong"] == 0 for row in oracle["probes"])
+    place = {(s.suite, s.id): fam.gold_place(s) for s in copies}
+    oracle = probe_block(score_records(copies, lambda r: say(place[r.item.suite, r.item.id])))
+    (suite,) = oracle["suites"]
+    assert suite["shuffle"]["consistency"] == 1.0 and suite["base"]["accuracy"] == 1.0
+    assert all(row["accuracy"] == 1.0 for row in suite["probes"])
+    assert all(row["paired"]["newly_wrong"] == 0 for row in suite["probes"])
 
 
 def test_the_block_pairs_each_probe_with_the_base_and_tests_no_story_against_chance() -> None:

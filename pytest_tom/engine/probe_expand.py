@@ -13,10 +13,11 @@ from pytest_tom.core.model import ItemSpec
 
 def applies(name: str, spec: ItemSpec) -> bool:
     """Whether `spec`'s family declares probe `name` for it (a family names the probes it
-    does not take in `probes_not_applicable`); shuffle needs two options or more."""
+    does not take in `probes_not_applicable`); no-options and shuffle need two options or
+    more (an open question has none to take away or move)."""
     if name in families.get(spec.family).probes_not_applicable:
         return False
-    return name != "shuffle" or len(spec.choices) > 1
+    return name == "no-story" or len(spec.choices) > 1
 
 
 def _reorder(spec: ItemSpec, order: tuple[int, ...]) -> ItemSpec:
