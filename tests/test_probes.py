@@ -11,6 +11,8 @@ from conftest import SUITES
 from pytest_tom import families
 from pytest_tom.core.option_table import build_options
 from pytest_tom.core.probe import Probes, node_name
+from pytest_tom.core.settings import Settings
+from pytest_tom.engine.item import ItemEngine
 from pytest_tom.engine.load import load_suite
 from pytest_tom.engine.offline import score_records
 from pytest_tom.engine.probe_expand import not_applicable, probe_copies
@@ -18,22 +20,38 @@ from pytest_tom.engine.probe_results import binomial_test, probe_block, right_co
 
 ITEMS = load_suite(SUITES / "simpletom" / "bundled-stories.tom.yaml").items[:12]
 LETTERS = "ABCD"
-# (suite file, the reply naming option k in the family's answer format, the story's key)
+# (suite file, the reply naming option k in the family's answer format, the story)
 FAMILIES = {
-    "simpletom": ("simpletom/bundled-stories.tom.yaml", lambda k: f"({LETTERS[k]})", "story"),
-    "bigtom": ("bigtom/everyday-causal-templates.tom.yaml",
-               lambda k: f"Answer:{'ab'[k]})", "story"),
-    "tombench": ("tombench/false-belief-task.tom.yaml", lambda k: f"[[{LETTERS[k]}]]", "story"),
-    "hitom": ("hitom/higher-order-stories.tom.yaml", lambda k: "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[k], "story"),
+    "simpletom": ("simpletom/bundled-stories.tom.yaml", lambda k: f"({LETTERS[k]})",
+                  lambda i: i.data["story"]),
+    "bigtom": ("bigtom/everyday-causal-templates.tom.yaml", lambda k: f"Answer:{'ab'[k]})",
+               lambda i: i.data["story"]),
+    "tombench": ("tombench/false-belief-task.tom.yaml", lambda k: f"[[{LETTERS[k]}]]",
+                 lambda i: i.data["story"]),
+    "hitom": ("hitom/higher-order-stories.tom.yaml",
+              lambda k: "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[k], lambda i: i.data["story"]),
+    "mmtomqa": ("mmtomqa/household-goals-and-beliefs.tom.yaml", lambda k: f"({'ab'[k]})",
+                lambda i: f"{i.data['scenario']['apartment']}. {i.data['scenario']['actions']}"),
+    "generic": ("generic/classic-false-belief.tom.yaml", lambda k: f"({'abcdefgh'[k]})",
+                lambda i: i.data["context"]),
 }
 
+# families that take no option probe: the no-story copy alone
+STORY_ONLY = {
+    "opentom": ("opentom/bundled-narratives.tom.yaml", None, lambda i: i.data["narrative"]),
+    "fantom": ("fantom/smalltalk.tom.yaml", None, lambda i: i.data["context"]),
+}
+FAMILIES_ALL = {**FAMILIES, **STORY_ONLY}
 
-def _items(family: str) -> list:
-    return load_suite(SUITES / FAMILIES[family][0]).items[:12]
+
+def _items(family: str, options: bool = False) -> list:
+    """The family's first 12 items (`options`: of those with options)."""
+    items = load_suite(SUITES / FAMILIES_ALL[family][0]).items
+    return [i for i in items if len(i.choices) > 1 or not options][:12]
 
 
 def _copies_of(family: str, probes: str) -> list:
-    return probe_copies(_items(family), build_options({"probe": probes}))
+    return probe_copies(_items(family, probes != "no-story"), build_options({"probe": probes}))
 
 
 def _copies(probes: str, orders: int = 4) -> list:
@@ -78,27 +96,28 @@ def test_each_item_is_followed_by_its_copies_named_and_suited_apart() -> None:
         f"robustness: no shuffle probe ({skip['shuffle']})"]
 
 
-@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("family", FAMILIES_ALL)
 def test_no_story_requests_hold_no_sentence_of_the_story(family: str) -> None:
     items = _items(family)
-    seen = []
-    score_records([s for s in _copies_of(family, "no-story") if s.probe],
-                  lambda r: seen.append(r) or "(A)")
+    engine = ItemEngine(Settings())  # the requests as a run sends them (unscored: fast)
+    seen = [engine.conversation(s)([]) for s in _copies_of(family, "no-story") if s.probe]
     assert len(seen) == len(items)
     for req, item in zip(seen, items, strict=True):
         sent = " ".join(m["content"] for m in req.messages)
-        sentences = [s.strip() for s in item.data[FAMILIES[family][2]].split(".")
+        sentences = [s.strip() for s in FAMILIES_ALL[family][2](item).replace("\n", ".").split(".")
                      if len(s.strip()) > 8]
-        # (SimpleToM's awareness question restates the story's key fact: that is the
-        # question, which the probe keeps; no other sentence of the story is sent)
-        told = [s for s in sentences if s not in item.question]
+        # (SimpleToM's awareness question restates the story's key fact, and an option
+        # may name a place as the story does: the question and options are what the probe
+        # keeps; no other sentence of the story is sent)
+        told = [s for s in sentences if s not in item.question
+                and not any(s in c for c in item.choices)]
         assert told and not any(s in sent for s in told)
         assert item.question.strip() in sent and all(c.strip() in sent for c in item.choices)
 
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_no_options_requests_hold_no_option_and_the_gold_text_is_right(family: str) -> None:
-    items = _items(family)
+    items = _items(family, options=True)
     copies = [s for s in _copies_of(family, "no-options") if s.probe]
     fam = families.get(family)
     golds = {s.id: s.choices[fam.gold_place(s)] for s in copies}
@@ -115,7 +134,8 @@ def test_no_options_requests_hold_no_option_and_the_gold_text_is_right(family: s
         assert item.question.strip() in sent
         # (Hi-ToM's choices are the story's places: what is left beside the story and
         # the question names none)
-        rest = sent.replace(item.data["story"].strip(), "").replace(item.question.strip(), "")
+        rest = sent.replace(FAMILIES[family][2](item).strip(), "")
+        rest = rest.replace(item.question.strip(), "")
         assert not any(c.strip() in rest for c in item.choices)
     # a letter alone is no option (the model was shown none): unparseable, wrong
     wrong = score_records(copies[:1], lambda r: FAMILIES[family][1](0))[0]["outcome"]
@@ -129,7 +149,7 @@ def test_shuffle_first_option_answerer_shows_position_bias_and_an_oracle_is_cons
     fam, say = families.get(family), FAMILIES[family][1]
     block = probe_block(score_records(copies, lambda r: say(0)))["suites"][0]
     shuffle = block["shuffle"]
-    assert shuffle["orders"] == 4 and shuffle["items"] == len(_items(family))
+    assert shuffle["orders"] == 4 and shuffle["items"] == len(_items(family, options=True))
     by_place = {row["position"]: row for row in shuffle["by_position"]}
     assert by_place[1]["accuracy"] == 1.0 and by_place[1]["n"] > 0
     assert all(row["right"] == 0 for p, row in by_place.items() if p != 1)
