@@ -71,7 +71,7 @@ def _paired(base: dict[str, bool], copy: dict[str, bool]) -> dict[str, Any]:
 def _no_story(records: list[Record]) -> dict[str, Any]:
     chances = [1 / len(r["item"]["choices"]) if r["item"].get("choices") else 0.5
                for r in records]
-    right = [r["item"]["id"] for r in records if r["outcome"].get("correct")]
+    right = sorted(r["item"]["id"] for r in records if r["outcome"].get("correct"))
     return {"n": len(records), "right": len(right),
             "chance": sum(chances) / len(chances) if chances else None,
             "p_value": binomial_test(len(right), chances), "right_items": right}
