@@ -2,7 +2,7 @@
 plain and under `-n 2`, over bundled BigToM (two options: each order shows the gold at the other place) with an answerer that always picks the first
 option: every probe copy is its own test named by its probe, beside its base item; the
 JSON report's `probes` block shows position bias and consistency 0 and the same figures
-under xdist; the terminal and the Markdown show the table. The parts as units:
+under xdist; the terminal, the Markdown and the HTML show the table. The parts as units:
 tests/test_probes.py."""
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ def probe_run(pytester: pytest.Pytester, *extra: str) -> tuple[dict[str, Any], s
 def test_probes_run_beside_the_base_items_plainly_and_under_xdist(
         pytester: pytest.Pytester) -> None:
     pytester.makepyfile(answer=ANSWERER)
-    report, out = probe_run(pytester, "--junitxml=j.xml", "--tom-markdown=s.md")
+    report, out = probe_run(pytester, "--junitxml=j.xml", "--tom-markdown=s.md",
+                            "--tom-html=r.html")
     xreport, xout = probe_run(pytester, "-n", "2")
     for rep, text in ((report, out), (xreport, xout)):
         items = rep["items"]
@@ -60,6 +61,11 @@ def test_probes_run_beside_the_base_items_plainly_and_under_xdist(
         assert "shuffle: right in all 2 orders: 0.0%" in text
     assert xreport["probes"] == report["probes"]  # xdist: the same figures
     assert "### Shortcut probes" in (pytester.path / "s.md").read_text(encoding="utf-8")
+    html = (pytester.path / "r.html").read_text(encoding="utf-8")
+    section = html[html.index('<section id="probes"'):]
+    section = section[:section.index("</section>")]
+    assert section.count("<table") == 1 and "McNemar p" in section
+    assert "right in all 2 orders: 0.0%" in section
     junit = (pytester.path / "j.xml").read_text(encoding="utf-8")
     names = re.findall(r'<testcase [^>]*name="([^"]+)"', junit)
     assert len(names) == len(report["items"])
