@@ -28,8 +28,8 @@ from pytest_tom.engine.results import OUTCOME_COUNTS
 from pytest_tom.engine.run_report import RunReport
 from pytest_tom.report.atomic import write_atomic
 from pytest_tom.report.html import filters
-from pytest_tom.report.story import gold_text
 from pytest_tom.report.probe_table import not_applicable_lines, probe_tables
+from pytest_tom.report.story import gold_text
 from pytest_tom.report.sweep_table import paired_lines, sweep_tables
 
 TEMPLATES = Path(__file__).parent / "templates"
