@@ -9,6 +9,7 @@ import pytest
 from conftest import SUITES
 
 from pytest_tom import families
+from pytest_tom.core.model import ItemSpec
 from pytest_tom.core.option_table import build_options
 from pytest_tom.core.probe import Probes, node_name
 from pytest_tom.core.settings import Settings
@@ -190,3 +191,15 @@ def test_the_exact_binomial_test() -> None:
     assert pmf == pytest.approx([0.375, 0.5, 0.125])
     assert binomial_test(2, [0.5, 0.25]) == pytest.approx(0.125)
     assert binomial_test(0, []) == 1.0
+
+
+def test_a_letter_gold_moves_with_its_option_by_the_kits_default() -> None:
+    item = ItemSpec(id="s::q", suite="t", family="tomato", scenario="s", kind="belief",
+                    question="What does Ann think?", gold="C",
+                    choices=["one", "two", "three", "four"],
+                    data={"conversation": "Ann: the keys are in the drawer."})
+    copies = [c for c in probe_copies([item], build_options({"probe": "shuffle"})) if c.probe]
+    for c in copies:
+        assert c.choices[LETTERS.index(c.gold)] == "three"  # the gold letter follows "three"
+        assert c.probe.gold_position == LETTERS.index(c.gold)
+    assert sorted(c.probe.gold_position for c in copies) == [0, 1, 2, 3]  # each place once
