@@ -28,6 +28,21 @@ class SweepPoint:
     index: int = 0  # the value's place in the sweep (the reports' order of the values)
 
 
+@dataclass(frozen=True)
+class ProbePoint:
+    """The shortcut probe an item's copy is asked under (`--tom-probe`, core/probe.py): the
+    probe (`no-story`, `no-options`, `shuffle`), the label of item names (`probe=no-story`,
+    `probe=shuffle-2`), the suite the item comes from (the copy's suite is
+    `<suite>[<label>]`), and under `shuffle` the order (the shown options' places in the
+    item's own list) and the place the gold option is shown at (from 0)."""
+
+    probe: str
+    label: str
+    suite: str
+    order: tuple[int, ...] = ()
+    gold_position: int | None = None
+
+
 @dataclass
 class ItemSpec:
     """One benchmark item: one pytest test, one scored answer.
@@ -55,10 +70,14 @@ class ItemSpec:
     # --tom-sweep: the value this copy of the item is asked with (None: no sweep); not in
     # `summary` (the record has its own `sweep` field, so plain records stay as they were)
     sweep: SweepPoint | None = None
+    # --tom-probe: the probe this copy of the item is asked under (None: the item itself)
+    probe: ProbePoint | None = None
 
     @property
     def base_suite(self) -> str:
         """The suite of the file (the same for every value of a sweep)."""
+        if self.probe is not None:
+            return self.probe.suite
         return self.sweep.suite if self.sweep is not None else self.suite
 
     def __post_init__(self) -> None:
@@ -85,7 +104,7 @@ class ItemSpec:
 @functools.cache
 def _summary_fields() -> tuple[str, ...]:
     """The names `ItemSpec.summary` copies, in field order (looked up once, not per item)."""
-    return tuple(f.name for f in fields(ItemSpec) if f.name not in ("data", "sweep"))
+    return tuple(f.name for f in fields(ItemSpec) if f.name not in ("data", "sweep", "probe"))
 
 
 @dataclass

@@ -20,6 +20,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
 
+from pytest_tom.core.probe import Probes, parse_probes, probe_problems
 from pytest_tom.core.secrets import RedactedUrl, url_list
 from pytest_tom.core.sweep import Sweep, parse_sweep, sweep_problems
 
@@ -203,6 +204,17 @@ class TomOptions:
         "reports add a table per value and paired tests between adjacent values; the early "
         "stop is off (a small value is asked on purpose) (docs/reasoning-models.md)",
         convert=parse_sweep, metavar="NAME=V1,V2,...")
+    probe: Probes | None = opt(
+        "shortcut probes, each item asked again beside itself: no-story (the question and "
+        "options without the story), no-options (asked open-ended, the reply read against "
+        "the options' texts), shuffle (the options in --tom-probe-orders seeded orders); "
+        "each copy is its own test, `...::q1[probe=no-story]`, its suite "
+        "`<suite>[probe=no-story]`; the reports add each probe's accuracy beside the base "
+        "with a paired test; not with --tom-sweep (docs/reasoning-models.md)",
+        convert=parse_probes, metavar="no-story,no-options,shuffle")
+    probe_orders: int = opt(
+        "the number of seeded option orders of --tom-probe shuffle (default 4)", default=4,
+        convert=int, metavar="K")
     early_stop: str = opt(
         "on: stop a suite, with one line naming it, when most of its first answers were cut "
         "off by its budget (a reasoning model given too few tokens; the other suites run on); "
@@ -406,4 +418,5 @@ def number_problems(options: TomOptions) -> list[str]:
         problems.append(f"--tom-max-tokens {options.max_tokens!r}: must be at least 1 (leave it "
                         f"out for each family's answer length)")
     problems.extend(sweep_problems(options))
+    problems.extend(probe_problems(options))
     return problems

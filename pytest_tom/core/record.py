@@ -44,5 +44,8 @@ class Record(TypedDict, total=False):
     # suite of its file (its `item.suite` is `<suite>[<setting>=<value>]`) and the value's
     # place in the sweep (`index`, from 0: the reports' order); absent otherwise
     sweep: dict[str, Any]
+    # --tom-probe: the probe this copy was asked under, its label, the suite of its file
+    # and (shuffle) the order of the options and the gold's place; absent otherwise
+    probe: dict[str, Any]
     # --tom-samples > 1: outcome and responses per sample (and its thoughts and finish, as above)
     samples: list[dict[str, Any]]

@@ -11,6 +11,7 @@ from typing import Any
 
 from pytest_tom import families
 from pytest_tom.engine.headline import add_intervals, reasoning_figures, table_of
+from pytest_tom.engine.probe_results import probe_block
 from pytest_tom.engine.results import Results, suite_block
 from pytest_tom.engine.sweep_results import sweep_block
 from pytest_tom.families.base import FamilyResult, Settings
@@ -31,6 +32,9 @@ def aggregate(records: list[Record], settings: Settings) -> Results:
     sweep = sweep_block(results, records, settings.seed)  # --tom-sweep: values side by side
     if sweep is not None:
         results["sweep"] = sweep
+    probes = probe_block(records)  # --tom-probe: each probe beside the base, paired
+    if probes is not None:
+        results["probes"] = probes
     return results
 
 

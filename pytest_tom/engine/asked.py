@@ -20,7 +20,8 @@ them as fields, so that two reports asked differently are told apart by name
   `chat_template_kwargs`, `--tom-request-field`), credentials redacted;
 - `sweep` (only under `--tom-sweep`): `setting`, `values` (typed) and `request_field`
   (whether the setting is a request field); the other fields are the run's own, which
-  the swept setting overrides per value (each record's `sweep` says its value).
+  the swept setting overrides per value (each record's `sweep` says its value);
+- `probes` (only under `--tom-probe`): `probes` (the names) and, with shuffle, `orders`.
 
 A report written before the block existed (same format version: an added setting keeps
 it) is read with the block derived from what it holds (`of_settings`): `request_fields`
@@ -41,7 +42,7 @@ from pytest_tom.engine.answer_length import REASONING_METHODS
 from pytest_tom.engine.reasoning import request_fields, shown_fields, thinking_budget
 
 KEYS = ("max_tokens", "answer_tokens", "reasoning_step_tokens", "thinking", "thinking_tokens",
-        "reasoning_effort", "request_fields", "sweep")
+        "reasoning_effort", "request_fields", "sweep", "probes")
 
 
 def asked_block(options: TomOptions, families: Iterable[Any], method: str,
@@ -66,6 +67,8 @@ def asked_block(options: TomOptions, families: Iterable[Any], method: str,
     }
     if options.sweep is not None:  # present only in a sweep: plain reports keep their block
         block["sweep"] = options.sweep.as_dict()
+    if options.probe is not None:  # present only with probes, likewise
+        block["probes"] = options.probe.as_dict(options.probe_orders)
     return block
 
 

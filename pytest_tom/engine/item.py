@@ -18,7 +18,8 @@ from pytest_tom.core.record import Record
 from pytest_tom.core.settings import Settings
 from pytest_tom.engine.answer_length import default_max_tokens
 from pytest_tom.engine.completion import cut_off_call
-from pytest_tom.families.base import ScoringContext, method_for
+from pytest_tom.engine.probe_scoring import probe_record, score_open_ended
+from pytest_tom.families.base import Message, ScoringContext, method_for, single_call
 
 NextRequest = Callable[[list[str]], ModelRequest | None]
 
@@ -142,7 +143,7 @@ class ItemEngine:
         per_call = params.max_tokens is None and (self.family_max_tokens or bool(thinking))
 
         def next_request(responses: list[str]) -> ModelRequest | None:
-            messages = family.conversation(spec, method, responses)
+            messages = _messages(family, spec, method, responses)
             if messages is None:
                 return None
             step = len(responses)
@@ -206,6 +207,8 @@ class ItemEngine:
                        extra={"budget": budget, "in_thought": not answer.strip()})
 
     def score(self, spec: ItemSpec, final: str) -> Outcome:
+        if spec.probe is not None and spec.probe.probe == "no-options":
+            return score_open_ended(families.get(spec.family), spec, final)
         return families.get(spec.family).score(spec, final, self.scoring)
 
     def score_samples(self, spec: ItemSpec, completions: list[Any],
@@ -220,6 +223,15 @@ class ItemEngine:
             else:
                 out.append(self.score_completion(spec, comp, s))
         return out
+
+
+def _messages(family: Any, spec: ItemSpec, method: str, responses: list[str]
+              ) -> list[Message] | None:
+    """The family's messages for `spec`, or (a no-story or no-options probe's copy) the
+    one request its family declares for the probe (`Family.probe_messages`)."""
+    if spec.probe is not None and spec.probe.probe in ("no-story", "no-options"):
+        return single_call(family.probe_messages(spec, spec.probe.probe, method), responses)
+    return family.conversation(spec, method, responses)
 
 
 def converse(next_request: NextRequest, ask: Callable[[ModelRequest], str | ModelReply]
@@ -246,6 +258,8 @@ def build_record(spec: ItemSpec, outcome: Outcome, responses: list[str],
     `calls`: the request side (seconds, usage, requests ...) when a runner made them."""
     record = Record(item=spec.summary(), outcome=outcome.to_dict(),  # type: ignore[typeddict-item]
                     responses=list(responses), **calls)
+    if spec.probe is not None:  # --tom-probe: the probe it was asked under
+        record["probe"] = probe_record(spec.probe)
     if spec.sweep is not None:  # --tom-sweep: the value it was asked with
         record["sweep"] = {"setting": spec.sweep.setting, "value": spec.sweep.value,
                            "suite": spec.sweep.suite, "index": spec.sweep.index}

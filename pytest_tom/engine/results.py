@@ -33,7 +33,8 @@ from typing import Any
 from pytest_tom.families.base import MetricTable
 
 # the keys of a report that hold the results, in the order the report writes them
-RESULT_KEYS = ("suites", "totals", "totals_intervals", "samples", "totals_spread", "sweep")
+RESULT_KEYS = ("suites", "totals", "totals_intervals", "samples", "totals_spread", "sweep",
+               "probes")
 
 # counts of outcomes that are neither right nor wrong, in the order the summaries show
 # them: (key in the core block, label, shown when zero). The terminal, Markdown and HTML

@@ -299,6 +299,8 @@ class RunReport:
             extra = {"samples": results.samples, "totals_spread": results.totals_spread}
         if results.sweep is not None:  # --tom-sweep: the values side by side, paired tests
             extra["sweep"] = results.sweep.as_dict()
+        if results.get("probes") is not None:  # --tom-probe: each probe beside the base
+            extra["probes"] = results["probes"]
         endpoints = usage_by_endpoint(records)  # several endpoints of one model: counts of each
         if endpoints:
             extra["endpoints"] = [{"endpoint": k, **v} for k, v in endpoints.items()]

@@ -13,11 +13,11 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from pytest_tom.core.download import Download
-from pytest_tom.core.model import ItemSpec, Suite
+from pytest_tom.core.model import LETTERS, ItemSpec, Suite
 from pytest_tom.core.option_table import Opt
 from pytest_tom.core.outcome import Outcome
 from pytest_tom.core.settings import Settings
@@ -108,6 +108,13 @@ class Family:
     # a threshold `name=value` is a ceiling for them and a baseline drop is a rise (a
     # declared metric says so itself: `Metric(higher_is_better=False)`)
     lower_is_better: ClassVar[tuple[str, ...]] = ()
+    # --tom-probe (core/probe.py; `NOT_APPLICABLE` of `probes.py` beside family.py): each
+    # probe this family's items do not take, with one line saying why; they get no copy
+    # under it. A probe not named here, `probe_messages` (no-story, no-options) and
+    # `reordered` / `gold_place` (shuffle) implement. By default none is declared.
+    probes_not_applicable: ClassVar[Mapping[str, str]] = {
+        p: "not declared by this family (docs/adding-a-family.md: probes)"
+        for p in ("no-story", "no-options", "shuffle")}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -147,6 +154,27 @@ class Family:
 
     def score(self, item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
         raise NotImplementedError
+
+    def probe_messages(self, item: ItemSpec, probe: str, method: str) -> list[Message]:
+        """The first (only) request of `item` under `probe`: `no-story`, the question and
+        its options without the story or conversation (read and scored as the item is);
+        `no-options`, the story and the question asked open-ended (the reply is read
+        against the options' texts alone: `engine.probe_scoring`)."""
+        raise NotImplementedError(f"family {self.name}: probe {probe} not declared")
+
+    def gold_place(self, item: ItemSpec) -> int:
+        """Where `item`'s gold option is in `item.choices` (from 0). By default the gold is
+        a letter (`A`, or `a`)."""
+        return LETTERS.index(str(item.gold).strip().lower())
+
+    def reordered(self, item: ItemSpec, order: tuple[int, ...]) -> ItemSpec:
+        """`item` with its options shown in `order` (`order[k]`: the place in `item.choices`
+        of the option shown k-th) and its gold moved with them. By default the gold is a
+        letter, kept in its case; a family whose gold is not overrides this."""
+        gold = str(item.gold).strip()
+        letter = LETTERS[order.index(self.gold_place(item))]
+        return replace(item, choices=[item.choices[i] for i in order],
+                       gold=letter.upper() if gold.isupper() else letter)
 
     def aggregate(self, records: list[dict[str, Any]], settings: Settings,
                   declared: Mapping[str, Value]) -> FamilyResult:

@@ -5,7 +5,7 @@ from the modules beside it, by their names (`PARTS`): the schemas and checks fro
 `schema.py`, the items from `expand.py`, the methods and messages from `prompts.py`, the
 answer rule from `scoring.py`, the tables from `metrics.py`, the declared metrics, plots
 and contrasts of thought length from `headline.py`, the options from `options.py`, the official files `pytest-tom fetch`
-downloads from `download.py`, and `converters` when there is a `convert.py`. A module function has the signature of the hook it becomes, without `self`
+downloads from `download.py`, how its items are probed (`--tom-probe`) from `probes.py`, and `converters` when there is a `convert.py`. A module function has the signature of the hook it becomes, without `self`
 (`expand(suite, data, settings, line_of)`, `score(item, response, ctx)` ...).
 So a family's `family.py` says only what is particular to it (its name, description,
 answer length, lower-is-better patterns ...), and no family forwards hook by hook.
@@ -38,6 +38,8 @@ PARTS: dict[str, dict[str, str]] = {
                  "declared_metrics": "declared_metrics", "CONTRASTS": "thought_contrasts"},
     "options": {"OPTIONS": "options"},
     "download": {"DOWNLOADS": "downloads"},
+    "probes": {"NOT_APPLICABLE": "probes_not_applicable", "probe_messages": "probe_messages",
+               "reordered": "reordered", "gold_place": "gold_place"},
 }
 CONVERTER = "convert"  # `pytest-tom convert <family name>`, when the folder has convert.py
 FAMILY_MODULE = "family"

@@ -17,12 +17,14 @@ from typing import Any
 
 import pytest
 
+from pytest_tom.core import probe
 from pytest_tom.core.outcome import UNAVAILABLE, UNPARSEABLE, Outcome
 from pytest_tom.core.sweep import expand, node_name
 from pytest_tom.engine.completion import Completion
 from pytest_tom.engine.early_stop import read_suite_not_asked
 from pytest_tom.engine.item import NextRequest, build_record
 from pytest_tom.engine.load import load_suite
+from pytest_tom.engine.probe_expand import probe_copies
 from pytest_tom.engine.sample_requests import call_fields, samples_text
 from pytest_tom.engine.suite_names import SuiteNames
 from pytest_tom.engine.transcript import call_messages, sent_messages
@@ -79,6 +81,8 @@ class TomFile(pytest.File):
             raise self.CollectError(exc.render()) from None
         # --tom-sweep: each item once per value (core/sweep.py), named `q1[NAME=V]`
         specs = expand(suite.items, ctx.options.sweep)
+        # --tom-probe: each item, then its probes' copies, named `q1[probe=no-story]`
+        specs = probe_copies(specs, ctx.options)
         yield from _build_tree(self, [(_parts(spec), spec) for spec in specs])
 
 
@@ -95,7 +99,7 @@ class TomGroup(pytest.Collector):
 
 def _parts(spec: ItemSpec) -> list[str]:
     parts = spec.id.split("::")
-    parts[-1] = node_name(spec, parts[-1])
+    parts[-1] = probe.node_name(spec, node_name(spec, parts[-1]))
     return parts
 
 
@@ -271,4 +275,5 @@ class TomItem(pytest.Item):
 def item_markers(spec: ItemSpec) -> list[str]:
     names = ["tom", f"tom_{spec.family}", *spec.tags, *spec.markers]
     return [n for n in dict.fromkeys(names) if _MARKER_OK.match(n)]
+
 

@@ -78,6 +78,12 @@ class RunOutputs:
             lines.append(f"tom: sweep {sweep.setting} over {len(sweep.values)} values ("
                          f"{', '.join(sweep.label(v) for v in sweep.values)}): each item runs "
                          f"once per value, its suite <suite>[{sweep.setting}=V]; early stop off")
+        if ctx.options.probe is not None:  # each item, then its probes' copies
+            orders = (f" (shuffle: {ctx.options.probe_orders} orders)"
+                      if "shuffle" in ctx.options.probe.names else "")
+            lines.append(f"tom: probes {ctx.options.probe}{orders}: each item is asked again "
+                         f"beside itself, its suite <suite>[probe=NAME] (a family that does "
+                         f"not take a probe says so under the scores)")
         if ctx.bundled is not None:
             lines.extend(ctx.bundled.header())
         changed = s.get("options")

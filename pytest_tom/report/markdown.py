@@ -19,6 +19,7 @@ from pytest_tom.metrics.numbers import PERCENT, figure, fmt_interval, pct, with_
 from pytest_tom.report.atomic import write_atomic
 from pytest_tom.report.gate_summary import tested, within_allowed_note
 from pytest_tom.report.markdown_items import by_key, flipped_lines, weakest_lines
+from pytest_tom.report.probe_table import not_applicable_lines, probe_tables
 from pytest_tom.report.sweep_table import paired_lines, sweep_tables
 
 LISTED = 200  # item ids listed per kind of change
@@ -172,6 +173,26 @@ def sweep_section(results: Results) -> list[str]:
     return lines
 
 
+def probe_section(results: Results) -> list[str]:
+    """--tom-probe: each suite's probes beside its base with the paired tests, the no-story
+    test against chance and the shuffle's consistency and position bias (none without)."""
+    block = results.get("probes")
+    if not block:
+        return []
+    lines = ["### Shortcut probes", ""]
+    for t, notes in probe_tables(block):
+        lines += [f"**{cell(t.title)}**", ""]
+        lines += table(t.headers, t.rows)
+        if notes:
+            lines += [""] + [f"- {cell(n)}" for n in notes]
+        lines.append("")
+    skipped = not_applicable_lines(block)
+    if skipped:
+        lines += ["Probes not taken (no copy of these items):", ""]
+        lines += [f"- {cell(n)}" for n in skipped] + [""]
+    return lines
+
+
 def diff_section(diff: ItemDiff, listed: int = LISTED, records: list[Record] | None = None,
                  baseline_items: list[Record] | None = None) -> list[str]:
     lines = ["### Items changed since the baseline", "",
@@ -230,6 +251,7 @@ def render(results: Results, report: GateReport | None,
         lines += gates_section(report)
     lines += suites_section(results)
     lines += sweep_section(results)
+    lines += probe_section(results)
     lines += endpoints_section(records or [])
     if report is not None and report.diff is not None and not report.error:
         lines += diff_section(report.diff, records=records, baseline_items=baseline_items)

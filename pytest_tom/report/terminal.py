@@ -13,6 +13,7 @@ from pytest_tom.families.base import MetricTable
 from pytest_tom.metrics.numbers import AMOUNT, amount, fmt_interval, pct, unit, with_interval
 from pytest_tom.metrics.numbers import cell as fmt
 from pytest_tom.pytest_compat import verbosity
+from pytest_tom.report.probe_table import not_applicable_lines, probe_tables
 from pytest_tom.report.sweep_table import paired_lines, sweep_tables
 
 WIDTH = 120  # no line of the section is wider (tables are cut into column blocks)
@@ -288,6 +289,23 @@ def sweep_lines(results: Results, verbose: bool = False, width: int = WIDTH) -> 
     return out
 
 
+def probe_lines(results: Results, width: int = WIDTH) -> list[str]:
+    """--tom-probe: each suite's probes beside its base, paired (report/probe_table.py)."""
+    block = results.get("probes")
+    if not block:
+        return []
+    out: list[str] = []
+    for table, notes in probe_tables(block):
+        out += ["", table.title, render_table(table, width)]
+        for line in notes:
+            out += textwrap.wrap(line, width, subsequent_indent="  ")
+    skipped = not_applicable_lines(block)
+    if skipped:
+        out += ["", "probes not taken (no copy of these items):"]
+        out += [f"  {line}" for line in skipped]
+    return out
+
+
 def write_summary(tr: Any, results: Results, model: str, report_path: str | None) -> None:
     verbose = verbosity(tr.config) > 0 if hasattr(tr, "config") else False
     tr.write_sep("=", "tom scores")
@@ -320,6 +338,8 @@ def write_summary(tr: Any, results: Results, model: str, report_path: str | None
                 for line in note_lines(table.note):
                     tr.write_line(line)
     for line in sweep_lines(results, verbose):
+        tr.write_line(line)
+    for line in probe_lines(results):
         tr.write_line(line)
     t = results.totals
     tr.write_line("")

@@ -48,7 +48,8 @@ def expand(suite: Suite, data: dict[str, Any], settings: Settings,
                 meta={"order": order, "deception": deception, "style": style, "length": length,
                       "gold_letter": prompts.OPTION_LETTERS[choices.index(answer)]},
                 data={"text": prompts.item_text(style, str(s["story"]), str(q["ask"]), choices,
-                                                words)},
+                                                words),
+                      "story": str(s["story"]), "words": words},  # the probes re-render it
                 line=line,
             ))
     return items

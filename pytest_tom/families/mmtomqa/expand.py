@@ -33,7 +33,7 @@ def expand(suite: Suite, data: dict[str, Any], settings: Settings,
             markers=[qtype.inference, qtype.name],
             source={"file": suite.path, "line": line, **(q.get("source") or {})},
             meta={"type": qtype.code, "inference": qtype.inference, "gold_letter": letter},
-            data={"text": prompts.question_text(q)},
+            data={"text": prompts.question_text(q), "scenario": dict(q)},  # probes re-render
             line=line,
         ))
     return items

@@ -1,13 +1,12 @@
-"""The hook for the probes of the reasoning-models issue (not in pytest-tom yet): how a
-ToMATO question is asked without its transcript, or without its options.
+"""How a ToMATO question is asked under `--tom-probe` (core/probe.py): without its
+transcript, or without its options; `shuffle` takes the kit's default (the gold is a
+letter).
 
 A probe asks the same question with a part taken away, to see what the answer rests on:
 without the transcript, a right answer comes from the options alone (an answer
 guessable from its wording); without the options, the model must say the mental state
-in its own words. When the probes land, they call `probe_messages(item, probe, method)`
-for each ToMATO item; nothing else of the family changes. Without the options there is
-no letter to read: that probe's replies are judged by whatever the probes feature
-decides (an embedding match, a judge), not by `scoring`.
+in its own words. Without the options there is no letter to read: that probe's replies
+are read against the options' texts alone (engine/probe_scoring.py), not by `scoring`.
 """
 
 from __future__ import annotations
@@ -16,7 +15,8 @@ from pytest_tom.families.kit import ItemSpec, Message
 
 from .prompts import SYSTEM, user_text
 
-PROBES = ("no_story", "no_options")
+PROBES = ("no-story", "no-options")
+NOT_APPLICABLE: dict[str, str] = {}  # every probe applies
 
 NO_OPTIONS_SYSTEM = (
     "You are good at understanding how people think and feel in conversations. Read the "
@@ -27,10 +27,10 @@ def probe_messages(item: ItemSpec, probe: str, method: str = "vanilla") -> list[
     """The first request of `item` under `probe`: `no_story` drops the transcript (the
     question and the bracketed options stay), `no_options` drops the options (the
     transcript and the question stay, and the model answers in a sentence)."""
-    if probe == "no_story":
+    if probe == "no-story":
         return [{"role": "system", "content": SYSTEM["cot" if method == "cot" else "vanilla"]},
                 {"role": "user", "content": user_text(item, story=False)}]
-    if probe == "no_options":
+    if probe == "no-options":
         return [{"role": "system", "content": NO_OPTIONS_SYSTEM},
                 {"role": "user", "content": user_text(item, options=False)}]
     raise ValueError(f"probe {probe!r}: one of {', '.join(PROBES)}")

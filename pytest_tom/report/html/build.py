@@ -28,6 +28,7 @@ from pytest_tom.engine.results import OUTCOME_COUNTS
 from pytest_tom.engine.run_report import RunReport
 from pytest_tom.report.atomic import write_atomic
 from pytest_tom.report.html import filters
+from pytest_tom.report.probe_table import not_applicable_lines, probe_tables
 from pytest_tom.report.story import gold_text
 from pytest_tom.report.sweep_table import paired_lines, sweep_tables
 
@@ -220,6 +221,15 @@ def build_context(runs: list[Run], comparison: Comparison | None = None) -> dict
             sweeps.append({"run": label, "base": block.name, "table": t,
                            "pairs": paired_lines(block),
                            "plots": sweep_plots(sweep.setting, block.rows)})
+    probes = []  # --tom-probe: each run's probes beside the base, per suite of the files
+    for label, res in zip(labels, results, strict=True):
+        block = res.get("probes")
+        if not block:
+            continue
+        for t, notes in probe_tables(block):
+            probes.append({"run": label, "table": t, "notes": notes})
+        if block.get("not_applicable"):
+            probes.append({"run": label, "table": None, "notes": not_applicable_lines(block)})
     return {
         "title": "pytest-tom report" + (": " + " vs ".join(labels) if labels else ""),
         "runs": [{"label": r.label, "model": r.model, "path": str(r.path), "report": r.report,
@@ -228,6 +238,7 @@ def build_context(runs: list[Run], comparison: Comparison | None = None) -> dict
         "labels": labels,
         "suites": suites,
         "sweeps": sweeps,
+        "probes": probes,
         "comparison": comparison,
         "items_json": ITEMS_MARK,  # the rows are streamed in its place (`page_chunks`)
         "item_count": len(table),

@@ -131,6 +131,6 @@ def test_the_bundled_suite_and_its_prompt() -> None:
     (message,) = seen[0].messages
     assert message["content"].endswith('(A) Yes\n(B) No\n\nReply with just "(A)" or "(B)".')
     assert seen[0].item.family == "simpletom"
-    no_story = probe_messages(items[1], "no_story")[0]["content"]
+    no_story = probe_messages(items[1], "no-story")[0]["content"]
     assert no_story.startswith("Question: What will Helga likely do next?")
-    assert "(A)" not in probe_messages(items[1], "no_options")[0]["content"]
+    assert "(A)" not in probe_messages(items[1], "no-options")[0]["content"]

@@ -61,7 +61,7 @@ def test_the_authors_sampling_is_sent_only_under_its_option() -> None:
 
 def test_the_probes_hook_drops_the_story_or_the_options() -> None:
     item = ITEMS[0]
-    no_story = probe_messages(item, "no_story")[1]["content"]
+    no_story = probe_messages(item, "no-story")[1]["content"]
     assert "# Transcript" not in no_story and "[B] He thinks that she believes" in no_story
-    no_options = probe_messages(item, "no_options")[1]["content"]
+    no_options = probe_messages(item, "no-options")[1]["content"]
     assert "# Transcript" in no_options and "[A]" not in no_options
