@@ -105,7 +105,8 @@ def test_unit_summaries_equal_the_record_by_record_definitions(
                 assert {k: v for k, v in got[unit].items() if v} == \
                     {k: v for k, v in want.items() if v}, (name, spec.name, unit)
             checked[type(spec.summarize).__name__] += 1
-    assert set(checked) == {"AllRight", "Joint", "LabelPairs", "ValueMean", "GroupShares"}
+    assert set(checked) == {"AllRight", "Joint", "LabelPairs", "ValueMean", "GroupShares",
+                            "GivenRight"}
 
 
 def reference_summary(spec: Spec, recs: list[dict]) -> Counter:
@@ -129,6 +130,14 @@ def reference_summary(spec: Spec, recs: list[dict]) -> Counter:
         right = int(rec["outcome"].get("correct") is True)
         return Counter({key: value for group in s.groups(rec)
                         for key, value in ((("n", group), 1), (("ok", group), right))})
+    if kind == "GivenRight":  # SimpleToM: the dependent question among stories whose anchor
+        # question was answered right (one story a unit, one question of each kind)
+        pool = judged(recs)
+        anchor = any(r["item"]["meta"]["kind"] == s.anchor and r["outcome"].get("correct") is True
+                     for r in pool)
+        dependent = [r for r in pool if r["item"]["meta"]["kind"] == s.dependent]
+        n = int(anchor and bool(dependent))
+        return Counter(ok=int(n and dependent[-1]["outcome"].get("correct") is True), n=n)
     raise AssertionError(kind)
 
 
