@@ -34,11 +34,15 @@ def test_trivial(i):
 
 
 def timed(cmd: list[str], cwd: Path) -> tuple[float, str, int]:
-    """Wall seconds, the last line printed, and the exit status of `cmd`."""
+    """Wall seconds, the last line printed, and the exit status of `cmd` (whose failed
+    and errored tests are printed)."""
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
     took = time.perf_counter() - start
     lines = [ln for ln in proc.stdout.splitlines() if ln.strip()]
+    for line in lines:
+        if line.startswith(("FAILED ", "ERROR ")):
+            print(f"  {line}")
     return took, (lines[-1] if lines else proc.stderr[-300:]), proc.returncode
 
 
