@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from chat_server import ChatServer
+from embedding_model import embedder  # noqa: F401  (fixture: FANToM's model, loaded once)
 from runner_support import expected_right, numbers_suite, respond, tom_args
 
 from pytest_tom.report.json_report import report_chunks, report_text
@@ -67,6 +68,7 @@ def test_a_run_keeps_only_the_records(pytester: pytest.Pytester, junit: bool) ->
     assert report_text(report) == "".join(report_chunks(report)) == text
 
 
+@pytest.mark.usefixtures("embedder")
 @pytest.mark.parametrize("mode", [[], ["--tom-requests-first"], ["-n", "2"]])
 def test_a_family_that_prepares_still_asks_each_item_once(pytester: pytest.Pytester,
                                                           mode: list[str]) -> None:
@@ -76,8 +78,8 @@ def test_a_family_that_prepares_still_asks_each_item_once(pytester: pytest.Pytes
         pytest.importorskip("xdist")
     suite = Path(__file__).resolve().parents[1] / "suites" / "fantom" / "smalltalk.tom.yaml"
     (pytester.path / "smalltalk.tom.yaml").write_text(suite.read_text())
-    # in process (the embedder, kept loaded by tests/conftest.py, is loaded once per test
-    # process), on a seeded subset of whole conversation sets
+    # in process (the embedder fixture loads FANToM's model once per test process; the
+    # -n 2 workers load their own), on a seeded subset of whole conversation sets
     with ChatServer(lambda body: "They talked about the weather.") as server:
         result = pytester.runpytest(*tom_args(server, "--tom-cache=off", "--tom-limit=120",
                                               "--tom-report=r.json", *mode))
