@@ -400,6 +400,13 @@ class Results(dict[str, Any]):
         block = self.get("sweep")
         return SweepView(block) if block else None
 
+    @property
+    def probes(self) -> ProbesView | None:
+        """--tom-probe: each suite's probes beside its base with the paired tests
+        (`engine.probe_results`); None without probes."""
+        block = self.get("probes")
+        return ProbesView(block) if block else None
+
     @classmethod
     def over_samples(cls, first: Results, suites: dict[str, dict[str, Any]],
                      totals: dict[str, Any], totals_spread: dict[str, float],
@@ -476,6 +483,27 @@ class SweepSuite:
         """Per pair of adjacent values: `from`, `to`, `turn` (McNemar), `thought_mean`
         (paired bootstrap, None without lengths)."""
         return list(self._block.get("paired") or [])
+
+
+class ProbesView:
+    """The `probes` block of the results (`engine.probe_results`): per suite of the files
+    its base and each probe's figures, and the probes each family does not take."""
+
+    __slots__ = ("_block",)
+
+    def __init__(self, block: Mapping[str, Any]):
+        self._block = block
+
+    @property
+    def suites(self) -> list[dict[str, Any]]:
+        return list(self._block.get("suites") or [])
+
+    @property
+    def not_applicable(self) -> list[dict[str, Any]]:
+        return list(self._block.get("not_applicable") or [])
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self._block)
 
 
 class SweepView:

@@ -176,8 +176,8 @@ def sweep_section(results: Results) -> list[str]:
 def probe_section(results: Results) -> list[str]:
     """--tom-probe: each suite's probes beside its base with the paired tests, the no-story
     test against chance and the shuffle's consistency and position bias (none without)."""
-    block = results.get("probes")
-    if not block:
+    block = results.probes
+    if block is None:
         return []
     lines = ["### Shortcut probes", ""]
     for t, notes in probe_tables(block):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_tom.engine.results import ProbesView
 from pytest_tom.families.base import MetricTable
 from pytest_tom.metrics.numbers import pct
 
@@ -19,10 +20,10 @@ def _p(value: float) -> str:
     return f"{value:.3g}"
 
 
-def probe_tables(block: dict[str, Any]) -> list[tuple[MetricTable, list[str]]]:
+def probe_tables(block: ProbesView) -> list[tuple[MetricTable, list[str]]]:
     """Per suite: its table (a row per probe) and the lines under it."""
     out = []
-    for suite in block.get("suites", []):
+    for suite in block.suites:
         base = suite["base"]
         rows = [["base", base["n"], base["right"], pct(base["accuracy"]), "", ""]]
         for row in suite["probes"]:
@@ -59,7 +60,7 @@ def _notes(suite: dict[str, Any]) -> list[str]:
     return lines
 
 
-def not_applicable_lines(block: dict[str, Any]) -> list[str]:
+def not_applicable_lines(block: ProbesView) -> list[str]:
     """One line per family and probe it does not take (its items got no such copy)."""
     return [f"{row['family']}: no {row['probe']} probe ({row['reason']})"
-            for row in block.get("not_applicable", [])]
+            for row in block.not_applicable]

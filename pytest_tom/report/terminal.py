@@ -291,8 +291,8 @@ def sweep_lines(results: Results, verbose: bool = False, width: int = WIDTH) -> 
 
 def probe_lines(results: Results, width: int = WIDTH) -> list[str]:
     """--tom-probe: each suite's probes beside its base, paired (report/probe_table.py)."""
-    block = results.get("probes")
-    if not block:
+    block = results.probes
+    if block is None:
         return []
     out: list[str] = []
     for table, notes in probe_tables(block):

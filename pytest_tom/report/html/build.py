@@ -223,12 +223,12 @@ def build_context(runs: list[Run], comparison: Comparison | None = None) -> dict
                            "plots": sweep_plots(sweep.setting, block.rows)})
     probes = []  # --tom-probe: each run's probes beside the base, per suite of the files
     for label, res in zip(labels, results, strict=True):
-        block = res.get("probes")
-        if not block:
+        block = res.probes
+        if block is None:
             continue
         for t, notes in probe_tables(block):
             probes.append({"run": label, "table": t, "notes": notes})
-        if block.get("not_applicable"):
+        if block.not_applicable:
             probes.append({"run": label, "table": None, "notes": not_applicable_lines(block)})
     return {
         "title": "pytest-tom report" + (": " + " vs ".join(labels) if labels else ""),
