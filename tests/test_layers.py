@@ -401,7 +401,8 @@ loaded = [m for m in sys.modules if m == "yaml" or m.startswith("yaml.")
           or (m.startswith("pytest_tom.families.") and not m.endswith(".options")
               and m.count(".") >= 3)
           or m.startswith(("pytest_tom.engine", "pytest_tom.suite", "pytest_tom.plugin.outputs",
-                         "pytest_tom.plugin.context"))]
+                         "pytest_tom.plugin.context", "pytest_tom.core.model",
+                         "pytest_tom.core.sweep", "pytest_tom.core.probe"))]
 print("RC", rc)
 print("LOADED", sorted(loaded))
 """

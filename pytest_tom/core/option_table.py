@@ -18,11 +18,27 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pytest_tom.core.probe import Probes, parse_probes, probe_problems
 from pytest_tom.core.secrets import RedactedUrl, url_list
-from pytest_tom.core.sweep import Sweep, parse_sweep, sweep_problems
+
+if TYPE_CHECKING:  # the inert plugin loads this table in every pytest run: keep it light
+    from pytest_tom.core.probe import Probes
+    from pytest_tom.core.sweep import Sweep
+
+
+def parse_sweep(text: str) -> Sweep:
+    """`--tom-sweep` read (core/sweep.py, imported when the option is given)."""
+    from pytest_tom.core.sweep import parse_sweep as parse  # noqa: PLC0415 only when given
+
+    return parse(text)
+
+
+def parse_probes(text: str) -> Probes:
+    """`--tom-probe` read (core/probe.py, imported when the option is given)."""
+    from pytest_tom.core.probe import parse_probes as parse  # noqa: PLC0415 only when given
+
+    return parse(text)
 
 _META = "tom_option"
 
@@ -417,6 +433,12 @@ def number_problems(options: TomOptions) -> list[str]:
     if options.max_tokens is not None and options.max_tokens < 1:
         problems.append(f"--tom-max-tokens {options.max_tokens!r}: must be at least 1 (leave it "
                         f"out for each family's answer length)")
-    problems.extend(sweep_problems(options))
-    problems.extend(probe_problems(options))
+    # the sweep's and the probes' clashes, read where they are defined; those modules load
+    # only when one of their options is given (an inactive run reads this table too)
+    if options.sweep is not None or options.probe is not None or options.probe_orders < 2:
+        from pytest_tom.core.probe import probe_problems  # noqa: PLC0415 only when given
+        from pytest_tom.core.sweep import sweep_problems  # noqa: PLC0415 only when given
+
+        problems.extend(sweep_problems(options))
+        problems.extend(probe_problems(options))
     return problems
