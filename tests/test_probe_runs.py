@@ -21,7 +21,7 @@ def first(req):
 
 
 def probe_run(pytester: pytest.Pytester, *extra: str) -> tuple[dict[str, Any], str]:
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(  # in process: the -n 2 workers are processes anyway
         "--tom-model=python:answer.py:first", "--tom-suite=bigtom", "--tom-limit=4",
         "--tom-items=report", "--tom-report=r.json", "--tom-cache=off", "-p", "no:cacheprovider",
         "--tom-probe", "no-story,no-options,shuffle", "--tom-probe-orders", "2", *extra)

@@ -36,7 +36,7 @@ def plain_verdicts() -> dict[tuple[str, str], tuple[Any, Any]]:
 
 
 def sweep_run(pytester: pytest.Pytester, url: str, *extra: str) -> tuple[dict[str, Any], str]:
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(  # in process: the -n 2 workers are processes anyway
         "--tom-model=openai:m", f"--tom-base-url={url}", f"--tom-suite={SUITES}",
         "--tom-limit=3", "--tom-items=report", "--tom-report=r.json", "--tom-cache=off",
         "-p", "no:cacheprovider", "--tom-sweep", "thinking-tokens=16,4096", *extra)
