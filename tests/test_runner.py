@@ -10,10 +10,12 @@ import asyncio
 import time
 from typing import Any
 
+import pytest
 from chat_server import ChatServer
 from runner_support import expected_right, number_of, respond
 
 from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest, SamplingParams
+from pytest_tom.engine import runner as runner_module
 from pytest_tom.engine.cache import ResponseCache
 from pytest_tom.engine.completion import RunnerStats
 from pytest_tom.engine.runner import AdaptiveLimit, Runner
@@ -325,9 +327,14 @@ def test_20_percent_500_and_429_every_call_answered_once(tmp_path: Any) -> None:
         assert server.requests - server.failures == 120  # each answer asked for once
 
 
-def test_server_throttling_lowers_the_concurrency(tmp_path: Any) -> None:
+def test_server_throttling_lowers_the_concurrency(tmp_path: Any,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     with ChatServer(respond, latency=0.03, max_in_flight=4, retry_after=0.02) as server:
+        # the whole concurrency at once, not ramped up from RAMP_START: a ramp that the first
+        # 429 stops may never reach a limit the server cuts (the ramp: the unit test above)
+        monkeypatch.setattr(runner_module, "RAMP_START", 32)
         runner = _openai_runner(server, tmp_path, concurrency=32, retries=30, backoff=0.01)
+        assert not runner.limiter.ramping
         futures = [runner.submit(f"n{i}", numbers_conversation(i)) for i in range(80)]
         comps = [f.result(60) for f in futures]
         lowered, lowest = runner.limiter.lowered, runner.limiter.lowest
