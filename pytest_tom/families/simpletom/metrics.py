@@ -22,8 +22,7 @@ from .schema import KIND_NAMES, KINDS
 
 
 def cell(value: Value) -> str:
-    right, n = value.count()
-    return pct_of(right, n) if n else ""
+    return pct_of(*value.count(), na="")
 
 
 def aggregate(records: list[Record], settings: Settings,

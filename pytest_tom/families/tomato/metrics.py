@@ -23,8 +23,7 @@ from .schema import MENTAL_STATES, ORDERS
 
 
 def cell(value: Value) -> str:
-    right, n = value.count()
-    return pct_of(right, n) if n else ""
+    return pct_of(*value.count(), na="")
 
 
 def aggregate(records: list[Record], settings: Settings,
