@@ -158,7 +158,8 @@ def test_a_fresh_server_with_backlog_5_at_concurrency_64(transport: str) -> None
     requests at once: connections are opened a few at a time (the server never accepted more
     than RAMP_START beyond the answers it had sent), reused (at most one per slot), and no
     attempt waits for the request timeout (10 s here: a stall would show as a retry that is
-    not a connect's, or as an error)."""
+    not a connect's that timed out, or as an error). A crowded server may reset a connection
+    (ECONNRESET, seen under load): that attempt is tried again at once, not counted here."""
     from pytest_tom.engine.runner import RAMP_START
 
     with ChatServer(lambda body: "Yes.", latency=0.02, backlog=5) as server:
@@ -172,7 +173,7 @@ def test_a_fresh_server_with_backlog_5_at_concurrency_64(transport: str) -> None
         runner.close()
         stats = runner.stats
         assert [c.error for c in comps if c.error] == []
-        assert stats.retries == stats.connect_retries  # no attempt timed out or failed otherwise
+        assert stats.timed_out == 0  # no attempt waited for the request timeout
         assert server.requests == 320  # a connection that was not made carried no request
         assert server.connections <= 64 + stats.connect_retries  # kept alive and reused
         assert server.ahead <= RAMP_START + stats.connect_retries  # ramped up, not 64 at once

@@ -154,12 +154,13 @@ def test_the_deadline_cuts_off_an_attempt_and_names_the_options() -> None:
 
 def test_a_timed_out_attempt_is_retried() -> None:
     with ChatServer(latency=1.0) as server:
-        got, comps, _, _ = call_through(RetryPolicy(retries=1, backoff=0.0),
-                                        openai(server, timeout=0.2), ["q"])
+        got, comps, stats, _ = call_through(RetryPolicy(retries=1, backoff=0.0),
+                                            openai(server, timeout=0.2), ["q"])
     error = got[0]
     assert isinstance(error, BackendError) and error.timed_out
     assert "timed out after 0.2s (--tom-timeout) (gave up after 2 attempts" in str(error)
     assert comps[0].requests == 2 and comps[0].retries == 1
+    assert (stats.timed_out, stats.connect_retries) == (1, 0)  # the retried one, counted apart
 
 
 def test_each_attempt_is_noted_at_its_endpoint_and_the_retry_goes_elsewhere() -> None:

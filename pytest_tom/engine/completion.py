@@ -77,6 +77,8 @@ class RunnerStats:
     throttled: int = 0  # 429 answers
     # attempts whose connection was not made in time (backends/connect.py), tried again
     connect_retries: int = 0
+    # attempts stopped by the request timeout (--tom-timeout) and tried again
+    timed_out: int = 0
     waiting: int = 0  # calls waiting for another process's answer right now
     started: float | None = None  # perf_counter of the first submission
     finished: float | None = None  # perf_counter of the latest conversation finished

@@ -154,6 +154,8 @@ class RetryPolicy:
             stats.retries += 1
             if error.connect:
                 stats.connect_retries += 1
+            elif error.timed_out:
+                stats.timed_out += 1
             await asyncio.sleep(delay)
 
 
