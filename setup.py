@@ -3,7 +3,7 @@
 - The repository's top-level `suites/` is the one source of the bundled suites; the wheel
   carries it as the data folder `pytest_tom/bundled_suites/` (a package-dir mapping, so no
   copy is kept by hand: a suite added under `suites/<folder>/` is in the next wheel).
-  `pytest_tom/engine/bundled.py` finds them in an installed package or, in a checkout, in
+  `pytest_tom/catalogue/bundled.py` finds them in an installed package or, in a checkout, in
   `suites/` itself.
 - The docs (`docs/`) go into the wheel the same way, as `pytest_tom/docs/`, and the long
   description is README.md with its links to `docs/...` turned into those installed

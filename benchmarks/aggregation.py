@@ -31,9 +31,9 @@ TARGET = 1.0
 
 def bundled_records(seed: int = 0) -> list[dict[str, Any]]:
     """Records of every bundled suite, answered by a seeded mostly-right answerer."""
-    from pytest_tom.engine.load import load_suite
-    from pytest_tom.engine.offline import score_records
+    from pytest_tom.catalogue.load import load_suite
     from pytest_tom.families.base import Settings
+    from pytest_tom.items.offline import score_records
 
     rng = random.Random(seed)
     settings = Settings(options={"fantom_context": "short"})
@@ -98,9 +98,9 @@ def main() -> int:
     ap.add_argument("--samples", type=int, default=1)
     args = ap.parse_args()
     sys.path.insert(0, str(REPO))
-    from pytest_tom.engine.aggregate import aggregate
-    from pytest_tom.engine.aggregate import scores as scores_of
     from pytest_tom.families.base import Settings
+    from pytest_tom.results.aggregate import aggregate
+    from pytest_tom.results.aggregate import scores as scores_of
 
     base = bundled_records()
     records = scale(base, args.n, args.samples)
@@ -110,7 +110,7 @@ def main() -> int:
                      args.repeat)
     scores = best(lambda: scores_of(records, settings), args.repeat)
     load_scores = os.getloadavg()[0]
-    from pytest_tom.engine.headline import add_intervals
+    from pytest_tom.results.headline import add_intervals
 
     scored = scores_of(records, settings)
     # add_intervals sets each suite's intervals afresh: the same results serve every repeat

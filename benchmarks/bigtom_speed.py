@@ -47,10 +47,10 @@ def main() -> int:
         print(f"no BigToM CSV at {csv_path}; pass its path", file=sys.stderr)
         return 2
     from pytest_tom import families
+    from pytest_tom.catalogue.load import load_suite
     from pytest_tom.cli import main as cli
-    from pytest_tom.engine.aggregate import aggregate
-    from pytest_tom.engine.load import load_suite
     from pytest_tom.families.base import ScoringContext, Settings
+    from pytest_tom.results.aggregate import aggregate
 
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)

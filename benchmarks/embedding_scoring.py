@@ -79,7 +79,7 @@ def main() -> None:
     args = ap.parse_args()
     dtypes = [d.strip() for d in args.dtypes.split(",") if d.strip()]
 
-    from pytest_tom.engine.load import load_suite
+    from pytest_tom.catalogue.load import load_suite
     from pytest_tom.families.base import ScoringContext, Settings
     from pytest_tom.families.fantom.family import FantomFamily
     from pytest_tom.scoring.embeddings import get_embedder, native_bf16, resolve_dtype

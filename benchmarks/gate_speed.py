@@ -18,11 +18,11 @@ import time
 from typing import Any
 
 from pytest_tom.core.outcome import Outcome
-from pytest_tom.engine.aggregate import aggregate
-from pytest_tom.engine.run_report import RunReport
 from pytest_tom.families.base import Settings
 from pytest_tom.gates.evaluate import GateConfig, evaluate
 from pytest_tom.metrics.mcnemar import mcnemar_exact
+from pytest_tom.results.aggregate import aggregate
+from pytest_tom.results.run_report import RunReport
 from pytest_tom.suite import ItemSpec
 
 SUITES = 20

@@ -28,8 +28,8 @@ sys.path.insert(0, str(REPO / "tests"))
 def requests_of(n: int, max_tokens: int) -> list:
     from pytest_tom import families
     from pytest_tom.backends.base import ModelRequest, SamplingParams
+    from pytest_tom.catalogue.load import load_suite
     from pytest_tom.core.settings import Settings
-    from pytest_tom.engine.load import load_suite
 
     suite = load_suite(REPO / "suites" / "generic" / "classic-false-belief.tom.yaml", Settings())
     family = families.get(suite.family)
@@ -39,7 +39,7 @@ def requests_of(n: int, max_tokens: int) -> list:
 
 
 def items_per_second(backend, requests: list) -> tuple[float, list[str]]:
-    from pytest_tom.engine.runner import Runner
+    from pytest_tom.asking.runner import Runner
 
     runner = Runner(backend, concurrency=16, retries=0)
     try:

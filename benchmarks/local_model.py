@@ -47,7 +47,7 @@ def load_average() -> str:
 def sample_items(suites_dir: Path, per_suite: int, seed: int) -> list[tuple[str, Any, Any, int]]:
     """(suite file, family, item, items in the file) for K seeded items of every suite file."""
     from pytest_tom import families
-    from pytest_tom.engine.load import load_suite
+    from pytest_tom.catalogue.load import load_suite
     from pytest_tom.families.base import Settings
 
     settings = Settings()

@@ -30,7 +30,7 @@ STORY = ("Mira puts her red scarf in the basket by the door and goes to the bake
 def sample(n: int, seed: int) -> list[list[dict[str, str]]]:
     """The first messages of `n` seeded bundled items (vanilla method)."""
     from pytest_tom import families
-    from pytest_tom.engine.load import load_suite
+    from pytest_tom.catalogue.load import load_suite
 
     items = []
     for path in sorted((REPO / "suites").glob("*/*.tom.yaml")):

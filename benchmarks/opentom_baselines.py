@@ -23,12 +23,12 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from pytest_tom.engine.aggregate import family_result
-from pytest_tom.engine.load import load_suite
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.families.base import ScoringContext, Settings
 from pytest_tom.families.opentom.convert import convert
 from pytest_tom.families.opentom.family import OpenTomFamily
 from pytest_tom.families.opentom.headline import TABLE2_ROWS
+from pytest_tom.results.aggregate import family_result
 from pytest_tom.suite.yaml_out import dump_suite as dump
 
 REPO = Path(__file__).resolve().parents[1]

@@ -128,7 +128,7 @@ else:
     import openai  # ... as by the openai loops
 from pytest_tom.backends.openai_backend import create
 from pytest_tom.backends.base import ModelRequest, SamplingParams
-from pytest_tom.engine.runner import Runner
+from pytest_tom.asking.runner import Runner
 backend = create("bench", {"base_url": URL, "timeout": 120.0, "transport": sys.argv[4],
                            "openai_transport": sys.argv[5]})
 runner = Runner(backend, concurrency=C, retries=5, backoff=0.05)

@@ -44,9 +44,9 @@ def timed(label: str, fn: Callable[[], T]) -> T:
 def in_process(items: list[Any], family_name: str, answer: Callable[[Any], str]) -> dict[str, Any]:
     """The suite's metrics as a run reports them (the family's, its declared ones, the
     core turn and goal), scored and aggregated in process with its 95% intervals."""
-    from pytest_tom.engine.aggregate import aggregate
-    from pytest_tom.engine.offline import score_records
     from pytest_tom.families.base import Settings
+    from pytest_tom.items.offline import score_records
+    from pytest_tom.results.aggregate import aggregate
 
     records = score_records(items, answer)
     suite = aggregate(records, Settings()).suite(records[0]["item"]["suite"])
@@ -62,7 +62,7 @@ def pytest_run(target: Path, answerer: str, tmp: Path) -> None:
 
 
 def main() -> None:
-    from pytest_tom.engine.load import load_suite
+    from pytest_tom.catalogue.load import load_suite
 
     tmp = Path(tempfile.mkdtemp(prefix="tom-bench-"))
     (tmp / "ans.py").write_text(ANSWERERS, encoding="utf-8")
@@ -90,8 +90,8 @@ def main() -> None:
 
 
 def tomi_figures(src: Path, tmp: Path) -> None:
+    from pytest_tom.catalogue.load import load_suite
     from pytest_tom.cli import main as cli
-    from pytest_tom.engine.load import load_suite
 
     out = tmp / "tomi"
     timed("tomi: convert fb_all_test", lambda: cli(["convert", "tomi", str(src), "-o", str(out)]))

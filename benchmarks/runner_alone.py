@@ -1,6 +1,6 @@
 """CPU per call of the runner alone: no HTTP, no pytest.
 
-The runner (`engine/runner.Runner`) as a run of `openai:` has it (concurrency 64, no
+The runner (`asking/runner.Runner`) as a run of `openai:` has it (concurrency 64, no
 cache, the early-stop rules of a server backend, so the in-flight sharing, the retry
 policy, the slots, the deadline and the attempt's watch all run) drives N one-call
 conversations against a backend that answers at once (one `await asyncio.sleep(0)`).
@@ -30,7 +30,7 @@ from installed_bytecode import compile_checkout  # noqa: E402
 CHILD = """
 import asyncio, sys, time
 from pytest_tom.backends.base import Backend, ItemView, ModelReply, ModelRequest, SamplingParams
-from pytest_tom.engine.runner import Runner
+from pytest_tom.asking.runner import Runner
 
 
 class Instant(Backend):

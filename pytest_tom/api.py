@@ -17,10 +17,10 @@ from pytest_tom.backends.base import (
     SamplingParams,
 )
 from pytest_tom.backends.in_process import InProcessBackend
-from pytest_tom.engine.load import load_suite
-from pytest_tom.engine.offline import score_records
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.families.kit import *  # noqa: F403  # every name of the kit, listed below
 from pytest_tom.families.kit import __all__ as _kit_names
+from pytest_tom.items.offline import score_records
 
 __all__ = [*_kit_names, "Answerer", "Backend", "BackendError", "InProcessBackend", "ItemView",
            "ModelReply", "ModelRequest", "SamplingParams", "load_suite", "score_records"]

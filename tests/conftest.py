@@ -27,8 +27,8 @@ FAMILY_TESTS = TESTS / "families"  # tests/families/<name>/: a family's tests an
 # pytester's in-process runs drop the modules each run imports; importing the plugin's
 # modules once here keeps every run from compiling and assertion-rewriting them again
 # (PYTHONDONTWRITEBYTECODE is set on these machines).
-for _name in ("pytest_tom.plugin", "pytest_tom.plugin.items", "pytest_tom.engine.load", "pytest_tom.engine.aggregate",
-              "pytest_tom.engine.runner", "pytest_tom.families.generic.family", "pytest_tom.backends.python_backend",
+for _name in ("pytest_tom.plugin", "pytest_tom.plugin.items", "pytest_tom.catalogue.load", "pytest_tom.results.aggregate",
+              "pytest_tom.asking.runner", "pytest_tom.families.generic.family", "pytest_tom.backends.python_backend",
               "pytest_tom.backends.openai_backend", "pytest_tom.report.terminal",
               "pytest_tom.report.json_report", "tabulate"):
     importlib.import_module(_name)

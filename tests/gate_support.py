@@ -16,7 +16,7 @@ import pytest
 # pytester's in-process runs drop the modules a run imported; with PYTHONDONTWRITEBYTECODE
 # every run then compiles (and assertion-rewrites) them again. Importing them here, once,
 # keeps them across runs: only speed changes, not what the runs do.
-WARM = ("pytest_tom.plugin", "pytest_tom.plugin.items", "pytest_tom.engine.aggregate", "pytest_tom.engine.runner",
+WARM = ("pytest_tom.plugin", "pytest_tom.plugin.items", "pytest_tom.results.aggregate", "pytest_tom.asking.runner",
         "pytest_tom.gates.evaluate", "pytest_tom.gates.spec", "pytest_tom.families.generic.family", "pytest_tom.backends.python_backend",
         "pytest_tom.report.terminal", "pytest_tom.report.gate_summary", "pytest_tom.report.markdown",
         "pytest_tom.report.item_outcome", "pytest_tom.report.json_report", "tabulate", "hypothesis")

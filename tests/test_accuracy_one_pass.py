@@ -7,7 +7,6 @@ import random
 from typing import Any
 
 from pytest_tom.core.outcome import CUT_OFF, UNAVAILABLE, UNPARSEABLE
-from pytest_tom.engine.aggregate import _aggregate_once
 from pytest_tom.families.base import Settings
 from pytest_tom.metrics.accuracy import (
     accuracy_block,
@@ -15,6 +14,7 @@ from pytest_tom.metrics.accuracy import (
     goal_counts,
     sum_blocks,
 )
+from pytest_tom.results.aggregate import _aggregate_once
 
 
 def random_records(n: int, seed: int) -> list[dict[str, Any]]:

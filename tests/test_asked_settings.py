@@ -14,17 +14,17 @@ from typing import Any
 import pytest
 
 from pytest_tom import families
+from pytest_tom.asking.answer_length import header_text
+from pytest_tom.asking.reasoning import budget_text
 from pytest_tom.cli import main
 from pytest_tom.compare.paired import compare_runs
 from pytest_tom.compare.runs import load_runs
 from pytest_tom.core.option_table import TomOptions
-from pytest_tom.engine.answer_length import header_text
-from pytest_tom.engine.asked import asked_block, derived_block, differences
-from pytest_tom.engine.reasoning import budget_text
-from pytest_tom.engine.run_report import RunReport
 from pytest_tom.gates.evaluate import settings_notes
 from pytest_tom.report.compare_text import render_markdown, render_text
 from pytest_tom.report.html.build import render_html
+from pytest_tom.results.asked import asked_block, derived_block, differences
+from pytest_tom.results.run_report import RunReport
 
 SAVED = Path(__file__).parent / "data" / "saved-ffd460d"
 BUILTIN = [families.get(n) for n in families.BUILTIN]

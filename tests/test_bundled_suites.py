@@ -10,8 +10,8 @@ import pytest
 from chat_server import ChatServer
 from conftest import SUITES
 
-from pytest_tom.engine import bundled
-from pytest_tom.engine.load import load_suite
+from pytest_tom.catalogue import bundled
+from pytest_tom.catalogue.load import load_suite
 
 ANSWERER = """\
 def first(req):

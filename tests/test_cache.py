@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from pytest_tom.asking.cache import ResponseCache, clear, request_key
 from pytest_tom.backends.base import SamplingParams
-from pytest_tom.engine.cache import ResponseCache, clear, request_key
 
 IDENTITY = {"backend": "openai", "model": "m", "base_url": "http://127.0.0.1:1/v1"}
 MESSAGES = [{"role": "user", "content": "Where is the ball?"}]
@@ -35,8 +35,8 @@ def test_the_key_covers_backend_messages_params_and_sample() -> None:
 
 
 def test_the_api_key_never_reaches_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_tom.asking.runner import Runner
     from pytest_tom.backends import create_backend
-    from pytest_tom.engine.runner import Runner
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-value-123")
     backend = create_backend("openai:m", {"base_url": "http://user:pw-secret@127.0.0.1:9/v1?k=q-secret"})

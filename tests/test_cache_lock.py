@@ -19,9 +19,9 @@ from typing import Any
 
 from runner_support import Echo, one_call
 
+from pytest_tom.asking.cache import ResponseCache, request_key
+from pytest_tom.asking.runner import Runner
 from pytest_tom.backends.base import SamplingParams
-from pytest_tom.engine.cache import ResponseCache, request_key
-from pytest_tom.engine.runner import Runner
 
 
 def _hold(folder: str, ready: Any, release: Any) -> None:

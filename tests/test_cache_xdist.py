@@ -28,7 +28,7 @@ import pytest
 from chat_server import ChatServer
 from runner_support import cached_rows, numbers_suite, respond, tom_args
 
-from pytest_tom.engine.cache import ResponseCache
+from pytest_tom.asking.cache import ResponseCache
 
 pytest.importorskip("xdist")
 

@@ -18,13 +18,13 @@ from typing import Any
 import pytest
 from chat_server import ChatServer
 
+from pytest_tom.asking.cache import ResponseCache, request_key
+from pytest_tom.asking.cached_call import CachedCalls, sharing_key
+from pytest_tom.asking.completion import Completion, RunnerStats
+from pytest_tom.asking.retry_policy import RetryPolicy
+from pytest_tom.asking.runner import AdaptiveLimit
 from pytest_tom.backends import create_backend
 from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest, SamplingParams
-from pytest_tom.engine.cache import ResponseCache, request_key
-from pytest_tom.engine.cached_call import CachedCalls, sharing_key
-from pytest_tom.engine.completion import Completion, RunnerStats
-from pytest_tom.engine.retry_policy import RetryPolicy
-from pytest_tom.engine.runner import AdaptiveLimit
 
 PARAMS = SamplingParams(temperature=0.0, max_tokens=16, seed=0)
 # the cache key of one call as pytest-tom 0.x has always written it (main at ffd460d): a

@@ -18,13 +18,13 @@ from answerers import gold_text
 from conftest import SUITES, load_report
 from runner_support import numbers_suite
 
+from pytest_tom.asking.cache import ResponseCache
+from pytest_tom.asking.cache_file import OLD_RESPONSE_COLUMNS
 from pytest_tom.backends.base import ModelReply, finish_reason
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.core.outcome import CUT_OFF, status
-from pytest_tom.engine.cache import ResponseCache
-from pytest_tom.engine.cache_file import OLD_RESPONSE_COLUMNS
-from pytest_tom.engine.item import item_view
-from pytest_tom.engine.load import load_suite
-from pytest_tom.engine.offline import score_records
+from pytest_tom.items.item import item_view
+from pytest_tom.items.offline import score_records
 from pytest_tom.metrics.accuracy import accuracy_block
 
 GENERIC = SUITES / "generic" / "classic-false-belief.tom.yaml"

@@ -12,13 +12,11 @@ from conftest import SUITES
 from embedding_model import embedder  # noqa: F401  (fixture: FANToM's model, loaded once)
 
 from pytest_tom import families
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.core.outcome import UNAVAILABLE
 from pytest_tom.core.settings import Settings
-from pytest_tom.engine.aggregate import aggregate
-from pytest_tom.engine.headline import reads_of
-from pytest_tom.engine.load import load_suite
-from pytest_tom.engine.offline import score_records
 from pytest_tom.families.base import Family
+from pytest_tom.items.offline import score_records
 from pytest_tom.metrics.declare import (
     GROUPED,
     AllRight,
@@ -29,6 +27,8 @@ from pytest_tom.metrics.declare import (
     ratio_of,
 )
 from pytest_tom.metrics.record_table import RecordTable, UndeclaredRead
+from pytest_tom.results.aggregate import aggregate
+from pytest_tom.results.headline import reads_of
 
 
 def rec(i: int, scenario: str, kind: str, meta: dict[str, Any], correct: bool | None,

@@ -1,7 +1,7 @@
 """A run stops early, with one line, when going on would only waste time (issue 33 point 8:
 an unreachable server was retried for every item, 174 items in 1 min 36 s).
 
-The rule (`engine/early_stop.UnreachableServer`) alone, then through pytest against a port
+The rule (`asking/early_stop.UnreachableServer`) alone, then through pytest against a port
 nobody listens on (plainly and under `-n 2`), and against a real server that answered once
 and then failed (retried as always, never stopped)."""
 
@@ -13,10 +13,10 @@ import pytest
 from chat_server import ChatServer
 from conftest import SUITES, load_report
 
+from pytest_tom.asking.completion import Completion
+from pytest_tom.asking.early_stop import CutOffAnswers, EarlyStop, UnreachableServer, rules_for
+from pytest_tom.asking.reasoning import budget_text, raise_text
 from pytest_tom.core.option_table import TomOptions
-from pytest_tom.engine.completion import Completion
-from pytest_tom.engine.early_stop import CutOffAnswers, EarlyStop, UnreachableServer, rules_for
-from pytest_tom.engine.reasoning import budget_text, raise_text
 
 GENERIC = SUITES / "generic" / "classic-false-belief.tom.yaml"
 DOWN = "connection failed: [Errno 111] Connect call failed ('127.0.0.1', 9)"

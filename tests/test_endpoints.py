@@ -15,11 +15,11 @@ import pytest
 from chat_server import ChatServer
 from conftest import load_report
 
+from pytest_tom.asking.cache import request_key
+from pytest_tom.asking.runner import Runner
 from pytest_tom.backends import BackendSpecError, create_backend
 from pytest_tom.backends.base import ModelRequest, SamplingParams
 from pytest_tom.backends.endpoint_pool import EndpointPool
-from pytest_tom.engine.cache import request_key
-from pytest_tom.engine.runner import Runner
 
 ITEMS = 60
 HTML = all(find_spec(m) is not None for m in ("jinja2", "matplotlib"))  # the html extra
@@ -136,7 +136,7 @@ def test_one_server_down_from_the_start(pytester: pytest.Pytester,
 
 def test_every_endpoint_down_stops_the_run_early_with_errors_counted(
         pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every endpoint down from the start: the run stops early (engine/early_stop.py, issue
+    """Every endpoint down from the start: the run stops early (asking/early_stop.py, issue
     33 point 8) once each endpoint failed the same way for three items; what was scored is
     an error, counted at its endpoints."""
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)

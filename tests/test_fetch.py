@@ -22,11 +22,11 @@ from conftest import SHARED_DATA, shared_data
 from mirror_server import MirrorServer, mirror_path, shared_copies
 
 from pytest_tom import families
+from pytest_tom.catalogue import bundled
+from pytest_tom.catalogue.fetch_folder import MANIFEST, cache_home, default_root, fetched
+from pytest_tom.catalogue.fetching import FetchError, fetch, source_url
 from pytest_tom.cli import main
 from pytest_tom.core.download import Download, Remote, github_file
-from pytest_tom.engine import bundled
-from pytest_tom.engine.fetch import FetchError, fetch, source_url
-from pytest_tom.engine.fetched import MANIFEST, cache_home, default_root, fetched
 
 DECLARED = families.downloads()
 # the pins of the declarations, as the shared data README gives them (short commits)

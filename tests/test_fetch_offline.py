@@ -22,10 +22,10 @@ from conftest import SHARED_DATA, shared_data
 from mirror_server import MirrorServer, shared_copies
 
 from pytest_tom import families
+from pytest_tom.catalogue.fetch_folder import ACCEPTED, MANIFEST
+from pytest_tom.catalogue.fetch_from import match
+from pytest_tom.catalogue.fetching import FetchError, fetch
 from pytest_tom.cli import main
-from pytest_tom.engine.fetch import FetchError, fetch
-from pytest_tom.engine.fetch_from import match
-from pytest_tom.engine.fetched import ACCEPTED, MANIFEST
 
 DECLARED = families.downloads()
 OPENTOM_LONG = ["meta_data_long.json", "location_cg_fo.json", "location_cg_so.json",

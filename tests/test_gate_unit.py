@@ -12,8 +12,6 @@ from typing import Any
 import pytest
 
 from pytest_tom.core.outcome import Outcome
-from pytest_tom.engine.aggregate import aggregate
-from pytest_tom.engine.run_report import RunReport
 from pytest_tom.families.base import Settings
 from pytest_tom.gates.evaluate import GateConfig, evaluate, load_baseline
 from pytest_tom.gates.spec import GateSpecError, MetricRef, parse_max_drop, parse_thresholds
@@ -21,6 +19,8 @@ from pytest_tom.metrics import mcnemar
 from pytest_tom.metrics.mcnemar import mcnemar_exact, pair_records
 from pytest_tom.report.item_outcome import junit_properties, short, xfail_reason
 from pytest_tom.report.markdown import cell, render
+from pytest_tom.results.aggregate import aggregate
+from pytest_tom.results.run_report import RunReport
 from pytest_tom.suite import ItemSpec
 
 FAMILIES = {"generic", "fantom", "opentom"}

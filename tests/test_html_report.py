@@ -15,8 +15,8 @@ import pytest
 from html_browser import choose, count_text, open_page
 from report_runs import load
 
+from pytest_tom.catalogue import bundled
 from pytest_tom.cli import main
-from pytest_tom.engine import bundled
 
 DOCS_IMAGES = Path(__file__).resolve().parent.parent / "docs" / "images"
 
@@ -202,9 +202,9 @@ def test_comparison_page_shows_tests_and_flipped_items(browser: Any,
 
 def synthetic_report(n: int) -> dict[str, Any]:
     """A report of n generic items in scenarios of 5 (every 7th wrong, every 50th an error)."""
-    from pytest_tom.engine.aggregate import aggregate
-    from pytest_tom.engine.run_report import RunReport
     from pytest_tom.families.base import Settings
+    from pytest_tom.results.aggregate import aggregate
+    from pytest_tom.results.run_report import RunReport
 
     records = []
     for i in range(n):

@@ -53,7 +53,7 @@ def test_inert_plugin_imports_nothing_heavy(pytester: pytest.Pytester) -> None:
         import sys
         def pytest_sessionfinish(session):
             heavy = [m for m in ("openai", "torch", "sentence_transformers", "xllamacpp",
-                                 "pytest_tom.engine.load", "pytest_tom.engine.runner", "tabulate")
+                                 "pytest_tom.catalogue.load", "pytest_tom.asking.runner", "tabulate")
                      if m in sys.modules]
             print("HEAVY:", heavy)
     """)

@@ -15,8 +15,8 @@ import pytest
 import yaml
 from conftest import SUITES
 
+from pytest_tom.catalogue import bundled
 from pytest_tom.cli import main
-from pytest_tom.engine import bundled
 from pytest_tom.gates.spec import family_names, parse_thresholds
 
 try:

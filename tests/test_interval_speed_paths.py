@@ -14,7 +14,6 @@ import pytest
 from report_runs import load
 
 from pytest_tom import families as registry
-from pytest_tom.engine.headline import catalog, suite_of, table_of, totals_catalog
 from pytest_tom.metrics.accuracy import group_key, judged
 from pytest_tom.metrics.declare import GROUPED, PROPORTION, Joint
 from pytest_tom.metrics.declare import Metric as Spec
@@ -30,6 +29,7 @@ from pytest_tom.metrics.intervals import (
 )
 from pytest_tom.metrics.pairing import joint_score
 from pytest_tom.metrics.record_table import RecordTable, UndeclaredRead
+from pytest_tom.results.headline import catalog, suite_of, table_of, totals_catalog
 
 
 def suites_of(report: dict) -> dict[str, tuple[str, list[dict]]]:

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from report_runs import load
 
-from pytest_tom.engine.headline import catalog
 from pytest_tom.metrics.intervals import (
     bootstrap,
     derive_seed,
@@ -25,6 +24,7 @@ from pytest_tom.metrics.intervals import (
 )
 from pytest_tom.metrics.macro_f1 import macro_f1
 from pytest_tom.metrics.weighted_f1 import weighted_f1
+from pytest_tom.results.headline import catalog
 
 
 @pytest.mark.parametrize(("right", "n", "low", "high"), [
@@ -128,8 +128,8 @@ def test_every_headline_metric_of_every_bundled_suite_has_its_interval(
 
 
 def test_intervals_are_reproducible_across_runs(demo_reports: dict[str, Path]) -> None:
-    from pytest_tom.engine.aggregate import aggregate
     from pytest_tom.families.base import Settings
+    from pytest_tom.results.aggregate import aggregate
 
     report = load(demo_reports["weak"])
     again = aggregate(report["items"], Settings())
@@ -153,8 +153,8 @@ def test_terminal_shows_intervals(demo_reports: dict[str, Path]) -> None:
 
 
 def test_markdown_shows_intervals(demo_reports: dict[str, Path]) -> None:
-    from pytest_tom.engine.results import Results
     from pytest_tom.report.markdown import render
+    from pytest_tom.results.results import Results
 
     report = load(demo_reports["weak"])
     text = render(Results.of(report), None, report["settings"])
@@ -165,7 +165,7 @@ def test_markdown_shows_intervals(demo_reports: dict[str, Path]) -> None:
 
 
 def test_wilson_over_groups_when_every_group_agrees() -> None:
-    from pytest_tom.engine.headline import common_specs
+    from pytest_tom.results.headline import common_specs
 
     recs = [{"item": {"suite": "s", "id": f"g{g}::q{q}", "scenario": f"g{g}", "group": f"g{g}",
                       "tags": []},

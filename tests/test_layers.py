@@ -26,22 +26,26 @@ LAYERS: dict[str, int] = {
     "suite": 1,
     "scoring": 2, "metrics": 2, "backends": 2,
     "families": 3,
-    "engine": 4,
-    "gates": 5,
-    "compare": 6,  # comparing saved reports: analysis only (report renders it)
-    "report": 7,  # every output, comparisons included: report may import compare
-    "plugin": 8,  # the pytest layer: entry point, hooks, items, session, request phase
-    "commands": 9,  # the subcommands of `pytest-tom`, one module each (cli.py dispatches)
+    "asking": 4,  # how a run asks the model: runner, retries, cache, early stop
+    "catalogue": 4,  # which suites there are: reading a file, bundled, fetched, named
+    "items": 5,  # one item's life without pytest: conversation, samples, probes, record
+    "results": 5,  # the result and report model: results, aggregation, run report, merge
+    "gates": 6,
+    "compare": 7,  # comparing saved reports: analysis only (report renders it)
+    "report": 8,  # every output, comparisons included: report may import compare
+    "plugin": 9,  # the pytest layer: entry point, hooks, items, session, request phase
+    "commands": 10,  # the subcommands of `pytest-tom`, one module each (cli.py dispatches)
 }
 # the modules of the package root, each named: a new module or folder must be declared
 ROOT_MODULES: dict[str, int] = {
     "pytest_tom": 0,  # the package's docstring and version: imports nothing
-    "pytest_tom.api": 9,  # the public import surface for family and backend authors
-    "pytest_tom.cli": 9,  # the `pytest-tom` command
+    "pytest_tom.api": 10,  # the public import surface for family and backend authors
+    "pytest_tom.cli": 10,  # the `pytest-tom` command
     # every private pytest name, with the versions it was checked on (report/ and plugin/)
-    "pytest_tom.pytest_compat": 7,
+    "pytest_tom.pytest_compat": 8,
 }
-PYTEST_FREE = ("core", "suite", "scoring", "metrics", "families", "engine", "gates")
+PYTEST_FREE = ("core", "suite", "scoring", "metrics", "families", "asking", "catalogue", "items",
+               "results", "gates")
 # inside the pytest layer the request path goes one way: the entry point activates the
 # run, whose hook objects (test loop, outputs) drive the phases; the phases read the run
 # context and ask the engine; items ask the request phase for their answers, and nothing
@@ -49,8 +53,9 @@ PYTEST_FREE = ("core", "suite", "scoring", "metrics", "families", "engine", "gat
 PLUGIN_ORDER: dict[str, int] = {
     # leaves: the entry point's light helpers, the model, the bundled suites, the checks
     "stash": 0, "pytest_options": 0, "own_model_hook": 0, "inactive": 0, "markers": 0,
-    "speed": 0, "worker_start_error": 0, "usage_errors": 0, "own_model": 0, "bundled": 0,
-    "other_plugins": 0, "quiet_phases": 0,
+    "large_runs": 0, "worker_start_error": 0, "usage_errors": 0, "own_model": 0,
+    "suite_option": 0,
+    "other_plugins": 0,
     "context": 1,  # the run context, built once: options, settings, model, shard
     "request_phase": 2, "selection": 2,  # the phases that read only the context
     "items": 3, "lookahead": 3, "streaming": 3, "run_gates": 3, "fixtures": 3,
@@ -400,7 +405,8 @@ rc = pytest.main(["-p", "pytest_tom.plugin", "-p", "no:cacheprovider", "-q", sys
 loaded = [m for m in sys.modules if m == "yaml" or m.startswith("yaml.")
           or (m.startswith("pytest_tom.families.") and not m.endswith(".options")
               and m.count(".") >= 3)
-          or m.startswith(("pytest_tom.engine", "pytest_tom.suite", "pytest_tom.plugin.outputs",
+          or m.startswith(("pytest_tom.asking", "pytest_tom.catalogue", "pytest_tom.items",
+                         "pytest_tom.results", "pytest_tom.suite", "pytest_tom.plugin.outputs",
                          "pytest_tom.plugin.context", "pytest_tom.core.model",
                          "pytest_tom.core.sweep", "pytest_tom.core.probe"))]
 print("RC", rc)
@@ -421,7 +427,7 @@ def test_inactive_plugin_loads_no_yaml_and_no_family(tmp_path: Path, active: boo
                          capture_output=True, text=True, timeout=300).stdout
     loaded = next(line for line in out.splitlines() if line.startswith("LOADED"))
     if active:
-        assert "'yaml" in loaded and "pytest_tom.engine" in loaded
+        assert "'yaml" in loaded and "pytest_tom.catalogue" in loaded
     else:
         assert loaded == "LOADED []", out
         assert "RC 0" in out  # the plain test ran, the suite file was left alone

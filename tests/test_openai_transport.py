@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from chat_server import ChatServer
 
+from pytest_tom.asking.runner import Runner
 from pytest_tom.backends import BackendSpecError, create_backend
 from pytest_tom.backends.base import BackendError, ModelReply, ModelRequest, SamplingParams
 from pytest_tom.backends.openai_backend import aiohttp_available
-from pytest_tom.engine.runner import Runner
 
 needs_aiohttp = pytest.mark.skipif(not aiohttp_available(),
                                    reason="aiohttp is not installed (pip install 'openai[aiohttp]')")
@@ -160,7 +160,7 @@ def test_a_fresh_server_with_backlog_5_at_concurrency_64(transport: str) -> None
     attempt waits for the request timeout (10 s here: a stall would show as a retry that is
     not a connect's that timed out, or as an error). A crowded server may reset a connection
     (ECONNRESET, seen under load): that attempt is tried again at once, not counted here."""
-    from pytest_tom.engine.runner import RAMP_START
+    from pytest_tom.asking.runner import RAMP_START
 
     with ChatServer(lambda body: "Yes.", latency=0.02, backlog=5) as server:
         backend = create_backend("openai:test-model", {"base_url": server.base_url,

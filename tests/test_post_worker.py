@@ -164,8 +164,8 @@ def test_the_runner_warms_its_backend_once(early: bool) -> None:
     """Once, on the runner's loop: at the first conversation submitted, or earlier when
     asked (`Runner.warm_up`, called by the plugin during collection; twice here); a
     warm-up that fails leaves the first request to report the problem."""
+    from pytest_tom.asking.runner import Runner
     from pytest_tom.backends.base import Backend
-    from pytest_tom.engine.runner import Runner
 
     class Counting(Backend):
         warmed = 0

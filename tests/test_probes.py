@@ -9,15 +9,15 @@ import pytest
 from conftest import SUITES
 
 from pytest_tom import families
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.core.model import ItemSpec
 from pytest_tom.core.option_table import build_options
 from pytest_tom.core.probe import Probes, node_name
 from pytest_tom.core.settings import Settings
-from pytest_tom.engine.item import ItemEngine
-from pytest_tom.engine.load import load_suite
-from pytest_tom.engine.offline import score_records
-from pytest_tom.engine.probe_expand import not_applicable, probe_copies
-from pytest_tom.engine.probe_results import binomial_test, probe_block, right_count_pmf
+from pytest_tom.items.item import ItemEngine
+from pytest_tom.items.offline import score_records
+from pytest_tom.items.probe_expand import not_applicable, probe_copies
+from pytest_tom.results.probe_results import binomial_test, probe_block, right_count_pmf
 
 ITEMS = load_suite(SUITES / "simpletom" / "bundled-stories.tom.yaml").items[:12]
 LETTERS = "ABCD"

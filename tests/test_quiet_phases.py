@@ -1,5 +1,5 @@
 """Suite items' phases without pytest's per-test capture where only pytest-tom's code runs
-(`--tom-item-capture=auto`, plugin/quiet_phases.py; issue 35).
+(`--tom-item-capture=auto`, plugin/large_runs.py; issue 35).
 
 What a phase prints shows whether pytest captured it: a passing test's captured output
 is never shown, what is not captured reaches the terminal at once. A conftest prints in

@@ -23,13 +23,11 @@ from typing import Any
 import numpy as np
 import pytest
 
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.compare.paired import compare_runs
 from pytest_tom.compare.runs import load_runs
 from pytest_tom.core.settings import Settings
-from pytest_tom.engine.aggregate import aggregate
-from pytest_tom.engine.load import load_suite
-from pytest_tom.engine.offline import score_records
-from pytest_tom.engine.run_report import RunReport
+from pytest_tom.items.offline import score_records
 from pytest_tom.metrics.accuracy import group_key
 from pytest_tom.metrics.declare import (
     MEDIAN,
@@ -44,6 +42,8 @@ from pytest_tom.report.compare_text import render_text
 from pytest_tom.report.html.build import render_html
 from pytest_tom.report.json_report import write_report
 from pytest_tom.report.terminal import WIDTH, reasoning_lines
+from pytest_tom.results.aggregate import aggregate
+from pytest_tom.results.run_report import RunReport
 
 REPO = Path(__file__).resolve().parents[1]
 BIGTOM = REPO / "suites" / "bigtom" / "everyday-causal-templates.tom.yaml"

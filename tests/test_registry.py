@@ -15,8 +15,8 @@ from family_support import forget_package
 
 from pytest_tom import backends, families
 from pytest_tom.backends import BackendSpecError, create_backend
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.core.registry import BrokenTarget, Registry, UnknownName, folder_targets
-from pytest_tom.engine.load import load_suite
 from pytest_tom.families.base import Settings
 from pytest_tom.suite.errors import SuiteError
 

@@ -25,9 +25,9 @@ from chat_server import ChatServer
 from conftest import load_report
 from runner_support import Echo, cached_rows, numbers_suite, one_call, respond, tom_args
 
+from pytest_tom.asking.cache import PROCESS, ResponseCache, process_start, request_key
+from pytest_tom.asking.runner import Runner
 from pytest_tom.backends.base import ModelRequest, SamplingParams
-from pytest_tom.engine.cache import PROCESS, ResponseCache, process_start, request_key
-from pytest_tom.engine.runner import Runner
 
 
 # -- 1. --tom-timeout bounds a whole attempt --------------------------------------------------
@@ -348,7 +348,7 @@ def test_two_files_of_one_suite_with_the_same_ids(pytester: pytest.Pytester,
                                      "in one of *a.tom.yaml and *b.tom.yaml"])
         assert server.requests == 4  # c asks what a asked: shared, as identical calls are
         # even when both run (the check taken away), each item gets the answer to its question
-        from pytest_tom.engine.suite_names import SuiteNames
+        from pytest_tom.catalogue.suite_files import SuiteNames
 
         monkeypatch.setattr(SuiteNames, "add", lambda self, suite: None)
         result = pytester.runpytest(*tom_args(server, "--tom-cache=off"), "a.tom.yaml", "b.tom.yaml")

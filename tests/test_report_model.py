@@ -1,5 +1,5 @@
 """The typed report model holds the keys: aggregation results and saved reports are read
-through `engine.results` and `engine.run_report`, never by their JSON keys elsewhere in the
+through `results.results` and `results.run_report`, never by their JSON keys elsewhere in the
 package, so a new figure or field is named in one place (docs/architecture.md)."""
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ from conftest import REPO
 
 from pytest_tom.core.outcome import Outcome
 from pytest_tom.core.settings import Settings
-from pytest_tom.engine.aggregate import aggregate
-from pytest_tom.engine.results import Results
-from pytest_tom.engine.run_report import RunReport
+from pytest_tom.results.aggregate import aggregate
+from pytest_tom.results.results import Results
+from pytest_tom.results.run_report import RunReport
 from pytest_tom.suite import ItemSpec
 
 PACKAGE = REPO / "pytest_tom"
 # the modules that know the keys of results and reports
-MODEL = {"engine/results.py", "engine/run_report.py", "engine/saved_report.py"}
+MODEL = {"results/results.py", "results/run_report.py", "results/saved_report.py"}
 RESULT_KEYS = ("suites", "totals", "totals_intervals", "totals_spread", "metrics", "intervals",
                "tables", "info", "spread")
 KEYS = "|".join(RESULT_KEYS)
@@ -33,8 +33,8 @@ def test_results_are_read_through_the_model_only() -> None:
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if LOOKUP.search(line):
                 found.append(f"{rel}:{n}: {line.strip()}")
-    assert not found, ("results or reports read by key outside engine/results.py and "
-                       "engine/run_report.py (use their accessors):\n" + "\n".join(found))
+    assert not found, ("results or reports read by key outside results/results.py and "
+                       "results/run_report.py (use their accessors):\n" + "\n".join(found))
 
 
 def test_the_guard_sees_a_lookup() -> None:

@@ -12,9 +12,7 @@ import pytest
 from runner_support import numbers_suite
 from test_gate_unit import cfg, rec, report_of
 
-from pytest_tom.engine.aggregate import aggregate
-from pytest_tom.engine.answer_length import sent_text
-from pytest_tom.engine.run_report import RunReport
+from pytest_tom.asking.answer_length import sent_text
 from pytest_tom.families.base import Settings
 from pytest_tom.gates.evaluate import evaluate, settings_notes
 from pytest_tom.metrics.intervals import bootstrap
@@ -25,6 +23,8 @@ from pytest_tom.report.html.build import gold_of
 from pytest_tom.report.html.filters import settings_text
 from pytest_tom.report.markdown import render
 from pytest_tom.report.markdown_items import answer_of
+from pytest_tom.results.aggregate import aggregate
+from pytest_tom.results.run_report import RunReport
 
 # -- the answer length -----------------------------------------------------------------------
 

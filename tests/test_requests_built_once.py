@@ -11,10 +11,10 @@ import pytest
 from conftest import SUITES
 
 from pytest_tom import families
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.core.settings import Settings
-from pytest_tom.engine.item import ItemEngine
-from pytest_tom.engine.load import load_suite
-from pytest_tom.engine.transcript import call_messages, sent_messages
+from pytest_tom.items.item import ItemEngine
+from pytest_tom.items.transcript import call_messages, sent_messages
 
 GENERIC = SUITES / "generic" / "classic-false-belief.tom.yaml"
 

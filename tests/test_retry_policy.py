@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 from chat_server import ChatServer
 
+from pytest_tom.asking.completion import Completion, RunnerStats
+from pytest_tom.asking.retry_policy import RetryPolicy, attempts_error
+from pytest_tom.asking.runner import AdaptiveLimit, Runner
 from pytest_tom.backends import create_backend
 from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest, SamplingParams
 from pytest_tom.backends.endpoint_pool import EndpointPool
 from pytest_tom.core.option_table import build_options
-from pytest_tom.engine.completion import Completion, RunnerStats
-from pytest_tom.engine.retry_policy import RetryPolicy, attempts_error
-from pytest_tom.engine.runner import AdaptiveLimit, Runner
 
 
 def request(prompt: str, max_tokens: int | None = None) -> ModelRequest:

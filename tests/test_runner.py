@@ -14,11 +14,11 @@ import pytest
 from chat_server import ChatServer
 from runner_support import expected_right, number_of, respond
 
+from pytest_tom.asking import runner as runner_module
+from pytest_tom.asking.cache import ResponseCache
+from pytest_tom.asking.completion import RunnerStats
+from pytest_tom.asking.runner import AdaptiveLimit, Runner
 from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest, SamplingParams
-from pytest_tom.engine import runner as runner_module
-from pytest_tom.engine.cache import ResponseCache
-from pytest_tom.engine.completion import RunnerStats
-from pytest_tom.engine.runner import AdaptiveLimit, Runner
 
 
 def one_call(prompt: str, params: SamplingParams | None = None) -> Any:
@@ -170,7 +170,7 @@ def test_conversations_start_a_few_per_slot_and_in_submission_order() -> None:
     """Thousands submitted at once do not all build their requests (and look them up in
     the cache) before the first is sent: ADMITTED per slot are under way, the rest start
     in order as those finish."""
-    from pytest_tom.engine.runner import ADMITTED
+    from pytest_tom.asking.runner import ADMITTED
 
     backend = Gated()
     runner = Runner(backend, concurrency=2)

@@ -1,6 +1,6 @@
 """Reports saved by an older pytest-tom stay readable, mergeable, comparable, gateable and
-renderable, through the one typed report model (`engine.run_report`) and its one reader
-(`engine.saved_report`).
+renderable, through the one typed report model (`results.run_report`) and its one reader
+(`results.saved_report`).
 
 `tests/data/saved-ffd460d/` holds four reports written by pytest-tom at ffd460d (format
 `pytest-tom-report/1`): the bundled suites with `--tom-limit=4`, answered by
@@ -22,13 +22,13 @@ import pytest
 from pytest_tom.cli import main
 from pytest_tom.compare.paired import compare_runs
 from pytest_tom.compare.runs import load_runs
-from pytest_tom.engine.aggregate import aggregate
-from pytest_tom.engine.results import Results
-from pytest_tom.engine.run_report import FORMAT, RunReport
-from pytest_tom.engine.saved_report import SavedReportError, read_saved_report
 from pytest_tom.metrics.accuracy import judged
 from pytest_tom.metrics.mcnemar import mcnemar_exact
 from pytest_tom.report.json_report import report_text
+from pytest_tom.results.aggregate import aggregate
+from pytest_tom.results.results import Results
+from pytest_tom.results.run_report import FORMAT, RunReport
+from pytest_tom.results.saved_report import SavedReportError, read_saved_report
 
 SAVED = Path(__file__).parent / "data" / "saved-ffd460d"
 SUITES = ["bigtom-everyday", "classic-false-belief", "fantom-smalltalk", "opentom-bundled",

@@ -25,7 +25,7 @@ from shared_artifacts import shared_artifact
 
 from pytest_tom.cli import main as cli
 from pytest_tom.core.option_table import build_options
-from pytest_tom.engine.shards import Shard, ShardError, assign, resolve_shard
+from pytest_tom.items.shards import Shard, ShardError, assign, resolve_shard
 
 ANSWERER = "python:tests/demo_answerers.py:weak"
 GATES = ["--tom-max-drop=0.02", "--tom-fail-under=turn=0.5,fantom.all_star=0,errors<=0"]

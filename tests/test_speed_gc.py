@@ -1,4 +1,4 @@
-"""Whole-run speed settings: the garbage collector around a large collection (pytest_tom.plugin.speed)
+"""Whole-run speed settings: the garbage collector around a large collection (pytest_tom.plugin.large_runs)
 and the threads of embedding batches under xdist."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import gc
 
 import pytest
 
-from pytest_tom.plugin import speed
+from pytest_tom.plugin import large_runs as speed
 
 
 def test_the_collected_tree_stays_frozen_until_the_next_session_collects() -> None:

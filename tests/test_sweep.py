@@ -9,17 +9,17 @@ from pathlib import Path
 
 import pytest
 
+from pytest_tom.asking.cache import request_key
+from pytest_tom.asking.reasoning import request_fields, thinking_budget
 from pytest_tom.backends.base import SamplingParams
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.core.model import ItemSpec
 from pytest_tom.core.option_table import TomOptions, build_options
 from pytest_tom.core.outcome import Outcome
 from pytest_tom.core.settings import Settings
 from pytest_tom.core.sweep import Sweep, expand, node_name, value_options
-from pytest_tom.engine.asked import asked_block, differences
-from pytest_tom.engine.cache import request_key
-from pytest_tom.engine.item import ItemEngine, build_record
-from pytest_tom.engine.load import load_suite
-from pytest_tom.engine.reasoning import request_fields, thinking_budget
+from pytest_tom.items.item import ItemEngine, build_record
+from pytest_tom.results.asked import asked_block, differences
 
 BIGTOM = load_suite(Path(__file__).parents[1] / "suites/bigtom/everyday-causal-templates.tom.yaml")
 
@@ -152,10 +152,10 @@ def sweep_records() -> list:
 
 
 def test_each_value_is_aggregated_as_its_own_suite_side_by_side() -> None:
-    from pytest_tom.engine.aggregate import aggregate  # noqa: PLC0415
     from pytest_tom.metrics.mcnemar import mcnemar_exact  # noqa: PLC0415
     from pytest_tom.report.markdown import sweep_section  # noqa: PLC0415
     from pytest_tom.report.terminal import sweep_lines  # noqa: PLC0415
+    from pytest_tom.results.aggregate import aggregate  # noqa: PLC0415
 
     records = sweep_records()
     results = aggregate(records, Settings())
@@ -191,8 +191,8 @@ def test_each_value_is_aggregated_as_its_own_suite_side_by_side() -> None:
 
 
 def test_the_mean_thought_is_compared_on_items_answered_at_both_values() -> None:
-    from pytest_tom.engine.aggregate import aggregate  # noqa: PLC0415
-    from pytest_tom.engine.sweep_results import sweep_block  # noqa: PLC0415
+    from pytest_tom.results.aggregate import aggregate  # noqa: PLC0415
+    from pytest_tom.results.sweep_results import sweep_block  # noqa: PLC0415
 
     records = sweep_records()
     for r in records:  # 16 now answers (right), thinking 50 tokens
@@ -225,7 +225,7 @@ def test_a_gate_names_a_value_of_the_sweep() -> None:
 def test_limit_and_shards_keep_the_values_of_a_scenario_together() -> None:
     from types import SimpleNamespace  # noqa: PLC0415
 
-    from pytest_tom.engine.shards import Shard  # noqa: PLC0415
+    from pytest_tom.items.shards import Shard  # noqa: PLC0415
     from pytest_tom.plugin.selection import limit_items, shard_items  # noqa: PLC0415
 
     sweep = Sweep("thinking-tokens", (16, 256, 4096))

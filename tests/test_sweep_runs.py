@@ -17,9 +17,9 @@ import pytest
 from chat_server import ChatServer
 from thinking_server import plain_answer, responder
 
-from pytest_tom.engine import bundled
-from pytest_tom.engine.load import load_suite
-from pytest_tom.engine.offline import score_records
+from pytest_tom.catalogue import bundled
+from pytest_tom.catalogue.load import load_suite
+from pytest_tom.items.offline import score_records
 
 SUITES = "bigtom,hitom"
 

@@ -400,7 +400,7 @@ def test_samples_are_rounded_and_the_totals_carry_their_spread(
 
 
 def test_progress_before_the_first_answer_has_no_rate_and_no_question_mark() -> None:
-    from pytest_tom.engine.runner import RunnerStats
+    from pytest_tom.asking.runner import RunnerStats
     from pytest_tom.report.progress import status_line
 
     stats = RunnerStats(submitted=92, requests=16, started=time.perf_counter() - 5)

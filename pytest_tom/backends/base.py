@@ -185,7 +185,7 @@ class Answerer(Protocol):
       entered twice at once) unless it declares ``thread_safe = True``; an async one
       runs on the runner's event loop and must not block it.
     * ``family_max_tokens: bool``: requests without --tom-max-tokens carry the
-      families' answer lengths (engine/answer_length.py) instead of None.
+      families' answer lengths (asking/answer_length.py) instead of None.
     """
 
     def answer(self, request: ModelRequest) -> Any: ...
@@ -204,10 +204,10 @@ class Backend:
     # that reads the item (python answerers, replay) or may change between runs says False.
     cacheable: bool = False
     # True: the answers come from a server over the network; when its first requests all
-    # fail the same way and nothing answered, the run stops early (engine/early_stop.py)
+    # fail the same way and nothing answered, the run stops early (asking/early_stop.py)
     server: bool = False
     # True: the answers were recorded (a replay): asking costs nothing, so a run whose first
-    # answers are mostly cut off is not stopped early (engine/early_stop.CutOffAnswers)
+    # answers are mostly cut off is not stopped early (asking/early_stop.CutOffAnswers)
     recorded: bool = False
 
     async def acomplete(self, request: ModelRequest) -> ModelReply:

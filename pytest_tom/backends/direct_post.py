@@ -73,7 +73,7 @@ class DirectPost:
     def _open(self) -> aiohttp.ClientSession:
         """The session, made on the running loop (the runner's) at the first call. No limit
         of its own on connections (the runner's slots bound the requests in flight, and ramp
-        them up at the start of a run: engine/runner.py), each kept alive for the next
+        them up at the start of a run: asking/runner.py), each kept alive for the next
         request; no timeout of its own but the connect timeout (the backend bounds each whole
         attempt; backends/connect.py says why a connection gets a short one). The proxy of the
         environment is looked up once (`env_proxy`), not by the session for every request

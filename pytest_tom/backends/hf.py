@@ -21,7 +21,7 @@ Choices that matter for honest results:
   sequence has finish reason "length" (the budget ran out), "stop" otherwise.
 * **Greedy decoding at temperature 0**, stopping at the EOS token (the tokenizer's and
   the generation config's) or at `max_new_tokens`: `--tom-max-tokens`, else the
-  families' own answer lengths (`engine/answer_length.py`), as for `openai:`.
+  families' own answer lengths (`asking/answer_length.py`), as for `openai:`.
   At a temperature above 0 each request is sampled alone, seeded from `--tom-seed`
   and the prompt, so that its answer never depends on its neighbours.
 * **Batches** (`--tom-batch-size`, default 8) are padded on the left with an

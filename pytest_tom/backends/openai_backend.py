@@ -128,7 +128,7 @@ class OpenAIBackend(Backend):
     name = "openai"
     family_max_tokens = True  # a server's own limit is often the whole context
     cacheable = True  # keyed by the model and the endpoint (identity): answers per request
-    server = True  # unreachable: the run stops early (engine/early_stop.py)
+    server = True  # unreachable: the run stops early (asking/early_stop.py)
 
     def __init__(self, model: str, base_url: str | None, api_key: str, timeout: float,
                  transport: str = "auto", tags: ThinkTags | None = DEFAULT_TAGS,

@@ -5,7 +5,7 @@ Each name is declared by its family (`families/<name>/download.py`): files pinne
 commit of the authors' repository (FANToM: the authors' own download, pinned by the sha256
 their loader checks), each checked against its sha256, converted by the family's
 converter into the fetch folder (`--dir`, default the per-user cache folder; see
-`pytest_tom.engine.fetched`). The licence of each is printed, the non-commercial ones
+`pytest_tom.catalogue.fetch_folder`). The licence of each is printed, the non-commercial ones
 marked. A file whose sha256 (or git blob id) differs is refused and nothing is written.
 A licence that restricts the use (non-commercial, evaluation only) is shown and must be
 accepted once with `--accept-licence`: the acceptance is kept in the fetch folder
@@ -15,7 +15,7 @@ Without a name, the names that can be fetched are listed; `all` fetches every on
 Offline: `--list` prints, without any network access, what a fetch of the names would
 read (each URL, its size, its sha256, git blob id or "not pinned", the members taken out
 of an archive) and the folder it would fill; the files, downloaded anywhere else, are then
-installed with `--from FILE...` (`engine/fetch_from.py` tells which declared file each
+installed with `--from FILE...` (`catalogue/fetch_from.py` tells which declared file each
 is), through the same checks, licence acceptance, conversion and manifest as a download.
 """
 
@@ -31,12 +31,19 @@ from pathlib import Path
 from tabulate import tabulate
 
 from pytest_tom import families
+from pytest_tom.catalogue import fetch_folder as fetched
+from pytest_tom.catalogue.bundled import BundledSuitesMissing
+from pytest_tom.catalogue.bundled import names as bundled_names
+from pytest_tom.catalogue.fetch_from import match
+from pytest_tom.catalogue.fetching import (
+    MIRROR_ENV,
+    FetchError,
+    fetch,
+    size_text,
+    source_url,
+    state,
+)
 from pytest_tom.core.download import Download
-from pytest_tom.engine import fetched
-from pytest_tom.engine.bundled import BundledSuitesMissing
-from pytest_tom.engine.bundled import names as bundled_names
-from pytest_tom.engine.fetch import MIRROR_ENV, FetchError, fetch, size_text, source_url, state
-from pytest_tom.engine.fetch_from import match
 
 NAME = "fetch"
 HELP = "download a benchmark's official files and convert them into suites (--tom-suite NAME)"

@@ -2,7 +2,7 @@
 the gates of a live run applied to a saved or merged report.
 
 The report's figures are those its run (or `pytest-tom merge`) computed with
-`engine/aggregate.py`; the gates are evaluated by `gates/evaluate.py` and written by the
+`results/aggregate.py`; the gates are evaluated by `gates/evaluate.py` and written by the
 report writers of a live run (the `tom gates` terminal section, JUnit cases
 `tom-gates::<suite or totals>:<metric>`, the Markdown summary), so the exit status,
 the JUnit cases and the Markdown are those of a live run with the same options:
@@ -24,14 +24,14 @@ import sys
 from typing import Any
 
 from pytest_tom.core.option_table import core_table
-from pytest_tom.engine.run_report import RunReport
-from pytest_tom.engine.saved_report import SavedReportError, read_saved_report
 from pytest_tom.gates.evaluate import GateConfig, GateReport, GateState, evaluate, settings_notes
 from pytest_tom.gates.spec import GateSpecError
 from pytest_tom.gates.subset import subset_note
 from pytest_tom.report.gate_junit import write_gate_junit
 from pytest_tom.report.gate_summary import write_gates
 from pytest_tom.report.markdown import write_markdown
+from pytest_tom.results.run_report import RunReport
+from pytest_tom.results.saved_report import SavedReportError, read_saved_report
 
 NAME = "gate"
 HELP = "apply the gates of a run (thresholds, baseline) to a saved or merged JSON report"

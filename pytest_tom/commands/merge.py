@@ -1,11 +1,11 @@
 """`pytest-tom merge PART.json... -o ALL.json`: one report from the reports of the parts of
 a run (the CI jobs of `--tom-shard K/N`), scored by the same code as a live run.
 
-The parts' item records go through `engine/aggregate.aggregate` with the run's settings
+The parts' item records go through `results/aggregate.aggregate` with the run's settings
 and are written by the report writers of a live run (`report/json_report`, the HTML
 page, the Markdown summary), so every metric, interval, table and total is the one an
 unsharded run of the same items gives. Parts that are not one run are refused with one
-line (exit status 4); see `engine/merge.py` for what is checked.
+line (exit status 4); see `results/merge.py` for what is checked.
 """
 
 from __future__ import annotations
@@ -13,15 +13,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from pytest_tom.engine.aggregate import aggregate
-from pytest_tom.engine.merge import MergeError, Part, merge_parts
-from pytest_tom.engine.run_report import RunReport
-from pytest_tom.engine.saved_report import SavedReportError, read_saved_report
 from pytest_tom.metrics.numbers import pct
 from pytest_tom.report.html import missing as html_missing
 from pytest_tom.report.html.build import write_report_html
 from pytest_tom.report.json_report import write_report
 from pytest_tom.report.markdown import write_markdown
+from pytest_tom.results.aggregate import aggregate
+from pytest_tom.results.merge import MergeError, Part, merge_parts
+from pytest_tom.results.run_report import RunReport
+from pytest_tom.results.saved_report import SavedReportError, read_saved_report
 
 NAME = "merge"
 HELP = "merge the JSON reports of a run's shards (--tom-shard K/N) into one report"

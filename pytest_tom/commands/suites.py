@@ -17,8 +17,9 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from pytest_tom.engine import bundled, fetched
-from pytest_tom.engine.named_suites import NamedSuites, resolve
+from pytest_tom.catalogue import bundled
+from pytest_tom.catalogue import fetch_folder as fetched
+from pytest_tom.catalogue.named_suites import NamedSuites, resolve
 
 NAME = "suites"
 HELP = ("list the bundled and fetched suites (run them with --tom-suite NAME) or copy them "

@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 
 from pytest_tom import families
-from pytest_tom.engine.load import load_suite
-from pytest_tom.engine.suite_names import SuiteNames
+from pytest_tom.catalogue.load import load_suite
+from pytest_tom.catalogue.suite_files import SuiteNames
 from pytest_tom.families.base import Settings
-from pytest_tom.plugin.speed import paused_gc
+from pytest_tom.plugin.large_runs import paused_gc
 from pytest_tom.suite import SuiteError
 
 NAME = "validate"

@@ -120,7 +120,7 @@ class Flips:
 @dataclass
 class SettingDifference:
     """A setting that decides what the model was asked, different in a later run than in
-    the first (`engine/run_report.ReportSettings.differences`)."""
+    the first (`results/run_report.ReportSettings.differences`)."""
 
     field: str  # its dotted path in the report: settings.asked.thinking_tokens
     first: Any

@@ -7,7 +7,7 @@ to the first with a paired test on the items both runs judged:
   the usual normal approximation for paired proportions, for reading only;
 * grouped and F1-type metrics: a paired bootstrap over the shared groups (the same draw
   of groups for both runs), percentile interval and two-sided bootstrap p-value;
-* reasoning length (`engine.reasoning_length`, when the runs show reasoning): the mean reasoning
+* reasoning length (`results.reasoning_length`, when the runs show reasoning): the mean reasoning
   length, overall and on each accuracy's items, is compared the grouped way, on the
   items both runs answered (the difference in tokens, or in characters: only between
   runs whose lengths count the same unit); a median or the accuracy of a quartile of
@@ -47,7 +47,6 @@ from pytest_tom.compare.comparison import (
 from pytest_tom.compare.runs import Run
 from pytest_tom.core.outcome import CUT_OFF, status
 from pytest_tom.core.record import Record
-from pytest_tom.engine.headline import catalog, suite_intervals
 from pytest_tom.metrics.accuracy import judged
 from pytest_tom.metrics.declare import AMOUNT, GROUPED, MEDIAN, Metric
 from pytest_tom.metrics.intervals import (
@@ -60,6 +59,7 @@ from pytest_tom.metrics.intervals import (
 from pytest_tom.metrics.mcnemar import mcnemar_exact
 from pytest_tom.metrics.numbers import PERCENT
 from pytest_tom.metrics.record_table import MEASURES, RecordTable
+from pytest_tom.results.headline import catalog, suite_intervals
 
 ANSWER_LIMIT = 300
 

@@ -1,5 +1,5 @@
 """The saved runs a comparison (or an HTML page) is made of: each report read by the one
-reader (`engine.saved_report`), with a label and its records by suite."""
+reader (`results.saved_report`), with a label and its records by suite."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 
 from pytest_tom.core.record import Record
 from pytest_tom.core.settings import Settings
-from pytest_tom.engine.results import Results
-from pytest_tom.engine.run_report import RunReport
-from pytest_tom.engine.saved_report import read_saved_report
+from pytest_tom.results.results import Results
+from pytest_tom.results.run_report import RunReport
+from pytest_tom.results.saved_report import read_saved_report
 
 
 @dataclass

@@ -4,7 +4,7 @@ A family declares its downloads in `families/<name>/download.py` (`DOWNLOADS`, f
 name beside `family.py` as its other parts are): for each fetched name (`hitom-full` ...),
 the upstream files, each at a URL pinned to a commit and with the sha256 of its bytes;
 the licence; and the `pytest-tom convert` command that turns the files into suites. The
-declaration is plain data: `engine/fetch.py` downloads, checks, converts and files them.
+declaration is plain data: `catalogue/fetching.py` downloads, checks, converts and files them.
 """
 
 from __future__ import annotations

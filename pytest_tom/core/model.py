@@ -16,7 +16,7 @@ LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 @dataclass(frozen=True)
 class SweepPoint:
-    """The value of `--tom-sweep` an item is asked with (engine/sweep.py): the setting
+    """The value of `--tom-sweep` an item is asked with (core/sweep.py): the setting
     (`thinking-tokens`, `temperature`, a request field's name ...), its value typed as the
     setting takes it, the label of item names (`thinking-tokens=1024`) and the suite the
     item comes from (the item's own suite is `<suite>[<label>]`, one per value)."""

@@ -50,7 +50,7 @@ def to_bool(value: Any) -> bool:
 
 
 def shard_text(value: Any) -> str:
-    """`K/N` with 1 <= K <= N, or `auto` (checked here, resolved by `engine.shards`)."""
+    """`K/N` with 1 <= K <= N, or `auto` (checked here, resolved by `items.shards`)."""
     text = str(value).strip().lower()
     if text == "auto":
         return text

@@ -2,11 +2,11 @@
 report's `items`, in replay files) and aggregation reads. A TypedDict, so the record
 stays a dict across xdist while its shape is written down in one place.
 
-Every key a run writes is declared here (`engine/item.build_record` writes the item,
-outcome and responses, `engine/sample_requests.call_fields` the request side, the pytest
+Every key a run writes is declared here (`items/item.build_record` writes the item,
+outcome and responses, `items/sample_requests.call_fields` the request side, the pytest
 item the messages and seconds). A new field is one line here plus the line that writes
 it; a report saved before the field existed lacks it, so readers take it with `.get`
-(see `engine/run_report` for the report's format version).
+(see `results/run_report` for the report's format version).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ class Record(TypedDict, total=False):
     # each call's finish reason, parallel to `responses` ("stop", "length": the budget ran
     # out, others as the server says; None: unknown); present only when some reply had one
     finish: list[str | None]
-    # what the model saw, call by call (engine/transcript.call_messages): a list of calls,
+    # what the model saw, call by call (items/transcript.call_messages): a list of calls,
     # each a list of {"role", "content"}
     messages: list[list[dict[str, Any]]]
     seconds: float

@@ -83,7 +83,7 @@ class Family:
     scenario_schema: Obj = Obj()
     defaults_schema: Obj = Obj(what="defaults mapping")
     description: str = ""
-    # default max_tokens for backends without their own (see pytest_tom.engine.answer_length):
+    # default max_tokens for backends without their own (see pytest_tom.asking.answer_length):
     # an answer of this family, and the first call of a reasoning method
     answer_tokens: int = 64
     reasoning_tokens: int = 512
@@ -102,7 +102,7 @@ class Family:
     headline_metrics: ClassVar[tuple[Metric, ...]] = ()
     plots: ClassVar[tuple[Plot, ...]] = ()
     # the contrasts of thought length a reasoning model's run reports (`CONTRASTS` of
-    # headline.py; `metrics.thought_contrast`, `engine.thought_stats`): none by default
+    # headline.py; `metrics.thought_contrast`, `results.thought_stats`): none by default
     thought_contrasts: ClassVar[tuple[Contrast, ...]] = ()
     # other metrics of `aggregate` (fnmatch patterns over its names) where lower is better:
     # a threshold `name=value` is a ceiling for them and a baseline drop is a rise (a
@@ -159,7 +159,7 @@ class Family:
         """The first (only) request of `item` under `probe`: `no-story`, the question and
         its options without the story or conversation (read and scored as the item is);
         `no-options`, the story and the question asked open-ended (the reply is read
-        against the options' texts alone: `engine.probe_scoring`)."""
+        against the options' texts alone: `items.probe_scoring`)."""
         raise NotImplementedError(f"family {self.name}: probe {probe} not declared")
 
     def gold_place(self, item: ItemSpec) -> int:

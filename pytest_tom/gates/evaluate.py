@@ -22,13 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_tom.asking.answer_length import sent_text
 from pytest_tom.core.record import Record
-from pytest_tom.engine.answer_length import sent_text
-from pytest_tom.engine.asked import difference_text
-from pytest_tom.engine.asked import differences as asked_differences
-from pytest_tom.engine.results import Results
-from pytest_tom.engine.run_report import ReportSettings, RunReport
-from pytest_tom.engine.saved_report import SavedReportError, read_saved_report
 from pytest_tom.families import declared
 from pytest_tom.gates.spec import (
     TOTALS,
@@ -47,6 +42,11 @@ from pytest_tom.gates.spec import (
 from pytest_tom.metrics.declare import GROUPED, Metric
 from pytest_tom.metrics.intervals import RESAMPLES, derive_seed, paired_bootstrap
 from pytest_tom.metrics.mcnemar import Comparison, Key, Pairing, pair_records, smallest_significant
+from pytest_tom.results.asked import difference_text
+from pytest_tom.results.asked import differences as asked_differences
+from pytest_tom.results.results import Results
+from pytest_tom.results.run_report import ReportSettings, RunReport
+from pytest_tom.results.saved_report import SavedReportError, read_saved_report
 from pytest_tom.suite.schema import did_you_mean
 
 DEFAULT_COMPARED = ("turn", "goal")
@@ -464,7 +464,7 @@ def settings_notes(base: RunReport, settings: ReportSettings | dict[str, Any]) -
         notes.append(f"the baseline used {sent_text(before.data)}, this run "
                      f"{sent_text(now.data)}")
         length_noted = True
-    # what the model was asked, field by field (engine/asked.py): the field is named
+    # what the model was asked, field by field (results/asked.py): the field is named
     for name, a, b in asked_differences(before.asked, now.asked):
         if length_noted and name.startswith(("settings.asked.max_tokens",
                                              "settings.asked.answer_tokens")):

@@ -4,7 +4,7 @@ A `Metric` says how the metric is computed from the item records (the proportion
 grouped forms below: selection, resampling unit, additive summary, finish), whether
 higher or lower is better, how it is shown (percent, or 0–1 where the paper uses that
 scale) and which `Plot` shows it. Everything else comes from that one declaration: the
-point value in the report (`engine.aggregate`), its 95% interval (`engine.headline`),
+point value in the report (`results.aggregate`), its 95% interval (`results.headline`),
 the paired test of `pytest-tom compare` and the gates' direction, and the HTML plot.
 
 * a **proportion** of judged items (`select` picks the items): Wilson interval, exact

@@ -8,7 +8,7 @@ Imported by the entry point (`plugin/__init__.py`) only when active.
 | `items.SuiteFiles` | suite files collected, suites seen, markers | every process |
 | `selection.Selection` | `--tom-limit`, `--tom-shard`, deselected, broken suites | every process |
 | `request_phase.RequestPhase` | the runner, prices, the cache's notes | (stash: `REQUESTS_KEY`) |
-| `quiet_phases.QuietPhases` | suite items' phase hooks without pytest's capture | `--tom-item-capture=auto` (stash: `QUIET_KEY`, read by `TomItem.ihook`) |
+| `large_runs.QuietPhases` | suite items' phase hooks without pytest's capture | `--tom-item-capture=auto` (stash: `QUIET_KEY`, read by `TomItem.ihook`) |
 | `run_loop.RunLoop` | the test loop, each item's record on its report | every process |
 | `request_phase.WindowPrefetch` | the window ahead of `-x` | `-x`/`--maxfail`, no xdist worker |
 | `request_phase.WarmUpAtCollection` | the backend's warm-up during collection | a backend with a warm-up, a process that calls it, no `--collect-only` |
@@ -26,7 +26,6 @@ from dataclasses import replace
 import pytest
 
 from pytest_tom.core.option_table import TomOptions
-from pytest_tom.plugin.bundled import configure_bundled
 from pytest_tom.plugin.context import (
     CONTEXT_KEY,
     RunContext,
@@ -36,9 +35,9 @@ from pytest_tom.plugin.context import (
     run_shard,
 )
 from pytest_tom.plugin.items import SUITES_KEY, SuiteFiles
+from pytest_tom.plugin.large_runs import QUIET_KEY, QuietPhases
 from pytest_tom.plugin.lookahead import WorkerLookahead
 from pytest_tom.plugin.outputs import RunOutputs
-from pytest_tom.plugin.quiet_phases import QUIET_KEY, QuietPhases
 from pytest_tom.plugin.request_phase import (
     ANSWERS_KEY,
     REQUESTS_KEY,
@@ -52,6 +51,7 @@ from pytest_tom.plugin.run_gates import RunGates, gate_config
 from pytest_tom.plugin.run_loop import RunLoop, stops_early
 from pytest_tom.plugin.selection import Selection
 from pytest_tom.plugin.stash import ACTIVE_KEY
+from pytest_tom.plugin.suite_option import configure_bundled
 from pytest_tom.plugin.usage_errors import check_start
 from pytest_tom.plugin.worker_start_error import register_on_worker
 from pytest_tom.pytest_compat import (

@@ -25,20 +25,20 @@ from typing import Any
 import pytest
 
 from pytest_tom import families
+from pytest_tom.asking.answer_length import NO_MAX_TOKENS, header_text
+from pytest_tom.asking.reasoning import budget_text, request_fields, shown_fields, thinking_budget
 from pytest_tom.backends import BackendSpecError
 from pytest_tom.backends.base import Backend, SamplingParams
 from pytest_tom.core.option_table import TomOptions
 from pytest_tom.core.settings import Settings
 from pytest_tom.core.sweep import value_options
-from pytest_tom.engine.answer_length import NO_MAX_TOKENS, header_text
-from pytest_tom.engine.asked import asked_block
-from pytest_tom.engine.item import ItemEngine
-from pytest_tom.engine.reasoning import budget_text, request_fields, shown_fields, thinking_budget
-from pytest_tom.engine.shards import Shard, ShardError, resolve_shard
 from pytest_tom.families.base import ScoringContext
-from pytest_tom.plugin.bundled import BundledSelection
+from pytest_tom.items.item import ItemEngine
+from pytest_tom.items.shards import Shard, ShardError, resolve_shard
 from pytest_tom.plugin.own_model import ModelSlot, make_backend
+from pytest_tom.plugin.suite_option import BundledSelection
 from pytest_tom.pytest_compat import is_xdist_worker
+from pytest_tom.results.asked import asked_block
 
 
 def project_dir(config: pytest.Config) -> Path:
@@ -105,7 +105,7 @@ class RunContext:
     settings: Settings
     model: ModelSlot
     shard: Shard | None
-    bundled: BundledSelection | None  # --tom-suite: plugin/bundled.py
+    bundled: BundledSelection | None  # --tom-suite: plugin/suite_option.py
     file_patterns: tuple[str, ...]  # --tom-files, and the bundled folder's suites
     is_worker: bool  # an xdist worker (the controller aggregates, workers answer)
     project_dir: Path
@@ -154,7 +154,7 @@ class RunContext:
 
     def max_tokens_text(self) -> str:
         """The answer length of the header: the option, else each family's answer length
-        (plus the thought's room, engine/reasoning.py), else none sent (an answerer that
+        (plus the thought's room, asking/reasoning.py), else none sent (an answerer that
         does not ask for the families' lengths chooses its own)."""
         if self.params.max_tokens is not None:
             return f"max_tokens {self.params.max_tokens}"
@@ -164,7 +164,7 @@ class RunContext:
                                                      self.settings.method))
 
     def asked(self) -> dict[str, Any]:
-        """The settings that decide what the model is asked, as fields (engine/asked.py)."""
+        """The settings that decide what the model is asked, as fields (results/asked.py)."""
         return asked_block(self.options, [families.get(n) for n in families.BUILTIN],
                            self.settings.method,
                            bool(self.backend.family_max_tokens or self.thought_room()))
@@ -183,7 +183,7 @@ class RunContext:
             "temperature": self.params.temperature,
             "max_tokens": self.params.max_tokens,  # None: per family, or none sent (answer_length)
             "answer_length": self.max_tokens_text(),  # what was sent, in words
-            "asked": self.asked(),  # ... and as fields (engine/asked.py)
+            "asked": self.asked(),  # ... and as fields (results/asked.py)
             "concurrency": self.options.concurrency,
             **self._recorded_extras(shard_record, selection_record),
         }

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from pytest_tom.asking.completion import Completion
 from pytest_tom.backends.base import Message, ModelRequest
-from pytest_tom.engine.completion import Completion
 from pytest_tom.plugin.context import CONTEXT_KEY, RunContext
 from pytest_tom.plugin.request_phase import REQUESTS_KEY, RequestPhase
 

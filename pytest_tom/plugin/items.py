@@ -17,21 +17,20 @@ from typing import Any
 
 import pytest
 
+from pytest_tom.asking.completion import Completion
+from pytest_tom.asking.early_stop import read_suite_not_asked
+from pytest_tom.catalogue.load import load_suite
+from pytest_tom.catalogue.suite_files import SuiteNames
 from pytest_tom.core import probe
 from pytest_tom.core.outcome import UNAVAILABLE, UNPARSEABLE, Outcome
 from pytest_tom.core.sweep import expand, node_name
-from pytest_tom.engine.completion import Completion
-from pytest_tom.engine.early_stop import read_suite_not_asked
-from pytest_tom.engine.item import NextRequest, build_record
-from pytest_tom.engine.load import load_suite
-from pytest_tom.engine.probe_expand import probe_copies
-from pytest_tom.engine.sample_requests import call_fields, samples_text
-from pytest_tom.engine.suite_names import SuiteNames
-from pytest_tom.engine.transcript import call_messages, sent_messages
+from pytest_tom.items.item import NextRequest, build_record
+from pytest_tom.items.probe_expand import probe_copies
+from pytest_tom.items.sample_requests import call_fields, samples_text
+from pytest_tom.items.transcript import call_messages, sent_messages
 from pytest_tom.plugin.context import RunContext, run_context
-from pytest_tom.plugin.quiet_phases import phase_hooks
+from pytest_tom.plugin.large_runs import collection_gc, phase_hooks
 from pytest_tom.plugin.request_phase import answers_of
-from pytest_tom.plugin.speed import collection_gc
 from pytest_tom.pytest_compat import verbosity
 from pytest_tom.report.item_outcome import xfail_reason
 from pytest_tom.report.story import failure_text
@@ -150,11 +149,11 @@ class TomItem(pytest.Item):
     @property
     def ihook(self) -> Any:
         """pytest's hooks for this item, its set-up, call and tear-down without pytest's
-        output and log capture where only pytest-tom's code runs (`quiet_phases`)."""
+        output and log capture where only pytest-tom's code runs (`large_runs`)."""
         return phase_hooks(self, super().ihook)
 
     # -- the model side -------------------------------------------------------------
-    # The steps themselves are pytest-free (`engine.item.ItemEngine`); this class maps
+    # The steps themselves are pytest-free (`items.item.ItemEngine`); this class maps
     # them onto pytest's setup (its answers, from `request_phase.ANSWERS_KEY`), call
     # (scoring) and report (record).
     def conversation(self, sample: int = 0) -> NextRequest:
@@ -172,7 +171,7 @@ class TomItem(pytest.Item):
         self.completions = answers_of(self.config).completions(self.spec)  # asked ahead
         self.completion = self.completions[0]
         stopped = read_suite_not_asked(self.completion.error, self.spec.suite)
-        if stopped:  # its suite stopped early (engine/early_stop.py): never asked, no record
+        if stopped:  # its suite stopped early (asking/early_stop.py): never asked, no record
             self.suite_stop = stopped
             pytest.skip(self.completion.error or "")
         if self.completion.error:

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from pytest_tom import families
-from pytest_tom.engine.completion import Completion
-from pytest_tom.engine.sample_requests import sample_count
+from pytest_tom.asking.completion import Completion
+from pytest_tom.items.sample_requests import sample_count
 from pytest_tom.plugin.request_phase import RequestPhase, prepares, spec_of
 from pytest_tom.pytest_compat import WorkerQueue, collected_items
 from pytest_tom.suite import ItemSpec

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from pytest_tom import families
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.core.option_table import TomOptions
-from pytest_tom.engine.load import load_suite
 from pytest_tom.families.base import Settings
 from pytest_tom.suite import SuiteError
 

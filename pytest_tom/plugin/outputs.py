@@ -15,13 +15,10 @@ from typing import Any
 
 import pytest
 
+from pytest_tom.asking.reasoning import raise_text
 from pytest_tom.core.option_table import TomOptions
 from pytest_tom.core.outcome import CUT_OFF, MEASURED, RIGHT, UNPARSEABLE, WRONG, status
 from pytest_tom.core.record import Record
-from pytest_tom.engine.aggregate import aggregate
-from pytest_tom.engine.reasoning import raise_text
-from pytest_tom.engine.results import Results
-from pytest_tom.engine.run_report import RunReport
 from pytest_tom.metrics.record_table import UndeclaredRead
 from pytest_tom.plugin.context import RunContext
 from pytest_tom.plugin.other_plugins import rerun_note
@@ -41,6 +38,9 @@ from pytest_tom.report.compact import CompactFailures
 from pytest_tom.report.html.build import write_report_html
 from pytest_tom.report.json_report import write_replay, write_report
 from pytest_tom.report.terminal import wrap_parts, write_summary
+from pytest_tom.results.aggregate import aggregate
+from pytest_tom.results.results import Results
+from pytest_tom.results.run_report import RunReport
 
 
 class RunOutputs:
@@ -203,7 +203,7 @@ class RunOutputs:
                 terminalreporter.write_line(line, yellow=True)
             if self.ctx.options.html:
                 terminalreporter.write_line(f"tom html report: {self.ctx.options.html}")
-        for line in suite_stop_lines(self.requests.suite_stops):  # engine/early_stop.py
+        for line in suite_stop_lines(self.requests.suite_stops):  # asking/early_stop.py
             terminalreporter.write_line(line, red=True, bold=True)
 
         self.requests.write_cache_problems(terminalreporter)  # cache turned off, repaired
@@ -215,7 +215,7 @@ class RunOutputs:
 
 
 def suite_stop_lines(stops: dict[str, tuple[str, int]]) -> list[str]:
-    """The lines for the suites that stopped early (engine/early_stop.CutOffAnswers): suite
+    """The lines for the suites that stopped early (asking/early_stop.CutOffAnswers): suite
     -> (why, its items not asked), each wrapped within the section's width."""
     lines: list[str] = []
     for suite, (reason, n) in sorted(stops.items()):

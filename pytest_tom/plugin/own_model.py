@@ -31,7 +31,7 @@ from pytest_tom.backends import BackendSpecError, backend_kinds, create_backend
 from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest
 from pytest_tom.backends.in_process import AnswererError, InProcessBackend
 from pytest_tom.core.option_table import TomOptions
-from pytest_tom.engine.item import ItemEngine
+from pytest_tom.items.item import ItemEngine
 from pytest_tom.pytest_compat import (
     collected_items,
     fixture_value,

@@ -2,7 +2,7 @@
 the request phase, each item's answers and the requests summary.
 
 The request path goes one way: the test loop (and the streamed run, the xdist look-ahead)
-submits items here, this module asks the engine (`engine/sample_requests`, the runner),
+submits items here, this module asks the engine (`items/sample_requests`, the runner),
 and an item asks for its answers through `ANSWERS_KEY` (this phase, or on an xdist worker
 the look-ahead, which asks this phase); nothing here calls back into `items.py`: a
 benchmark item is recognised by its `spec` (`spec_of`).
@@ -25,26 +25,26 @@ from typing import Any, Protocol
 import pytest
 
 from pytest_tom import families
+from pytest_tom.asking.cache import clear_with_note
+from pytest_tom.asking.cached_call import cache_dir, is_cacheable
+from pytest_tom.asking.completion import Completion
+from pytest_tom.asking.runner import Runner
 from pytest_tom.backends.base import Backend
 from pytest_tom.core.option_table import TomOptions
 from pytest_tom.core.record import Record
-from pytest_tom.engine.cache import clear_with_note
-from pytest_tom.engine.cached_call import cache_dir, is_cacheable
-from pytest_tom.engine.completion import Completion
-from pytest_tom.engine.runner import Runner
-from pytest_tom.engine.sample_requests import (
+from pytest_tom.families.base import Family
+from pytest_tom.items.sample_requests import (
     sample_count,
     submit_samples,
     take_samples,
     wait_all,
 )
-from pytest_tom.engine.token_usage import PriceError, parse_prices
-from pytest_tom.families.base import Family
 from pytest_tom.plugin.context import RunContext
-from pytest_tom.plugin.speed import freeze_more
+from pytest_tom.plugin.large_runs import freeze_more
 from pytest_tom.pytest_compat import collected_items, verbosity
 from pytest_tom.report.progress import Progress
-from pytest_tom.report.token_usage import write_usage
+from pytest_tom.report.requests_section import write_usage
+from pytest_tom.results.token_usage import PriceError, parse_prices
 from pytest_tom.suite import ItemSpec
 
 Prices = dict[str, tuple[float, float]]
@@ -151,7 +151,7 @@ class RequestPhase:
 
     def stop_reason(self) -> str | None:
         """Why the run stops early (an early-stop rule of this process's runner fired, or,
-        on the xdist controller, a worker's), or None (engine/early_stop.py)."""
+        on the xdist controller, a worker's), or None (asking/early_stop.py)."""
         runner = self._runner
         return (runner.stop_reason if runner is not None else None) or self.worker_stop
 

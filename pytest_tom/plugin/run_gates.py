@@ -15,8 +15,6 @@ import pytest
 
 from pytest_tom.core.option_table import TomOptions
 from pytest_tom.core.record import Record
-from pytest_tom.engine.results import Results
-from pytest_tom.engine.run_report import RunReport
 from pytest_tom.gates.evaluate import GateConfig, GateState, evaluate, settings_notes
 from pytest_tom.gates.spec import GateSpecError
 from pytest_tom.gates.subset import subset_note
@@ -28,6 +26,8 @@ from pytest_tom.report.gate_junit import add_gate_cases
 from pytest_tom.report.gate_summary import write_gates
 from pytest_tom.report.json_report import write_report
 from pytest_tom.report.markdown import write_markdown
+from pytest_tom.results.results import Results
+from pytest_tom.results.run_report import RunReport
 
 
 def gate_config(options: TomOptions, is_worker: bool) -> GateConfig:
@@ -110,7 +110,7 @@ class RunGates:
         if stopped or session.exitstatus in (pytest.ExitCode.INTERRUPTED,
                                              pytest.ExitCode.INTERNAL_ERROR):
             if cfg.active or cfg.save_baseline:
-                # a suite that stopped early (engine/early_stop.py) names itself
+                # a suite that stopped early (asking/early_stop.py) names itself
                 what = (stopped if stopped and stopped.startswith("suite ")
                         else "the run stopped early" if stopped else "the run was interrupted")
                 state.not_evaluated = (what + ": gates not evaluated"

@@ -12,10 +12,10 @@ import pytest
 from pytest_tom.core.outcome import TEST_ERROR, Outcome
 from pytest_tom.plugin.context import RunContext
 from pytest_tom.plugin.items import TomFailure, TomItem
+from pytest_tom.plugin.large_runs import freeze_more
 from pytest_tom.plugin.own_model import resolve_fixture
 from pytest_tom.plugin.request_phase import RequestPhase
 from pytest_tom.plugin.selection import Selection
-from pytest_tom.plugin.speed import freeze_more
 from pytest_tom.plugin.streaming import start_stream
 from pytest_tom.pytest_compat import collection_errors_set_aside, junit_path, unprefix_xdist_stop
 from pytest_tom.report.item_outcome import junit_properties
@@ -100,7 +100,7 @@ class RunLoop:
             report.tom_suite_stop = [item.spec.suite, item.suite_stop]  # type: ignore[attr-defined]
         stop = self.requests.stop_reason()
         if stop and call.when == "teardown":  # an early-stop rule fired: pytest's loop ends
-            # after this item, with the reason as its one line (engine/early_stop.py)
+            # after this item, with the reason as its one line (asking/early_stop.py)
             report.tom_stop = stop  # type: ignore[attr-defined]  # to the xdist controller
             if not item.session.shouldfail:
                 item.session.shouldfail = f"tom: the run stopped early: {stop}"
@@ -115,5 +115,5 @@ class RunLoop:
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         """The runner stops (its thread, the backend's client, the cache). The collected tree
-        stays frozen to the end (see pytest_tom.plugin.speed)."""
+        stays frozen to the end (see pytest_tom.plugin.large_runs)."""
         self.requests.close()

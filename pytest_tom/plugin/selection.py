@@ -10,7 +10,7 @@ choice depends only on the seed and the ids, so every xdist worker makes the
 same one. The other items are deselected, as `-k` would.
 
 `--tom-shard K/N` (after `--tom-limit`): this job's whole units of the selection
-(`engine/shards.py`).
+(`items/shards.py`).
 
 `Selection` is the bookkeeping of collection and selection in a run (a hook object of
 every process): it applies both, counts the items deselected (the gates warn that they
@@ -29,7 +29,7 @@ import pytest
 
 from pytest_tom import families
 from pytest_tom.core.settings import Settings
-from pytest_tom.engine.shards import Shard, Unit, assign, selection_record
+from pytest_tom.items.shards import Shard, Unit, assign, selection_record
 from pytest_tom.plugin.context import RunContext
 from pytest_tom.pytest_compat import send_to_controller, sent_by_worker
 
@@ -70,7 +70,7 @@ def limit_items(items: list[Any], limit: int, seed: int) -> tuple[list[Any], lis
 def shard_items(items: list[Any], shard: Shard, settings: Settings,
                 how: dict[str, Any]) -> tuple[list[Any], list[Any], dict[str, Any]]:
     """(kept, deselected, record) for `--tom-shard`: the TomItems of the whole units
-    `engine.shards.assign` gives this shard; other items are kept in every shard. The
+    `items.shards.assign` gives this shard; other items are kept in every shard. The
     record (for the report) names the shard and the selection it was cut from."""
     unit_of: dict[int, Unit] = {}
     sizes: dict[Unit, int] = defaultdict(int)
@@ -139,7 +139,7 @@ class Selection:
 
     def record(self, config: pytest.Config) -> dict[str, Any] | None:
         """How the items that ran were selected, for the report's `settings.selection`
-        (`engine.run_report.SelectionRecord`), or None when every item of the suites ran.
+        (`results.run_report.SelectionRecord`), or None when every item of the suites ran.
         Counted where the items were collected (under xdist on the workers, which hand their
         counts over: `pytest_testnodedown`); the controller alone knows only the options."""
         named = any("::" in str(a) for a in config.args)

@@ -16,11 +16,11 @@ from typing import Any
 from tabulate import tabulate
 
 from pytest_tom.compare.comparison import Comparison, Row, TotalRow
-from pytest_tom.engine.asked import difference_text
 from pytest_tom.metrics.intervals import PairedDiff
 from pytest_tom.metrics.numbers import AMOUNT, PERCENT, figure, fmt_interval
 from pytest_tom.metrics.numbers import signed_amount as signed
 from pytest_tom.report.markdown import cell, code, table
+from pytest_tom.results.asked import difference_text
 
 LISTED = 20  # flipped items printed per run in the terminal
 LISTED_MD = 200

@@ -1,5 +1,5 @@
 """The JSON report written: every item with its outcome, every metric, model, settings,
-versions (the model and its keys: `engine/run_report.py`).
+versions (the model and its keys: `results/run_report.py`).
 
 Written once, atomically (a temporary file renamed over the target), so a
 reader never sees half a report. A run stopped by Ctrl-C or a crash writes
@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tom.core.record import Record
-from pytest_tom.engine.run_report import RunReport
 from pytest_tom.report.atomic import write_atomic
+from pytest_tom.results.run_report import RunReport
 
 
 def write_report(path: str | Path, report: RunReport) -> None:
-    """The report (`engine.run_report.RunReport`, built by the live run or a merge) as
+    """The report (`results.run_report.RunReport`, built by the live run or a merge) as
     JSON, written atomically a record at a time."""
     write_atomic(path, report_chunks(report.data))
 

@@ -11,9 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tom.core.record import Record
-from pytest_tom.engine.results import OUTCOME_COUNTS, Results
-from pytest_tom.engine.run_report import ReportSettings
-from pytest_tom.engine.token_usage import usage_by_endpoint
 from pytest_tom.gates.evaluate import GateReport, ItemDiff, power_text
 from pytest_tom.metrics.numbers import PERCENT, figure, fmt_interval, pct, with_interval
 from pytest_tom.report.atomic import write_atomic
@@ -21,6 +18,9 @@ from pytest_tom.report.gate_summary import tested, within_allowed_note
 from pytest_tom.report.markdown_items import by_key, flipped_lines, weakest_lines
 from pytest_tom.report.probe_table import not_applicable_lines, probe_tables
 from pytest_tom.report.sweep_table import paired_lines, sweep_tables
+from pytest_tom.results.results import OUTCOME_COUNTS, Results
+from pytest_tom.results.run_report import ReportSettings
+from pytest_tom.results.token_usage import usage_by_endpoint
 
 LISTED = 200  # item ids listed per kind of change
 

@@ -3,15 +3,15 @@ a table with the base and each probe side by side (items, right, accuracy, and t
 McNemar test against the base), then the no-story test against chance with the items
 answered right without the story, and the shuffle's consistency and accuracy by the gold
 option's position. The figures are those of the report's `probes` block
-(`engine.probe_results`); this module only formats them."""
+(`results.probe_results`); this module only formats them."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from pytest_tom.engine.results import ProbesView
 from pytest_tom.families.base import MetricTable
 from pytest_tom.metrics.numbers import pct
+from pytest_tom.results.results import ProbesView
 
 LISTED = 10  # items answered right without the story, named before "and N more"
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from pytest_tom.engine.runner import RunnerStats
+from pytest_tom.asking.runner import RunnerStats
 from pytest_tom.pytest_compat import (
     is_tty,
     output_uncaptured,

@@ -8,13 +8,13 @@ from typing import Any
 from tabulate import tabulate
 
 from pytest_tom import families
-from pytest_tom.engine.results import OUTCOME_COUNTS, Counts, Reasoning, Results, SuiteResult
 from pytest_tom.families.base import MetricTable
 from pytest_tom.metrics.numbers import AMOUNT, amount, fmt_interval, pct, unit, with_interval
 from pytest_tom.metrics.numbers import cell as fmt
 from pytest_tom.pytest_compat import verbosity
 from pytest_tom.report.probe_table import not_applicable_lines, probe_tables
 from pytest_tom.report.sweep_table import paired_lines, sweep_tables
+from pytest_tom.results.results import OUTCOME_COUNTS, Counts, Reasoning, Results, SuiteResult
 
 WIDTH = 120  # no line of the section is wider (tables are cut into column blocks)
 # how a table's counts add up (the JSON report's `wrong` is the same)
@@ -224,7 +224,7 @@ def quartile_cell(q: dict[str, Any]) -> str:
 
 def thought_stat_lines(r: Reasoning, verbose: bool, width: int = WIDTH) -> list[str]:
     """The cut-off items' lower bounds, each declared contrast's ratios of mean thought
-    length, and the accuracy by quartile within each condition (`engine.thought_stats`).
+    length, and the accuracy by quartile within each condition (`results.thought_stats`).
     A contrast against the suite's other items (one level per ability) and its
     conditions: with `-v`."""
     lines: list[str] = []

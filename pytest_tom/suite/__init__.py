@@ -1,6 +1,6 @@
 """The suite layer: safe YAML with positions, the schema toolkit, the data model.
 
-Knows YAML and the data model only; `pytest_tom.engine.load` combines it with the
+Knows YAML and the data model only; `pytest_tom.catalogue.load` combines it with the
 family registry to turn a file into items.
 """
 

@@ -2,7 +2,7 @@
 
 `no-story`: the question and its two options without the story, under the family's own
 instruction; `no-options`: the story and the question, answered in one sentence (read
-against the options' texts: engine/probe_scoring.py); `shuffle`: the two options swapped
+against the options' texts: items/probe_scoring.py); `shuffle`: the two options swapped
 or kept, the item's text and its gold and initial-state letters moved with them. A probe
 is one call: under `cot` the reasoning and the answer come in it (the opener asks for
 both), not in the method's second call.

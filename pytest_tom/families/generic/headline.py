@@ -1,5 +1,5 @@
 """The generic family's headline metrics and plots: none beyond those every suite has
-(turn and goal accuracy, one turn accuracy per tag, declared by `engine.headline`). A
+(turn and goal accuracy, one turn accuracy per tag, declared by `results.headline`). A
 generic suite's groups are its scenarios (or the items' `group:`).
 
 The cells of the ToMi table (`tomi.<question type>.<story type>.turn`, see

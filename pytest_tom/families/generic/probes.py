@@ -1,7 +1,7 @@
 """How a generic question is asked under `--tom-probe` (core/probe.py): `no-story` asks
 the question (and its options) without the scenario's context, under the rule's own
 instruction, scored by the rule; `no-options` (a `choices` question) asks it in a few
-words, read against the options' texts (engine/probe_scoring.py); `shuffle` moves the
+words, read against the options' texts (items/probe_scoring.py); `shuffle` moves the
 options and the gold letter (the gold is the right option's text). Questions of the other
 rules have no options, so they get only the no-story copy."""
 

@@ -2,7 +2,7 @@
 
 `no-story`: the question and its choices without the story, in the item's style and
 wording; `no-options`: the story and the question, answered with the place in a few words
-(read against the choices' texts, `_` as a space: engine/probe_scoring.py); `shuffle`:
+(read against the choices' texts, `_` as a space: items/probe_scoring.py); `shuffle`:
 the choices in another order, the prompt and the gold letter moved with them. The
 choices are the story's containers, so without the options the story still names them:
 the probe takes away the list to pick from, not the places.

@@ -1,7 +1,7 @@
 """How an MMToM-QA question is asked under `--tom-probe` (core/probe.py). The story is the
 home and the person's actions: `no-story` asks the question and its two options alone;
 `no-options` asks the story and the question, answered in a sentence (read against the
-options' texts: engine/probe_scoring.py); `shuffle` swaps or keeps the two options, the
+options' texts: items/probe_scoring.py); `shuffle` swaps or keeps the two options, the
 release's text and the gold letter moved with them."""
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ Without the story, the behaviour and judgement questions still name the person a
 the act, so a right answer shows what the options give away; without the options, the
 model says in its own words whether the person is aware, what they will do, and whether
 that is reasonable. The no-options replies have no letter to read: they are read against
-the options' texts alone (engine/probe_scoring.py), not by `scoring`.
+the options' texts alone (items/probe_scoring.py), not by `scoring`.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ A probe asks the same question with a part taken away, to see what the answer re
 without the transcript, a right answer comes from the options alone (an answer
 guessable from its wording); without the options, the model must say the mental state
 in its own words. Without the options there is no letter to read: that probe's replies
-are read against the options' texts alone (engine/probe_scoring.py), not by `scoring`.
+are read against the options' texts alone (items/probe_scoring.py), not by `scoring`.
 """
 
 from __future__ import annotations

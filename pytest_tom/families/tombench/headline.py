@@ -139,7 +139,7 @@ def declared_metrics(settings: Settings) -> tuple[Metric, ...]:
 
 
 # a reasoning model's thought length on each ability's questions against the suite's
-# other questions (engine/thought_stats.py); stories differ: not paired
+# other questions (results/thought_stats.py); stories differ: not paired
 CONTRASTS = (
     Contrast("ability", "by ability", None,
              tuple(condition_of(m) for m in METRICS if m.name.startswith("ability.")

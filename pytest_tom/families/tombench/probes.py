@@ -3,7 +3,7 @@
 `no-story`: the question and its options without the story (the family's system prompt,
 which lets the model pick at random when the story does not settle it); `no-options`: the
 story and the question, answered in one sentence (read against the options' texts:
-engine/probe_scoring.py); `shuffle`: the options in another order, the item's own order
+items/probe_scoring.py); `shuffle`: the options in another order, the item's own order
 (`meta.order`, which scoring maps a letter back through) moved with them.
 """
 

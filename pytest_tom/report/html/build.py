@@ -24,13 +24,13 @@ from pytest_tom.compare.comparison import Comparison
 from pytest_tom.compare.runs import Run
 from pytest_tom.core.outcome import status
 from pytest_tom.core.record import Record
-from pytest_tom.engine.results import OUTCOME_COUNTS
-from pytest_tom.engine.run_report import RunReport
 from pytest_tom.report.atomic import write_atomic
 from pytest_tom.report.html import filters
 from pytest_tom.report.probe_table import not_applicable_lines, probe_tables
 from pytest_tom.report.story import gold_text
 from pytest_tom.report.sweep_table import paired_lines, sweep_tables
+from pytest_tom.results.results import OUTCOME_COUNTS
+from pytest_tom.results.run_report import RunReport
 
 TEMPLATES = Path(__file__).parent / "templates"
 RESPONSE_LIMIT = 20_000  # characters of one response kept in the page

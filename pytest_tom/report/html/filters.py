@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tom.engine.answer_length import sent_text
-from pytest_tom.engine.asked import shown
-from pytest_tom.engine.run_report import ReportSettings
+from pytest_tom.asking.answer_length import sent_text
 from pytest_tom.metrics import numbers
 from pytest_tom.metrics.intervals import PairedDiff
 from pytest_tom.report.compare_text import diff_cell, run_cell, significant, value_cell
 from pytest_tom.report.terminal import cut_off_text
+from pytest_tom.results.asked import shown
+from pytest_tom.results.run_report import ReportSettings
 
 
 def pct(value: Any) -> str:

@@ -6,7 +6,7 @@ each bar as an error bar where the report has one: turn and goal accuracy, then 
 a family declares with its metrics (`metrics.declare.Plot`), baselines drawn as dashed
 lines. A suite whose records show reasoning also gets the turn accuracy of each quartile
 of reasoning length against the quartile's median length, one line per run
-(`reasoning_plot`). Each function takes the runs' suite results (`engine.results.SuiteResult` per
+(`reasoning_plot`). Each function takes the runs' suite results (`results.results.SuiteResult` per
 run, None where a run lacks the suite) and returns SVG markup, or None when there is
 nothing to draw.
 """
@@ -22,8 +22,8 @@ import matplotlib
 from matplotlib.figure import Figure
 
 from pytest_tom import families
-from pytest_tom.engine.results import SuiteResult, SweepRow
 from pytest_tom.metrics.declare import Metric, Plot
+from pytest_tom.results.results import SuiteResult, SweepRow
 
 SuiteData = SuiteResult | None
 PALETTE = ("#3b6ea8", "#d08a2c", "#5a9e5a", "#b0504f", "#7d62a8", "#6d6d6d")
@@ -199,7 +199,7 @@ def suite_plots(family: str, runs: Sequence[str], per_run: Sequence[SuiteData]) 
 
 
 def sweep_plots(setting: str, rows: Sequence[SweepRow]) -> list[str]:
-    """--tom-sweep, one suite (`rows`: its values, `engine.sweep_results`): the items'
+    """--tom-sweep, one suite (`rows`: its values, `results.sweep_results`): the items'
     outcomes against the value as stacked bars (right, wrong, cut off, in % of the items),
     turn accuracy and the accuracy on the answered items as points with their 95%
     intervals; and the thought length against the value (mean with its interval, median),

@@ -151,10 +151,10 @@ def run_in_process(path: Path, answerer: Any, method: str = "vanilla",
 
     Returns the suite's aggregate (metrics, tables) and the records.
     """
-    from pytest_tom.engine.aggregate import aggregate
-    from pytest_tom.engine.load import load_suite
-    from pytest_tom.engine.offline import score_records
+    from pytest_tom.catalogue.load import load_suite
     from pytest_tom.families.base import Settings
+    from pytest_tom.items.offline import score_records
+    from pytest_tom.results.aggregate import aggregate
 
     settings = Settings(method=method, seed=seed)
     suite = load_suite(path, settings)

@@ -11,8 +11,8 @@ import yaml
 from bigtom_support import CONDITION_IDS
 from conftest import shared_data
 
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.cli import main
-from pytest_tom.engine.load import load_suite
 from pytest_tom.families.base import Settings
 
 

@@ -13,7 +13,7 @@ from bigtom_support import CONDITION_IDS
 from conftest import SUITES
 
 from pytest_tom import families
-from pytest_tom.engine.load import load_suite
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.families.base import ScoringContext, Settings
 from pytest_tom.families.bigtom.prompts import EXAMPLE_LETTER, EXAMPLE_OPTIONS
 from pytest_tom.metrics.pairing import JointScore, joint_score

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from pytest_tom import families
-from pytest_tom.engine.aggregate import aggregate, family_result
 from pytest_tom.families.base import Settings
 from pytest_tom.families.bigtom.conditions import BY_ID, INFERENCES, PERCEPT_TO_BELIEF, VARIANT_ID
 from pytest_tom.metrics.declare import Value
 from pytest_tom.metrics.numbers import pct
+from pytest_tom.results.aggregate import aggregate, family_result
 
 FAMILY = families.get("bigtom")
 DECLARED = [m.name for m in FAMILY.declared_metrics(Settings())]

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.core.outcome import Outcome
-from pytest_tom.engine.aggregate import family_result
-from pytest_tom.engine.load import load_suite
 from pytest_tom.families.base import ScoringContext, Settings
 from pytest_tom.families.fantom.expand import outer_believer
 from pytest_tom.families.fantom.family import FantomFamily
+from pytest_tom.results.aggregate import family_result
 from pytest_tom.scoring.embeddings import Comparison
 from pytest_tom.scoring.f1 import token_f1
 

@@ -187,7 +187,7 @@ def test_embedder_is_loaded_once_and_caches_texts() -> None:
 def test_prepare_scoring_embeds_the_answers_in_one_batch() -> None:
     from pathlib import Path
 
-    from pytest_tom.engine.load import load_suite
+    from pytest_tom.catalogue.load import load_suite
     from pytest_tom.families.base import ScoringContext, Settings
     from pytest_tom.families.fantom.family import FantomFamily
     from pytest_tom.scoring.embeddings import get_embedder
@@ -233,7 +233,7 @@ def test_bfloat16_decisions_are_float32_decisions_on_the_bundled_suite() -> None
 
     import numpy as np
 
-    from pytest_tom.engine.load import load_suite
+    from pytest_tom.catalogue.load import load_suite
     from pytest_tom.families.base import Settings
     from pytest_tom.scoring.embeddings import get_embedder
 

@@ -313,7 +313,7 @@ def test_marker_selection_by_kind_and_accessibility(pytester: pytest.Pytester) -
     pytester.makeini("[pytest]\n")
     (pytester.path / SUITE.name).write_text(SUITE.read_text(encoding="utf-8"), encoding="utf-8")
     model = f"--tom-model=python:{SUPPORT}:personx"
-    from pytest_tom.engine.load import load_suite
+    from pytest_tom.catalogue.load import load_suite
     from pytest_tom.families.base import Settings
 
     items = load_suite(SUITE, Settings(options={"fantom_context": "short"})).items

@@ -13,8 +13,8 @@ import pytest
 import yaml
 from conftest import FAMILY_TESTS, SUITES, load_report, shared_data
 
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.cli import main as cli_main
-from pytest_tom.engine.load import load_suite
 from pytest_tom.families.base import Settings
 from pytest_tom.families.fantom.family import FantomFamily
 from pytest_tom.suite import SuiteError

@@ -12,14 +12,14 @@ from typing import Any
 import pytest
 from conftest import SUITES
 
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.core.outcome import Outcome
-from pytest_tom.engine.aggregate import aggregate, family_result
-from pytest_tom.engine.load import load_suite
 from pytest_tom.families.base import FamilyResult, ScoringContext, Settings
 from pytest_tom.families.fantom.family import FantomFamily
 from pytest_tom.families.fantom.metrics import COLUMNS, CONTROL_SET_LEVEL
 from pytest_tom.metrics.declare import Value, evaluate
 from pytest_tom.metrics.numbers import points
+from pytest_tom.results.aggregate import aggregate, family_result
 
 SETTINGS = Settings(options={"fantom_context": "short"})
 ORDER_SUFFIXES = ("first_order", "second_order", "second_order_cyclic", "second_order_acyclic")

@@ -11,11 +11,11 @@ import yaml
 from conftest import FAMILY_TESTS, load_report, shared_data
 from robustness_support import generic_right, reality_tracker
 
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.cli import main
-from pytest_tom.engine.aggregate import family_result
-from pytest_tom.engine.load import load_suite
-from pytest_tom.engine.offline import score_records
 from pytest_tom.families.base import Settings
+from pytest_tom.items.offline import score_records
+from pytest_tom.results.aggregate import family_result
 
 SUPPORT = FAMILY_TESTS / "robustness" / "robustness_support.py"
 

@@ -12,7 +12,7 @@ import yaml
 from conftest import SUITES
 from hitom_support import item_lines
 
-from pytest_tom.engine.load import load_suite
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.families.hitom.prompts import OWN, choices_line
 
 BUNDLED = SUITES / "hitom" / "higher-order-stories.tom.yaml"

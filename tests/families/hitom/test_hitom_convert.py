@@ -12,8 +12,8 @@ import yaml
 from conftest import shared_data
 from hitom_support import options_of, story_key, vp_line
 
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.cli import main
-from pytest_tom.engine.load import load_suite
 from pytest_tom.families.base import Settings
 
 

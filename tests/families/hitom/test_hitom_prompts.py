@@ -16,8 +16,8 @@ import yaml
 from conftest import REPO, SHARED_DATA, shared_data
 from hitom_support import vp_line
 
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.cli import main
-from pytest_tom.engine.load import load_suite
 from pytest_tom.families.base import Settings
 from pytest_tom.suite import SuiteError
 

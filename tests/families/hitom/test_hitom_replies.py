@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from conftest import shared_data
 
-from pytest_tom.engine.load import load_suite
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.families.hitom.convert import write
 from pytest_tom.families.hitom.scoring import score
 from pytest_tom.families.kit import ItemSpec

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_tom.engine.load import load_suite
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.families.hitom.scoring import read, score
 from pytest_tom.suite import SuiteError
 

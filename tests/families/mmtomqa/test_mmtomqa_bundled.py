@@ -10,7 +10,7 @@ import pytest
 import yaml
 from conftest import SUITES
 
-from pytest_tom.engine.load import load_suite
+from pytest_tom.catalogue.load import load_suite
 
 BUNDLED = SUITES / "mmtomqa" / "household-goals-and-beliefs.tom.yaml"
 

@@ -11,8 +11,8 @@ import pytest
 from conftest import shared_data
 
 from pytest_tom import families
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.cli import main
-from pytest_tom.engine.load import load_suite
 
 
 def convert(src: Path, out: Path, *extra: str) -> int:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_tom.engine.load import load_suite
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.families.kit import ItemSpec
 from pytest_tom.families.mmtomqa.scoring import score_answer, score_as_authors
 from pytest_tom.suite import SuiteError

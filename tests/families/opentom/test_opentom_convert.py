@@ -15,12 +15,12 @@ import pytest
 from conftest import FAMILY_TESTS, load_report, shared_data
 from opentom_support import expected_mixed_figures
 
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.cli import main as cli
-from pytest_tom.engine.aggregate import family_result
-from pytest_tom.engine.load import load_suite
 from pytest_tom.families.base import ScoringContext, Settings
 from pytest_tom.families.opentom.convert import ConvertError, convert
 from pytest_tom.families.opentom.family import OpenTomFamily
+from pytest_tom.results.aggregate import family_result
 from pytest_tom.suite.yaml_out import dump_suite as dump
 
 SUPPORT = FAMILY_TESTS / "opentom" / "opentom_support.py"

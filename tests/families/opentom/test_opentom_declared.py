@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from test_opentom_suite import HEAD, write
 
-from pytest_tom.engine.aggregate import aggregate, family_result
-from pytest_tom.engine.load import load_suite
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.families.base import ScoringContext, Settings
 from pytest_tom.families.opentom.family import OpenTomFamily
 from pytest_tom.families.opentom.headline import KEYS, METRICS, ROLE_KEYS, TABLE2_ROWS
 from pytest_tom.metrics.declare import Value, evaluate
+from pytest_tom.results.aggregate import aggregate, family_result
 
 QUESTIONS = """\
       - {genre: loc_coarse, order: first, perspective: mover, answer: "No"}

@@ -10,10 +10,10 @@ import pytest
 import yaml
 from conftest import SUITES
 
-from pytest_tom.engine.aggregate import family_result
-from pytest_tom.engine.load import load_suite
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.families.base import ScoringContext, Settings
 from pytest_tom.families.opentom.family import OpenTomFamily
+from pytest_tom.results.aggregate import family_result
 from pytest_tom.suite import SuiteError
 
 BUNDLED = SUITES / "opentom" / "bundled-narratives.tom.yaml"

@@ -14,13 +14,13 @@ from conftest import SUITES
 from robustness_support import WRONG_CLASS, one_wrong_in_class, right, wrong_scene_of
 
 from pytest_tom import families
-from pytest_tom.engine.aggregate import aggregate, family_result
-from pytest_tom.engine.load import load_suite
-from pytest_tom.engine.offline import score_records
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.families.base import ScoringContext, Settings
 from pytest_tom.families.robustness.metrics import coin_goal
 from pytest_tom.families.robustness.scenes import sentences
 from pytest_tom.families.robustness.schema import CLASSES
+from pytest_tom.items.offline import score_records
+from pytest_tom.results.aggregate import aggregate, family_result
 from pytest_tom.suite import ItemSpec, SuiteError
 
 ROBUSTNESS = SUITES / "robustness"

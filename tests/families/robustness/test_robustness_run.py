@@ -116,7 +116,7 @@ scenarios:
 
 
 def test_generic_json_final_checks(tmp_path: Path) -> None:
-    from pytest_tom.engine.load import load_suite
+    from pytest_tom.catalogue.load import load_suite
     from pytest_tom.suite import SuiteError
 
     path = tmp_path / "bad.tom.yaml"

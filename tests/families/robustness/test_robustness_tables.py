@@ -7,10 +7,10 @@ from collections import Counter
 from typing import Any
 
 from pytest_tom import families
-from pytest_tom.engine.aggregate import aggregate, family_result
 from pytest_tom.families.base import Settings
 from pytest_tom.metrics.declare import Value
 from pytest_tom.metrics.numbers import pct
+from pytest_tom.results.aggregate import aggregate, family_result
 
 FAMILY = families.get("robustness")
 DECLARED = [m.name for m in FAMILY.declared_metrics(Settings())]

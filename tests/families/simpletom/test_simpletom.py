@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from conftest import shared_data
 
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.cli import main as cli
-from pytest_tom.engine.aggregate import family_result
-from pytest_tom.engine.load import load_suite
-from pytest_tom.engine.offline import score_records
 from pytest_tom.families.base import Settings
 from pytest_tom.families.simpletom.convert import ConvertError, convert
 from pytest_tom.families.simpletom.reading import authors_letter, correct_letter
+from pytest_tom.items.offline import score_records
+from pytest_tom.results.aggregate import family_result
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ from conftest import shared_data
 from mirror_server import MirrorServer
 
 from pytest_tom import families
-from pytest_tom.engine.fetch import FetchError, fetch
+from pytest_tom.catalogue.fetching import FetchError, fetch
 
 
 def test_unpinned_files_are_said_so_and_the_story_count_guards(tmp_path: Path) -> None:

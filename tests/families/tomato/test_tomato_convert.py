@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from conftest import shared_data
 
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.cli import main as cli
-from pytest_tom.engine.aggregate import family_result
-from pytest_tom.engine.load import load_suite
-from pytest_tom.engine.offline import score_records
 from pytest_tom.families.base import Settings
 from pytest_tom.families.tomato.convert import ConvertError, convert
+from pytest_tom.items.offline import score_records
+from pytest_tom.results.aggregate import family_result
 
 STATES = ("belief", "intention", "desire", "emotion", "knowledge")
 

@@ -17,9 +17,9 @@ from conftest import shared_data
 from mirror_server import MirrorServer
 
 from pytest_tom import families
+from pytest_tom.catalogue.fetch_folder import ACCEPTED, MANIFEST
+from pytest_tom.catalogue.fetching import FetchError, fetch
 from pytest_tom.cli import main
-from pytest_tom.engine.fetch import FetchError, fetch
-from pytest_tom.engine.fetched import ACCEPTED, MANIFEST
 
 README_BLOB = "026caf9e88856e3ea42f9514951521392365512f"  # ../shared/data/README.md
 

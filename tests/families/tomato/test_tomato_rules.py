@@ -7,11 +7,11 @@ from __future__ import annotations
 from conftest import SUITES
 
 from pytest_tom import families
-from pytest_tom.engine.load import load_suite
-from pytest_tom.engine.offline import score_records
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.families.base import Settings
 from pytest_tom.families.tomato.probes import probe_messages
 from pytest_tom.families.tomato.reading import authors_letter, correct_letter
+from pytest_tom.items.offline import score_records
 
 ITEMS = load_suite(SUITES / "tomato" / "bundled-conversations.tom.yaml").items
 

@@ -17,13 +17,13 @@ import pytest
 from conftest import shared_data
 from tombench_support import share
 
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.cli import main as cli
 from pytest_tom.core.model import ItemSpec
-from pytest_tom.engine.aggregate import family_result
-from pytest_tom.engine.load import load_suite
-from pytest_tom.engine.offline import score_records
 from pytest_tom.families.base import Settings
 from pytest_tom.families.tombench.catalogue import released_name
+from pytest_tom.items.offline import score_records
+from pytest_tom.results.aggregate import family_result
 
 LETTERS = "ABCD"
 EN_OPTIONS = ("OPTION-A", "OPTION-B", "OPTION-C", "OPTION-D")

@@ -13,12 +13,12 @@ import pytest
 from conftest import shared_data
 from tombench_support import gold
 
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.cli import main as cli
-from pytest_tom.engine.aggregate import family_result
-from pytest_tom.engine.load import load_suite
-from pytest_tom.engine.offline import score_records
 from pytest_tom.families.base import Settings
 from pytest_tom.families.tombench.convert import ConvertError, convert, write
+from pytest_tom.items.offline import score_records
+from pytest_tom.results.aggregate import family_result
 
 PER_TASK = {
     "Ambiguous Story Task": 200, "Completion of Failed Actions": 20, "Discrepant Desires": 20,

@@ -13,8 +13,8 @@ from conftest import FAMILY_TESTS, SHARED_DATA
 from mirror_server import MirrorServer, shared_copies
 
 from pytest_tom import families
+from pytest_tom.catalogue.fetch_folder import MANIFEST
 from pytest_tom.cli import main
-from pytest_tom.engine.fetched import MANIFEST
 
 NAMES = ("tombench-full", "tombench-zh")
 SUPPORT = FAMILY_TESTS / "tombench" / "tombench_support.py"

@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 from conftest import shared_data
 
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.cli import main as cli
-from pytest_tom.engine.load import load_suite
-from pytest_tom.engine.offline import score_records
 from pytest_tom.families.base import Settings
+from pytest_tom.items.offline import score_records
 
 LETTERS = "ABCD"
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from pytest_tom.catalogue.load import load_suite
 from pytest_tom.cli import main as cli
-from pytest_tom.engine.load import load_suite
 from pytest_tom.families.base import ScoringContext, Settings
 from pytest_tom.families.tombench.family import TomBenchFamily
 from pytest_tom.families.tombench.reading import authors_letter, authors_map, read_letter

@@ -1,0 +1,93 @@
+"""What the request side hands back and counts: one item's `Completion`, a runner's
+`RunnerStats`.
+
+The runner (`asking/runner.py`), the cached-call layer (`asking/cached_call.py`) and the
+retry policy (`asking/retry_policy.py`) each count their own events here: the runner
+conversations and errors, the cached-call layer cache hits, shared calls and calls
+waiting for another process, the retry policy requests, retries, 429s and the endpoint
+of each attempt. Plain counters written by the runner's loop thread only.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_tom.backends.base import LENGTH
+
+
+@dataclass
+class Completion:
+    """The model side of one item (or one sample of it): responses in call order, or an error."""
+
+    responses: list[str] = field(default_factory=list)  # the answers (what is scored)
+    # parallel to `responses`: each reply's thought (None: it showed none) and finish reason
+    thoughts: list[str | None] = field(default_factory=list)
+    finish: list[str | None] = field(default_factory=list)
+    error: str | None = None
+    error_kind: str | None = None
+    usage: dict[str, int] = field(default_factory=dict)  # tokens of calls made in this run
+    cached_usage: dict[str, int] = field(default_factory=dict)  # tokens of calls from the cache
+    model: str | None = None  # the model the server says answered
+    requests: int = 0  # HTTP attempts, retries included
+    retries: int = 0
+    cached: int = 0  # calls answered by the response cache
+    shared: int = 0  # calls answered by an identical call of this run (nothing was cached)
+    seconds: float = 0.0
+    # (endpoint, answered) of each attempt, when the backend has several endpoints
+    attempts: list[tuple[str, bool]] = field(default_factory=list)
+    # the messages of each call as the runner sent them (the failed call's too): the item's
+    # record and failure text take them instead of building every call again
+    sent: list[list[dict[str, Any]]] = field(default_factory=list)
+
+    @property
+    def final(self) -> str:
+        return self.responses[-1] if self.responses else ""
+
+
+def cut_off_call(responses: list[str], finish: list[str | None]) -> int | None:
+    """The call whose budget ran out so that the item has no finished answer, or None: the
+    last (scored) call stopped at the budget ("length"), or a call was cut inside its
+    thought (no answer to go on from). An earlier call cut inside its answer (a chain of
+    thought's reasoning step at its length) is not: the next call goes on from it."""
+    for i, reason in enumerate(finish):
+        if reason != LENGTH:
+            continue
+        if i == len(responses) - 1 or not (responses[i] if i < len(responses) else "").strip():
+            return i
+    return None
+
+
+@dataclass
+class RunnerStats:
+    """Counters for the progress line and the summary (written by the loop thread only)."""
+
+    submitted: int = 0  # conversations started
+    done: int = 0  # conversations finished (answered or failed)
+    done_cached: int = 0  # finished without any request
+    errors: int = 0  # conversations that failed
+    # conversations ended unfinished because the run ended first (Runner.stop, close: Ctrl-C,
+    # -x, an early stop) or not asked after an early stop: neither done nor errors
+    cut_short: int = 0
+    requests: int = 0  # HTTP attempts
+    cache_hits: int = 0  # calls answered from the response cache
+    shared: int = 0  # calls answered by an identical call in flight in this process
+    retries: int = 0
+    throttled: int = 0  # 429 answers
+    # attempts whose connection was not made in time (backends/connect.py), tried again
+    connect_retries: int = 0
+    # attempts stopped by the request timeout (--tom-timeout) and tried again
+    timed_out: int = 0
+    waiting: int = 0  # calls waiting for another process's answer right now
+    started: float | None = None  # perf_counter of the first submission
+    finished: float | None = None  # perf_counter of the latest conversation finished
+
+    def elapsed(self) -> float:
+        """Seconds since the first submission; once every conversation is finished, up to
+        the last answer (the items may still be scored after it)."""
+        if self.started is None:
+            return 0.0
+        if self.finished is not None and self.done >= self.submitted:
+            return self.finished - self.started
+        return time.perf_counter() - self.started

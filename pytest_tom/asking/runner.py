@@ -1,0 +1,583 @@
+"""The runner: one per process, it makes the model calls of the items.
+
+It owns an asyncio event loop in a background thread and hands each item its
+`Completion` (every response of its conversation, or an error). The runner keeps the
+loop, the admission of conversations and requests, and the bookkeeping; each call of a
+conversation goes through two small layers, each decided once when the runner is made:
+
+- the cached-call layer (`asking/cached_call.CachedCalls`, for a backend whose answers
+  depend on the request alone): the response cache is asked first, an identical call
+  in flight is shared, the call is claimed in the cache so that another process waits
+  for this answer instead of asking too, and the answer is stored the moment it arrives;
+- the retry policy (`asking/retry_policy.RetryPolicy`): each attempt holds one of the
+  runner's slots, retryable failures are retried with backoff and Retry-After, never
+  past the per-call deadline.
+
+Admission: at most `concurrency` requests are in flight, fewer while the server keeps
+answering 429 or its connections are not made in time (`AdaptiveLimit`, the slots); a
+server backend's run starts with RAMP_START requests in flight and adds one per answer
+(each new slot is a new connection: they are opened a few at a time, more as they
+succeed), and a few conversations per slot are under
+way at once (`ADMITTED`); a backend that answers batches gets the calls in flight
+together (`Backend.in_flight`).
+
+A key (an item, or one sample of it) is started at most once per process. The
+runner knows requests and responses only: which messages to send next is
+decided by a callback from the caller. Nothing here raises because of the
+server: a call that finally fails is the `error` of its Completion.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import functools
+import threading
+import time
+from collections.abc import Callable, Coroutine
+from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from pytest_tom.asking.cache import ResponseCache
+from pytest_tom.asking.cached_call import CachedCalls, is_cacheable, open_cache
+from pytest_tom.asking.completion import Completion, RunnerStats
+from pytest_tom.asking.early_stop import (
+    NOT_ASKED,
+    NOT_ASKED_START,
+    EarlyStop,
+    rules_for,
+    suite_not_asked,
+)
+from pytest_tom.asking.reasoning import raise_text
+from pytest_tom.asking.retry_policy import THROTTLE_STATUS, RetryPolicy, Slots
+from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest
+from pytest_tom.core.bounded import within
+from pytest_tom.core.option_table import TomOptions
+from pytest_tom.core.outcome import REQUEST_FAILED
+
+# given the responses so far, the next request of a conversation, or None when done
+Conversation = Callable[[list[str]], ModelRequest | None]
+
+# conversations under way at once, per concurrency slot. Thousands are submitted at once;
+# started all together, each would build its request, hash its key and look it up and
+# claim it in the cache before the event loop sent the first request or read the first
+# answer (about a second at 2,000 items). A few per slot keep the slots busy and let the
+# rest start in submission order as the first ones finish.
+ADMITTED = 2
+# requests in flight at the start of a server backend's run (`Backend.server`): each slot
+# past them opens once an answer came (`AdaptiveLimit`'s ramp). A freshly started server
+# with a listen backlog of 5 (cpp-httplib's default, Python's http.server's) drops the
+# handshakes of connections opened all at once beyond it
+RAMP_START = 4
+# seconds the first conversations wait for the backend to get ready (`Backend.warm`) before
+# their calls start on their own: a process start, not a model's answer
+WARM_WAIT = 30.0
+
+
+class AdaptiveLimit:
+    """A semaphore whose size follows the server: ramped up, cut when 429s pile up, regrown.
+
+    With `start` below the maximum it begins there and ramps up: every answer adds one slot
+    (doubling per round of answers) until the maximum, the first 429 or the first connection
+    not made in time. For a server each slot beyond those already used is a new connection:
+    they are opened a few at a time, more as they succeed, rather than all at once.
+
+    Time is divided into epochs: an epoch ends when as many requests started
+    under the current limit have been answered as the limit allows in flight.
+    At its end, if at least two of its answers, and at least a quarter of
+    them, were 429, the limit is halved; if none was, it grows by a quarter (at
+    least 1) up to the configured maximum; otherwise it stays. Answers to
+    requests sent under an earlier limit do not count, so one burst of 429s
+    cuts the limit once, not to 1, and a server that refuses a few requests at
+    random (not because of the load) keeps the full concurrency. A connection not made
+    in time (`connect_failed`) counts in an epoch as a 429 does. Runs on one event loop:
+    no locking needed.
+    """
+
+    SHARE = 0.25  # share of 429s in an epoch that cuts the limit
+    RAMP_STEP = 1  # slots added per answer while ramping up: the limit doubles per round
+    MIN_THROTTLES = 2
+
+    def __init__(self, maximum: int, start: int | None = None):
+        self.maximum = max(1, maximum)
+        self.limit = self.maximum if start is None else max(1, min(start, self.maximum))
+        self.ramping = self.limit < self.maximum  # one more slot per answer
+        self.cut_for: list[str] = []  # what cut the limit: "429s", "failed connects"
+        self._connects = 0  # connections of the current epoch not made in time
+        self.active = 0
+        self.epoch = 0
+        self.lowered = 0  # how many times the limit was cut
+        self.lowest = self.maximum
+        self._answered = 0  # answers to requests of the current epoch
+        self._throttles = 0  # ... of which 429
+        self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
+
+    async def acquire(self) -> int:
+        """Wait for a slot; returns the epoch to pass to `answered`."""
+        if self.active < self.limit and not self._waiters:
+            self.active += 1
+            return self.epoch
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(fut)
+        try:
+            await fut
+        except asyncio.CancelledError:
+            if fut.done() and not fut.cancelled():
+                self.release()  # the slot was handed over just before the cancel
+            else:
+                with contextlib.suppress(ValueError):
+                    self._waiters.remove(fut)
+            raise
+        return self.epoch
+
+    def release(self) -> None:
+        self.active -= 1
+        self._wake()
+
+    def _wake(self) -> None:
+        while self._waiters and self.active < self.limit:
+            fut = self._waiters.popleft()
+            if not fut.done():
+                self.active += 1
+                fut.set_result(None)
+
+    @property
+    def why_lower(self) -> str:
+        """Why the limit is below the maximum, in a few words (for the requests line)."""
+        if self.ramping:
+            return "ramping up"
+        return " and ".join(self.cut_for) or "ramping up"
+
+    def answered(self, epoch: int, throttled: bool) -> None:
+        """A request started in `epoch` got an answer (`throttled`: it was a 429)."""
+        if self.ramping:
+            if throttled:
+                self.ramping = False
+            else:
+                self.limit = min(self.maximum, self.limit + self.RAMP_STEP)
+                self.ramping = self.limit < self.maximum
+                self._wake()
+        self._settle(epoch, throttled)
+
+    def connect_failed(self, epoch: int) -> None:
+        """An attempt started in `epoch` got no connection in time: the server is crowded
+        with connections (a full listen queue). The ramp stops; in an epoch it counts as a
+        429 does."""
+        self.ramping = False
+        self._connects += epoch == self.epoch
+        self._settle(epoch, True)
+
+    def _settle(self, epoch: int, throttled: bool) -> None:
+        if epoch != self.epoch:
+            return
+        self._answered += 1
+        self._throttles += throttled
+        if self._answered < self.limit:
+            return
+        if self._throttles >= self.MIN_THROTTLES and self._throttles >= self.SHARE * self._answered:
+            if self.limit > 1:
+                self.limit = max(1, self.limit // 2)
+                self.lowest = min(self.lowest, self.limit)
+                self.lowered += 1
+                why = "429s" if self._throttles > self._connects else "failed connects"
+                if why not in self.cut_for:
+                    self.cut_for.append(why)
+        elif self._throttles == 0 and self.limit < self.maximum:
+            self.limit = min(self.maximum, self.limit + max(1, self.limit // 4))
+            self.ramping = self.ramping and self.limit < self.maximum
+            self._wake()
+        self.epoch += 1
+        self._answered = self._throttles = self._connects = 0
+
+
+class Runner:
+    """Concurrent, cached, retried model calls for one process."""
+
+    def __init__(self, backend: Backend, concurrency: int = 16, retries: int = 5,
+                 backoff: float = 0.5, max_backoff: float = 30.0, *,
+                 cache: ResponseCache | None = None, deadline: float = 600.0,
+                 poll: float = 0.05, retry: RetryPolicy | None = None,
+                 early_stop: EarlyStop | None = None, cut_off: str | None = None,
+                 cut_off_shown: str | None = None):
+        """`retry`: the retry policy (default: one of `retries`, `backoff`, `max_backoff`
+        and `deadline`); `cache`: the response cache, used when the backend is cacheable;
+        `poll`: how often an answer asked by another process is looked for; `early_stop`:
+        the rules that stop the run early (default: those of the backend, `rules_for`, with
+        the cut-off rule when `cut_off` says what to raise, `cut_off_shown` once a reply
+        showed a thought)."""
+        self.backend = backend
+        # what the backend can use: one call at a time for a model that is not thread-safe,
+        # two batches for a batching one (Backend.in_flight)
+        in_flight = getattr(backend, "in_flight", None)
+        asked = max(1, concurrency)
+        self.concurrency = max(1, in_flight(asked) if in_flight is not None else asked)
+        self.retry = retry or RetryPolicy(retries, backoff, max_backoff, deadline)
+        self.stats = RunnerStats()
+        # a server's connections are ramped up (RAMP_START); an in-process model has none
+        ramp = RAMP_START if getattr(backend, "server", False) else None
+        self.limiter = AdaptiveLimit(self.concurrency, ramp)
+        # the first requests watched: a rule may stop the run (asking/early_stop.py); from
+        # then on no attempt starts (its slot is refused)
+        self.early_stop = early_stop if early_stop is not None else EarlyStop(rules_for(
+            bool(getattr(backend, "server", False)),
+            len(getattr(backend, "endpoints", None) or [None]), cut_off, cut_off_shown))
+        send: Any = backend.acomplete
+        slots: Slots = self.limiter
+        if self.early_stop.rules:
+            slots = StopGate(self.limiter, self.early_stop)
+            if self.early_stop.watches_attempts:
+                send = self._watched_send
+        # one call, however it is answered: the request under the retry policy ...
+        self._ask = functools.partial(self.retry.call, send, slots, self.stats)
+        # ... behind the cache and the sharing of identical calls when the answers allow it
+        self.calls: CachedCalls | None = None
+        if is_cacheable(backend):
+            self.calls = CachedCalls(backend.identity(), self._ask, self.stats, cache=cache,
+                                     deadline=self.retry.deadline, poll=poll)
+        self.failures: list[tuple[str, str]] = []  # (key, error) of conversations that failed
+        self._futures: dict[str, Future[Completion]] = {}
+        # submitted, not started yet: (future, key, conversation, sample), see `submit`
+        self._queued: list[tuple[Future[Completion], str, Conversation, int]] = []
+        self._tasks: set[asyncio.Task[None]] = set()  # started, not finished (for `close`)
+        # keys whose completion the caller took (`forget`): a large run holds no future,
+        # task or completion per item once its item is scored (issue 24: bounded memory)
+        self._taken: set[str] = set()
+        self._lock = threading.Lock()
+        self._idle = threading.Event()
+        self._idle.set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        # `Backend.warm`, started with the first conversations (`_start_queued`) or earlier
+        # (`warm_up`); each conversation waits for it before its first call, so that no
+        # deadline counts it
+        self._warming: asyncio.Task[None] | None = None
+        self._closed = False
+        self._stopped = False  # `stop`: nothing more is started
+        # conversations past their start at once (created in the loop, at the first one)
+        self._admission: asyncio.Semaphore | None = None
+
+    @classmethod
+    def from_options(cls, backend: Backend, options: TomOptions, rootdir: str | Path) -> Runner:
+        """The runner a pytest-tom session asks for (`options`: resolved --tom-* values)."""
+        # a sweep asks its small values on purpose: an all cut-off value is a figure, not waste
+        stops = (options.early_stop == "on" and options.sweep is None
+                 and not getattr(backend, "recorded", False))
+        return cls(backend, concurrency=options.concurrency,
+                   cache=open_cache(backend, options, rootdir),
+                   retry=RetryPolicy.from_options(options),
+                   cut_off=raise_text(options) if stops else None,
+                   cut_off_shown=raise_text(options, shown=True) if stops else None)
+
+    # -- loop management ---------------------------------------------------------------
+    def _ensure_loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the runner is closed")
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                loop.set_default_executor(ThreadPoolExecutor(max_workers=self.concurrency,
+                                                             thread_name_prefix="tom-call"))
+                self._thread = threading.Thread(target=loop.run_forever, name="tom-runner",
+                                                daemon=True)
+                self._thread.start()
+                self._loop = loop
+            return self._loop
+
+    def warm_up(self) -> None:
+        """Get the backend ready now, before any conversation is submitted: the plugin
+        calls it when collection reaches the first suite file, so that openai:'s request
+        process starts while pytest collects rather than after (`WarmUpAtCollection`)."""
+        self._ensure_loop().call_soon_threadsafe(self._start_warming)
+
+    def _start_warming(self) -> None:
+        """In the loop: the warm-up task, once (the first conversations or `warm_up`)."""
+        if self._warming is None and not self._closed:
+            self._warming = asyncio.get_running_loop().create_task(self._warm())
+
+    async def _warm(self) -> None:
+        """The backend gets ready (openai:'s request process) while the caller goes on
+        building and submitting its requests; at most WARM_WAIT seconds are waited for."""
+        warm = getattr(self.backend, "warm", None)  # a backend not derived from Backend
+        if warm is not None:
+            with contextlib.suppress(Exception):  # the first request finds any problem
+                await within(warm(), WARM_WAIT)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Ask nothing more (the run ended before its items did: Ctrl-C, -x, an early stop):
+        cancel every conversation not finished and wait until they have ended, so that the
+        counts read after it (the requests line, the requests section) are final and agree.
+        The loop stays for `close`; a conversation submitted later is cancelled at once."""
+        with self._lock:
+            self._stopped = True
+            loop = self._loop
+        if loop is None or self._closed:
+            return
+        with contextlib.suppress(Exception):  # stopping must never fail the session
+            asyncio.run_coroutine_threadsafe(self._cancel_running(), loop).result(timeout)
+
+    async def _cancel_running(self) -> None:
+        tasks = [t for t in self._tasks if not t.done()]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks)
+
+    def close(self) -> None:
+        """Stop: cancel what is still in flight, close the backend and the cache."""
+        with self._lock:
+            self._closed = True
+            loop, self._loop = self._loop, None
+            pending = [f for f in self._futures.values() if not f.done()]
+        if loop is not None:
+            for fut in pending:
+                fut.cancel()
+            with contextlib.suppress(RuntimeError):  # the loop may be closed already
+                loop.call_soon_threadsafe(_cancel_all, self._tasks)
+            with contextlib.suppress(Exception):  # closing must never fail the session
+                asyncio.run_coroutine_threadsafe(self.backend.aclose(), loop).result(timeout=10)
+            loop.call_soon_threadsafe(loop.stop)
+            if self._thread is not None:
+                self._thread.join(timeout=10)
+            if not loop.is_running():
+                loop.close()
+        if self.calls is not None:
+            self.calls.close()
+
+    # -- public API ----------------------------------------------------------------------
+    def submit(self, key: str, conversation: Conversation, sample: int = 0) -> Future[Completion]:
+        """Start the conversation for `key` unless it is already started; never twice.
+
+        `sample` is the sample index (0 unless --tom-samples > 1): part of the cache key.
+
+        The conversations submitted while the loop is busy are started together by one
+        callback (`_start_queued`): a run submits thousands at once, and one wake-up of
+        the loop per conversation (`asyncio.run_coroutine_threadsafe`) was a visible share
+        of a run's CPU at latency 0.
+        """
+        fut = self._futures.get(key)
+        if fut is not None:
+            return fut
+        loop = self._ensure_loop()
+        with self._lock:
+            fut = self._futures.get(key)
+            if fut is None:
+                if self.stats.started is None:
+                    self.stats.started = time.perf_counter()
+                self.stats.submitted += 1
+                if self._idle.is_set():
+                    self._idle.clear()
+                fut = Future()
+                self._futures[key] = fut
+                self._queued.append((fut, key, conversation, sample))
+                if len(self._queued) == 1:
+                    loop.call_soon_threadsafe(self._start_queued)
+        return fut
+
+    def started(self, key: str) -> Future[Completion] | None:
+        """The future of the conversation submitted for `key` (and not forgotten), or None."""
+        return self._futures.get(key)
+
+    def _start_queued(self) -> None:
+        """In the loop: a task for each conversation submitted since the last call, which
+        settles its `Future` itself (one not cancelled meanwhile by `close`)."""
+        with self._lock:
+            queued, self._queued = self._queued, []
+        loop = asyncio.get_running_loop()
+        if queued:
+            self._start_warming()
+        for fut, key, conversation, sample in queued:
+            if self._stopped:
+                fut.cancel()
+            elif not fut.cancelled():
+                task = loop.create_task(self._settle(fut, self._run(key, conversation, sample)))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+
+    @staticmethod
+    async def _settle(fut: Future[Completion], run: Coroutine[Any, Any, Completion]) -> None:
+        try:
+            comp = await run
+        except BaseException as exc:  # cancelled by `close` (or a bug): the waiter wakes up
+            with contextlib.suppress(InvalidStateError):  # unless `close` cancelled it first
+                fut.set_exception(exc)
+            if not isinstance(exc, Exception):
+                raise
+        else:
+            with contextlib.suppress(InvalidStateError):  # cancelled meanwhile by `close`
+                fut.set_result(comp)
+
+    def submitted(self, key: str) -> bool:
+        return key in self._futures or key in self._taken
+
+    def forget(self, keys: list[str]) -> None:
+        """The caller has the finished completions of `keys` and keeps what it needs: drop
+        them here. A key forgotten and submitted again (a plugin that runs an item twice)
+        starts a new conversation (answered by the cache when it is on)."""
+        with self._lock:
+            for key in keys:
+                fut = self._futures.get(key)
+                if fut is not None and fut.done():
+                    del self._futures[key]
+                    self._taken.add(key)
+
+    def done(self, key: str) -> bool:
+        """Whether the conversation of `key` was started and is finished (never blocks)."""
+        fut = self._futures.get(key)
+        return (fut is not None and fut.done()) or key in self._taken
+
+    def result(self, key: str, conversation: Conversation, sample: int = 0) -> Completion:
+        return self.submit(key, conversation, sample).result()
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until every submitted conversation is finished (True) or `timeout` passes."""
+        return self._idle.wait(timeout)
+
+    @property
+    def cache_problem(self) -> str | None:
+        """Why the cache was turned off during this run (one line), or None."""
+        return self.calls.problem if self.calls is not None else None
+
+    @property
+    def pending(self) -> int:
+        return self.stats.submitted - self.stats.done
+
+    @property
+    def stop_reason(self) -> str | None:
+        """Why this runner stopped asking (an early-stop rule fired), or None."""
+        return self.early_stop.reason
+
+    def suite_stop(self, suite: str) -> str | None:
+        """Why this runner stopped asking for suite `suite`'s items, or None."""
+        return self.early_stop.suite_stop(suite)
+
+    async def _watched_send(self, request: ModelRequest) -> ModelReply:
+        """One attempt, told to the early-stop rules (answered, or its error)."""
+        item = request.item
+        key = f"{item.suite}::{item.id}" if item is not None else str(id(request))
+        try:
+            reply = await self.backend.acomplete(request)
+        except BackendError as exc:
+            if exc.status != THROTTLE_STATUS:  # a 429 is a server that is there, asking for patience
+                self.early_stop.attempt(key, str(exc), exc.endpoint)
+            raise
+        self.early_stop.attempt(key, None)
+        return reply
+
+    # -- one conversation ------------------------------------------------------------
+    async def _run(self, key: str, conversation: Conversation, sample: int) -> Completion:
+        if self._admission is None:
+            self._admission = asyncio.Semaphore(ADMITTED * self.concurrency)
+        async with self._admission:
+            return await self._converse(key, conversation, sample)
+
+    async def _converse(self, key: str, conversation: Conversation, sample: int) -> Completion:
+        comp = Completion()
+        start = time.perf_counter()
+        warming = self._warming
+        suite, budget = "", None  # for the early stop: the suite and the last call's budget
+        try:
+            if warming is not None and not warming.done():
+                await asyncio.shield(warming)
+            while True:
+                request = conversation(comp.responses)
+                if request is None:
+                    break
+                if request.item is not None:
+                    suite = request.item.suite
+                    stopped = self.early_stop.suite_stop(suite)
+                    if stopped:  # its suite stopped early: this call is never made
+                        raise BackendError(suite_not_asked(suite, stopped))
+                budget = request.params.max_tokens
+                comp.sent.append(request.messages)
+                reply, cached = await self._call(request, comp, sample)
+                comp.responses.append(reply.text)
+                comp.thoughts.append(reply.thought)
+                comp.finish.append(reply.finish_reason)
+                if reply.model:
+                    comp.model = reply.model
+                into = comp.cached_usage if cached else comp.usage
+                for k, v in (reply.usage or {}).items():
+                    into[k] = into.get(k, 0) + int(v or 0)
+                if reply.cut_in_thought:  # no answer to go on from: the item is cut off
+                    break
+        except BackendError as exc:
+            comp.error, comp.error_kind = str(exc), exc.kind
+            if comp.error.startswith(NOT_ASKED_START):  # the run or its suite stopped early
+                self._finish(key, comp, start, cut_short=True)
+                return comp
+        except asyncio.CancelledError:
+            comp.error, comp.error_kind = "cancelled (the run was stopped)", REQUEST_FAILED
+            self._finish(key, comp, start, cut_short=True)
+            raise
+        except BaseException as exc:  # the run never crashes because of a model call:
+            # a third-party backend's SystemExit or KeyboardInterrupt is an error of this item
+            comp.error, comp.error_kind = f"{type(exc).__name__}: {exc}", REQUEST_FAILED
+        self._finish(key, comp, start, suite=suite, budget=budget)
+        return comp
+
+    def _finish(self, key: str, comp: Completion, start: float, cut_short: bool = False,
+                suite: str = "", budget: int | None = None) -> None:
+        """Count a conversation that ended: done (answered or failed), or `cut_short` by the
+        end of the run (cancelled, not asked after an early stop): then neither done nor an
+        error, so that the requests line counts what was answered or failed."""
+        comp.seconds = time.perf_counter() - start
+        st = self.stats
+        if cut_short:
+            st.cut_short += 1
+        else:
+            if self.early_stop.rules:
+                self.early_stop.finished(comp, suite, budget)
+            if comp.error:
+                st.errors += 1
+                self.failures.append((key, comp.error))
+            elif comp.requests == 0:
+                st.done_cached += 1  # no request of its own (cache or shared): not in the pace
+            st.done += 1
+            st.finished = time.perf_counter()
+        if st.done + st.cut_short >= st.submitted:
+            self._idle.set()
+
+    # -- one call --------------------------------------------------------------------
+    async def _call(self, request: ModelRequest, comp: Completion,
+                    sample: int) -> tuple[ModelReply, bool]:
+        """(reply, came without a request of ours)."""
+        calls = self.calls
+        if calls is None:
+            return await self._ask(request, comp), False
+        return await calls.call(request, sample, comp)
+
+
+class StopGate:
+    """The runner's slots, closed once the run stops early: an attempt waiting for its turn
+    then fails at once (`NOT_ASKED` and the reason), counted nowhere, as it was never made."""
+
+    def __init__(self, slots: AdaptiveLimit, stop: EarlyStop):
+        self.slots = slots
+        self.stop = stop
+
+    async def acquire(self) -> int:
+        if self.stop.reason:
+            raise BackendError(f"{NOT_ASKED} ({self.stop.reason})")
+        epoch = await self.slots.acquire()
+        if self.stop.reason:
+            self.slots.release()
+            raise BackendError(f"{NOT_ASKED} ({self.stop.reason})")
+        return epoch
+
+    def release(self) -> None:
+        self.slots.release()
+
+    def answered(self, epoch: int, throttled: bool) -> None:
+        self.slots.answered(epoch, throttled)
+
+    def connect_failed(self, epoch: int) -> None:
+        self.slots.connect_failed(epoch)
+
+
+def _cancel_all(tasks: set[asyncio.Task[None]]) -> None:
+    """In the loop, at `close`: cancel every conversation still running (their futures
+    are cancelled already; a cancelled conversation ends as an error of its item)."""
+    for task in list(tasks):
+        task.cancel()

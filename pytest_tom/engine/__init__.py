@@ -1,1 +1,0 @@
-"""One item's life without pytest: loading, requests, samples, scoring, records, aggregation."""

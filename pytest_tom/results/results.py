@@ -1,0 +1,532 @@
+"""What aggregation gives, read through typed accessors: per suite its family, metrics,
+intervals, tables and notes; the run's totals and their intervals; with `--tom-samples`
+the spread over samples.
+
+`Results` is what `results.aggregate.aggregate` returns and what a report holds (its
+`suites`, `totals`, `totals_intervals`, `samples`, `totals_spread`). It is a dict of
+exactly those keys, so it is its own JSON form: the report writer embeds it as it is, a
+script can `json.dump` it, and a report read back gives the same object
+(`results.run_report.RunReport.results`). Every other module reads it through the
+accessors below (`results.suites`, `suite.metric(name)`, `results.totals.turn` ...);
+this module is the one place that knows the keys (`tests/test_report_model.py` keeps
+it so).
+
+Adding a suite-level figure:
+
+- a number per suite (a metric: a count, a share, a mean) is a declared metric
+  (`metrics.declare.Metric`, in the family's `headline.py`, or in
+  `results.headline.common_specs` for every suite): aggregation sets its value in the
+  suite's metrics and its interval; gates, `compare`, the Markdown, HTML and terminal
+  "every metric" lists show it with no other change;
+- a count of the core block (beside errors and unparseable, e.g. answers cut off by the
+  budget) is counted in `metrics/accuracy` and named once in `Counts` and
+  `OUTCOME_COUNTS` below, which the terminal, Markdown and HTML tables read;
+- anything else kept per suite (like `info`) is a key written by `suite_block` and one
+  accessor of `SuiteResult`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pytest_tom.families.base import MetricTable
+
+# the keys of a report that hold the results, in the order the report writes them
+RESULT_KEYS = ("suites", "totals", "totals_intervals", "samples", "totals_spread", "sweep",
+               "probes")
+
+# counts of outcomes that are neither right nor wrong, in the order the summaries show
+# them: (key in the core block, label, shown when zero). The terminal, Markdown and HTML
+# summaries read this list, so a new outcome status is named here once.
+OUTCOME_COUNTS: tuple[tuple[str, str, bool], ...] = (
+    ("errors", "errors", True),
+    ("unparseable", "unparseable", True),
+    ("cut_off", "cut off", False),  # the budget ran out: neither right nor wrong
+    ("skipped", "skipped", False),
+    # scored by a measure only (a FANToM free answer's token F1): neither right nor wrong, in
+    # no accuracy; not a key of the report: items - judged - skipped (`Counts.get`)
+    ("measured", "measured only", False),
+)
+
+
+class Counts:
+    """The core block of a suite (within its metrics) or of the run (the totals): items,
+    judged, right, wrong, errors, unparseable, cut off, skipped, turn and goal accuracy,
+    groups (`metrics.accuracy`). A view: it reads the figures it is given."""
+
+    __slots__ = ("_figures",)
+
+    def __init__(self, figures: Mapping[str, Any]):
+        self._figures = figures
+
+    def get(self, name: str) -> Any:
+        """Any figure of the block by its report name (`tag.belief.turn`, a family's), and
+        `measured`: the items neither judged nor skipped (so that right + wrong + cut off +
+        measured + skipped = items, every count of the table accounted for)."""
+        if name == "measured" and name not in self._figures:
+            return self.measured
+        return self._figures.get(name)
+
+    @property
+    def measured(self) -> Any:
+        """Items scored by a measure only (`correct` None): in no accuracy, not wrong."""
+        items, judged = self._figures.get("items"), self._figures.get("judged")
+        if items is None or judged is None:
+            return None
+        left = items - judged - (self._figures.get("skipped") or 0)
+        return round(left, 9) if isinstance(left, float) else left
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._figures
+
+    def names(self) -> list[str]:
+        return list(self._figures)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The figures by name, as the report keeps them (a copy)."""
+        return dict(self._figures)
+
+    @property
+    def items(self) -> Any:
+        return self._figures.get("items")
+
+    @property
+    def judged(self) -> Any:
+        return self._figures.get("judged")
+
+    @property
+    def correct(self) -> Any:
+        return self._figures.get("correct")
+
+    @property
+    def wrong(self) -> Any:
+        return self._figures.get("wrong")
+
+    @property
+    def errors(self) -> Any:
+        return self._figures.get("errors")
+
+    @property
+    def unparseable(self) -> Any:
+        return self._figures.get("unparseable")
+
+    @property
+    def cut_off(self) -> Any:
+        """Answers the budget cut off (0 in a report made before they were counted)."""
+        return self._figures.get("cut_off", 0)
+
+    @property
+    def skipped(self) -> Any:
+        return self._figures.get("skipped")
+
+    @property
+    def turn(self) -> Any:
+        return self._figures.get("turn")
+
+    @property
+    def goal(self) -> Any:
+        return self._figures.get("goal")
+
+    @property
+    def groups(self) -> Any:
+        return self._figures.get("groups")
+
+    @property
+    def groups_correct(self) -> Any:
+        return self._figures.get("groups_correct")
+
+    @property
+    def parse_failure_rate(self) -> Any:
+        return self._figures.get("parse_failure_rate")
+
+    def tag_names(self) -> list[str]:
+        """The tags with a `tag.<tag>.*` figure, sorted."""
+        return sorted({k.split(".")[1] for k in self._figures if k.startswith("tag.")})
+
+
+def suite_block(family: str, path: str, metrics: dict[str, Any], tables: list[dict[str, Any]],
+                info: dict[str, Any], reasoning: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One suite's figures as aggregation makes them (intervals are added after); the
+    `reasoning` block only when its records show reasoning (`results.reasoning_length.block`)."""
+    out = {"family": family, "path": path, "metrics": metrics, "tables": tables, "info": info}
+    if reasoning:
+        out["reasoning"] = reasoning
+    return out
+
+
+class Quartile:
+    """One quartile of reasoning length: its turn accuracy's metric, the lowest and highest
+    length in it, its judged items and their median length."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Mapping[str, Any]):
+        self._data = data
+
+    @property
+    def metric(self) -> str:
+        return str(self._data.get("metric", ""))
+
+    @property
+    def low(self) -> float | None:
+        return self._data.get("low")
+
+    @property
+    def high(self) -> float | None:
+        return self._data.get("high")
+
+    @property
+    def judged(self) -> int:
+        return int(self._data.get("judged") or 0)
+
+    @property
+    def median(self) -> float | None:
+        return self._data.get("median")
+
+
+class Reasoning:
+    """A suite's `reasoning` block (`results.reasoning_length`): what the reasoning length counts
+    (`unit` tokens or characters, `measure` as the reports name it, `source`), the items
+    with a length, the quartiles, and the accuracies each `reasoning.mean.<metric>` is of
+    (`selections`)."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Mapping[str, Any]):
+        self._data = data
+
+    def __bool__(self) -> bool:
+        return bool(self._data)
+
+    @property
+    def unit(self) -> str:
+        return str(self._data.get("unit") or "")
+
+    @property
+    def measure(self) -> str:
+        return str(self._data.get("measure") or "")
+
+    @property
+    def source(self) -> str:
+        return str(self._data.get("source") or "")
+
+    @property
+    def items(self) -> int:
+        return int(self._data.get("items") or 0)
+
+    @property
+    def quartiles(self) -> list[Quartile]:
+        return [Quartile(q) for q in self._data.get("quartiles") or []]
+
+    @property
+    def cut_off(self) -> dict[str, Any]:
+        """The cut-off items and the lower bounds of their thought lengths (empty: none
+        was cut off; `results.thought_stats`)."""
+        return dict(self._data.get("cut_off") or {})
+
+    @property
+    def contrasts(self) -> list[dict[str, Any]]:
+        """The family's contrasts of thought length, each level's ratio to the reference
+        with its interval (`results.thought_stats`)."""
+        return list(self._data.get("contrasts") or [])
+
+    @property
+    def conditions(self) -> list[dict[str, Any]]:
+        """Each condition of the contrasts: mean, quartile accuracies, cut-off items."""
+        return list(self._data.get("conditions") or [])
+
+    @property
+    def selections(self) -> list[tuple[str, str, str, int, bool]]:
+        """(reasoning metric, the accuracy's metric, its label, items with a length,
+        whether the accuracy is a headline metric) of each `reasoning.mean.<metric>`."""
+        return [(str(s.get("metric", "")), str(s.get("of", "")), str(s.get("label", "")),
+                 int(s.get("items") or 0), bool(s.get("headline")))
+                for s in self._data.get("selections") or []]
+
+
+def table_of(data: Mapping[str, Any]) -> MetricTable:
+    """A family table as a report keeps it (`MetricTable.to_dict`)."""
+    return MetricTable(title=str(data.get("title", "")), headers=list(data.get("headers") or []),
+                       rows=[list(r) for r in data.get("rows") or []],
+                       note=str(data.get("note") or ""), caption=str(data.get("caption") or ""))
+
+
+class SuiteResult:
+    """The figures of one suite of a run: a view of its block in the results."""
+
+    __slots__ = ("name", "_block")
+
+    def __init__(self, name: str, block: dict[str, Any]):
+        self.name = name
+        self._block = block
+
+    @property
+    def family(self) -> str:
+        return str(self._block.get("family", ""))
+
+    @property
+    def path(self) -> str:
+        return str(self._block.get("path", ""))
+
+    @property
+    def metrics(self) -> dict[str, Any]:
+        """Every figure of the suite by name: the core block, its tags, the family's."""
+        return self._block.get("metrics") or {}
+
+    @property
+    def counts(self) -> Counts:
+        return Counts(self.metrics)
+
+    def metric(self, name: str) -> Any:
+        return self.metrics.get(name)
+
+    def has(self, name: str) -> bool:
+        return name in self.metrics
+
+    @property
+    def intervals(self) -> dict[str, dict[str, Any]]:
+        """Name -> the 95% interval of each metric that has one (`Interval.to_dict` with
+        the metric's label and whether it is a headline metric)."""
+        return self._block.get("intervals") or {}
+
+    def interval(self, name: str) -> dict[str, Any] | None:
+        return self.intervals.get(name)
+
+    @intervals.setter
+    def intervals(self, value: dict[str, dict[str, Any]]) -> None:
+        self._block["intervals"] = value
+
+    @property
+    def tables(self) -> list[MetricTable]:
+        """The family's tables in the paper's layout."""
+        return [table_of(t) for t in self._block.get("tables") or []]
+
+    @property
+    def table_data(self) -> list[dict[str, Any]]:
+        """The tables as the report keeps them."""
+        return list(self._block.get("tables") or [])
+
+    @property
+    def info(self) -> dict[str, Any]:
+        """Notes of the family (the embedding model used ...)."""
+        return self._block.get("info") or {}
+
+    @property
+    def reasoning(self) -> Reasoning:
+        """How long the model reasoned (empty, and false, when the records show no
+        reasoning or the report was made before)."""
+        return Reasoning(self._block.get("reasoning") or {})
+
+    @property
+    def samples(self) -> int | None:
+        """--tom-samples k: the figures are means over k samples."""
+        return self._block.get("samples")
+
+    @property
+    def spread(self) -> dict[str, float]:
+        """--tom-samples k: the standard deviation of each figure over the samples."""
+        return self._block.get("spread") or {}
+
+    def over_samples(self, metrics: dict[str, Any], tables: list[dict[str, Any]],
+                     spread: dict[str, float], samples: int) -> dict[str, Any]:
+        """This suite's block with figures that are means over `samples` samples."""
+        return {**self._block, "metrics": metrics, "tables": tables, "spread": spread,
+                "samples": samples}
+
+
+class Results(dict[str, Any]):
+    """The results of a run (see the module docstring): read them through the accessors."""
+
+    @classmethod
+    def build(cls, suites: dict[str, dict[str, Any]], totals: dict[str, Any]) -> Results:
+        """Results of one aggregation pass: the suites' blocks (`suite_block`) and totals."""
+        return cls(suites=suites, totals=totals)
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any]) -> Results:
+        """The results a report holds (its result keys, shared, not copied)."""
+        out = cls((k, data[k]) for k in RESULT_KEYS if k in data)
+        out.setdefault("suites", {})
+        out.setdefault("totals", {})
+        return out
+
+    @property
+    def suites(self) -> dict[str, SuiteResult]:
+        """Every suite by name, in the report's order (sorted by name)."""
+        return {name: SuiteResult(name, block) for name, block in self["suites"].items()}
+
+    def suite(self, name: str) -> SuiteResult | None:
+        block = self["suites"].get(name)
+        return None if block is None else SuiteResult(name, block)
+
+    @property
+    def suite_names(self) -> list[str]:
+        return list(self["suites"])
+
+    @property
+    def totals(self) -> Counts:
+        """The core block over every suite (a group is a suite's group)."""
+        return Counts(self["totals"])
+
+    def figure(self, suite: str | None, metric: str) -> Any:
+        """A metric of one suite, or of the totals (suite None); None when absent."""
+        if suite is None:
+            return self["totals"].get(metric)
+        block = self["suites"].get(suite)
+        return None if block is None else (block.get("metrics") or {}).get(metric)
+
+    @property
+    def totals_intervals(self) -> dict[str, dict[str, Any]]:
+        return self.get("totals_intervals") or {}
+
+    @totals_intervals.setter
+    def totals_intervals(self, value: dict[str, dict[str, Any]]) -> None:
+        self["totals_intervals"] = value
+
+    @property
+    def samples(self) -> int | None:
+        """--tom-samples k: every number is a mean over k samples (None: one sample)."""
+        return self.get("samples")
+
+    @property
+    def totals_spread(self) -> dict[str, float]:
+        return self.get("totals_spread") or {}
+
+    @property
+    def sweep(self) -> SweepView | None:
+        """--tom-sweep: each suite's values side by side and the paired tests between
+        adjacent values (`results.sweep_results`); None without a sweep."""
+        block = self.get("sweep")
+        return SweepView(block) if block else None
+
+    @property
+    def probes(self) -> ProbesView | None:
+        """--tom-probe: each suite's probes beside its base with the paired tests
+        (`results.probe_results`); None without probes."""
+        block = self.get("probes")
+        return ProbesView(block) if block else None
+
+    @classmethod
+    def over_samples(cls, first: Results, suites: dict[str, dict[str, Any]],
+                     totals: dict[str, Any], totals_spread: dict[str, float],
+                     samples: int) -> Results:
+        """The results of a k-sample run: means over the samples and their spread."""
+        return cls({**first, "suites": suites, "totals": totals, "totals_spread": totals_spread,
+                    "samples": samples})
+
+
+class SweepRow:
+    """One value of a sweep in one suite of the file (`results.sweep_results._row`)."""
+
+    __slots__ = ("_row",)
+
+    def __init__(self, row: Mapping[str, Any]):
+        self._row = row
+
+    def get(self, key: str) -> Any:
+        """A count or figure of the row by its report name (`right`, `cut_off`,
+        `thought_mean`, `reasoning_tokens` ...)."""
+        return self._row.get(key)
+
+    @property
+    def value(self) -> Any:
+        return self._row.get("value")
+
+    @property
+    def label(self) -> str:
+        return str(self._row.get("label") or "")
+
+    @property
+    def shown_value(self) -> str:
+        """The value as the item names show it (`1024` of `thinking-tokens=1024`)."""
+        return self.label.partition("=")[2] or str(self.value)
+
+    @property
+    def suite(self) -> str | None:
+        return self._row.get("suite")
+
+    @property
+    def family(self) -> str | None:
+        return self._row.get("family")
+
+    @property
+    def intervals(self) -> dict[str, dict[str, Any]]:
+        """Every declared metric of the value's suite with its interval (name -> block)."""
+        return self._row.get("metrics") or {}
+
+    @property
+    def answered_accuracy(self) -> dict[str, Any]:
+        """The accuracy on the answered items: value, low, high, label, n."""
+        return self._row.get("answered_accuracy") or {}
+
+    @property
+    def thought_mean_interval(self) -> dict[str, Any]:
+        return self._row.get("thought_mean_interval") or {}
+
+
+class SweepSuite:
+    """The values of one suite of the file side by side, and the paired tests."""
+
+    __slots__ = ("name", "_block")
+
+    def __init__(self, name: str, block: Mapping[str, Any]):
+        self.name = name
+        self._block = block
+
+    @property
+    def rows(self) -> list[SweepRow]:
+        return [SweepRow(r) for r in self._block.get("values") or []]
+
+    @property
+    def paired(self) -> list[dict[str, Any]]:
+        """Per pair of adjacent values: `from`, `to`, `turn` (McNemar), `thought_mean`
+        (paired bootstrap, None without lengths)."""
+        return list(self._block.get("paired") or [])
+
+
+class ProbesView:
+    """The `probes` block of the results (`results.probe_results`): per suite of the files
+    its base and each probe's figures, and the probes each family does not take."""
+
+    __slots__ = ("_block",)
+
+    def __init__(self, block: Mapping[str, Any]):
+        self._block = block
+
+    @property
+    def suites(self) -> list[dict[str, Any]]:
+        return list(self._block.get("suites") or [])
+
+    @property
+    def not_applicable(self) -> list[dict[str, Any]]:
+        return list(self._block.get("not_applicable") or [])
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self._block)
+
+
+class SweepView:
+    """The `sweep` block of the results (`results.sweep_results`)."""
+
+    __slots__ = ("_block",)
+
+    def __init__(self, block: Mapping[str, Any]):
+        self._block = block
+
+    @property
+    def setting(self) -> str:
+        return str(self._block.get("setting") or "")
+
+    @property
+    def values(self) -> list[Any]:
+        return list(self._block.get("values") or [])
+
+    @property
+    def suites(self) -> list[SweepSuite]:
+        return [SweepSuite(name, block) for name, block in
+                (self._block.get("suites") or {}).items()]
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self._block)
+
