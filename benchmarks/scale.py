@@ -20,6 +20,12 @@ process). Four child processes are measured, each alone, then two together:
   and the requests with nothing joining them, the least a run that does both takes on
   this machine (on 2 cores, with the server on them too, more than the longer of the
   two: its ratio to that is printed beside it).
+- a fully cached rerun (`cached s`: the same run with `--tom-cache=on` after one run that
+  filled the cache, outside the repeats; no request is made: what a CI re-gate costs),
+  against pytest's floor (`×floor`, target <= 1.3).
+
+The run is also set against the two at once (`×both`, target <= 1.15) and its CPU against
+the script's and the floor's added (`×s+f`, target <= 1.2).
 
 Peak RSS is the child's own `ru_maxrss` (`os.wait4`, the `resource.getrusage`
 figure of that one child). Printed per size and repeat: the whole run, the script
@@ -147,8 +153,15 @@ def one_size(n: int, args: argparse.Namespace) -> None:
             if status != 0:
                 print(f"N {n}: collect-only failed ({status}):\n{out[-2000:]}")
                 return
-            rows: dict[str, list[tuple[float, float, float]]] = {"run": [], "script": [],
-                                                                 "floor": [], "both": []}
+            rows: dict[str, list[tuple[float, float, float]]] = {
+                "run": [], "script": [], "floor": [], "both": [], "cached": []}
+            cached_cmd = [c if c != "--tom-cache=off" else "--tom-cache=on" for c in base]
+            cached_cmd += [f"--tom-concurrency={args.concurrency}", "--tom-report=c.json", "-q",
+                           "--tb=no"]
+            _, _, status, out, _ = measure(cached_cmd, root, env)  # fills the cache
+            if status not in (0, 1):
+                print(f"N {n}: the run that fills the cache failed ({status}):\n{out[-2000:]}")
+                return
             plain_cmd = [sys.executable, "-c", PLAIN, server.base_url, str(n),
                          str(args.concurrency)]
             floor_cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
@@ -187,6 +200,14 @@ def one_size(n: int, args: argparse.Namespace) -> None:
                     print(f"N {n}: the script and the floor together failed ({statuses}):\n"
                           f"{outs[0][-1000:]}\n{outs[1][-1000:]}")
                     return
+                asked = server.requests
+                cached, _, status, out, cached_cpu = measure(cached_cmd, root, env)
+                load_cached = os.getloadavg()[0]
+                if server.requests != asked or f"{expected_right(n)}" not in out:
+                    print(f"N {n}: the cached rerun asked the server ({server.requests - asked} "
+                          f"requests) or did not score every item:\n{out[-2000:]}")
+                    return
+                rows["cached"].append((cached, cached_cpu, load_cached))
                 rows["run"].append((whole, cpu, load_run))
                 rows["both"].append((both, both_cpu, load_both))
                 rows["script"].append((plain, plain_cpu, load_plain))
@@ -199,9 +220,10 @@ def one_size(n: int, args: argparse.Namespace) -> None:
                       f"{cpu:7.1f} {plain_cpu:7.1f} {floor_cpu:7.1f} {cpu / plain_cpu:6.2f} "
                       f"{peak / 1024:8.0f} {collected / 1024:8.0f} {per_item:7.2f} "
                       f"{report / 1e6:6.1f} {html / 1e6:6.1f} {served_run:5.1f}/{served_plain:4.1f}"
-                      f" {both:7.1f} {both / bound:6.2f}"
-                      f"   {load_run:.2f} / {load_plain:.2f} / {load_floor:.2f} / {load_both:.2f}",
-                      flush=True)
+                      f" {both:7.1f} {both / bound:6.2f} {whole / both:6.2f}"
+                      f" {cpu / (plain_cpu + floor_cpu):6.2f} {cached:7.1f} {cached / floor:6.2f}"
+                      f"   {load_run:.2f} / {load_plain:.2f} / {load_floor:.2f} / {load_both:.2f}"
+                      f" / {load_cached:.2f}", flush=True)
             if args.repeat > 1:
                 med = {k: (statistics.median(r[0] for r in v), statistics.median(r[1] for r in v))
                        for k, v in rows.items()}
@@ -215,8 +237,12 @@ def one_size(n: int, args: argparse.Namespace) -> None:
                       f"{med['run'][1] / med['script'][1]:.2f}, run CPU / floor CPU "
                       f"{med['run'][1] / med['floor'][1]:.2f}; the script and the floor at once "
                       f"{med['both'][0]:.1f} s, {med['both'][0] / bound:.2f} × max(script, floor)"
-                      f" · load {min(loads):.2f}-"
-                      f"{max(loads):.2f}")
+                      f"; run / both {med['run'][0] / med['both'][0]:.2f} (target <= 1.15), run "
+                      f"CPU / (script + floor CPU) "
+                      f"{med['run'][1] / (med['script'][1] + med['floor'][1]):.2f} (target <= 1.2)"
+                      f", cached rerun {med['cached'][0]:.1f} s ({med['cached'][1]:.1f} s CPU) / "
+                      f"floor {med['cached'][0] / med['floor'][0]:.2f} (target <= 1.3)"
+                      f" · load {min(loads):.2f}-{max(loads):.2f}")
 
 
 def _server_cpu() -> float:
@@ -247,7 +273,8 @@ def main() -> int:
     print(f"{'items':>7} {'run s':>8} {'aiohttp':>8} {'floor':>7} {'×bound':>7} {'run CPU':>7} "
           f"{'aio CPU':>7} {'flr CPU':>7} {'×aio':>6} {'peak MB':>8} {'collect':>8} "
           f"{'KB/item':>7} {'JSON':>6} {'HTML':>6} server CPU  {'both s':>7} {'×bound':>6}"
-          f"   load (run / script / floor / both)")
+          f" {'×both':>6} {'×s+f':>6} {'cached':>7} {'×floor':>6}"
+          f"   load (run / script / floor / both / cached)")
     for n in args.sizes:
         one_size(n, args)
     return 0
