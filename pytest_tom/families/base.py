@@ -2,9 +2,8 @@
 prompts per method, the scoring rule, and its aggregate metrics.
 
 A family knows the data model and the scoring primitives; it knows nothing of
-pytest, backends or reporting. A subclass defined in a folder's `family.py` takes
-the hooks and declarations it does not write itself from the modules beside it
-(`families/parts.py`). Third parties register families through the entry-point
+pytest, backends or reporting. A subclass takes the hooks and declarations it does
+not write itself from the modules it names in its `parts` (`families/parts.py`). Third parties register families through the entry-point
 group ``pytest_tom.families`` (name -> Family subclass).
 """
 
@@ -21,7 +20,7 @@ from pytest_tom.core.model import LETTERS, ItemSpec, Suite
 from pytest_tom.core.option_table import Opt
 from pytest_tom.core.outcome import Outcome
 from pytest_tom.core.settings import Settings
-from pytest_tom.families.parts import fill_from_folder
+from pytest_tom.families.parts import Parts, apply_parts
 from pytest_tom.metrics.declare import Metric, Plot, Value, check_declarations
 from pytest_tom.metrics.thought_contrast import Contrast
 from pytest_tom.suite.schema import Checker, Obj
@@ -76,9 +75,11 @@ class ScoringContext:
 
 class Family:
     """Base class of a benchmark family. Subclasses set the class attributes and override
-    the hooks, or (defined in a folder's `family.py`) have them found beside it."""
+    the hooks, or name the modules that give them in `parts` (`families/parts.py`)."""
 
     name: str = ""
+    # the modules the family is made of, named in its family.py: `Parts(schema=schema, ...)`
+    parts: ClassVar[Parts] = Parts()
     methods: tuple[str, ...] = ("vanilla", "cot")
     scenario_schema: Obj = Obj()
     defaults_schema: Obj = Obj(what="defaults mapping")
@@ -87,17 +88,17 @@ class Family:
     # an answer of this family, and the first call of a reasoning method
     answer_tokens: int = 64
     reasoning_tokens: int = 512
-    # `--tom-<name>-*` options: `OPTIONS` of `options.py` beside `family.py` (read by the
-    # registry without importing the family)
+    # `--tom-<name>-*` options: `OPTIONS` of its options part, `options.py` beside
+    # `family.py` (the registry reads that module without importing the family)
     options: ClassVar[tuple[Opt, ...]] = ()
     # `pytest-tom convert <subcommand>` -> module with `add_arguments(parser)`, `run(args)`
-    # (a folder's `convert.py` is `{name: "<package>.convert"}`)
+    # (`Parts(convert="<package>.convert")` is `{name: "<package>.convert"}`)
     converters: ClassVar[Mapping[str, str]] = {}
     # `pytest-tom fetch <name>`: the official files and how they convert (`DOWNLOADS` of
-    # `download.py` beside `family.py`; see `pytest_tom.core.download`)
+    # its download part; see `pytest_tom.core.download`)
     downloads: ClassVar[tuple[Download, ...]] = ()
     # the headline metrics and their plots, declared once as data (`METRICS` and `PLOTS` of
-    # `headline.py` beside `family.py`; see `pytest_tom.metrics.declare`): their values,
+    # its headline part; see `pytest_tom.metrics.declare`): their values,
     # intervals, paired tests, gate direction, display and plots all come from here
     headline_metrics: ClassVar[tuple[Metric, ...]] = ()
     plots: ClassVar[tuple[Plot, ...]] = ()
@@ -108,7 +109,7 @@ class Family:
     # a threshold `name=value` is a ceiling for them and a baseline drop is a rise (a
     # declared metric says so itself: `Metric(higher_is_better=False)`)
     lower_is_better: ClassVar[tuple[str, ...]] = ()
-    # --tom-probe (core/probe.py; `NOT_APPLICABLE` of `probes.py` beside family.py): each
+    # --tom-probe (core/probe.py; `NOT_APPLICABLE` of its probes part): each
     # probe this family's items do not take, with one line saying why; they get no copy
     # under it. A probe not named here, `probe_messages` (no-story, no-options) and
     # `reordered` / `gold_place` (shuffle) implement. By default none is declared.
@@ -121,7 +122,7 @@ class Family:
         own = cls.__dict__.get("aggregate")
         if own is not None and _takes_two(own):
             cls.aggregate = _with_declared(own)  # type: ignore[method-assign]
-        fill_from_folder(cls, Family)  # the parts beside its family.py (families/parts.py)
+        apply_parts(cls, Family)  # what its `parts` give (families/parts.py)
         check_declarations(f"family {cls.name or cls.__name__}", cls.headline_metrics, cls.plots)
 
     def declared_metrics(self, settings: Settings) -> tuple[Metric, ...]:

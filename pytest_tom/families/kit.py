@@ -57,6 +57,9 @@ from pytest_tom.families.convert_kit import (
 # a family's option (options.py imports it from option_kit itself)
 from pytest_tom.families.option_kit import Opt
 
+# the parts a family names in its family.py: `parts = Parts(schema, expand, ...)`
+from pytest_tom.families.parts import Parts
+
 # records and the numbers over them
 from pytest_tom.metrics.accuracy import (
     AllRightGroups,
@@ -167,7 +170,7 @@ __all__ = [
     "AllRight", "AllRightGroups", "Any_", "Bool", "Checker", "ChoiceReading", "Condition", "Contrast",
     "EmbedderError", "Enum", "Family",
     "FamilyResult", "Field", "Int", "ItemSpec", "Joint", "KeywordTable", "LabelPairs", "ListOf",
-    "Message", "Metric", "MetricTable", "Node", "Obj", "Opt", "Outcome", "Path_", "Plot",
+    "Message", "Metric", "MetricTable", "Node", "Obj", "Opt", "Outcome", "Parts", "Path_", "Plot",
     "Record", "RecordTable", "ScoringContext", "Settings", "Str", "Suite", "Summaries", "Text",
     "Value",
     "ValueMean",

@@ -12,18 +12,21 @@ the metrics are turn and goal accuracy overall and per complexity class, and tur
 accuracy per scene variant (declared in `headline.py`), laid out with the
 coin-toss baselines like the paper's Tables 1 and 2 (`metrics.py`).
 
-The parts beside this module (`families/parts.py`): suite checks `schema`, items
+The parts this module names in `parts` (`families/parts.py`): suite checks `schema`, items
 `expand`, prompts `prompts`, answer rule `scoring`, tables `metrics`, declared metrics
 `headline`.
 """
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import Family
+from pytest_tom.families.kit import Family, Parts
+
+from . import expand, headline, metrics, probes, prompts, schema, scoring
 
 
 class RobustnessFamily(Family):
     name = "robustness"
+    parts = Parts(schema, expand, prompts, scoring, metrics, headline, probes=probes)
     description = ("robustness classes (Nickel et al.): stages, sceneries per complexity class, "
                    "16 scenes each, JSON answers, turn and goal accuracy")
     metric_patterns = ("class.*", "variant.*")  # names beyond aggregate([]) (usage_checks)
