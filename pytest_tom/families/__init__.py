@@ -25,13 +25,11 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from pytest_tom.core.download import Download
-from pytest_tom.core.registry import (
-    BrokenTarget,
-    Registry,
-    RegistryError,
-    UnknownName,
-    folder_targets,
-)
+from pytest_tom.core.registry import BrokenTarget
+from pytest_tom.core.registry import Registry
+from pytest_tom.core.registry import RegistryError
+from pytest_tom.core.registry import UnknownName
+from pytest_tom.core.registry import folder_targets
 
 if TYPE_CHECKING:
     from pytest_tom.core.option_table import Opt

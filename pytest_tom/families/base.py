@@ -11,19 +11,31 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
+from dataclasses import replace
+from typing import Any
+from typing import ClassVar
 
 from pytest_tom.core.download import Download
-from pytest_tom.core.model import LETTERS, ItemSpec, Suite
+from pytest_tom.core.model import LETTERS
+from pytest_tom.core.model import ItemSpec
+from pytest_tom.core.model import Suite
 from pytest_tom.core.option_table import Opt
 from pytest_tom.core.outcome import Outcome
 from pytest_tom.core.settings import Settings
-from pytest_tom.families.parts import Parts, apply_parts
-from pytest_tom.metrics.declare import Metric, Plot, Value, check_declarations
+from pytest_tom.families.parts import Parts
+from pytest_tom.families.parts import apply_parts
+from pytest_tom.metrics.declare import Metric
+from pytest_tom.metrics.declare import Plot
+from pytest_tom.metrics.declare import Value
+from pytest_tom.metrics.declare import check_declarations
 from pytest_tom.metrics.thought_contrast import Contrast
-from pytest_tom.suite.schema import Checker, Obj
+from pytest_tom.suite.schema import Checker
+from pytest_tom.suite.schema import Obj
 
 Message = dict[str, str]  # {"role": ..., "content": ...}
 

@@ -21,13 +21,16 @@ names (a module named for the wrong part).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
+from collections.abc import Callable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import fields
 from types import ModuleType
 from typing import Any
 
 from pytest_tom.core.settings import Settings
-from pytest_tom.metrics.declare import Value, evaluate
+from pytest_tom.metrics.declare import Value
+from pytest_tom.metrics.declare import evaluate
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.families.kit import ConvertError, convert_kit
+from pytest_tom.families.kit import ConvertError
+from pytest_tom.families.kit import convert_kit
 
 COLUMNS = 19
 STORY_SENTENCES = ("context", "desire", "percept", "initial_belief", "causal event")

@@ -3,7 +3,10 @@ pinned to one commit of their repository, converted by this folder's converter."
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import Download, Licence, github_file, github_page
+from pytest_tom.families.kit import Download
+from pytest_tom.families.kit import Licence
+from pytest_tom.families.kit import github_file
+from pytest_tom.families.kit import github_page
 
 REPOSITORY = "cicl-stanford/procedural-evals-tom"
 COMMIT = "fe647d680bddb69f738519313bed625f9e93b549"

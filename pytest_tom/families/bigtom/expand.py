@@ -7,8 +7,14 @@ from collections.abc import Callable
 from typing import Any
 
 from pytest_tom.families.bigtom import prompts
-from pytest_tom.families.bigtom.conditions import AWARE, CONDITIONS, NOT_AWARE, compose
-from pytest_tom.families.kit import LETTERS, ItemSpec, Settings, Suite
+from pytest_tom.families.bigtom.conditions import AWARE
+from pytest_tom.families.bigtom.conditions import CONDITIONS
+from pytest_tom.families.bigtom.conditions import NOT_AWARE
+from pytest_tom.families.bigtom.conditions import compose
+from pytest_tom.families.kit import LETTERS
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import Suite
 
 
 def expand(suite: Suite, data: dict[str, Any], settings: Settings,

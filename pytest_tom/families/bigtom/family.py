@@ -18,9 +18,17 @@ declared metrics `headline`, converter `convert`.
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import Family, Parts
+from pytest_tom.families.kit import Family
+from pytest_tom.families.kit import Parts
 
-from . import download, expand, headline, metrics, probes, prompts, schema, scoring
+from . import download
+from . import expand
+from . import headline
+from . import metrics
+from . import probes
+from . import prompts
+from . import schema
+from . import scoring
 
 
 class BigTomFamily(Family):

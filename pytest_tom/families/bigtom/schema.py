@@ -6,20 +6,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tom.families.bigtom.conditions import AWARE, NOT_AWARE
-from pytest_tom.families.kit import (
-    ID,
-    TAG,
-    Any_,
-    Checker,
-    Field,
-    ListOf,
-    Obj,
-    Str,
-    check_unique_ids,
-    describe,
-    normalise,
-)
+from pytest_tom.families.bigtom.conditions import AWARE
+from pytest_tom.families.bigtom.conditions import NOT_AWARE
+from pytest_tom.families.kit import ID
+from pytest_tom.families.kit import TAG
+from pytest_tom.families.kit import Any_
+from pytest_tom.families.kit import Checker
+from pytest_tom.families.kit import Field
+from pytest_tom.families.kit import ListOf
+from pytest_tom.families.kit import Obj
+from pytest_tom.families.kit import Str
+from pytest_tom.families.kit import check_unique_ids
+from pytest_tom.families.kit import describe
+from pytest_tom.families.kit import normalise
 
 
 def _sentence(doc: str) -> Field:

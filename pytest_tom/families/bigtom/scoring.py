@@ -5,14 +5,12 @@ option, by letter (`a)`, `(b)`, `Answer: b`) or by text, and not the other."""
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import (
-    LETTERS,
-    UNPARSEABLE,
-    ItemSpec,
-    Outcome,
-    ScoringContext,
-    read_choice,
-)
+from pytest_tom.families.kit import LETTERS
+from pytest_tom.families.kit import UNPARSEABLE
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Outcome
+from pytest_tom.families.kit import ScoringContext
+from pytest_tom.families.kit import read_choice
 
 
 def score(item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:

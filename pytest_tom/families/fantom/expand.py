@@ -18,8 +18,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from pytest_tom.families.fantom.schema import name_key, set_accessibility
-from pytest_tom.families.kit import ItemSpec, Settings, Suite, word_pattern
+from pytest_tom.families.fantom.schema import name_key
+from pytest_tom.families.fantom.schema import set_accessibility
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import Suite
+from pytest_tom.families.kit import word_pattern
 
 KINDS = (
     "fact",

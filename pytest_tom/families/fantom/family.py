@@ -19,9 +19,20 @@ is written here: the unit `--tom-shard` keeps whole.
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import Family, ItemSpec, Parts, Settings
+from pytest_tom.families.kit import Family
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Parts
+from pytest_tom.families.kit import Settings
 
-from . import download, expand, headline, metrics, options, probes, prompts, schema, scoring
+from . import download
+from . import expand
+from . import headline
+from . import metrics
+from . import options
+from . import probes
+from . import prompts
+from . import schema
+from . import scoring
 
 
 class FantomFamily(Family):

@@ -9,26 +9,23 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.families.fantom.expand import LIST_KINDS, YN_KINDS
-from pytest_tom.families.fantom.parsing import (
-    IRRELEVANT,
-    extract_answer,
-    judge_list,
-    letters_marked,
-    parse_binary,
-)
-from pytest_tom.families.kit import (
-    UNPARSEABLE,
-    EmbedderError,
-    ItemSpec,
-    Outcome,
-    ScoringContext,
-    Settings,
-    embeddings_available,
-    get_embedder,
-    looks_like_path,
-    token_f1,
-)
+from pytest_tom.families.fantom.expand import LIST_KINDS
+from pytest_tom.families.fantom.expand import YN_KINDS
+from pytest_tom.families.fantom.parsing import IRRELEVANT
+from pytest_tom.families.fantom.parsing import extract_answer
+from pytest_tom.families.fantom.parsing import judge_list
+from pytest_tom.families.fantom.parsing import letters_marked
+from pytest_tom.families.fantom.parsing import parse_binary
+from pytest_tom.families.kit import UNPARSEABLE
+from pytest_tom.families.kit import EmbedderError
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Outcome
+from pytest_tom.families.kit import ScoringContext
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import embeddings_available
+from pytest_tom.families.kit import get_embedder
+from pytest_tom.families.kit import looks_like_path
+from pytest_tom.families.kit import token_f1
 
 EMBEDDER_FAILED = "embedder_failed"
 

@@ -7,7 +7,11 @@ out of it are checked against their own sha256s too."""
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import Download, Licence, Member, github_file, github_page
+from pytest_tom.families.kit import Download
+from pytest_tom.families.kit import Licence
+from pytest_tom.families.kit import Member
+from pytest_tom.families.kit import github_file
+from pytest_tom.families.kit import github_page
 
 REPOSITORY = "facebookresearch/ToMi"
 COMMIT = "dea2bca9b366c41cdab0bd717353cc02453e193e"

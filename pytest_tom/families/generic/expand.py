@@ -7,8 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pytest_tom.families.generic.schema import alternatives, question_id, rule_of
-from pytest_tom.families.kit import LETTERS, ItemSpec, Settings, Suite
+from pytest_tom.families.generic.schema import alternatives
+from pytest_tom.families.generic.schema import question_id
+from pytest_tom.families.generic.schema import rule_of
+from pytest_tom.families.kit import LETTERS
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import Suite
 
 
 def expand(suite: Suite, data: dict[str, Any], settings: Settings,

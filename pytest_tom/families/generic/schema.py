@@ -6,23 +6,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_tom.families.kit import (
-    ID,
-    TAG,
-    Any_,
-    Bool,
-    Checker,
-    Enum,
-    Field,
-    ListOf,
-    Node,
-    Obj,
-    Str,
-    Text,
-    check_unique_ids,
-    describe,
-    type_name,
-)
+from pytest_tom.families.kit import ID
+from pytest_tom.families.kit import TAG
+from pytest_tom.families.kit import Any_
+from pytest_tom.families.kit import Bool
+from pytest_tom.families.kit import Checker
+from pytest_tom.families.kit import Enum
+from pytest_tom.families.kit import Field
+from pytest_tom.families.kit import ListOf
+from pytest_tom.families.kit import Node
+from pytest_tom.families.kit import Obj
+from pytest_tom.families.kit import Str
+from pytest_tom.families.kit import Text
+from pytest_tom.families.kit import check_unique_ids
+from pytest_tom.families.kit import describe
+from pytest_tom.families.kit import type_name
 
 
 @dataclass

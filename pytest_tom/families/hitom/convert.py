@@ -34,16 +34,20 @@ from __future__ import annotations
 import argparse
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.families.kit import ConvertError, convert_kit
+from pytest_tom.families.kit import ConvertError
+from pytest_tom.families.kit import convert_kit
 
 from .expand import DECEPTION
 from .prompt_files import read_prompts
-from .prompts import OPTION_LETTERS, VP
-from .schema import LENGTHS, ORDERS
+from .prompts import OPTION_LETTERS
+from .prompts import VP
+from .schema import LENGTHS
+from .schema import ORDERS
 
 NAME = "hitom"
 UPSTREAM = "Hi-ToM_data.json"

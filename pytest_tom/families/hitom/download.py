@@ -3,7 +3,10 @@ repository, converted by this folder's converter into one suite of 1,200 questio
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import Download, Licence, github_file, github_page
+from pytest_tom.families.kit import Download
+from pytest_tom.families.kit import Licence
+from pytest_tom.families.kit import github_file
+from pytest_tom.families.kit import github_page
 
 REPOSITORY = "ying-hui-he/Hi-ToM_dataset"
 COMMIT = "56dda76fbbbcd510d51e91837fe19b7df2108562"

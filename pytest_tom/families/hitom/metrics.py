@@ -17,17 +17,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_tom.families.kit import (
-    NO_VALUE,
-    FamilyResult,
-    MetricTable,
-    Record,
-    Settings,
-    Value,
-    pct,
-)
+from pytest_tom.families.kit import NO_VALUE
+from pytest_tom.families.kit import FamilyResult
+from pytest_tom.families.kit import MetricTable
+from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import Value
+from pytest_tom.families.kit import pct
 
-from .headline import ALL, BY_LENGTH, DECEPTION_LABEL, HEATMAP, METRICS, SETTINGS, Cell
+from .headline import ALL
+from .headline import BY_LENGTH
+from .headline import DECEPTION_LABEL
+from .headline import HEATMAP
+from .headline import METRICS
+from .headline import SETTINGS
+from .headline import Cell
 from .prompts import STYLE_LABEL
 from .schema import ORDERS
 

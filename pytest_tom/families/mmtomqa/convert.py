@@ -26,10 +26,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.families.kit import ConvertError, convert_kit
+from pytest_tom.families.kit import ConvertError
+from pytest_tom.families.kit import convert_kit
 
 from .prompts import question_text
-from .question_types import BY_CODE, code_of
+from .question_types import BY_CODE
+from .question_types import code_of
 
 NAME = "mmtomqa"
 UPSTREAM = "questions.json"

@@ -4,7 +4,10 @@ questions."""
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import Download, Licence, github_file, github_page
+from pytest_tom.families.kit import Download
+from pytest_tom.families.kit import Licence
+from pytest_tom.families.kit import github_file
+from pytest_tom.families.kit import github_page
 
 REPOSITORY = "chuanyangjin/MMToM-QA"
 COMMIT = "cba94f39369828bf6f6173d3b8fd36f128fa0926"

@@ -5,10 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pytest_tom.families.kit import ItemSpec, Settings, Suite
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import Suite
 
 from . import prompts
-from .question_types import BY_CODE, code_of
+from .question_types import BY_CODE
+from .question_types import code_of
 
 
 def expand(suite: Suite, data: dict[str, Any], settings: Settings,

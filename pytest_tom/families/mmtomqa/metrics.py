@@ -11,18 +11,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_tom.families.kit import (
-    NO_VALUE,
-    FamilyResult,
-    MetricTable,
-    Record,
-    Settings,
-    Value,
-    pct,
-)
+from pytest_tom.families.kit import NO_VALUE
+from pytest_tom.families.kit import FamilyResult
+from pytest_tom.families.kit import MetricTable
+from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import Value
+from pytest_tom.families.kit import pct
 
 from .headline import METRICS
-from .question_types import BELIEF, GOAL, INFERENCE_LABEL, TYPES
+from .question_types import BELIEF
+from .question_types import GOAL
+from .question_types import INFERENCE_LABEL
+from .question_types import TYPES
 
 
 def aggregate(records: list[Record], settings: Settings,

@@ -5,24 +5,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tom.families.kit import (
-    ID,
-    TAG,
-    Any_,
-    Checker,
-    Enum,
-    Field,
-    Int,
-    ListOf,
-    Obj,
-    Str,
-    Text,
-    check_unique_ids,
-    describe,
-    normalise,
-)
+from pytest_tom.families.kit import ID
+from pytest_tom.families.kit import TAG
+from pytest_tom.families.kit import Any_
+from pytest_tom.families.kit import Checker
+from pytest_tom.families.kit import Enum
+from pytest_tom.families.kit import Field
+from pytest_tom.families.kit import Int
+from pytest_tom.families.kit import ListOf
+from pytest_tom.families.kit import Obj
+from pytest_tom.families.kit import Str
+from pytest_tom.families.kit import Text
+from pytest_tom.families.kit import check_unique_ids
+from pytest_tom.families.kit import describe
+from pytest_tom.families.kit import normalise
 
-from .question_types import BY_CODE, code_of
+from .question_types import BY_CODE
+from .question_types import code_of
 
 SCENARIO = Obj(what="MMToM-QA question", fields={  # a scenario is one question
     "id": Field(ID, required=True, doc="a unique name for the question"),

@@ -16,7 +16,11 @@ empty reply (IndexError); here that is unparseable. A first character that is ne
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import UNPARSEABLE, ItemSpec, Outcome, ScoringContext, read_choice
+from pytest_tom.families.kit import UNPARSEABLE
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Outcome
+from pytest_tom.families.kit import ScoringContext
+from pytest_tom.families.kit import read_choice
 
 from .prompts import LETTERS
 

@@ -4,7 +4,11 @@ narratives; `--long`: the 100 long narratives of OpenToM-L)."""
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import Download, Licence, Remote, github_file, github_page
+from pytest_tom.families.kit import Download
+from pytest_tom.families.kit import Licence
+from pytest_tom.families.kit import Remote
+from pytest_tom.families.kit import github_file
+from pytest_tom.families.kit import github_page
 
 REPOSITORY = "seacowx/OpenToM"
 COMMIT = "3f22b66276b2d7ca5fe573c28c79cc0d077aafc5"

@@ -6,15 +6,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pytest_tom.families.kit import ItemSpec, Settings, Suite
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import Suite
 from pytest_tom.families.opentom import prompts as opentom_prompts
-from pytest_tom.families.opentom.labels import (
-    ATTITUDES,
-    gold_label,
-    perspective_subsets,
-    place_name,
-)
-from pytest_tom.families.opentom.schema import places_of, question_id
+from pytest_tom.families.opentom.labels import ATTITUDES
+from pytest_tom.families.opentom.labels import gold_label
+from pytest_tom.families.opentom.labels import perspective_subsets
+from pytest_tom.families.opentom.labels import place_name
+from pytest_tom.families.opentom.schema import places_of
+from pytest_tom.families.opentom.schema import question_id
 
 
 def expand(suite: Suite, data: dict[str, Any], settings: Settings,

@@ -25,35 +25,32 @@ own, are part of `loc_fine.first` too, as in the authors' evaluator).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
-from pytest_tom.families.kit import (
-    NO_VALUE,
-    FamilyResult,
-    Metric,
-    MetricTable,
-    Record,
-    RecordTable,
-    Settings,
-    Value,
-    disjoint_samples,
-    evaluate,
-    is_skipped,
-    mean_std,
-    pct,
-    ratio,
-    signed_unit,
-)
-from pytest_tom.families.opentom.headline import (
-    ACCURACY,
-    F1,
-    KEYS,
-    ROLE_KEYS,
-    ROLE_NAMES,
-    TABLE2_ROWS,
-    predicted,
-)
+from pytest_tom.families.kit import NO_VALUE
+from pytest_tom.families.kit import FamilyResult
+from pytest_tom.families.kit import Metric
+from pytest_tom.families.kit import MetricTable
+from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import RecordTable
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import Value
+from pytest_tom.families.kit import disjoint_samples
+from pytest_tom.families.kit import evaluate
+from pytest_tom.families.kit import is_skipped
+from pytest_tom.families.kit import mean_std
+from pytest_tom.families.kit import pct
+from pytest_tom.families.kit import ratio
+from pytest_tom.families.kit import signed_unit
+from pytest_tom.families.opentom.headline import ACCURACY
+from pytest_tom.families.opentom.headline import F1
+from pytest_tom.families.opentom.headline import KEYS
+from pytest_tom.families.opentom.headline import ROLE_KEYS
+from pytest_tom.families.opentom.headline import ROLE_NAMES
+from pytest_tom.families.opentom.headline import TABLE2_ROWS
+from pytest_tom.families.opentom.headline import predicted
 
 LocationPairs = dict[tuple[str, str, str], dict[str, str | None]]
 

@@ -6,8 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pytest_tom.families.kit import ItemSpec, Settings, Suite
-from pytest_tom.families.robustness.scenes import Scene, scenery_id, scenes_of
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import Suite
+from pytest_tom.families.robustness.scenes import Scene
+from pytest_tom.families.robustness.scenes import scenery_id
+from pytest_tom.families.robustness.scenes import scenes_of
 
 
 def expand(suite: Suite, data: dict[str, Any], settings: Settings,

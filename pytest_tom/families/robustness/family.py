@@ -19,9 +19,16 @@ The parts this module names in `parts` (`families/parts.py`): suite checks `sche
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import Family, Parts
+from pytest_tom.families.kit import Family
+from pytest_tom.families.kit import Parts
 
-from . import expand, headline, metrics, probes, prompts, schema, scoring
+from . import expand
+from . import headline
+from . import metrics
+from . import probes
+from . import prompts
+from . import schema
+from . import scoring
 
 
 class RobustnessFamily(Family):

@@ -22,21 +22,22 @@ from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_tom.families.kit import (
-    NO_VALUE,
-    UNPARSEABLE,
-    FamilyResult,
-    MetricTable,
-    Record,
-    Settings,
-    Value,
-    is_judged,
-    pct,
-    ratio,
-    tiny_pct,
-)
-from pytest_tom.families.robustness.headline import ALL, DECLARED_VARIANTS, variant_metric
-from pytest_tom.families.robustness.scenes import QUESTIONS, VARIANTS
+from pytest_tom.families.kit import NO_VALUE
+from pytest_tom.families.kit import UNPARSEABLE
+from pytest_tom.families.kit import FamilyResult
+from pytest_tom.families.kit import MetricTable
+from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import Value
+from pytest_tom.families.kit import is_judged
+from pytest_tom.families.kit import pct
+from pytest_tom.families.kit import ratio
+from pytest_tom.families.kit import tiny_pct
+from pytest_tom.families.robustness.headline import ALL
+from pytest_tom.families.robustness.headline import DECLARED_VARIANTS
+from pytest_tom.families.robustness.headline import variant_metric
+from pytest_tom.families.robustness.scenes import QUESTIONS
+from pytest_tom.families.robustness.scenes import VARIANTS
 from pytest_tom.families.robustness.schema import CLASSES
 
 COIN_TURN = 0.5  # two plausible answers per scene (the paper's turn baseline)

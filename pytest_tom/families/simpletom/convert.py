@@ -21,13 +21,16 @@ from __future__ import annotations
 import argparse
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.families.kit import ConvertError, convert_kit
+from pytest_tom.families.kit import ConvertError
+from pytest_tom.families.kit import convert_kit
 
-from .schema import KINDS, LETTERS
+from .schema import KINDS
+from .schema import LETTERS
 
 FILES = {"aware": "mental-state-qa/test.jsonl", "action": "behavior-qa/test.jsonl",
          "judge": "judgment-qa/test.jsonl"}

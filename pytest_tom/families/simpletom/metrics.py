@@ -7,18 +7,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from pytest_tom.families.kit import (
-    NO_VALUE,
-    FamilyResult,
-    MetricTable,
-    Record,
-    Settings,
-    Value,
-    pct,
-    pct_of,
-)
+from pytest_tom.families.kit import NO_VALUE
+from pytest_tom.families.kit import FamilyResult
+from pytest_tom.families.kit import MetricTable
+from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import Value
+from pytest_tom.families.kit import pct
+from pytest_tom.families.kit import pct_of
 
-from .schema import KIND_NAMES, KINDS
+from .schema import KIND_NAMES
+from .schema import KINDS
 
 
 def cell(value: Value) -> str:

@@ -21,13 +21,17 @@ from __future__ import annotations
 import argparse
 import json
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.families.kit import ConvertError, convert_kit
+from pytest_tom.families.kit import ConvertError
+from pytest_tom.families.kit import convert_kit
 
-from .schema import LETTERS, MENTAL_STATES, ORDERS
+from .schema import LETTERS
+from .schema import MENTAL_STATES
+from .schema import ORDERS
 
 LICENCE = "Meta Llama 3 Community License, evaluation use only (the upstream one)"
 

@@ -13,7 +13,10 @@ were generated with Llama 3): `pytest-tom fetch` asks for `--accept-licence` onc
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import Download, Licence, github_file, github_page
+from pytest_tom.families.kit import Download
+from pytest_tom.families.kit import Licence
+from pytest_tom.families.kit import github_file
+from pytest_tom.families.kit import github_page
 
 REPOSITORY = "nttmdlab-nlp/ToMATO"
 COMMIT = "b8599487e8170322fcbcfb0573fb83a11181b0eb"

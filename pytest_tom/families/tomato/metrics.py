@@ -7,19 +7,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from pytest_tom.families.kit import (
-    NO_VALUE,
-    FamilyResult,
-    MetricTable,
-    Record,
-    Settings,
-    Value,
-    pct,
-    pct_of,
-)
+from pytest_tom.families.kit import NO_VALUE
+from pytest_tom.families.kit import FamilyResult
+from pytest_tom.families.kit import MetricTable
+from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import Value
+from pytest_tom.families.kit import pct
+from pytest_tom.families.kit import pct_of
 
 from .prompts import AUTHORS_SAMPLING
-from .schema import MENTAL_STATES, ORDERS
+from .schema import MENTAL_STATES
+from .schema import ORDERS
 
 
 def cell(value: Value) -> str:

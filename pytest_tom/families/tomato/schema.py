@@ -5,22 +5,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tom.families.kit import (
-    ID,
-    TAG,
-    Any_,
-    Bool,
-    Checker,
-    Enum,
-    Field,
-    Int,
-    ListOf,
-    Obj,
-    Str,
-    Text,
-    check_unique_ids,
-    describe,
-)
+from pytest_tom.families.kit import ID
+from pytest_tom.families.kit import TAG
+from pytest_tom.families.kit import Any_
+from pytest_tom.families.kit import Bool
+from pytest_tom.families.kit import Checker
+from pytest_tom.families.kit import Enum
+from pytest_tom.families.kit import Field
+from pytest_tom.families.kit import Int
+from pytest_tom.families.kit import ListOf
+from pytest_tom.families.kit import Obj
+from pytest_tom.families.kit import Str
+from pytest_tom.families.kit import Text
+from pytest_tom.families.kit import check_unique_ids
+from pytest_tom.families.kit import describe
 
 LETTERS = "ABCD"
 MENTAL_STATES = ("belief", "intention", "desire", "emotion", "knowledge")

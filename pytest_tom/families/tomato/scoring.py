@@ -6,10 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tom.families.kit import UNPARSEABLE, ItemSpec, Outcome, ScoringContext
+from pytest_tom.families.kit import UNPARSEABLE
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Outcome
+from pytest_tom.families.kit import ScoringContext
 
-from .options import READINGS, SAMPLINGS
-from .reading import authors_letter, correct_letter
+from .options import READINGS
+from .options import SAMPLINGS
+from .reading import authors_letter
+from .reading import correct_letter
 
 
 def score(item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:

@@ -25,13 +25,17 @@ import json
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.families.kit import ConvertError, convert_kit
+from pytest_tom.families.kit import ConvertError
+from pytest_tom.families.kit import convert_kit
 
-from .catalogue import TASK_BY_NAME, TASKS, parse_ability_field
+from .catalogue import TASK_BY_NAME
+from .catalogue import TASKS
+from .catalogue import parse_ability_field
 
 FIELDS = {
     "en": ("STORY", "QUESTION", ("OPTION-A", "OPTION-B", "OPTION-C", "OPTION-D")),

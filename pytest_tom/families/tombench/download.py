@@ -4,7 +4,10 @@ suite of 2,860 questions in English (`tombench-full`) or in Chinese (`tombench-z
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import Download, Licence, github_file, github_page
+from pytest_tom.families.kit import Download
+from pytest_tom.families.kit import Licence
+from pytest_tom.families.kit import github_file
+from pytest_tom.families.kit import github_page
 
 REPOSITORY = "zhchen18/ToMBench"
 COMMIT = "4f491f0784ed31ef93a8837615fbc48f885cf78d"

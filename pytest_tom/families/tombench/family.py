@@ -20,9 +20,18 @@ vote: `votes`), tables `metrics`, declared metrics and their choice by the optio
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import Family, Parts
+from pytest_tom.families.kit import Family
+from pytest_tom.families.kit import Parts
 
-from . import download, expand, headline, metrics, options, probes, prompts, schema, scoring
+from . import download
+from . import expand
+from . import headline
+from . import metrics
+from . import options
+from . import probes
+from . import prompts
+from . import schema
+from . import scoring
 
 
 class TomBenchFamily(Family):

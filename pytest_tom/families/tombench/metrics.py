@@ -12,26 +12,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_tom.families.kit import (
-    NO_VALUE,
-    FamilyResult,
-    MetricTable,
-    Record,
-    Settings,
-    Value,
-    pct,
-    pct_of,
-)
+from pytest_tom.families.kit import NO_VALUE
+from pytest_tom.families.kit import FamilyResult
+from pytest_tom.families.kit import MetricTable
+from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import Value
+from pytest_tom.families.kit import pct
+from pytest_tom.families.kit import pct_of
 
-from .catalogue import (
-    DIMENSIONS,
-    PAPER_TASKS,
-    RELEASED_ABILITY_FIELDS,
-    TASKS,
-    ability_slug,
-    released_name,
-    slug,
-)
+from .catalogue import DIMENSIONS
+from .catalogue import PAPER_TASKS
+from .catalogue import RELEASED_ABILITY_FIELDS
+from .catalogue import TASKS
+from .catalogue import ability_slug
+from .catalogue import released_name
+from .catalogue import slug
 from .expand import tries_of
 
 DROPPED = "n/a (no right answer: dropped, as get_results.py)"

@@ -6,22 +6,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tom.families.kit import (
-    ID,
-    TAG,
-    Any_,
-    Checker,
-    Enum,
-    Field,
-    ListOf,
-    Obj,
-    Str,
-    Text,
-    check_unique_ids,
-    describe,
-)
+from pytest_tom.families.kit import ID
+from pytest_tom.families.kit import TAG
+from pytest_tom.families.kit import Any_
+from pytest_tom.families.kit import Checker
+from pytest_tom.families.kit import Enum
+from pytest_tom.families.kit import Field
+from pytest_tom.families.kit import ListOf
+from pytest_tom.families.kit import Obj
+from pytest_tom.families.kit import Str
+from pytest_tom.families.kit import Text
+from pytest_tom.families.kit import check_unique_ids
+from pytest_tom.families.kit import describe
 
-from .catalogue import TASK_NAMES, parse_ability_field
+from .catalogue import TASK_NAMES
+from .catalogue import parse_ability_field
 
 LETTERS = "ABCD"
 LANGUAGES = ("en", "zh")

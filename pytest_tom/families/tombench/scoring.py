@@ -8,10 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tom.families.kit import UNPARSEABLE, ItemSpec, Outcome, ScoringContext
+from pytest_tom.families.kit import UNPARSEABLE
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Outcome
+from pytest_tom.families.kit import ScoringContext
 
-from .options import PROTOCOLS, READINGS
-from .reading import authors_letter, authors_map, read_reply
+from .options import PROTOCOLS
+from .options import READINGS
+from .reading import authors_letter
+from .reading import authors_map
+from .reading import read_reply
 
 
 def score(item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
