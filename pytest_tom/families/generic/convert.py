@@ -208,7 +208,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     doc, problems, counts = build_suite(questions, args.suite, src.name, args.keep_underscores,
                                         args.limit)
-    target = convert_kit.write_suite(doc, convert_kit.suite_file(args.output, args.suite))
+    target = convert_kit.write_suite_in(args.output, args.suite, doc)
     print(f"wrote {target}: {len(doc['scenarios'])} stories, {sum(counts.values())} questions")
     for (qt, st), n in sorted(counts.items()):
         print(f"  {qt:<24} {st:<28} {n}")

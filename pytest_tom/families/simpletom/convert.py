@@ -180,7 +180,7 @@ def scenario_of(story: str, parts: dict[str, tuple[str, dict[str, Any]]],
 
 
 def write(conv: Conversion, out: Path) -> Path:
-    return convert_kit.write_suite(conv.document, convert_kit.suite_file(out, conv.suite))
+    return convert_kit.write_suite_in(out, conv.suite, conv.document)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -193,14 +193,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    prog = "pytest-tom convert simpletom"
-    if convert_kit.arguments_refused(prog, args, folder=True, input_last=True):
-        return 2
-    try:
-        conv = convert(args.input, args.suite, args.limit, args.expect)
-    except ConvertError as exc:
-        return convert_kit.problems_reported(prog, exc)
-    path = write(conv, Path(args.output))
-    print(f"{path}: suite {conv.suite}, {len(conv.scenarios)} stories, "
-          f"{3 * len(conv.scenarios)} questions")
-    return 0
+    def written(conv: Conversion) -> list[str]:
+        return [f"{write(conv, Path(args.output))}: suite {conv.suite}, "
+                f"{len(conv.scenarios)} stories, {3 * len(conv.scenarios)} questions"]
+
+    return convert_kit.run_converter(
+        "pytest-tom convert simpletom", args,
+        lambda: convert(args.input, args.suite, args.limit, args.expect), written,
+        folder=True, input_last=True)

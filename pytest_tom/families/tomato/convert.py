@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
@@ -182,7 +183,7 @@ def convert(path: Path, suite: str | None = None, limit: int | None = None) -> C
 
 
 def write(conv: Conversion, out: Path) -> Path:
-    return convert_kit.write_suite(conv.document, convert_kit.suite_file(out, conv.suite))
+    return convert_kit.write_suite_in(out, conv.suite, conv.document)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -193,19 +194,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    prog = "pytest-tom convert tomato"
-    if convert_kit.arguments_refused(prog, args, input_last=True):
-        return 2
-    try:
-        conv = convert(args.input, args.suite, args.limit)
-    except ConvertError as exc:
-        return convert_kit.problems_reported(prog, exc)
-    path = write(conv, Path(args.output))
+    return convert_kit.run_converter(
+        "pytest-tom convert tomato", args, lambda: convert(args.input, args.suite, args.limit),
+        lambda conv: summary(conv, write(conv, Path(args.output))), input_last=True)
+
+
+def summary(conv: Conversion, path: Path) -> Iterator[str]:
+    """What `run` prints: the questions per mental state and order, then the notes."""
     cells = Counter((sc["mental_state"], sc["order"]) for sc in conv.scenarios)
     fb = sum(1 for sc in conv.scenarios if sc["false_belief"])
-    print(f"{path}: suite {conv.suite}, {len(conv.scenarios)} questions ({fb} false belief)")
+    yield f"{path}: suite {conv.suite}, {len(conv.scenarios)} questions ({fb} false belief)"
     for state in MENTAL_STATES:
-        print(f"  {state:<10} " + "  ".join(f"order {o}: {cells[(state, o)]:>4}" for o in ORDERS))
-    for note in conv.notes:
-        print(f"  note: {note}")
-    return 0
+        yield f"  {state:<10} " + "  ".join(f"order {o}: {cells[(state, o)]:>4}" for o in ORDERS)
+    yield from (f"  note: {note}" for note in conv.notes)
