@@ -16,6 +16,7 @@ is added to its group and to `__all__`.
 
 # what `pytest-tom fetch` downloads (a folder's download.py declares it)
 from pytest_tom.core.download import Download
+from pytest_tom.core.download import GitHubRelease
 from pytest_tom.core.download import Licence
 from pytest_tom.core.download import Member
 from pytest_tom.core.download import Remote
@@ -189,7 +190,7 @@ __all__ = [
     "sole_keyword", "status", "table_rows", "tiny_pct", "token_f1", "two_calls", "type_name",
     "unit", "weighted_f1_of", "word_pattern", "yes_no_word",
     # downloads (download.py)
-    "Download", "Licence", "Member", "Remote", "github_file", "github_page",
+    "Download", "GitHubRelease", "Licence", "Member", "Remote", "github_file", "github_page",
     # the convert command (convert.py)
     "ConvertError", "add_input_output", "add_suite_limit", "arguments_refused", "convert_kit",
     "problems_reported", "suite_file", "write_suite",
