@@ -262,6 +262,14 @@ def method_for(family: Family, method: str) -> str:
     return method if method in family.methods else "vanilla"
 
 
+def tags_of(*owners: Mapping[str, Any] | str) -> list[str]:
+    """An item's tags, each once, in order: the `tags` of each mapping given (the suite's
+    `defaults`, the scenario, the question ...) and each string given itself."""
+    tags = (tag for owner in owners
+            for tag in ([owner] if isinstance(owner, str) else owner.get("tags", ())))
+    return list(dict.fromkeys(tags))
+
+
 def single_call(messages: list[Message], responses: list[str]) -> list[Message] | None:
     """Helper for one-call methods."""
     return messages if not responses else None

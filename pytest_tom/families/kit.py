@@ -44,6 +44,7 @@ from pytest_tom.families.base import Message
 from pytest_tom.families.base import MetricTable
 from pytest_tom.families.base import ScoringContext
 from pytest_tom.families.base import single_call
+from pytest_tom.families.base import tags_of
 from pytest_tom.families.base import two_calls
 
 # `pytest-tom convert`: what every family's convert.py shares (also as a module)
@@ -161,6 +162,7 @@ from pytest_tom.suite.schema import Obj
 from pytest_tom.suite.schema import Str
 from pytest_tom.suite.schema import Text
 from pytest_tom.suite.schema import check_unique_ids
+from pytest_tom.suite.schema import checked_scenarios
 from pytest_tom.suite.schema import describe
 from pytest_tom.suite.schema import did_you_mean
 from pytest_tom.suite.schema import type_name
@@ -178,7 +180,8 @@ __all__ = [
     "Record", "RecordTable", "ScoringContext", "Settings", "Str", "Suite", "Summaries", "Text",
     "Value",
     "ValueMean",
-    "accuracies", "after_last", "check_unique_ids", "condition_of", "contains_normalised", "crosstab",
+    "accuracies", "after_last", "check_unique_ids", "checked_scenarios", "condition_of",
+    "contains_normalised", "crosstab",
     "describe", "describe_spec",
     "did_you_mean", "disjoint_samples", "dump_suite", "embeddings_available", "evaluate",
     "first_keyword", "get_embedder", "has_words", "hedge_in", "is_judged", "is_skipped",
@@ -187,7 +190,7 @@ __all__ = [
     "mean_std", "mentioned_names", "meta", "named_place", "normalise", "ordered",
     "outcome_value", "parse_choice", "parse_yes_no", "pct", "pct_of", "points", "ratio",
     "ratio_of", "read_choice", "resolve_dtype", "scenario_of", "score_final", "signed_unit", "single_call",
-    "sole_keyword", "status", "table_rows", "tiny_pct", "token_f1", "two_calls", "type_name",
+    "sole_keyword", "status", "table_rows", "tags_of", "tiny_pct", "token_f1", "two_calls", "type_name",
     "unit", "weighted_f1_of", "word_pattern", "yes_no_word",
     # downloads (download.py)
     "Download", "GitHubRelease", "Licence", "Member", "Remote", "github_file", "github_page",

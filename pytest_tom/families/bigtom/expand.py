@@ -15,17 +15,17 @@ from pytest_tom.families.kit import LETTERS
 from pytest_tom.families.kit import ItemSpec
 from pytest_tom.families.kit import Settings
 from pytest_tom.families.kit import Suite
+from pytest_tom.families.kit import tags_of
 
 
 def expand(suite: Suite, data: dict[str, Any], settings: Settings,
            line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
     """The items of a BigToM suite, template by template."""
-    family = suite.family
-    default_tags = list((data.get("defaults") or {}).get("tags", []))
+    family, defaults = suite.family, data.get("defaults") or {}
     items: list[ItemSpec] = []
     for ti, t in enumerate(data["scenarios"]):
         line = line_of(("scenarios", ti))
-        tags = list(dict.fromkeys([*default_tags, *t.get("tags", [])]))
+        tags = tags_of(defaults, t)
         for cond in CONDITIONS:
             items.append(item_of(family, suite, t, cond, tags, settings, line))
     return items

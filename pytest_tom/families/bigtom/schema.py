@@ -16,7 +16,7 @@ from pytest_tom.families.kit import Field
 from pytest_tom.families.kit import ListOf
 from pytest_tom.families.kit import Obj
 from pytest_tom.families.kit import Str
-from pytest_tom.families.kit import check_unique_ids
+from pytest_tom.families.kit import checked_scenarios
 from pytest_tom.families.kit import describe
 from pytest_tom.families.kit import normalise
 
@@ -59,12 +59,7 @@ DEFAULTS = Obj(what="defaults mapping", fields={"tags": Field(ListOf(TAG))})
 
 def check(data: dict[str, Any], ck: Checker) -> None:
     """Report every BigToM-specific error of a suite's `data` to `ck`."""
-    templates = data.get("scenarios") or []
-    check_unique_ids(templates, ("scenarios",), ck, "template")
-    for ti, t in enumerate(templates):
-        if not isinstance(t, dict):
-            continue  # the schema has reported it
-        base = ("scenarios", ti)
+    for base, t in checked_scenarios(data, ck, "template"):
         for block, what in (("belief_question", "answers"), ("action_question", "answers"),
                             ("causal_event", "percepts"), ("random_event", "percepts"),
                             ("action", "actions")):

@@ -18,7 +18,7 @@ from pytest_tom.families.kit import Node
 from pytest_tom.families.kit import Obj
 from pytest_tom.families.kit import Str
 from pytest_tom.families.kit import Text
-from pytest_tom.families.kit import check_unique_ids
+from pytest_tom.families.kit import checked_scenarios
 from pytest_tom.families.kit import describe
 from pytest_tom.families.kit import type_name
 
@@ -119,12 +119,7 @@ def check_answer_map(q: dict[str, Any], qpath: tuple[Any, ...], ck: Checker) -> 
 def check(data: dict[str, Any], ck: Checker) -> None:
     """Report every generic-specific error of a suite's `data` to `ck`: unique ids, one
     answer rule per question and the keys that go with it."""
-    scenarios = data.get("scenarios") or []
-    check_unique_ids(scenarios, ("scenarios",), ck, "scenario")
-    for si, sc in enumerate(scenarios):
-        if not isinstance(sc, dict):
-            continue
-        base = ("scenarios", si)
+    for base, sc in checked_scenarios(data, ck, "scenario"):
         questions = sc.get("questions") or []
         seen: dict[str, int] = {}
         for qi, q in enumerate(questions):

@@ -16,7 +16,7 @@ from pytest_tom.families.kit import ListOf
 from pytest_tom.families.kit import Obj
 from pytest_tom.families.kit import Str
 from pytest_tom.families.kit import Text
-from pytest_tom.families.kit import check_unique_ids
+from pytest_tom.families.kit import checked_scenarios
 from pytest_tom.families.kit import describe
 from pytest_tom.families.kit import normalise
 
@@ -44,12 +44,7 @@ DEFAULTS = Obj(what="defaults mapping", fields={"tags": Field(ListOf(TAG))})
 
 def check(data: dict[str, Any], ck: Checker) -> None:
     """Report every MMToM-QA-specific error of a suite's `data` to `ck`."""
-    questions = data.get("scenarios") or []
-    check_unique_ids(questions, ("scenarios",), ck, "question")
-    for qi, q in enumerate(questions):
-        if not isinstance(q, dict):
-            continue
-        base = ("scenarios", qi)
+    for base, q in checked_scenarios(data, ck, "question"):
         kind = q.get("type")
         if isinstance(kind, str | int | float) and not isinstance(kind, bool) \
                 and code_of(kind) not in BY_CODE:

@@ -16,7 +16,7 @@ from pytest_tom.families.kit import Field
 from pytest_tom.families.kit import ListOf
 from pytest_tom.families.kit import Obj
 from pytest_tom.families.kit import Str
-from pytest_tom.families.kit import check_unique_ids
+from pytest_tom.families.kit import checked_scenarios
 from pytest_tom.families.kit import describe
 from pytest_tom.families.kit import normalise
 from pytest_tom.families.opentom.labels import CONTAINERS
@@ -95,12 +95,9 @@ def places_of(sc: dict[str, Any]) -> list[list[str]]:
 
 def check(data: dict[str, Any], ck: Checker) -> None:
     """Report every OpenToM-specific error of a suite's `data` to `ck`."""
-    scenarios = [sc for sc in data.get("scenarios") or []]
-    check_unique_ids(scenarios, ("scenarios",), ck, "scenario")
     defaults = data.get("defaults") if isinstance(data.get("defaults"), dict) else {}
-    for si, sc in enumerate(scenarios):
-        if isinstance(sc, dict):
-            check_scenario(sc, ("scenarios", si), defaults, ck)
+    for base, sc in checked_scenarios(data, ck, "scenario"):
+        check_scenario(sc, base, defaults, ck)
 
 
 def check_scenario(sc: dict[str, Any], base: tuple[Any, ...], defaults: dict[str, Any],

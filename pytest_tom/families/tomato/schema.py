@@ -17,7 +17,7 @@ from pytest_tom.families.kit import ListOf
 from pytest_tom.families.kit import Obj
 from pytest_tom.families.kit import Str
 from pytest_tom.families.kit import Text
-from pytest_tom.families.kit import check_unique_ids
+from pytest_tom.families.kit import checked_scenarios
 from pytest_tom.families.kit import describe
 
 LETTERS = "ABCD"
@@ -51,12 +51,7 @@ DEFAULTS = Obj(what="defaults mapping", fields={"tags": Field(ListOf(TAG))})
 def check(data: dict[str, Any], ck: Checker) -> None:
     """Every ToMATO-specific problem of a suite: ids unique, the order 1 or 2, the options
     four different texts."""
-    scenarios = list(data.get("scenarios") or [])
-    check_unique_ids(scenarios, ("scenarios",), ck, "question")
-    for si, sc in enumerate(scenarios):
-        if not isinstance(sc, dict):
-            continue
-        base = ("scenarios", si)
+    for base, sc in checked_scenarios(data, ck, "question"):
         order = sc.get("order")
         if isinstance(order, int) and order not in ORDERS:
             ck.error((*base, "order"), f"{describe((*base, 'order'))}: {order} is not an order "
