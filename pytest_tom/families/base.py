@@ -25,6 +25,8 @@ from pytest_tom.core.model import LETTERS
 from pytest_tom.core.model import ItemSpec
 from pytest_tom.core.model import Suite
 from pytest_tom.core.option_table import Opt
+from pytest_tom.core.option_table import choice_problems
+from pytest_tom.core.outcome import UNPARSEABLE
 from pytest_tom.core.outcome import Outcome
 from pytest_tom.core.settings import Settings
 from pytest_tom.families.parts import Parts
@@ -221,8 +223,10 @@ class Family:
     metric_patterns: tuple[str, ...] | None = None
 
     def option_problems(self, options: dict[str, Any]) -> list[str]:
-        """Usage errors in this family's options (checked at start), one text per problem."""
-        return []
+        """Usage errors in this family's options (checked at start), one text per problem:
+        by default a value none of its option's choices (a family with checks of its own
+        adds them to `choice_problems(options, OPTIONS)`)."""
+        return choice_problems(options, self.options)
 
     def unavailable(self, item: ItemSpec, settings: Settings) -> str | None:
         """A reason to skip the item (e.g. an optional dependency missing), or None."""
@@ -268,6 +272,15 @@ def tags_of(*owners: Mapping[str, Any] | str) -> list[str]:
     tags = (tag for owner in owners
             for tag in ([owner] if isinstance(owner, str) else owner.get("tags", ())))
     return list(dict.fromkeys(tags))
+
+
+def letter_outcome(letter: str | None, how: str, gold: str) -> Outcome:
+    """The outcome of a reply read as the option `letter` (`how`: the rule that read it),
+    judged against the `gold` letter; a reply read as no option (None) is wrong and
+    reported unparseable."""
+    if letter is None:
+        return Outcome(correct=False, error=UNPARSEABLE, detail=how)
+    return Outcome(correct=letter == gold, parsed=letter, detail=f"read as {letter}: {how}")
 
 
 def single_call(messages: list[Message], responses: list[str]) -> list[Message] | None:

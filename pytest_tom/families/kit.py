@@ -26,6 +26,9 @@ from pytest_tom.core.download import github_page
 # the nouns: an item, a suite, an outcome, the run's settings
 from pytest_tom.core.model import ItemSpec
 from pytest_tom.core.model import Suite
+
+# a family's option (options.py imports it from option_kit itself)
+from pytest_tom.core.option_table import choice_problems
 from pytest_tom.core.outcome import CUT_OFF
 from pytest_tom.core.outcome import ERROR
 from pytest_tom.core.outcome import REQUEST_FAILED
@@ -43,6 +46,7 @@ from pytest_tom.families.base import FamilyResult
 from pytest_tom.families.base import Message
 from pytest_tom.families.base import MetricTable
 from pytest_tom.families.base import ScoringContext
+from pytest_tom.families.base import letter_outcome
 from pytest_tom.families.base import single_call
 from pytest_tom.families.base import tags_of
 from pytest_tom.families.base import two_calls
@@ -55,8 +59,6 @@ from pytest_tom.families.convert_kit import arguments_refused
 from pytest_tom.families.convert_kit import problems_reported
 from pytest_tom.families.convert_kit import suite_file
 from pytest_tom.families.convert_kit import write_suite
-
-# a family's option (options.py imports it from option_kit itself)
 from pytest_tom.families.option_kit import Opt
 
 # the parts a family names in its family.py: `parts = Parts(schema, expand, ...)`
@@ -81,6 +83,7 @@ from pytest_tom.metrics.declare import PERCENT
 from pytest_tom.metrics.declare import PROPORTION
 from pytest_tom.metrics.declare import UNIT_SCALE
 from pytest_tom.metrics.declare import AllRight
+from pytest_tom.metrics.declare import Declared
 from pytest_tom.metrics.declare import Joint
 from pytest_tom.metrics.declare import LabelPairs
 from pytest_tom.metrics.declare import Metric
@@ -173,19 +176,19 @@ __all__ = [
     "CUT_OFF", "ERROR", "GROUPED", "ID", "IDENT", "ITEM_ID", "JSON_BEGIN", "JSON_END", "LETTERS",
     "NO_VALUE", "PERCENT", "PROPORTION", "REQUEST_FAILED", "SKIPPED", "TAG", "UNAVAILABLE",
     "UNIT_SCALE", "UNPARSEABLE",
-    "AllRight", "AllRightGroups", "Any_", "Bool", "Checker", "ChoiceReading", "Condition", "Contrast",
+    "AllRight", "AllRightGroups", "Declared", "Any_", "Bool", "Checker", "ChoiceReading", "Condition", "Contrast",
     "EmbedderError", "Enum", "Family",
     "FamilyResult", "Field", "Int", "ItemSpec", "Joint", "KeywordTable", "LabelPairs", "ListOf",
     "Message", "Metric", "MetricTable", "Node", "Obj", "Opt", "Outcome", "Parts", "Path_", "Plot",
     "Record", "RecordTable", "ScoringContext", "Settings", "Str", "Suite", "Summaries", "Text",
     "Value",
     "ValueMean",
-    "accuracies", "after_last", "check_unique_ids", "checked_scenarios", "condition_of",
+    "accuracies", "after_last", "check_unique_ids", "checked_scenarios", "choice_problems", "condition_of",
     "contains_normalised", "crosstab",
     "describe", "describe_spec",
     "did_you_mean", "disjoint_samples", "dump_suite", "embeddings_available", "evaluate",
     "first_keyword", "get_embedder", "has_words", "hedge_in", "is_judged", "is_skipped",
-    "json_instruction",
+    "json_instruction", "letter_outcome",
     "judged", "last_line", "letters_named", "looks_like_path", "macro_f1_of", "mean_of",
     "mean_std", "mentioned_names", "meta", "named_place", "normalise", "ordered",
     "outcome_value", "parse_choice", "parse_yes_no", "pct", "pct_of", "points", "ratio",

@@ -29,6 +29,7 @@ from types import ModuleType
 from typing import Any
 
 from pytest_tom.core.settings import Settings
+from pytest_tom.metrics.declare import Declared
 from pytest_tom.metrics.declare import Value
 from pytest_tom.metrics.declare import evaluate
 
@@ -142,12 +143,13 @@ def _named(method: Callable[..., Any], fn: Callable[..., Any],
 
 def _aggregate(fn: Callable[..., Any]) -> Callable[..., Any]:
     """`aggregate(self, records, settings, declared=None)` from a module's
-    `aggregate(records, settings, declared)`: called without `declared` (a script, a test),
+    `aggregate(records, settings, declared)`, which gets the values as a `Declared` (a
+    table asks for any name it lays out): called without `declared` (a script, a test),
     the values come from the family's own declarations, as the engine computes them."""
     def aggregate(self: Any, records: list[dict[str, Any]], settings: Settings,
                   declared: Mapping[str, Value] | None = None) -> Any:
         if declared is None:
             declared = evaluate(self.declared_metrics(settings), records)
-        return fn(records, settings, declared)
+        return fn(records, settings, Declared(declared))
 
     return _named(aggregate, fn, "aggregate")

@@ -37,7 +37,7 @@ from pytest_tom.families.bigtom.headline import METRICS
 from pytest_tom.families.bigtom.headline import SHORT
 from pytest_tom.families.bigtom.headline import joint_name
 from pytest_tom.families.bigtom.prompts import METHODS
-from pytest_tom.families.kit import NO_VALUE
+from pytest_tom.families.kit import Declared
 from pytest_tom.families.kit import FamilyResult
 from pytest_tom.families.kit import MetricTable
 from pytest_tom.families.kit import Record
@@ -52,11 +52,10 @@ INFERENCE_LABEL = {"forward_belief": "forward belief", "forward_action": "forwar
 DECLARED = tuple(m.name for m in METRICS)
 
 
-def aggregate(records: list[Record], settings: Settings,
-              declared: Mapping[str, Value]) -> FamilyResult:
+def aggregate(records: list[Record], settings: Settings, declared: Declared) -> FamilyResult:
     """The tables of the declared values and `initial_state_rate`; a declared metric none
     of whose items ran is reported as None (as every BigToM metric always was)."""
-    values = {name: declared.get(name, NO_VALUE) for name in DECLARED}
+    values = {name: declared[name] for name in DECLARED}
     metrics: dict[str, float | int | None] = {
         name: None for name, v in values.items() if v.value is None}
     metrics["initial_state_rate"] = initial_state_rate(records)

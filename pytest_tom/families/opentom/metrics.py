@@ -25,11 +25,10 @@ own, are part of `loc_fine.first` too, as in the authors' evaluator).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
 
-from pytest_tom.families.kit import NO_VALUE
+from pytest_tom.families.kit import Declared
 from pytest_tom.families.kit import FamilyResult
 from pytest_tom.families.kit import Metric
 from pytest_tom.families.kit import MetricTable
@@ -104,20 +103,19 @@ def items_of(value: Value) -> int:
     return int(sum(value.total.values()))
 
 
-def aggregate(records: list[Record], settings: Settings,
-              declared: Mapping[str, Value]) -> FamilyResult:
+def aggregate(records: list[Record], settings: Settings, declared: Declared) -> FamilyResult:
     """The figures of one OpenToM suite that are not declared metrics, and its tables, which
     show the `declared` values (a declared metric with no value here is reported as None)."""
     reading = Reading(records)
     values = {name: v.value for name, v in declared.items()}
 
     def value(name: str) -> float | None:
-        return declared.get(name, NO_VALUE).value
+        return declared[name].value
 
     metrics: dict[str, float | int | None] = {
         name: None for name, v in values.items() if v is None}  # nothing to count here
     for key in KEYS:
-        metrics[f"items.{key}"] = items_of(declared.get(f"f1.{key}", NO_VALUE))
+        metrics[f"items.{key}"] = items_of(declared[f"f1.{key}"])
     for key in ROLE_KEYS:
         mover, observer = value(f"f1_mover.{key}"), value(f"f1_observer.{key}")
         metrics[f"role_gap.{key}"] = None if mover is None or observer is None else mover - observer

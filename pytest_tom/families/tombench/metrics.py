@@ -9,10 +9,9 @@ the same way. No figure here counts records of its own."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-from pytest_tom.families.kit import NO_VALUE
+from pytest_tom.families.kit import Declared
 from pytest_tom.families.kit import FamilyResult
 from pytest_tom.families.kit import MetricTable
 from pytest_tom.families.kit import Record
@@ -40,15 +39,13 @@ def cell(value: Value, dropped: bool = False) -> str:
     return pct_of(right, n) if n else "n/a"
 
 
-def aggregate(records: list[Record], settings: Settings,
-              declared: Mapping[str, Value]) -> FamilyResult:
+def aggregate(records: list[Record], settings: Settings, declared: Declared) -> FamilyResult:
     """The tables of one ToMBench suite (and None for the figures the authors' script drops)."""
     opts = settings.options
     as_authors = opts.get("tombench_reading") == "authors"
     official = opts.get("tombench_protocol", "default") == "official"
 
-    def get(name: str) -> Value:
-        return declared.get(name, NO_VALUE)
+    get = declared.__getitem__  # a value by name, NO_VALUE where none was declared
 
     def dropped(name: str) -> bool:
         v = get(name)
