@@ -23,6 +23,7 @@ from pytest_tom.families.kit import (
     choice_problems,
     letter_outcome,
     tags_of,
+    unread_choice,
 )
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
@@ -71,13 +72,20 @@ def test_a_family_table_reads_the_declared_values_as_a_declared() -> None:
     assert result.tables[0].rows[-1] == ["all", "", None]
 
 
-def test_letter_outcome_judges_a_letter_and_a_reply_naming_none_is_unparseable() -> None:
+def test_a_letter_is_judged_and_a_reply_naming_none_or_several_is_wrong() -> None:
     right = letter_outcome("B", "the bracketed letter", "B")
     assert (right.correct, right.parsed, right.detail) == (True, "B",
                                                           "read as B: the bracketed letter")
     assert letter_outcome("A", "opening", "B").correct is False
     none = letter_outcome(None, "no option named", "B")
     assert (none.correct, none.error, none.detail) == (False, UNPARSEABLE, "no option named")
+    assert unread_choice({"a"}, "expected a or b") is None
+    unread = unread_choice(set(), "expected a or b")
+    assert (unread.correct, unread.error, unread.detail) == (False, UNPARSEABLE,
+                                                             "expected a or b")
+    both = unread_choice({"b", "a"}, "expected a or b")
+    assert (both.correct, both.error, both.parsed, both.detail) == (
+        False, None, ["a", "b"], "names both options")
 
 
 def test_choice_problems_and_a_family_checks_its_options_choices_by_default() -> None:

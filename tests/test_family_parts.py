@@ -170,6 +170,9 @@ def test_a_module_not_named_in_parts_is_not_a_part(parts_site: Path) -> None:
     write(parts_site, "twice_tom", {**PARTS_OF, "family": family})
     cls = importlib.import_module("twice_tom.family").PartsFamily
     assert cls.score is Family.score and cls.option_problems is Family.option_problems
+    with pytest.raises(NotImplementedError, match=r"family parts has no score: name the part "
+                                                  r"that defines it in `parts = Parts\(\.\.\.\)`"):
+        cls().score(None, "", None)
     forget_package("twice_tom")
     wrong = FAMILY_PY.replace("Parts(schema, expand,", "Parts(expand, schema,")
     write(parts_site, "parts_tom", {**PARTS_OF, "family": wrong})

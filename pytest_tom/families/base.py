@@ -3,7 +3,8 @@ prompts per method, the scoring rule, and its aggregate metrics.
 
 A family knows the data model and the scoring primitives; it knows nothing of
 pytest, backends or reporting. A subclass takes the hooks and declarations it does
-not write itself from the modules it names in its `parts` (`families/parts.py`). Third parties register families through the entry-point
+not write itself from the modules it names in its `parts` (`families/parts.py`). Third
+parties register families through the entry-point
 group ``pytest_tom.families`` (name -> Family subclass).
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
+from collections.abc import Collection
 from collections.abc import Iterable
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -150,7 +152,7 @@ class Family:
     def expand(self, suite: Suite, data: dict[str, Any], settings: Settings,
                line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
         """Turn the scenarios of a validated document into items."""
-        raise NotImplementedError
+        raise NotImplementedError(_missing(self, "expand"))
 
     def conversation(self, item: ItemSpec, method: str, responses: list[str]) -> list[Message] | None:
         """The messages of the next model call, given the responses so far; None when done.
@@ -158,7 +160,7 @@ class Family:
         Single-call methods return messages for `responses == []` and None after.
         The last response is the one that is scored.
         """
-        raise NotImplementedError
+        raise NotImplementedError(_missing(self, "conversation"))
 
     def sampling(self, item: ItemSpec, settings: Settings) -> Mapping[str, Any] | None:
         """How the family's protocol samples `item` under the run's options, when it
@@ -168,7 +170,7 @@ class Family:
         return None
 
     def score(self, item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
-        raise NotImplementedError
+        raise NotImplementedError(_missing(self, "score"))
 
     def probe_messages(self, item: ItemSpec, probe: str, method: str) -> list[Message]:
         """The first (only) request of `item` under `probe`: `no-story`, the question and
@@ -239,6 +241,13 @@ class Family:
         return item.group
 
 
+def _missing(family: Family, hook: str) -> str:
+    """What a family without `hook` is told (one that named no part giving it)."""
+    return (f"family {family.name or type(family).__name__} has no {hook}: name the part "
+            f"that defines it in `parts = Parts(...)` in its family.py, or write the method "
+            f"(docs/adding-a-family.md)")
+
+
 def _takes_two(fn: Callable[..., Any]) -> bool:
     """True for an `aggregate(self, records, settings)` written without `declared`."""
     try:
@@ -281,6 +290,17 @@ def letter_outcome(letter: str | None, how: str, gold: str) -> Outcome:
     if letter is None:
         return Outcome(correct=False, error=UNPARSEABLE, detail=how)
     return Outcome(correct=letter == gold, parsed=letter, detail=f"read as {letter}: {how}")
+
+
+def unread_choice(letters: Collection[str], none_named: str) -> Outcome | None:
+    """The outcome of a reply that names no option (unparseable; `none_named` says what
+    was expected) or several (wrong, the letters as parsed), or None when it names one."""
+    if not letters:
+        return Outcome(correct=False, error=UNPARSEABLE, detail=none_named)
+    if len(letters) > 1:
+        several = "both" if len(letters) == 2 else "several"
+        return Outcome(correct=False, parsed=sorted(letters), detail=f"names {several} options")
+    return None
 
 
 def single_call(messages: list[Message], responses: list[str]) -> list[Message] | None:

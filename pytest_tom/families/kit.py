@@ -50,6 +50,7 @@ from pytest_tom.families.base import letter_outcome
 from pytest_tom.families.base import single_call
 from pytest_tom.families.base import tags_of
 from pytest_tom.families.base import two_calls
+from pytest_tom.families.base import unread_choice
 
 # `pytest-tom convert`: what every family's convert.py shares (also as a module)
 from pytest_tom.families.convert_kit import ConvertError
@@ -59,6 +60,7 @@ from pytest_tom.families.convert_kit import arguments_refused
 from pytest_tom.families.convert_kit import problems_reported
 from pytest_tom.families.convert_kit import suite_file
 from pytest_tom.families.convert_kit import write_suite
+from pytest_tom.families.convert_kit import write_suite_in
 from pytest_tom.families.option_kit import Opt
 
 # the parts a family names in its family.py: `parts = Parts(schema, expand, ...)`
@@ -176,28 +178,26 @@ __all__ = [
     "CUT_OFF", "ERROR", "GROUPED", "ID", "IDENT", "ITEM_ID", "JSON_BEGIN", "JSON_END", "LETTERS",
     "NO_VALUE", "PERCENT", "PROPORTION", "REQUEST_FAILED", "SKIPPED", "TAG", "UNAVAILABLE",
     "UNIT_SCALE", "UNPARSEABLE",
-    "AllRight", "AllRightGroups", "Declared", "Any_", "Bool", "Checker", "ChoiceReading", "Condition", "Contrast",
-    "EmbedderError", "Enum", "Family",
-    "FamilyResult", "Field", "Int", "ItemSpec", "Joint", "KeywordTable", "LabelPairs", "ListOf",
-    "Message", "Metric", "MetricTable", "Node", "Obj", "Opt", "Outcome", "Parts", "Path_", "Plot",
-    "Record", "RecordTable", "ScoringContext", "Settings", "Str", "Suite", "Summaries", "Text",
-    "Value",
+    "AllRight", "AllRightGroups", "Any_", "Bool", "Checker", "ChoiceReading", "Condition",
+    "Contrast", "Declared", "EmbedderError", "Enum", "Family", "FamilyResult", "Field", "Int",
+    "ItemSpec", "Joint", "KeywordTable", "LabelPairs", "ListOf", "Message", "Metric",
+    "MetricTable", "Node", "Obj", "Opt", "Outcome", "Parts", "Path_", "Plot", "Record",
+    "RecordTable", "ScoringContext", "Settings", "Str", "Suite", "Summaries", "Text", "Value",
     "ValueMean",
-    "accuracies", "after_last", "check_unique_ids", "checked_scenarios", "choice_problems", "condition_of",
-    "contains_normalised", "crosstab",
-    "describe", "describe_spec",
-    "did_you_mean", "disjoint_samples", "dump_suite", "embeddings_available", "evaluate",
-    "first_keyword", "get_embedder", "has_words", "hedge_in", "is_judged", "is_skipped",
-    "json_instruction", "letter_outcome",
-    "judged", "last_line", "letters_named", "looks_like_path", "macro_f1_of", "mean_of",
-    "mean_std", "mentioned_names", "meta", "named_place", "normalise", "ordered",
+    "accuracies", "after_last", "check_unique_ids", "checked_scenarios", "choice_problems",
+    "condition_of", "contains_normalised", "crosstab", "describe", "describe_spec", "did_you_mean",
+    "disjoint_samples", "dump_suite", "embeddings_available", "evaluate", "first_keyword",
+    "get_embedder", "has_words", "hedge_in", "is_judged", "is_skipped", "json_instruction",
+    "judged", "last_line", "letter_outcome", "letters_named", "looks_like_path", "macro_f1_of",
+    "mean_of", "mean_std", "mentioned_names", "meta", "named_place", "normalise", "ordered",
     "outcome_value", "parse_choice", "parse_yes_no", "pct", "pct_of", "points", "ratio",
-    "ratio_of", "read_choice", "resolve_dtype", "scenario_of", "score_final", "signed_unit", "single_call",
-    "sole_keyword", "status", "table_rows", "tags_of", "tiny_pct", "token_f1", "two_calls", "type_name",
-    "unit", "weighted_f1_of", "word_pattern", "yes_no_word",
+    "ratio_of", "read_choice", "resolve_dtype", "scenario_of", "score_final", "signed_unit",
+    "single_call", "sole_keyword", "status", "table_rows", "tags_of", "tiny_pct", "token_f1",
+    "two_calls", "type_name", "unit", "unread_choice", "weighted_f1_of", "word_pattern",
+    "yes_no_word",
     # downloads (download.py)
     "Download", "GitHubRelease", "Licence", "Member", "Remote", "github_file", "github_page",
     # the convert command (convert.py)
     "ConvertError", "add_input_output", "add_suite_limit", "arguments_refused", "convert_kit",
-    "problems_reported", "suite_file", "write_suite",
+    "problems_reported", "suite_file", "write_suite", "write_suite_in",
 ]

@@ -179,10 +179,6 @@ def scenario_of(story: str, parts: dict[str, tuple[str, dict[str, Any]]],
     return out
 
 
-def write(conv: Conversion, out: Path) -> Path:
-    return convert_kit.write_suite_in(out, conv.suite, conv.document)
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     convert_kit.add_input_output(parser, "the folder holding mental-state-qa/, behavior-qa/ "
                                          "and judgment-qa/")
@@ -194,7 +190,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     def written(conv: Conversion) -> list[str]:
-        return [f"{write(conv, Path(args.output))}: suite {conv.suite}, "
+        path = convert_kit.write_suite_in(Path(args.output), conv.suite, conv.document)
+        return [f"{path}: suite {conv.suite}, "
                 f"{len(conv.scenarios)} stories, {3 * len(conv.scenarios)} questions"]
 
     return convert_kit.run_converter(

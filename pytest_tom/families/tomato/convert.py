@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
@@ -182,10 +181,6 @@ def convert(path: Path, suite: str | None = None, limit: int | None = None) -> C
     return conv
 
 
-def write(conv: Conversion, out: Path) -> Path:
-    return convert_kit.write_suite_in(out, conv.suite, conv.document)
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     convert_kit.add_input_output(parser, "a release file: tomato.json, tomato_first.json, "
                                          "tomato_second.json or tomato_fb.json")
@@ -196,14 +191,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     return convert_kit.run_converter(
         "pytest-tom convert tomato", args, lambda: convert(args.input, args.suite, args.limit),
-        lambda conv: summary(conv, write(conv, Path(args.output))), input_last=True)
+        lambda conv: written(conv, Path(args.output)), input_last=True)
 
 
-def summary(conv: Conversion, path: Path) -> Iterator[str]:
-    """What `run` prints: the questions per mental state and order, then the notes."""
+def written(conv: Conversion, out: Path) -> list[str]:
+    """Write the suite into `out`; the lines `run` prints: the questions per mental state
+    and order, then the notes."""
+    path = convert_kit.write_suite_in(out, conv.suite, conv.document)
     cells = Counter((sc["mental_state"], sc["order"]) for sc in conv.scenarios)
     fb = sum(1 for sc in conv.scenarios if sc["false_belief"])
-    yield f"{path}: suite {conv.suite}, {len(conv.scenarios)} questions ({fb} false belief)"
-    for state in MENTAL_STATES:
-        yield f"  {state:<10} " + "  ".join(f"order {o}: {cells[(state, o)]:>4}" for o in ORDERS)
-    yield from (f"  note: {note}" for note in conv.notes)
+    return [f"{path}: suite {conv.suite}, {len(conv.scenarios)} questions ({fb} false belief)",
+            *(f"  {state:<10} " + "  ".join(f"order {o}: {cells[(state, o)]:>4}" for o in ORDERS)
+              for state in MENTAL_STATES),
+            *(f"  note: {note}" for note in conv.notes)]
