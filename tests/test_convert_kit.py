@@ -16,6 +16,7 @@ from pytest_tom.families.kit import (
     add_input_output,
     add_suite_limit,
     arguments_refused,
+    convert_kit,
     problems_reported,
     suite_file,
     write_suite,
@@ -89,3 +90,36 @@ def test_the_shared_arguments_parse_to_paths_and_numbers_and_are_checked() -> No
     assert "--suite NAME" in parser.format_help() and "-o DIR" in parser.format_help()
     with pytest.raises(SystemExit):  # -o is required
         parser.parse_args(["data.json"])
+
+
+def test_a_converter_run_refuses_reports_or_writes_and_prints(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`run_converter`, the shape of every converter's `run(args)`: 2 before anything is
+    read, 1 with every problem and nothing written, else 0 with the lines `written` gives."""
+    (tmp_path / "in.json").write_text("[]", encoding="utf-8")
+    doc = {"suite": "mybench", "family": "generic", "version": 1, "scenarios": []}
+    calls: list[str] = []
+
+    def convert() -> dict[str, Any]:
+        calls.append("convert")
+        return doc
+
+    def written(result: dict[str, Any]) -> list[str]:
+        path = convert_kit.write_suite_in(tmp_path / "out", "mybench", result)
+        return [f"{path}: written", "  note: none"]
+
+    assert convert_kit.run_converter(PROG, args(tmp_path / "in.json", limit=0), convert,
+                                     written) == 2
+    assert calls == [] and "--limit must be at least 1" in capsys.readouterr().err
+
+    def broken() -> dict[str, Any]:
+        raise ConvertError(["in.json:1: no scenarios"])
+
+    assert convert_kit.run_converter(PROG, args(tmp_path / "in.json"), broken, written) == 1
+    assert "in.json:1: no scenarios" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+    assert convert_kit.run_converter(PROG, args(tmp_path / "in.json"), convert, written) == 0
+    out = tmp_path / "out" / "mybench.tom.yaml"
+    assert capsys.readouterr().out.splitlines() == [f"{out}: written", "  note: none"]
+    assert yaml.safe_load(out.read_text(encoding="utf-8")) == doc

@@ -1,5 +1,8 @@
-"""A family's parts are found in its folder by their names (families/parts.py): family.py
-says only what is particular to the family, and no built-in family forwards its hooks."""
+"""A family names its parts in one typed object in its family.py (`parts = Parts(...)`,
+families/parts.py): each part module gives the hooks of its names, nothing is found by a
+module's name, and every built-in family names every part its folder holds, each of
+which resolves (its converter through `families.converter`, its options as the inert
+plugin reads them)."""
 
 from __future__ import annotations
 
@@ -13,18 +16,25 @@ from conftest import REPO
 from family_support import forget_package
 
 from pytest_tom import families
+from pytest_tom.core.registry import BrokenTarget, UnknownName
 from pytest_tom.families.base import Family, ScoringContext, Settings
-from pytest_tom.families.parts import PARTS
+from pytest_tom.families.parts import HOOKS
 
-PARTS_OF = {
-    "family": '''
-        from pytest_tom.api import Family
+FAMILY_PY = '''
+        from pytest_tom.api import Family, Parts
+
+        from . import expand, headline, metrics, options, prompts, schema, scoring
 
         class PartsFamily(Family):
             name = "parts"
+            parts = Parts(schema, expand, prompts, scoring, metrics, headline, options,
+                          convert="parts_tom.convert")
             answer_tokens = 7
             methods = ("vanilla", "cot", "own")  # set here: wins over prompts.METHODS
-        ''',
+        '''
+
+PARTS_OF = {
+    "family": FAMILY_PY,
     "schema": '''
         from pytest_tom.api import Field, Obj, Str
 
@@ -106,7 +116,7 @@ def parts_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         forget_package(package)
 
 
-def test_the_parts_beside_family_py_become_the_family(parts_site: Path) -> None:
+def test_the_parts_named_in_family_py_become_the_family(parts_site: Path) -> None:
     write(parts_site, "parts_tom", PARTS_OF)
     cls = importlib.import_module("parts_tom.family").PartsFamily
     fam = cls()
@@ -152,29 +162,84 @@ def test_a_hook_one_part_imports_from_another_is_one_hook(parts_site: Path) -> N
     assert fam.unavailable(type("I", (), {"scenario": "skip"})(), Settings()) == "never"
 
 
-def test_a_family_class_outside_a_family_module_is_taken_as_written() -> None:
+def test_a_module_not_named_in_parts_is_not_a_part(parts_site: Path) -> None:
+    """No module is found by its name: a folder's scoring.py the family does not name
+    gives nothing; a module named for the wrong part is an error when the class is
+    defined."""
+    family = FAMILY_PY.replace("scoring, metrics", "None, metrics")
+    write(parts_site, "twice_tom", {**PARTS_OF, "family": family})
+    cls = importlib.import_module("twice_tom.family").PartsFamily
+    assert cls.score is Family.score and cls.option_problems is Family.option_problems
+    with pytest.raises(NotImplementedError, match=r"family parts has no score: name the part "
+                                                  r"that defines it in `parts = Parts\(\.\.\.\)`"):
+        cls().score(None, "", None)
+    forget_package("twice_tom")
+    wrong = FAMILY_PY.replace("Parts(schema, expand,", "Parts(expand, schema,")
+    write(parts_site, "parts_tom", {**PARTS_OF, "family": wrong})
+    with pytest.raises(TypeError, match=r"its part schema=parts_tom.expand defines none of "
+                                        r"SCENARIO, DEFAULTS, check; is it the schema part\?"):
+        importlib.import_module("parts_tom.family")
+
+
+def test_a_class_naming_no_parts_is_taken_as_written() -> None:
     class Written(Family):
         name = "written"
 
     assert Written.scenario_schema is Family.scenario_schema and Written.converters == {}
     assert Written.score is Family.score
+    with pytest.raises(TypeError, match="`parts` should be a Parts"):
+        type("Wrong", (Family,), {"name": "wrong", "parts": {"schema": None}})
 
 
-# the Family attributes the parts give: a built-in family.py sets none of them itself
-GIVEN_BY_PARTS = {attribute for names in PARTS.values() for attribute in names.values()}
+def test_a_converter_resolves_through_one_function_with_a_clear_error(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    assert families.converter("tomato").__name__ == "pytest_tom.families.tomato.convert"
+    with pytest.raises(UnknownName, match=r"no converter 'tomatoe' \(did you mean 'tomato'\?\)"):
+        families.converter("tomatoe")
+    monkeypatch.setattr(families, "converters", lambda: {"gone": "no_such_tom.convert",
+                                                         "odd": "pytest_tom.families.kit"})
+    with pytest.raises(BrokenTarget, match=r"converter 'gone' \(no_such_tom.convert, .*"
+                                           r"ModuleNotFoundError"):
+        families.converter("gone")
+    with pytest.raises(BrokenTarget, match="it defines no add_arguments and no run"):
+        families.converter("odd")
+
+
+# a part's names -> the Family attributes they give: a built-in family.py sets none itself
+GIVEN_BY_PARTS = {attribute for names in HOOKS.values() for attribute in names.values()}
+PART_MODULES = {*HOOKS, "convert"}
 
 
 @pytest.mark.parametrize("name", sorted(families.BUILTIN))
-def test_a_built_in_family_py_writes_no_part(name: str) -> None:
-    path = REPO / "pytest_tom" / "families" / name / "family.py"
-    (cls,) = [n for n in ast.parse(path.read_text()).body if isinstance(n, ast.ClassDef)]
+def test_a_built_in_family_names_every_part_and_each_resolves(name: str) -> None:
+    folder = REPO / "pytest_tom" / "families" / name
+    (cls,) = [n for n in ast.parse((folder / "family.py").read_text()).body
+              if isinstance(n, ast.ClassDef)]
     written = {t.id for n in cls.body if isinstance(n, ast.Assign) for t in n.targets
                if isinstance(t, ast.Name)}
     written |= {n.name for n in cls.body if isinstance(n, ast.FunctionDef)}
     assert not written & GIVEN_BY_PARTS, (
-        f"{name}/family.py sets {sorted(written & GIVEN_BY_PARTS)} itself: put each in the "
-        f"module of its name beside family.py, under the name families/parts.py gives it "
-        f"(docs/adding-a-family.md, 'The parts are found by their names')")
+        f"{name}/family.py sets {sorted(written & GIVEN_BY_PARTS)} itself: put each in its "
+        f"part, under the name families/parts.py gives it, and name the part in `parts` "
+        f"(docs/adding-a-family.md, 'The parts are named in family.py')")
     fam = families.get(name)
-    assert fam.scenario_schema is not Family.scenario_schema  # found beside it
+    named = {part: module.__name__ for part, module in type(fam).parts.given().items()}
+    # every module of the folder named as a part is this family's part of that name
+    in_folder = {path.stem for path in folder.glob("*.py")} & PART_MODULES
+    prefix = f"pytest_tom.families.{name}"
+    assert named == {p: f"{prefix}.{p}" for p in in_folder - {"convert"}}, (
+        f"{name}: its folder holds {sorted(in_folder)}; name each in `parts`")
+    if "convert" in in_folder:  # the converter, named by its import path, resolves
+        (sub,) = [s for s, target in fam.converters.items() if target == f"{prefix}.convert"]
+        assert families.converter(sub).run
+    families.options_agree(name)  # the inert plugin registers what the family declares
+    assert fam.scenario_schema is not Family.scenario_schema
     assert type(fam).score is not Family.score and type(fam).expand is not Family.expand
+
+
+def test_options_the_family_does_not_name_are_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    fam = families.get("tomato")
+    monkeypatch.setitem(families._cache, "tomato", type("T", (type(fam),), {"options": ()})())
+    with pytest.raises(BrokenTarget, match=r"family 'tomato' declares the options \[\], and "
+                                           r"the inert plugin registers \['tomato_reading'"):
+        families.options_agree("tomato")

@@ -54,7 +54,7 @@ def test_the_guide_holds_the_template() -> None:
                                "headline", "options"}
     for name, code in template().items():
         compile(code, f"mybench/{name}.py", "exec")
-    # family.py says what is particular to the family; its parts are found by their names
+    # family.py names its parts and says what is particular to the family; it writes no hook
     (cls,) = [n for n in ast.parse(template()["family"]).body if isinstance(n, ast.ClassDef)]
     assert not [n for n in cls.body if isinstance(n, ast.FunctionDef)]
 

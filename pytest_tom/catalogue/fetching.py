@@ -23,7 +23,6 @@ import argparse
 import contextlib
 import hashlib
 import http.client
-import importlib
 import io
 import json
 import os
@@ -45,6 +44,7 @@ from pytest_tom import families
 from pytest_tom.catalogue.fetch_folder import FORMAT, MANIFEST, SUITE_GLOB, UPSTREAM, read_manifest
 from pytest_tom.catalogue.load import load_suite
 from pytest_tom.core.download import Download, Member, Remote
+from pytest_tom.core.registry import RegistryError
 from pytest_tom.families.base import Settings
 from pytest_tom.suite.errors import SuiteError
 
@@ -356,11 +356,11 @@ def _open_members(archive: Path) -> Iterator[Callable[[Member], IO[bytes] | None
 def _convert(download: Download, upstream: Path, stage: Path, say: Say) -> list[Path]:
     """Run the declared converter on the downloaded files, writing into `stage`."""
     converter, source, *rest = download.convert
-    target = families.converters().get(converter)
-    if target is None:
-        raise FetchError(f"{download.name}: no converter {converter!r} is installed "
-                         f"(pytest-tom convert lists them); nothing written")
-    module = importlib.import_module(target)
+    try:
+        module = families.converter(converter)
+    except RegistryError as exc:
+        raise FetchError(f"{download.name}: {exc} (pytest-tom convert lists them); "
+                         f"nothing written") from exc
     parser = argparse.ArgumentParser(prog=f"pytest-tom convert {converter}")
     module.add_arguments(parser)
     args = parser.parse_args([str(upstream / source), "-o", str(stage), *rest])

@@ -1,7 +1,7 @@
 """What `pytest-tom fetch` downloads: a benchmark's official files, declared by its family.
 
-A family declares its downloads in `families/<name>/download.py` (`DOWNLOADS`, found by
-name beside `family.py` as its other parts are): for each fetched name (`hitom-full` ...),
+A family declares its downloads in `families/<name>/download.py` (`DOWNLOADS`, the
+family's `download` part): for each fetched name (`hitom-full` ...),
 the upstream files, each at a URL pinned to a commit and with the sha256 of its bytes;
 the licence; and the `pytest-tom convert` command that turns the files into suites. The
 declaration is plain data: `catalogue/fetching.py` downloads, checks, converts and files them.
@@ -183,3 +183,32 @@ class Download:
     def convert_command(self, out: str = "DIR") -> str:
         converter, source, *rest = self.convert
         return " ".join(["pytest-tom convert", converter, source, "-o", out, *rest])
+
+
+@dataclass(frozen=True)
+class GitHubRelease:
+    """A benchmark's GitHub repository at one commit (`owner/name`, the full 40-digit hash):
+    its files and pages there, and the downloads made of them, each saying where it comes
+    from the same way (`owner/name @ 1234567`)."""
+
+    repository: str
+    commit: str
+
+    def file(self, path: str, sha256: str = "", size: int | None = None,
+             members: tuple[Member, ...] = (), git_blob: str = "") -> Remote:
+        """The file at `path` (see `github_file`)."""
+        return github_file(self.repository, self.commit, path, sha256, size, members, git_blob)
+
+    def page(self, path: str) -> str:
+        """The web page of the file at `path` (a licence's text)."""
+        return github_page(self.repository, self.commit, path)
+
+    def source(self, note: str = "") -> str:
+        """`owner/name @ 1234567`, with `note` in brackets where given."""
+        return f"{self.repository} @ {self.commit[:7]}" + (f" ({note})" if note else "")
+
+    def download(self, name: str, benchmark: str, what: str, files: tuple[Remote, ...],
+                 licence: Licence, convert: tuple[str, ...], note: str = "") -> Download:
+        """A `Download` of `files` of this repository (its fields in their order; `note`
+        goes after the source)."""
+        return Download(name, benchmark, what, self.source(note), files, licence, convert)

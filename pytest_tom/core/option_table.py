@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -442,3 +442,12 @@ def number_problems(options: TomOptions) -> list[str]:
         problems.extend(sweep_problems(options))
         problems.extend(probe_problems(options))
     return problems
+
+
+def choice_problems(options: Mapping[str, Any], declared: Iterable[Opt]) -> list[str]:
+    """One text per option of `declared` offering choices whose value in `options` (its
+    default where not given) is none of them: `--tom-tomato-reading: one of correct,
+    authors`. For settings built without the option table, which checks them itself."""
+    return [f"{opt.flag_name}: one of {', '.join(opt.choices)}" for opt in declared
+            if opt.choices and options.get(opt.name, opt.default) is not None
+            and options.get(opt.name, opt.default) not in opt.choices]

@@ -4,14 +4,18 @@ A built-in family is a folder `families/<name>/` whose `family.py` defines the `
 subclass named `<name>` (`name = "<name>"`): the folder is all it takes, no line
 elsewhere. Other packages add families through the entry-point group
 `pytest_tom.families` (name -> `module:Class`, or the module alone, whose class of that
-name is taken). Both are one `core.registry.Registry`, as the backends are.
+name is taken). Both are one `core.registry.Registry`, as the backends are. A family
+names its parts itself (`parts = Parts(...)` in its family.py, `families/parts.py`);
+its converter, named there as an import path, is imported by `converter` alone.
 
 Importing this module imports no family and no YAML: the inert plugin reads the
-families' option declarations (`<package>/options.py`, plain data) and nothing else.
+families' option declarations (`<package>/options.py`, plain data) and nothing else;
+`options_agree` checks that a family names that same module as its options part.
 """
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import importlib
 import importlib.util
@@ -21,7 +25,11 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from pytest_tom.core.download import Download
-from pytest_tom.core.registry import Registry, RegistryError, folder_targets
+from pytest_tom.core.registry import BrokenTarget
+from pytest_tom.core.registry import Registry
+from pytest_tom.core.registry import RegistryError
+from pytest_tom.core.registry import UnknownName
+from pytest_tom.core.registry import folder_targets
 
 if TYPE_CHECKING:
     from pytest_tom.core.option_table import Opt
@@ -154,6 +162,48 @@ def converters() -> dict[str, str]:
         except (ImportError, RegistryError):  # a broken family: its suites will say so
             continue
     return out
+
+
+def converter(subcommand: str) -> ModuleType:
+    """The module of `pytest-tom convert <subcommand>`, imported now: the one place a
+    family's converter (named by its import path, `Parts(convert=...)`) is resolved.
+    `UnknownName` lists the converters there are; `BrokenTarget` says which family named
+    a module that does not import, or one without `add_arguments(parser)` and `run(args)`."""
+    declared = converters()
+    if subcommand not in declared:
+        known = list(declared)
+        close = difflib.get_close_matches(subcommand, known, n=1, cutoff=0.6)
+        near = f" (did you mean {close[0]!r}?)" if close else ""
+        raise UnknownName(f"no converter {subcommand!r}{near}; installed converters: "
+                          f"{', '.join(known) or 'none'}", subcommand, known)
+    target = declared[subcommand]
+    try:
+        module = importlib.import_module(target)
+        missing = [n for n in ("add_arguments", "run") if not callable(getattr(module, n, None))]
+        if missing:
+            raise AttributeError(f"it defines no {' and no '.join(missing)}")
+    except Exception as exc:
+        raise BrokenTarget(f"converter {subcommand!r} ({target}, declared by a family's "
+                           f"`Parts(convert=...)` or `converters`) cannot be loaded: "
+                           f"{type(exc).__name__}: {exc}") from exc
+    return module
+
+
+def options_agree(name: str) -> None:
+    """Raise `BrokenTarget` unless family `name` declares as its options exactly what the
+    inert plugin registers for it: the `OPTIONS` of `options.py` beside its family module
+    (read without importing the family), or none when there is no such module."""
+    target = available()[name]
+    module = options_module(target)
+    read = tuple(getattr(importlib.import_module(module), "OPTIONS", ())) \
+        if module is not None and _importable(module) else ()
+    declared = tuple(get(name).options)
+    if declared != read:
+        where = module if read else f"{module} (there is none)"
+        raise BrokenTarget(f"family {name!r} declares the options "
+                           f"{[o.name for o in declared]}, and the inert plugin registers "
+                           f"{[o.name for o in read]} from {where}: name that module as the "
+                           f"family's options part (`Parts(options=options)`)")
 
 
 def downloads() -> dict[str, Download]:

@@ -2,9 +2,9 @@
 prompts per method, the scoring rule, and its aggregate metrics.
 
 A family knows the data model and the scoring primitives; it knows nothing of
-pytest, backends or reporting. A subclass defined in a folder's `family.py` takes
-the hooks and declarations it does not write itself from the modules beside it
-(`families/parts.py`). Third parties register families through the entry-point
+pytest, backends or reporting. A subclass takes the hooks and declarations it does
+not write itself from the modules it names in its `parts` (`families/parts.py`). Third
+parties register families through the entry-point
 group ``pytest_tom.families`` (name -> Family subclass).
 """
 
@@ -12,19 +12,34 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar
+from collections.abc import Callable
+from collections.abc import Collection
+from collections.abc import Iterable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
+from dataclasses import replace
+from typing import Any
+from typing import ClassVar
 
 from pytest_tom.core.download import Download
-from pytest_tom.core.model import LETTERS, ItemSpec, Suite
+from pytest_tom.core.model import LETTERS
+from pytest_tom.core.model import ItemSpec
+from pytest_tom.core.model import Suite
 from pytest_tom.core.option_table import Opt
+from pytest_tom.core.option_table import choice_problems
+from pytest_tom.core.outcome import UNPARSEABLE
 from pytest_tom.core.outcome import Outcome
 from pytest_tom.core.settings import Settings
-from pytest_tom.families.parts import fill_from_folder
-from pytest_tom.metrics.declare import Metric, Plot, Value, check_declarations
+from pytest_tom.families.parts import Parts
+from pytest_tom.families.parts import apply_parts
+from pytest_tom.metrics.declare import Metric
+from pytest_tom.metrics.declare import Plot
+from pytest_tom.metrics.declare import Value
+from pytest_tom.metrics.declare import check_declarations
 from pytest_tom.metrics.thought_contrast import Contrast
-from pytest_tom.suite.schema import Checker, Obj
+from pytest_tom.suite.schema import Checker
+from pytest_tom.suite.schema import Obj
 
 Message = dict[str, str]  # {"role": ..., "content": ...}
 
@@ -76,9 +91,11 @@ class ScoringContext:
 
 class Family:
     """Base class of a benchmark family. Subclasses set the class attributes and override
-    the hooks, or (defined in a folder's `family.py`) have them found beside it."""
+    the hooks, or name the modules that give them in `parts` (`families/parts.py`)."""
 
     name: str = ""
+    # the modules the family is made of, named in its family.py: `Parts(schema=schema, ...)`
+    parts: ClassVar[Parts] = Parts()
     methods: tuple[str, ...] = ("vanilla", "cot")
     scenario_schema: Obj = Obj()
     defaults_schema: Obj = Obj(what="defaults mapping")
@@ -87,17 +104,17 @@ class Family:
     # an answer of this family, and the first call of a reasoning method
     answer_tokens: int = 64
     reasoning_tokens: int = 512
-    # `--tom-<name>-*` options: `OPTIONS` of `options.py` beside `family.py` (read by the
-    # registry without importing the family)
+    # `--tom-<name>-*` options: `OPTIONS` of its options part, `options.py` beside
+    # `family.py` (the registry reads that module without importing the family)
     options: ClassVar[tuple[Opt, ...]] = ()
     # `pytest-tom convert <subcommand>` -> module with `add_arguments(parser)`, `run(args)`
-    # (a folder's `convert.py` is `{name: "<package>.convert"}`)
+    # (`Parts(convert="<package>.convert")` is `{name: "<package>.convert"}`)
     converters: ClassVar[Mapping[str, str]] = {}
     # `pytest-tom fetch <name>`: the official files and how they convert (`DOWNLOADS` of
-    # `download.py` beside `family.py`; see `pytest_tom.core.download`)
+    # its download part; see `pytest_tom.core.download`)
     downloads: ClassVar[tuple[Download, ...]] = ()
     # the headline metrics and their plots, declared once as data (`METRICS` and `PLOTS` of
-    # `headline.py` beside `family.py`; see `pytest_tom.metrics.declare`): their values,
+    # its headline part; see `pytest_tom.metrics.declare`): their values,
     # intervals, paired tests, gate direction, display and plots all come from here
     headline_metrics: ClassVar[tuple[Metric, ...]] = ()
     plots: ClassVar[tuple[Plot, ...]] = ()
@@ -108,7 +125,7 @@ class Family:
     # a threshold `name=value` is a ceiling for them and a baseline drop is a rise (a
     # declared metric says so itself: `Metric(higher_is_better=False)`)
     lower_is_better: ClassVar[tuple[str, ...]] = ()
-    # --tom-probe (core/probe.py; `NOT_APPLICABLE` of `probes.py` beside family.py): each
+    # --tom-probe (core/probe.py; `NOT_APPLICABLE` of its probes part): each
     # probe this family's items do not take, with one line saying why; they get no copy
     # under it. A probe not named here, `probe_messages` (no-story, no-options) and
     # `reordered` / `gold_place` (shuffle) implement. By default none is declared.
@@ -121,7 +138,7 @@ class Family:
         own = cls.__dict__.get("aggregate")
         if own is not None and _takes_two(own):
             cls.aggregate = _with_declared(own)  # type: ignore[method-assign]
-        fill_from_folder(cls, Family)  # the parts beside its family.py (families/parts.py)
+        apply_parts(cls, Family)  # what its `parts` give (families/parts.py)
         check_declarations(f"family {cls.name or cls.__name__}", cls.headline_metrics, cls.plots)
 
     def declared_metrics(self, settings: Settings) -> tuple[Metric, ...]:
@@ -135,7 +152,7 @@ class Family:
     def expand(self, suite: Suite, data: dict[str, Any], settings: Settings,
                line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
         """Turn the scenarios of a validated document into items."""
-        raise NotImplementedError
+        raise NotImplementedError(_missing(self, "expand"))
 
     def conversation(self, item: ItemSpec, method: str, responses: list[str]) -> list[Message] | None:
         """The messages of the next model call, given the responses so far; None when done.
@@ -143,7 +160,7 @@ class Family:
         Single-call methods return messages for `responses == []` and None after.
         The last response is the one that is scored.
         """
-        raise NotImplementedError
+        raise NotImplementedError(_missing(self, "conversation"))
 
     def sampling(self, item: ItemSpec, settings: Settings) -> Mapping[str, Any] | None:
         """How the family's protocol samples `item` under the run's options, when it
@@ -153,7 +170,7 @@ class Family:
         return None
 
     def score(self, item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
-        raise NotImplementedError
+        raise NotImplementedError(_missing(self, "score"))
 
     def probe_messages(self, item: ItemSpec, probe: str, method: str) -> list[Message]:
         """The first (only) request of `item` under `probe`: `no-story`, the question and
@@ -208,8 +225,10 @@ class Family:
     metric_patterns: tuple[str, ...] | None = None
 
     def option_problems(self, options: dict[str, Any]) -> list[str]:
-        """Usage errors in this family's options (checked at start), one text per problem."""
-        return []
+        """Usage errors in this family's options (checked at start), one text per problem:
+        by default a value none of its option's choices (a family with checks of its own
+        adds them to `choice_problems(options, OPTIONS)`)."""
+        return choice_problems(options, self.options)
 
     def unavailable(self, item: ItemSpec, settings: Settings) -> str | None:
         """A reason to skip the item (e.g. an optional dependency missing), or None."""
@@ -220,6 +239,13 @@ class Family:
         accuracy, pairs, per-set scores) reads items of one unit together. The item's
         group by default; a family whose grouping follows an option says so here."""
         return item.group
+
+
+def _missing(family: Family, hook: str) -> str:
+    """What a family without `hook` is told (one that named no part giving it)."""
+    return (f"family {family.name or type(family).__name__} has no {hook}: name the part "
+            f"that defines it in `parts = Parts(...)` in its family.py, or write the method "
+            f"(docs/adding-a-family.md)")
 
 
 def _takes_two(fn: Callable[..., Any]) -> bool:
@@ -247,6 +273,34 @@ def method_for(family: Family, method: str) -> str:
     vanilla (a `--tom-method` offered by some families applies where offered; the header
     says where it did not)."""
     return method if method in family.methods else "vanilla"
+
+
+def tags_of(*owners: Mapping[str, Any] | str) -> list[str]:
+    """An item's tags, each once, in order: the `tags` of each mapping given (the suite's
+    `defaults`, the scenario, the question ...) and each string given itself."""
+    tags = (tag for owner in owners
+            for tag in ([owner] if isinstance(owner, str) else owner.get("tags", ())))
+    return list(dict.fromkeys(tags))
+
+
+def letter_outcome(letter: str | None, how: str, gold: str) -> Outcome:
+    """The outcome of a reply read as the option `letter` (`how`: the rule that read it),
+    judged against the `gold` letter; a reply read as no option (None) is wrong and
+    reported unparseable."""
+    if letter is None:
+        return Outcome(correct=False, error=UNPARSEABLE, detail=how)
+    return Outcome(correct=letter == gold, parsed=letter, detail=f"read as {letter}: {how}")
+
+
+def unread_choice(letters: Collection[str], none_named: str) -> Outcome | None:
+    """The outcome of a reply that names no option (unparseable; `none_named` says what
+    was expected) or several (wrong, the letters as parsed), or None when it names one."""
+    if not letters:
+        return Outcome(correct=False, error=UNPARSEABLE, detail=none_named)
+    if len(letters) > 1:
+        several = "both" if len(letters) == 2 else "several"
+        return Outcome(correct=False, parsed=sorted(letters), detail=f"names {several} options")
+    return None
 
 
 def single_call(messages: list[Message], responses: list[str]) -> list[Message] | None:

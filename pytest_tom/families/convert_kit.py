@@ -6,20 +6,25 @@ and, where it writes one suite, its name and a limit (`add_suite_limit`). Its `r
 refuses those arguments before it reads anything (`arguments_refused`, exit 2), reads
 the upstream release naming every problem of it at once (`ConvertError`), reports them
 and writes nothing when there is one (`problems_reported`, exit 1), and writes each
-suite file (`write_suite` at `suite_file(folder, name)`). What a family reads, checks
-and prints beyond these stays in its own `convert.py`.
+suite file (`write_suite_in(folder, name, document)`). `run_converter` is that whole
+shape, so a converter's `run(args)` names only what it converts, writes and prints. What
+a family reads, checks and prints beyond these stays in its own `convert.py`.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+from typing import TypeVar
 
 from pytest_tom.suite.schema import ITEM_ID
 from pytest_tom.suite.yaml_out import dump_suite
 
+T = TypeVar("T")
 SUITE_SUFFIX = ".tom.yaml"
 SUITE_FOLDER = "folder for the suite file (created if missing)"
 
@@ -101,3 +106,26 @@ def write_suite(document: dict[str, Any], path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(dump_suite(document), encoding="utf-8")
     return path
+
+
+def write_suite_in(folder: Path, stem: str, document: dict[str, Any]) -> Path:
+    """Write the suite document as `<folder>/<stem>.tom.yaml`; its path."""
+    return write_suite(document, suite_file(folder, stem))
+
+
+def run_converter(prog: str, args: argparse.Namespace, convert: Callable[[], T],
+                  written: Callable[[T], Iterable[str]], *, folder: bool = False,
+                  input_last: bool = False) -> int:
+    """A converter's `run(args)`: the shared arguments refused with the first problem
+    (`arguments_refused`, exit 2); `convert()` reads the release, and every problem it
+    raises (`ConvertError`) is reported with nothing written (exit 1); else
+    `written(result)` writes the suite files and gives the lines printed (exit 0)."""
+    if arguments_refused(prog, args, folder=folder, input_last=input_last):
+        return 2
+    try:
+        result = convert()
+    except ConvertError as exc:
+        return problems_reported(prog, exc)
+    for line in written(result):
+        print(line)
+    return 0

@@ -15,148 +15,162 @@ is added to its group and to `__all__`.
 """
 
 # what `pytest-tom fetch` downloads (a folder's download.py declares it)
-from pytest_tom.core.download import Download, Licence, Member, Remote, github_file, github_page
+from pytest_tom.core.download import Download
+from pytest_tom.core.download import GitHubRelease
+from pytest_tom.core.download import Licence
+from pytest_tom.core.download import Member
+from pytest_tom.core.download import Remote
+from pytest_tom.core.download import github_file
+from pytest_tom.core.download import github_page
 
 # the nouns: an item, a suite, an outcome, the run's settings
-from pytest_tom.core.model import ItemSpec, Suite
-from pytest_tom.core.outcome import (
-    CUT_OFF,
-    ERROR,
-    REQUEST_FAILED,
-    SKIPPED,
-    UNAVAILABLE,
-    UNPARSEABLE,
-    Outcome,
-    status,
-)
+from pytest_tom.core.model import ItemSpec
+from pytest_tom.core.model import Suite
+
+# a family's option (options.py imports it from option_kit itself)
+from pytest_tom.core.option_table import choice_problems
+from pytest_tom.core.outcome import CUT_OFF
+from pytest_tom.core.outcome import ERROR
+from pytest_tom.core.outcome import REQUEST_FAILED
+from pytest_tom.core.outcome import SKIPPED
+from pytest_tom.core.outcome import UNAVAILABLE
+from pytest_tom.core.outcome import UNPARSEABLE
+from pytest_tom.core.outcome import Outcome
+from pytest_tom.core.outcome import status
 from pytest_tom.core.settings import Settings
 
 # the Family base class and what its hooks take and return; the converters' kit module
 from pytest_tom.families import convert_kit
-from pytest_tom.families.base import (
-    Family,
-    FamilyResult,
-    Message,
-    MetricTable,
-    ScoringContext,
-    single_call,
-    two_calls,
-)
+from pytest_tom.families.base import Family
+from pytest_tom.families.base import FamilyResult
+from pytest_tom.families.base import Message
+from pytest_tom.families.base import MetricTable
+from pytest_tom.families.base import ScoringContext
+from pytest_tom.families.base import letter_outcome
+from pytest_tom.families.base import single_call
+from pytest_tom.families.base import tags_of
+from pytest_tom.families.base import two_calls
+from pytest_tom.families.base import unread_choice
 
 # `pytest-tom convert`: what every family's convert.py shares (also as a module)
-from pytest_tom.families.convert_kit import (
-    ConvertError,
-    add_input_output,
-    add_suite_limit,
-    arguments_refused,
-    problems_reported,
-    suite_file,
-    write_suite,
-)
-
-# a family's option (options.py imports it from option_kit itself)
+from pytest_tom.families.convert_kit import ConvertError
+from pytest_tom.families.convert_kit import add_input_output
+from pytest_tom.families.convert_kit import add_suite_limit
+from pytest_tom.families.convert_kit import arguments_refused
+from pytest_tom.families.convert_kit import problems_reported
+from pytest_tom.families.convert_kit import suite_file
+from pytest_tom.families.convert_kit import write_suite
+from pytest_tom.families.convert_kit import write_suite_in
 from pytest_tom.families.option_kit import Opt
 
+# the parts a family names in its family.py: `parts = Parts(schema, expand, ...)`
+from pytest_tom.families.parts import Parts
+
 # records and the numbers over them
-from pytest_tom.metrics.accuracy import (
-    AllRightGroups,
-    Record,
-    is_judged,
-    is_skipped,
-    judged,
-    ratio,
-)
-from pytest_tom.metrics.crosstab import accuracies, crosstab, ordered, table_rows
+from pytest_tom.metrics.accuracy import AllRightGroups
+from pytest_tom.metrics.accuracy import Record
+from pytest_tom.metrics.accuracy import is_judged
+from pytest_tom.metrics.accuracy import is_skipped
+from pytest_tom.metrics.accuracy import judged
+from pytest_tom.metrics.accuracy import ratio
+from pytest_tom.metrics.crosstab import accuracies
+from pytest_tom.metrics.crosstab import crosstab
+from pytest_tom.metrics.crosstab import ordered
+from pytest_tom.metrics.crosstab import table_rows
 
 # declared metrics and plots (see docs/adding-a-family.md)
-from pytest_tom.metrics.declare import (
-    GROUPED,
-    NO_VALUE,
-    PERCENT,
-    PROPORTION,
-    UNIT_SCALE,
-    AllRight,
-    Joint,
-    LabelPairs,
-    Metric,
-    Plot,
-    Value,
-    ValueMean,
-    evaluate,
-    macro_f1_of,
-    mean_of,
-    meta,
-    outcome_value,
-    ratio_of,
-    scenario_of,
-    weighted_f1_of,
-)
+from pytest_tom.metrics.declare import GROUPED
+from pytest_tom.metrics.declare import NO_VALUE
+from pytest_tom.metrics.declare import PERCENT
+from pytest_tom.metrics.declare import PROPORTION
+from pytest_tom.metrics.declare import UNIT_SCALE
+from pytest_tom.metrics.declare import AllRight
+from pytest_tom.metrics.declare import Declared
+from pytest_tom.metrics.declare import Joint
+from pytest_tom.metrics.declare import LabelPairs
+from pytest_tom.metrics.declare import Metric
+from pytest_tom.metrics.declare import Plot
+from pytest_tom.metrics.declare import Value
+from pytest_tom.metrics.declare import ValueMean
+from pytest_tom.metrics.declare import evaluate
+from pytest_tom.metrics.declare import macro_f1_of
+from pytest_tom.metrics.declare import mean_of
+from pytest_tom.metrics.declare import meta
+from pytest_tom.metrics.declare import outcome_value
+from pytest_tom.metrics.declare import ratio_of
+from pytest_tom.metrics.declare import scenario_of
+from pytest_tom.metrics.declare import weighted_f1_of
 
 # the additive summaries of a grouped metric's units (a family's own `summarize`)
 from pytest_tom.metrics.intervals import Summaries
 
 # table cells: one number format for every table
-from pytest_tom.metrics.numbers import pct, pct_of, points, signed_unit, tiny_pct, unit
+from pytest_tom.metrics.numbers import pct
+from pytest_tom.metrics.numbers import pct_of
+from pytest_tom.metrics.numbers import points
+from pytest_tom.metrics.numbers import signed_unit
+from pytest_tom.metrics.numbers import tiny_pct
+from pytest_tom.metrics.numbers import unit
 from pytest_tom.metrics.record_table import RecordTable
-from pytest_tom.metrics.resampling import disjoint_samples, mean_std
-from pytest_tom.metrics.thought_contrast import Condition, Contrast, condition_of
+from pytest_tom.metrics.resampling import disjoint_samples
+from pytest_tom.metrics.resampling import mean_std
+from pytest_tom.metrics.thought_contrast import Condition
+from pytest_tom.metrics.thought_contrast import Contrast
+from pytest_tom.metrics.thought_contrast import condition_of
 
 # the answer parsers: strings in, what the answer says out
-from pytest_tom.scoring.choice import LETTERS, letters_named, parse_choice
-from pytest_tom.scoring.choice_reader import ChoiceReading, read_choice
-from pytest_tom.scoring.embeddings import (
-    EmbedderError,
-    describe_spec,
-    embeddings_available,
-    get_embedder,
-    looks_like_path,
-    resolve_dtype,
-)
+from pytest_tom.scoring.choice import LETTERS
+from pytest_tom.scoring.choice import letters_named
+from pytest_tom.scoring.choice import parse_choice
+from pytest_tom.scoring.choice_reader import ChoiceReading
+from pytest_tom.scoring.choice_reader import read_choice
+from pytest_tom.scoring.embeddings import EmbedderError
+from pytest_tom.scoring.embeddings import describe_spec
+from pytest_tom.scoring.embeddings import embeddings_available
+from pytest_tom.scoring.embeddings import get_embedder
+from pytest_tom.scoring.embeddings import looks_like_path
+from pytest_tom.scoring.embeddings import resolve_dtype
 from pytest_tom.scoring.f1 import token_f1
 from pytest_tom.scoring.json_final import BEGIN as JSON_BEGIN
 from pytest_tom.scoring.json_final import END as JSON_END
 from pytest_tom.scoring.json_final import instruction as json_instruction
 from pytest_tom.scoring.json_final import score_final
-from pytest_tom.scoring.labels import (
-    KeywordTable,
-    first_keyword,
-    last_line,
-    named_place,
-    sole_keyword,
-    yes_no_word,
-)
+from pytest_tom.scoring.labels import KeywordTable
+from pytest_tom.scoring.labels import first_keyword
+from pytest_tom.scoring.labels import last_line
+from pytest_tom.scoring.labels import named_place
+from pytest_tom.scoring.labels import sole_keyword
+from pytest_tom.scoring.labels import yes_no_word
 from pytest_tom.scoring.names import mentioned_names
-from pytest_tom.scoring.text import (
-    after_last,
-    contains_normalised,
-    has_words,
-    normalise,
-    word_pattern,
-)
-from pytest_tom.scoring.yesno import hedge_in, parse_yes_no
+from pytest_tom.scoring.text import after_last
+from pytest_tom.scoring.text import contains_normalised
+from pytest_tom.scoring.text import has_words
+from pytest_tom.scoring.text import normalise
+from pytest_tom.scoring.text import word_pattern
+from pytest_tom.scoring.yesno import hedge_in
+from pytest_tom.scoring.yesno import parse_yes_no
 
 # suite files: the schema toolkit (file:line:col errors) and the YAML writer of converters
-from pytest_tom.suite.schema import (
-    ID,
-    IDENT,
-    ITEM_ID,
-    TAG,
-    Any_,
-    Bool,
-    Checker,
-    Enum,
-    Field,
-    Int,
-    ListOf,
-    Node,
-    Obj,
-    Str,
-    Text,
-    check_unique_ids,
-    describe,
-    did_you_mean,
-    type_name,
-)
+from pytest_tom.suite.schema import ID
+from pytest_tom.suite.schema import IDENT
+from pytest_tom.suite.schema import ITEM_ID
+from pytest_tom.suite.schema import TAG
+from pytest_tom.suite.schema import Any_
+from pytest_tom.suite.schema import Bool
+from pytest_tom.suite.schema import Checker
+from pytest_tom.suite.schema import Enum
+from pytest_tom.suite.schema import Field
+from pytest_tom.suite.schema import Int
+from pytest_tom.suite.schema import ListOf
+from pytest_tom.suite.schema import Node
+from pytest_tom.suite.schema import Obj
+from pytest_tom.suite.schema import Str
+from pytest_tom.suite.schema import Text
+from pytest_tom.suite.schema import check_unique_ids
+from pytest_tom.suite.schema import checked_scenarios
+from pytest_tom.suite.schema import describe
+from pytest_tom.suite.schema import did_you_mean
+from pytest_tom.suite.schema import type_name
 from pytest_tom.suite.yaml_out import dump_suite
 from pytest_tom.suite.yaml_tree import Path_
 
@@ -164,27 +178,26 @@ __all__ = [
     "CUT_OFF", "ERROR", "GROUPED", "ID", "IDENT", "ITEM_ID", "JSON_BEGIN", "JSON_END", "LETTERS",
     "NO_VALUE", "PERCENT", "PROPORTION", "REQUEST_FAILED", "SKIPPED", "TAG", "UNAVAILABLE",
     "UNIT_SCALE", "UNPARSEABLE",
-    "AllRight", "AllRightGroups", "Any_", "Bool", "Checker", "ChoiceReading", "Condition", "Contrast",
-    "EmbedderError", "Enum", "Family",
-    "FamilyResult", "Field", "Int", "ItemSpec", "Joint", "KeywordTable", "LabelPairs", "ListOf",
-    "Message", "Metric", "MetricTable", "Node", "Obj", "Opt", "Outcome", "Path_", "Plot",
-    "Record", "RecordTable", "ScoringContext", "Settings", "Str", "Suite", "Summaries", "Text",
-    "Value",
+    "AllRight", "AllRightGroups", "Any_", "Bool", "Checker", "ChoiceReading", "Condition",
+    "Contrast", "Declared", "EmbedderError", "Enum", "Family", "FamilyResult", "Field", "Int",
+    "ItemSpec", "Joint", "KeywordTable", "LabelPairs", "ListOf", "Message", "Metric",
+    "MetricTable", "Node", "Obj", "Opt", "Outcome", "Parts", "Path_", "Plot", "Record",
+    "RecordTable", "ScoringContext", "Settings", "Str", "Suite", "Summaries", "Text", "Value",
     "ValueMean",
-    "accuracies", "after_last", "check_unique_ids", "condition_of", "contains_normalised", "crosstab",
-    "describe", "describe_spec",
-    "did_you_mean", "disjoint_samples", "dump_suite", "embeddings_available", "evaluate",
-    "first_keyword", "get_embedder", "has_words", "hedge_in", "is_judged", "is_skipped",
-    "json_instruction",
-    "judged", "last_line", "letters_named", "looks_like_path", "macro_f1_of", "mean_of",
-    "mean_std", "mentioned_names", "meta", "named_place", "normalise", "ordered",
+    "accuracies", "after_last", "check_unique_ids", "checked_scenarios", "choice_problems",
+    "condition_of", "contains_normalised", "crosstab", "describe", "describe_spec", "did_you_mean",
+    "disjoint_samples", "dump_suite", "embeddings_available", "evaluate", "first_keyword",
+    "get_embedder", "has_words", "hedge_in", "is_judged", "is_skipped", "json_instruction",
+    "judged", "last_line", "letter_outcome", "letters_named", "looks_like_path", "macro_f1_of",
+    "mean_of", "mean_std", "mentioned_names", "meta", "named_place", "normalise", "ordered",
     "outcome_value", "parse_choice", "parse_yes_no", "pct", "pct_of", "points", "ratio",
-    "ratio_of", "read_choice", "resolve_dtype", "scenario_of", "score_final", "signed_unit", "single_call",
-    "sole_keyword", "status", "table_rows", "tiny_pct", "token_f1", "two_calls", "type_name",
-    "unit", "weighted_f1_of", "word_pattern", "yes_no_word",
+    "ratio_of", "read_choice", "resolve_dtype", "scenario_of", "score_final", "signed_unit",
+    "single_call", "sole_keyword", "status", "table_rows", "tags_of", "tiny_pct", "token_f1",
+    "two_calls", "type_name", "unit", "unread_choice", "weighted_f1_of", "word_pattern",
+    "yes_no_word",
     # downloads (download.py)
-    "Download", "Licence", "Member", "Remote", "github_file", "github_page",
+    "Download", "GitHubRelease", "Licence", "Member", "Remote", "github_file", "github_page",
     # the convert command (convert.py)
     "ConvertError", "add_input_output", "add_suite_limit", "arguments_refused", "convert_kit",
-    "problems_reported", "suite_file", "write_suite",
+    "problems_reported", "suite_file", "write_suite", "write_suite_in",
 ]

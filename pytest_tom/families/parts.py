@@ -1,33 +1,64 @@
-"""A family's parts, found in its folder by convention.
+"""A family's parts, named once in its `family.py`.
 
-A `Family` subclass defined in a package's `family.py` takes what it does not define itself
-from the modules beside it, by their names (`PARTS`): the schemas and checks from
-`schema.py`, the items from `expand.py`, the methods and messages from `prompts.py`, the
-answer rule from `scoring.py`, the tables from `metrics.py`, the declared metrics, plots
-and contrasts of thought length from `headline.py`, the options from `options.py`, the official files `pytest-tom fetch`
-downloads from `download.py`, how its items are probed (`--tom-probe`) from `probes.py`, and `converters` when there is a `convert.py`. A module function has the signature of the hook it becomes, without `self`
-(`expand(suite, data, settings, line_of)`, `score(item, response, ctx)` ...).
-So a family's `family.py` says only what is particular to it (its name, description,
-answer length, lower-is-better patterns ...), and no family forwards hook by hook.
+A family is made of modules, one per part: its suite shape (`schema`), its items
+(`expand`), its prompts (`prompts`), its answer rule (`scoring`), its tables (`metrics`),
+its declared metrics (`headline`), its options (`options`), the official files `pytest-tom
+fetch` downloads (`download`) and how its items are probed (`probes`). Its `family.py`
+imports them and names them in one typed object, `parts = Parts(schema=schema,
+expand=expand, ...)`: an editor goes from the family to each part, and nothing is looked
+up by a module's name. Its `pytest-tom convert` command is named there too, as the import
+path of its module (`convert="<package>.convert"`): a run never needs it, so it is
+imported only by the command (`families.converter`).
 
-What the class (or a class between it and `Family`) sets itself wins; a hook found in two
-modules is an error when the class is defined (unless one imports it from the other). A family class defined anywhere else (a
-test, a script) is taken as written.
+Each part gives the `Family` the names of `HOOKS` it defines (`schema.SCENARIO` becomes
+`scenario_schema`, `scoring.score` the `score` hook ...). A module function has the
+signature of the hook it becomes, without `self` (`expand(suite, data, settings,
+line_of)`, `score(item, response, ctx)` ...). What the class (or a class between it and
+`Family`) sets itself wins; a hook given by two parts is an error when the class is
+defined (unless one imports it from the other), and so is a part that gives none of its
+names (a module named for the wrong part).
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import fields
 from types import ModuleType
 from typing import Any
 
 from pytest_tom.core.settings import Settings
-from pytest_tom.metrics.declare import Value, evaluate
+from pytest_tom.metrics.declare import Declared
+from pytest_tom.metrics.declare import Value
+from pytest_tom.metrics.declare import evaluate
 
-# module of the family's folder -> {name in that module: Family attribute it gives}
-PARTS: dict[str, dict[str, str]] = {
+
+@dataclass(frozen=True)
+class Parts:
+    """The modules a family is made of (None: the family has no such part)."""
+
+    schema: ModuleType | None = None
+    expand: ModuleType | None = None
+    prompts: ModuleType | None = None
+    scoring: ModuleType | None = None
+    metrics: ModuleType | None = None
+    headline: ModuleType | None = None
+    options: ModuleType | None = None
+    download: ModuleType | None = None
+    probes: ModuleType | None = None
+    # `pytest-tom convert <family name>`: the converter module's import path, imported only
+    # when the command runs (`families.converter` resolves it, naming a broken one)
+    convert: str | None = None
+
+    def given(self) -> dict[str, ModuleType]:
+        """Part -> its module, for the parts the family has (the converter aside)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)
+                if f.name != "convert" and getattr(self, f.name) is not None}
+
+
+# part -> {name in its module: the Family attribute it gives}
+HOOKS: dict[str, dict[str, str]] = {
     "schema": {"SCENARIO": "scenario_schema", "DEFAULTS": "defaults_schema", "check": "check"},
     "expand": {"expand": "expand", "unavailable": "unavailable"},
     "prompts": {"METHODS": "methods", "conversation": "conversation", "sampling": "sampling"},
@@ -41,27 +72,24 @@ PARTS: dict[str, dict[str, str]] = {
     "probes": {"NOT_APPLICABLE": "probes_not_applicable", "probe_messages": "probe_messages",
                "reordered": "reordered", "gold_place": "gold_place"},
 }
-CONVERTER = "convert"  # `pytest-tom convert <family name>`, when the folder has convert.py
-FAMILY_MODULE = "family"
 
 
-def folder_of(cls: type) -> str | None:
-    """The package whose `family.py` defines `cls`, or None (defined elsewhere)."""
-    package, _, module = cls.__module__.rpartition(".")
-    return package if package and module == FAMILY_MODULE else None
-
-
-def fill_from_folder(cls: type, base: type) -> None:
-    """Set on `cls` every attribute of `PARTS` that the modules beside its `family.py` give
-    and that no class from `cls` up to `base` (the `Family` class) sets itself."""
-    package = folder_of(cls)
-    if package is None:
+def apply_parts(cls: type, base: type) -> None:
+    """Set on `cls` every attribute its own `parts` give and that no class from `cls` up to
+    `base` (the `Family` class) sets itself. A class that names no parts of its own keeps
+    what it inherits."""
+    parts = vars(cls).get("parts")
+    if parts is None:
         return
+    if not isinstance(parts, Parts):
+        raise TypeError(f"family {cls.__name__}: `parts` should be a Parts(...), "
+                        f"not {type(parts).__name__}")
     found: dict[str, tuple[str, Any]] = {}  # attribute -> (module, value)
-    for part, names in PARTS.items():
-        module = _module(f"{package}.{part}")
-        if module is None:
-            continue
+    for part, module in parts.given().items():
+        names = HOOKS[part]
+        if not any(hasattr(module, name) for name in names):
+            raise TypeError(f"family {cls.__name__}: its part {part}={module.__name__} "
+                            f"defines none of {', '.join(names)}; is it the {part} part?")
         for name, attribute in names.items():
             if not hasattr(module, name):
                 continue
@@ -70,12 +98,11 @@ def fill_from_folder(cls: type, base: type) -> None:
                 raise TypeError(f"family {cls.__name__}: `{name}` is in both "
                                 f"{found[attribute][0]} and {module.__name__}; keep one")
             found.setdefault(attribute, (module.__name__, value))
-    if _module_exists(f"{package}.{CONVERTER}"):
-        found["converters"] = (package, {getattr(cls, "name", ""): f"{package}.{CONVERTER}"})
+    if parts.convert is not None:
+        found["converters"] = ("", {getattr(cls, "name", ""): parts.convert})
     for attribute, (_, value) in found.items():
-        if _set_below(cls, base, attribute):
-            continue
-        setattr(cls, attribute, _as_attribute(attribute, value))
+        if not _set_below(cls, base, attribute):
+            setattr(cls, attribute, _as_attribute(attribute, value))
 
 
 def _set_below(cls: type, base: type, attribute: str) -> bool:
@@ -116,23 +143,13 @@ def _named(method: Callable[..., Any], fn: Callable[..., Any],
 
 def _aggregate(fn: Callable[..., Any]) -> Callable[..., Any]:
     """`aggregate(self, records, settings, declared=None)` from a module's
-    `aggregate(records, settings, declared)`: called without `declared` (a script, a test),
+    `aggregate(records, settings, declared)`, which gets the values as a `Declared` (a
+    table asks for any name it lays out): called without `declared` (a script, a test),
     the values come from the family's own declarations, as the engine computes them."""
     def aggregate(self: Any, records: list[dict[str, Any]], settings: Settings,
                   declared: Mapping[str, Value] | None = None) -> Any:
         if declared is None:
             declared = evaluate(self.declared_metrics(settings), records)
-        return fn(records, settings, declared)
+        return fn(records, settings, Declared(declared))
 
     return _named(aggregate, fn, "aggregate")
-
-
-def _module(name: str) -> ModuleType | None:
-    return importlib.import_module(name) if _module_exists(name) else None
-
-
-def _module_exists(name: str) -> bool:
-    try:
-        return importlib.util.find_spec(name) is not None
-    except ModuleNotFoundError:
-        return False

@@ -30,7 +30,7 @@ lengths with `QuantityMean`, their median).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -51,7 +51,7 @@ from pytest_tom.metrics.intervals import (
     weighted_f1_of,
     wilson,
 )
-from pytest_tom.metrics.numbers import AMOUNT, PERCENT, UNIT_SCALE
+from pytest_tom.metrics.numbers import AMOUNT, PERCENT, UNIT_SCALE, pct_of
 from pytest_tom.metrics.pairing import duplicate_key
 from pytest_tom.metrics.record_table import REASONING, Key, RecordTable, UndeclaredRead
 
@@ -250,6 +250,45 @@ class Value:
 
 
 NO_VALUE = Value(None)
+
+
+class Declared(Mapping[str, Value]):
+    """The declared values a family's tables read (`aggregate(records, settings, declared)`
+    of a family's metrics part): `declared[name]` is metric `name`'s value, `NO_VALUE`
+    where this run has none (a metric its options do not declare), so a table asks for
+    any name it lays out; with the cell every table writes and the metrics a suite reports
+    as unavailable."""
+
+    def __init__(self, values: Mapping[str, Value]):
+        self._values = values
+
+    def __getitem__(self, name: str) -> Value:
+        return self._values.get(name, NO_VALUE)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._values
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def judged(self, name: str) -> int:
+        """How many the share of `name` is over (judged items, pairs, groups): 0 when none
+        of its items ran."""
+        return self[name].count()[1]
+
+    def cell(self, name: str, na: str | None = "") -> str | None:
+        """`45.0% (9/20)`: the share of metric `name` with its counts; `na` when none of
+        its items was judged."""
+        ok, n = self[name].count()
+        return na if n == 0 else pct_of(ok, n)
+
+    def unrun(self, names: Iterable[str]) -> dict[str, None]:
+        """`name -> None` for each of `names` none of whose items ran: a suite reports
+        those as unavailable rather than as 0."""
+        return {name: None for name in names if self[name].value is None}
 
 
 def evaluate(metrics: Iterable[Metric], records: list[Record] | RecordTable) -> dict[str, Value]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -243,6 +243,18 @@ def check_unique_ids(entries: list[Any], path: Path_, ck: Checker, what: str,
         else:
             first[ident] = i
 
+
+
+def checked_scenarios(data: dict[str, Any], ck: Checker,
+                      what: str) -> Iterator[tuple[Path_, dict[str, Any]]]:
+    """A document's scenarios for a family's `check`, each with its path `("scenarios", i)`:
+    repeated ids are reported first (`what`: "story", "question" ...), and an entry that is
+    no mapping is passed over (the schema has reported it)."""
+    scenarios = list(data.get("scenarios") or [])
+    check_unique_ids(scenarios, ("scenarios",), ck, what)
+    for i, scenario in enumerate(scenarios):
+        if isinstance(scenario, dict):
+            yield ("scenarios", i), scenario
 
 ID_HINT = "use letters, digits, _, - and ."
 TAG_HINT = "a tag is an identifier: a letter, then letters, digits or _"

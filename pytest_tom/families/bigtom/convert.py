@@ -26,7 +26,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.families.kit import ConvertError, convert_kit
+from pytest_tom.families.kit import ConvertError
+from pytest_tom.families.kit import convert_kit
 
 COLUMNS = 19
 STORY_SENTENCES = ("context", "desire", "percept", "initial_belief", "causal event")
@@ -121,14 +122,11 @@ def convert(path: Path, suite: str = "bigtom", limit: int | None = None) -> dict
 
 
 def run(args: argparse.Namespace) -> int:
-    prog = "pytest-tom convert bigtom"
-    if convert_kit.arguments_refused(prog, args):
-        return 2
-    try:
-        doc = convert(Path(args.input), args.suite, args.limit)
-    except ConvertError as exc:
-        return convert_kit.problems_reported(prog, exc)
-    out = convert_kit.write_suite(doc, convert_kit.suite_file(Path(args.output), args.suite))
-    n = len(doc["scenarios"])
-    print(f"{out}: {n} templates -> {25 * n} items (25 conditions each)")
-    return 0
+    def written(doc: dict[str, Any]) -> list[str]:
+        out = convert_kit.write_suite_in(Path(args.output), args.suite, doc)
+        n = len(doc["scenarios"])
+        return [f"{out}: {n} templates -> {25 * n} items (25 conditions each)"]
+
+    return convert_kit.run_converter("pytest-tom convert bigtom", args,
+                                     lambda: convert(Path(args.input), args.suite, args.limit),
+                                     written)

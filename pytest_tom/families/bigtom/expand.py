@@ -7,19 +7,25 @@ from collections.abc import Callable
 from typing import Any
 
 from pytest_tom.families.bigtom import prompts
-from pytest_tom.families.bigtom.conditions import AWARE, CONDITIONS, NOT_AWARE, compose
-from pytest_tom.families.kit import LETTERS, ItemSpec, Settings, Suite
+from pytest_tom.families.bigtom.conditions import AWARE
+from pytest_tom.families.bigtom.conditions import CONDITIONS
+from pytest_tom.families.bigtom.conditions import NOT_AWARE
+from pytest_tom.families.bigtom.conditions import compose
+from pytest_tom.families.kit import LETTERS
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import Suite
+from pytest_tom.families.kit import tags_of
 
 
 def expand(suite: Suite, data: dict[str, Any], settings: Settings,
            line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
     """The items of a BigToM suite, template by template."""
-    family = suite.family
-    default_tags = list((data.get("defaults") or {}).get("tags", []))
+    family, defaults = suite.family, data.get("defaults") or {}
     items: list[ItemSpec] = []
     for ti, t in enumerate(data["scenarios"]):
         line = line_of(("scenarios", ti))
-        tags = list(dict.fromkeys([*default_tags, *t.get("tags", [])]))
+        tags = tags_of(defaults, t)
         for cond in CONDITIONS:
             items.append(item_of(family, suite, t, cond, tags, settings, line))
     return items

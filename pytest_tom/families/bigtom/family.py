@@ -11,7 +11,7 @@ right letter and not the other one. Aggregates: accuracy per condition, and the
 joint scores TB ∧ FB and TC ∧ FC, declared in `bigtom.headline`, laid out like
 Table 2 of the paper by `bigtom.metrics`.
 
-The parts beside this module (`families/parts.py`): suite shape and checks `schema`,
+The parts this module names in `parts` (`families/parts.py`): suite shape and checks `schema`,
 items `expand`, methods and prompts `prompts`, answer rule `scoring`, tables `metrics`,
 declared metrics `headline`, converter `convert`.
 """
@@ -19,10 +19,22 @@ declared metrics `headline`, converter `convert`.
 from __future__ import annotations
 
 from pytest_tom.families.kit import Family
+from pytest_tom.families.kit import Parts
+
+from . import download
+from . import expand
+from . import headline
+from . import metrics
+from . import probes
+from . import prompts
+from . import schema
+from . import scoring
 
 
 class BigTomFamily(Family):
     name = "bigtom"
+    parts = Parts(schema, expand, prompts, scoring, metrics, headline, download=download,
+                  probes=probes, convert="pytest_tom.families.bigtom.convert")
     description = "BigToM causal templates: 25 conditions per template, TB ∧ FB joint scores"
     lower_is_better = ("initial_state_rate",)  # answers naming the initial state: an error rate
     metric_patterns = ()  # names beyond aggregate([]) (usage_checks)

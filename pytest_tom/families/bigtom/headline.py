@@ -7,29 +7,26 @@ same template, inference and variant, resampled by scenario), the accuracy of ea
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
+from collections.abc import Hashable
 
-from pytest_tom.families.bigtom.conditions import (
-    CONDITIONS,
-    FALSE_BELIEF,
-    FALSE_CONTROL,
-    INFERENCES,
-    TRUE_BELIEF,
-    TRUE_CONTROL,
-    VARIANT_ID,
-)
-from pytest_tom.families.kit import (
-    GROUPED,
-    Contrast,
-    Joint,
-    Metric,
-    Plot,
-    Record,
-    condition_of,
-    meta,
-    ratio_of,
-    scenario_of,
-)
+from pytest_tom.families.bigtom.conditions import CONDITIONS
+from pytest_tom.families.bigtom.conditions import FALSE_BELIEF
+from pytest_tom.families.bigtom.conditions import FALSE_CONTROL
+from pytest_tom.families.bigtom.conditions import INFERENCES
+from pytest_tom.families.bigtom.conditions import TRUE_BELIEF
+from pytest_tom.families.bigtom.conditions import TRUE_CONTROL
+from pytest_tom.families.bigtom.conditions import VARIANT_ID
+from pytest_tom.families.kit import GROUPED
+from pytest_tom.families.kit import Contrast
+from pytest_tom.families.kit import Joint
+from pytest_tom.families.kit import Metric
+from pytest_tom.families.kit import Plot
+from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import condition_of
+from pytest_tom.families.kit import meta
+from pytest_tom.families.kit import ratio_of
+from pytest_tom.families.kit import scenario_of
 
 BELIEF_OF = {c.id: c.belief for c in CONDITIONS}
 SHORT = {TRUE_BELIEF: "TB", FALSE_BELIEF: "FB", TRUE_CONTROL: "TC", FALSE_CONTROL: "FC"}

@@ -29,31 +29,33 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_tom.families.bigtom.conditions import INFERENCES, PERCEPT_TO_BELIEF, VARIANT_ID
-from pytest_tom.families.bigtom.headline import JOINTS, METRICS, SHORT, joint_name
+from pytest_tom.families.bigtom.conditions import INFERENCES
+from pytest_tom.families.bigtom.conditions import PERCEPT_TO_BELIEF
+from pytest_tom.families.bigtom.conditions import VARIANT_ID
+from pytest_tom.families.bigtom.headline import JOINTS
+from pytest_tom.families.bigtom.headline import METRICS
+from pytest_tom.families.bigtom.headline import SHORT
+from pytest_tom.families.bigtom.headline import joint_name
 from pytest_tom.families.bigtom.prompts import METHODS
-from pytest_tom.families.kit import (
-    NO_VALUE,
-    FamilyResult,
-    MetricTable,
-    Record,
-    Settings,
-    Value,
-    is_judged,
-    pct,
-    ratio,
-)
+from pytest_tom.families.kit import Declared
+from pytest_tom.families.kit import FamilyResult
+from pytest_tom.families.kit import MetricTable
+from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import Value
+from pytest_tom.families.kit import is_judged
+from pytest_tom.families.kit import pct
+from pytest_tom.families.kit import ratio
 
 INFERENCE_LABEL = {"forward_belief": "forward belief", "forward_action": "forward action",
                    "backward_belief": "backward belief", PERCEPT_TO_BELIEF: "percept to belief"}
 DECLARED = tuple(m.name for m in METRICS)
 
 
-def aggregate(records: list[Record], settings: Settings,
-              declared: Mapping[str, Value]) -> FamilyResult:
+def aggregate(records: list[Record], settings: Settings, declared: Declared) -> FamilyResult:
     """The tables of the declared values and `initial_state_rate`; a declared metric none
     of whose items ran is reported as None (as every BigToM metric always was)."""
-    values = {name: declared.get(name, NO_VALUE) for name in DECLARED}
+    values = {name: declared[name] for name in DECLARED}
     metrics: dict[str, float | int | None] = {
         name: None for name, v in values.items() if v.value is None}
     metrics["initial_state_rate"] = initial_state_rate(records)

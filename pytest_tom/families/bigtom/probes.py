@@ -12,9 +12,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from pytest_tom.families.kit import LETTERS, ItemSpec, Message
+from pytest_tom.families.kit import LETTERS
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Message
 
-from .prompts import COT_INSTRUCTION, COT_OPENER, INSTRUCTION, item_text
+from .prompts import COT_INSTRUCTION
+from .prompts import COT_OPENER
+from .prompts import INSTRUCTION
+from .prompts import item_text
 
 NOT_APPLICABLE: dict[str, str] = {}  # every probe applies
 

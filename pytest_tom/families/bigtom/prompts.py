@@ -14,7 +14,11 @@ answer in the `Answer:` form; only the second reply is scored.
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import LETTERS, ItemSpec, Message, single_call, two_calls
+from pytest_tom.families.kit import LETTERS
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Message
+from pytest_tom.families.kit import single_call
+from pytest_tom.families.kit import two_calls
 
 ANSWER_FORM = "Answer:<option>)<answer>"
 

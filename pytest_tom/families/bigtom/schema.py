@@ -6,20 +6,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tom.families.bigtom.conditions import AWARE, NOT_AWARE
-from pytest_tom.families.kit import (
-    ID,
-    TAG,
-    Any_,
-    Checker,
-    Field,
-    ListOf,
-    Obj,
-    Str,
-    check_unique_ids,
-    describe,
-    normalise,
-)
+from pytest_tom.families.bigtom.conditions import AWARE
+from pytest_tom.families.bigtom.conditions import NOT_AWARE
+from pytest_tom.families.kit import ID
+from pytest_tom.families.kit import TAG
+from pytest_tom.families.kit import Any_
+from pytest_tom.families.kit import Checker
+from pytest_tom.families.kit import Field
+from pytest_tom.families.kit import ListOf
+from pytest_tom.families.kit import Obj
+from pytest_tom.families.kit import Str
+from pytest_tom.families.kit import checked_scenarios
+from pytest_tom.families.kit import describe
+from pytest_tom.families.kit import normalise
 
 
 def _sentence(doc: str) -> Field:
@@ -60,12 +59,7 @@ DEFAULTS = Obj(what="defaults mapping", fields={"tags": Field(ListOf(TAG))})
 
 def check(data: dict[str, Any], ck: Checker) -> None:
     """Report every BigToM-specific error of a suite's `data` to `ck`."""
-    templates = data.get("scenarios") or []
-    check_unique_ids(templates, ("scenarios",), ck, "template")
-    for ti, t in enumerate(templates):
-        if not isinstance(t, dict):
-            continue  # the schema has reported it
-        base = ("scenarios", ti)
+    for base, t in checked_scenarios(data, ck, "template"):
         for block, what in (("belief_question", "answers"), ("action_question", "answers"),
                             ("causal_event", "percepts"), ("random_event", "percepts"),
                             ("action", "actions")):

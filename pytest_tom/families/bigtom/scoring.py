@@ -5,14 +5,13 @@ option, by letter (`a)`, `(b)`, `Answer: b`) or by text, and not the other."""
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import (
-    LETTERS,
-    UNPARSEABLE,
-    ItemSpec,
-    Outcome,
-    ScoringContext,
-    read_choice,
-)
+from pytest_tom.families.kit import LETTERS
+from pytest_tom.families.kit import UNPARSEABLE
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Outcome
+from pytest_tom.families.kit import ScoringContext
+from pytest_tom.families.kit import read_choice
+from pytest_tom.families.kit import unread_choice
 
 
 def score(item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
@@ -21,12 +20,10 @@ def score(item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
         return Outcome(correct=False, error=UNPARSEABLE, detail="empty answer")
     reading = read_choice(response, item.choices, LETTERS[:len(item.choices)])
     letters = {LETTERS[i] for i in reading.named}
-    if not letters:
-        return Outcome(correct=False, error=UNPARSEABLE,
-                       detail="no option named (expected Answer:<option>)<answer>)")
-    if len(letters) > 1:
-        return Outcome(correct=False, parsed=sorted(letters), detail="names both options")
-    letter = next(iter(letters))
+    unread = unread_choice(letters, "no option named (expected Answer:<option>)<answer>)")
+    if unread is not None:
+        return unread
+    (letter,) = letters
     return Outcome(correct=letter == item.meta["gold_letter"],
                    parsed=f"{letter}) {item.choices[LETTERS.index(letter)]}",
                    extra={"initial_state": letter == item.meta["initial_state_letter"]})

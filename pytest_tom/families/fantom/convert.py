@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
             f"upstream set, part and conversation ids are kept in `source`.",
             "scenarios": chunk,
         }
-        written.append(convert_kit.write_suite(doc, convert_kit.suite_file(out, name)))
+        written.append(convert_kit.write_suite_in(out, name, doc))
     n_sets = sum(len(c["sets"]) for c in conversations)
     for target in written:
         print(f"wrote {target}")

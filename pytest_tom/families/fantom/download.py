@@ -9,7 +9,11 @@ have it is refused, as the authors' loader refuses it."""
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import Download, Licence, Member, Remote, github_page
+from pytest_tom.families.kit import Download
+from pytest_tom.families.kit import Licence
+from pytest_tom.families.kit import Member
+from pytest_tom.families.kit import Remote
+from pytest_tom.families.kit import github_page
 
 REPOSITORY = "skywalker023/fantom"
 COMMIT = "ebd35eb5c9eb157c24bc7bcffac66ae138eaed44"

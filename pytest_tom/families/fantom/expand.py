@@ -18,8 +18,13 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from pytest_tom.families.fantom.schema import name_key, set_accessibility
-from pytest_tom.families.kit import ItemSpec, Settings, Suite, word_pattern
+from pytest_tom.families.fantom.schema import name_key
+from pytest_tom.families.fantom.schema import set_accessibility
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import Suite
+from pytest_tom.families.kit import tags_of
+from pytest_tom.families.kit import word_pattern
 
 KINDS = (
     "fact",
@@ -163,11 +168,7 @@ class Expander:
             "missed_by": str(st["missed_by"]) if st.get("missed_by") else None,
             "context": self.mode,
         }
-        tags = list(
-            dict.fromkeys(
-                [*self.defaults.get("tags", []), *conv.get("tags", []), *st.get("tags", [])]
-            )
-        )
+        tags = tags_of(self.defaults, conv, st)
         source = {**(conv.get("source") or {}), **(st.get("source") or {})}
         shared = {
             "context": str(context).strip(),

@@ -13,17 +13,32 @@ ALL*, ALL, weighted F1, ...; belief accuracy by ToM order) are declared in
 show them and the figures beyond them (the control task's set-level figures, per
 character, error types) are in `fantom.metrics`.
 
-The parts beside this module are found by `families/parts.py`; what is FANToM's alone
+The parts this module names in `parts` (`families/parts.py`) give the hooks; what is FANToM's alone
 is written here: the unit `--tom-shard` keeps whole.
 """
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import Family, ItemSpec, Settings
+from pytest_tom.families.kit import Family
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Parts
+from pytest_tom.families.kit import Settings
+
+from . import download
+from . import expand
+from . import headline
+from . import metrics
+from . import options
+from . import probes
+from . import prompts
+from . import schema
+from . import scoring
 
 
 class FantomFamily(Family):
     name = "fantom"
+    parts = Parts(schema, expand, prompts, scoring, metrics, headline, options, download, probes,
+                  "pytest_tom.families.fantom.convert")
     description = (
         "FANToM: conversations where characters leave and rejoin; belief, "
         "answerability and info-access questions; ALL* and the paper's table"

@@ -15,35 +15,34 @@ error types (they read the outcome's `extra`, which a selection may not read).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
+from collections.abc import Hashable
 from dataclasses import replace
 
-from pytest_tom.families.fantom.expand import (
-    BELIEF_KINDS,
-    GROUPINGS,
-    LIST_KINDS,
-    TOM_KINDS,
-    YN_KINDS,
-)
-from pytest_tom.families.fantom.parsing import IRRELEVANT, NO, YES
+from pytest_tom.families.fantom.expand import BELIEF_KINDS
+from pytest_tom.families.fantom.expand import GROUPINGS
+from pytest_tom.families.fantom.expand import LIST_KINDS
+from pytest_tom.families.fantom.expand import TOM_KINDS
+from pytest_tom.families.fantom.expand import YN_KINDS
+from pytest_tom.families.fantom.parsing import IRRELEVANT
+from pytest_tom.families.fantom.parsing import NO
+from pytest_tom.families.fantom.parsing import YES
 from pytest_tom.families.fantom.schema import ORDERS
-from pytest_tom.families.kit import (
-    GROUPED,
-    AllRight,
-    Contrast,
-    LabelPairs,
-    Metric,
-    Plot,
-    Record,
-    Settings,
-    ValueMean,
-    condition_of,
-    mean_of,
-    meta,
-    outcome_value,
-    ratio_of,
-    weighted_f1_of,
-)
+from pytest_tom.families.kit import GROUPED
+from pytest_tom.families.kit import AllRight
+from pytest_tom.families.kit import Contrast
+from pytest_tom.families.kit import LabelPairs
+from pytest_tom.families.kit import Metric
+from pytest_tom.families.kit import Plot
+from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import ValueMean
+from pytest_tom.families.kit import condition_of
+from pytest_tom.families.kit import mean_of
+from pytest_tom.families.kit import meta
+from pytest_tom.families.kit import outcome_value
+from pytest_tom.families.kit import ratio_of
+from pytest_tom.families.kit import weighted_f1_of
 
 PLOTS = (Plot("table9", "FANToM scores (the paper's Table 9 columns)"),)
 

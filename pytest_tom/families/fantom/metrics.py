@@ -21,40 +21,39 @@ All-for-each-character unavailable (None), never a number.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable
+from collections.abc import Iterator
+from collections.abc import Mapping
 from typing import Any
 
-from pytest_tom.families.fantom.expand import (
-    BELIEF_KINDS,
-    LIST_KINDS,
-    TOM_KINDS,
-    YN_KINDS,
-)
-from pytest_tom.families.fantom.headline import (
-    ACCESSIBLE,
-    INACCESSIBLE,
-    ORDER_NAMES,
-    PREFIX,
-    grouping_of,
-)
-from pytest_tom.families.fantom.parsing import IRRELEVANT, NO, YES
-from pytest_tom.families.fantom.schema import ORDERS, name_key
-from pytest_tom.families.kit import (
-    CUT_OFF,
-    ERROR,
-    SKIPPED,
-    AllRightGroups,
-    FamilyResult,
-    MetricTable,
-    Record,
-    Settings,
-    Value,
-    describe_spec,
-    is_skipped,
-    points,
-    resolve_dtype,
-    status,
-)
+from pytest_tom.families.fantom.expand import BELIEF_KINDS
+from pytest_tom.families.fantom.expand import LIST_KINDS
+from pytest_tom.families.fantom.expand import TOM_KINDS
+from pytest_tom.families.fantom.expand import YN_KINDS
+from pytest_tom.families.fantom.headline import ACCESSIBLE
+from pytest_tom.families.fantom.headline import INACCESSIBLE
+from pytest_tom.families.fantom.headline import ORDER_NAMES
+from pytest_tom.families.fantom.headline import PREFIX
+from pytest_tom.families.fantom.headline import grouping_of
+from pytest_tom.families.fantom.parsing import IRRELEVANT
+from pytest_tom.families.fantom.parsing import NO
+from pytest_tom.families.fantom.parsing import YES
+from pytest_tom.families.fantom.schema import ORDERS
+from pytest_tom.families.fantom.schema import name_key
+from pytest_tom.families.kit import CUT_OFF
+from pytest_tom.families.kit import ERROR
+from pytest_tom.families.kit import SKIPPED
+from pytest_tom.families.kit import AllRightGroups
+from pytest_tom.families.kit import FamilyResult
+from pytest_tom.families.kit import MetricTable
+from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import Value
+from pytest_tom.families.kit import describe_spec
+from pytest_tom.families.kit import is_skipped
+from pytest_tom.families.kit import points
+from pytest_tom.families.kit import resolve_dtype
+from pytest_tom.families.kit import status
 
 SCENARIOS = ((INACCESSIBLE, "inaccessible"), (ACCESSIBLE, "control"))
 COLUMNS = (

@@ -25,7 +25,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pytest_tom.families.kit import hedge_in, mentioned_names
+from pytest_tom.families.kit import hedge_in
+from pytest_tom.families.kit import mentioned_names
 
 ANSWER_MARKER = "Answer:"
 CHOICE_MARKER = "Choose an answer from above:"

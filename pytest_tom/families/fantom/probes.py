@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from pytest_tom.families.kit import ItemSpec, Message
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Message
 
-from .prompts import COT_START, prompt
+from .prompts import COT_START
+from .prompts import prompt
 
 NOT_APPLICABLE = {
     "no-options": "each belief question is asked open-ended already (the free-response items)",

@@ -4,7 +4,10 @@ chain-of-thought conversation (a reasoning call, then a follow-up for the answer
 from __future__ import annotations
 
 from pytest_tom.families.fantom.expand import LIST_KINDS
-from pytest_tom.families.kit import ItemSpec, Message, single_call, two_calls
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Message
+from pytest_tom.families.kit import single_call
+from pytest_tom.families.kit import two_calls
 
 METHODS = ("vanilla", "cot")
 COT_START = "Let's think step by step."

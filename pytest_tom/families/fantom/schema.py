@@ -12,26 +12,25 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
-from pytest_tom.families.kit import (
-    ID,
-    TAG,
-    Any_,
-    Checker,
-    Enum,
-    Field,
-    ListOf,
-    Node,
-    Obj,
-    Path_,
-    Str,
-    Text,
-    check_unique_ids,
-    describe,
-    type_name,
-)
+from pytest_tom.families.kit import ID
+from pytest_tom.families.kit import TAG
+from pytest_tom.families.kit import Any_
+from pytest_tom.families.kit import Checker
+from pytest_tom.families.kit import Enum
+from pytest_tom.families.kit import Field
+from pytest_tom.families.kit import ListOf
+from pytest_tom.families.kit import Node
+from pytest_tom.families.kit import Obj
+from pytest_tom.families.kit import Path_
+from pytest_tom.families.kit import Str
+from pytest_tom.families.kit import Text
+from pytest_tom.families.kit import check_unique_ids
+from pytest_tom.families.kit import describe
+from pytest_tom.families.kit import type_name
 
 ORDERS = ("first-order", "second-order:cyclic", "second-order:acyclic")
 ACCESSIBILITY = ("inaccessible", "accessible")

@@ -9,38 +9,39 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.families.fantom.expand import LIST_KINDS, YN_KINDS
-from pytest_tom.families.fantom.parsing import (
-    IRRELEVANT,
-    extract_answer,
-    judge_list,
-    letters_marked,
-    parse_binary,
-)
-from pytest_tom.families.kit import (
-    UNPARSEABLE,
-    EmbedderError,
-    ItemSpec,
-    Outcome,
-    ScoringContext,
-    Settings,
-    embeddings_available,
-    get_embedder,
-    looks_like_path,
-    token_f1,
-)
+from pytest_tom.families.fantom.expand import LIST_KINDS
+from pytest_tom.families.fantom.expand import YN_KINDS
+from pytest_tom.families.fantom.options import OPTIONS
+from pytest_tom.families.fantom.parsing import IRRELEVANT
+from pytest_tom.families.fantom.parsing import extract_answer
+from pytest_tom.families.fantom.parsing import judge_list
+from pytest_tom.families.fantom.parsing import letters_marked
+from pytest_tom.families.fantom.parsing import parse_binary
+from pytest_tom.families.kit import UNPARSEABLE
+from pytest_tom.families.kit import EmbedderError
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Outcome
+from pytest_tom.families.kit import ScoringContext
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import choice_problems
+from pytest_tom.families.kit import embeddings_available
+from pytest_tom.families.kit import get_embedder
+from pytest_tom.families.kit import looks_like_path
+from pytest_tom.families.kit import token_f1
 
 EMBEDDER_FAILED = "embedder_failed"
 
 
 def option_problems(options: dict[str, Any]) -> list[str]:
-    """What is wrong with --tom-embedder (a path that is no model directory), if anything."""
+    """What is wrong with the FANToM options (a value none of its choices) and with
+    --tom-embedder (a path that is no model directory), if anything."""
+    problems = choice_problems(options, OPTIONS)
     spec = options.get("embedder")
     if spec and looks_like_path(str(spec)) and not Path(str(spec)).expanduser().is_dir():
-        return [f"--tom-embedder {spec}: no such model directory (give the folder of a "
-                f"sentence-transformers model, or a model name in the local Hugging Face "
-                f"cache; without the option the bundled all-MiniLM-L6-v2 is used)"]
-    return []
+        problems.append(f"--tom-embedder {spec}: no such model directory (give the folder of a "
+                        f"sentence-transformers model, or a model name in the local Hugging "
+                        f"Face cache; without the option the bundled all-MiniLM-L6-v2 is used)")
+    return problems
 
 
 def unavailable(item: ItemSpec, settings: Settings) -> str | None:

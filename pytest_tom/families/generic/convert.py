@@ -25,7 +25,8 @@ import argparse
 import re
 import sys
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -207,7 +208,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     doc, problems, counts = build_suite(questions, args.suite, src.name, args.keep_underscores,
                                         args.limit)
-    target = convert_kit.write_suite(doc, convert_kit.suite_file(args.output, args.suite))
+    target = convert_kit.write_suite_in(args.output, args.suite, doc)
     print(f"wrote {target}: {len(doc['scenarios'])} stories, {sum(counts.values())} questions")
     for (qt, st), n in sorted(counts.items()):
         print(f"  {qt:<24} {st:<28} {n}")

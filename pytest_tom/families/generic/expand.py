@@ -7,8 +7,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pytest_tom.families.generic.schema import alternatives, question_id, rule_of
-from pytest_tom.families.kit import LETTERS, ItemSpec, Settings, Suite
+from pytest_tom.families.generic.schema import alternatives
+from pytest_tom.families.generic.schema import question_id
+from pytest_tom.families.generic.schema import rule_of
+from pytest_tom.families.kit import LETTERS
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import Suite
+from pytest_tom.families.kit import tags_of
 
 
 def expand(suite: Suite, data: dict[str, Any], settings: Settings,
@@ -30,7 +36,7 @@ def item_of(family: str, suite: Suite, sc: dict[str, Any], q: dict[str, Any], qi
     rule, the choices in the order shown (shuffled with the seed unless `shuffle: false`)."""
     rule = rule_of(q)[0]
     item_id = f"{sc['id']}::{question_id(q, qi)}"
-    tags = list(dict.fromkeys([*defaults.get("tags", []), *sc.get("tags", []), *q.get("tags", [])]))
+    tags = tags_of(defaults, sc, q)
     kind = {"choices": "choice"}.get(rule, rule)
     choices: list[str] = []
     gold: Any

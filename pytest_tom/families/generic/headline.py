@@ -12,7 +12,8 @@ only `meta.tomi.question_type` and `meta.tomi.story_type`."""
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import Metric, Plot
+from pytest_tom.families.kit import Metric
+from pytest_tom.families.kit import Plot
 
 METRICS: tuple[Metric, ...] = ()
 PLOTS: tuple[Plot, ...] = ()

@@ -10,17 +10,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_tom.families.kit import (
-    FamilyResult,
-    MetricTable,
-    Record,
-    Settings,
-    Value,
-    accuracies,
-    crosstab,
-    ordered,
-    table_rows,
-)
+from pytest_tom.families.kit import FamilyResult
+from pytest_tom.families.kit import MetricTable
+from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import Value
+from pytest_tom.families.kit import accuracies
+from pytest_tom.families.kit import crosstab
+from pytest_tom.families.kit import ordered
+from pytest_tom.families.kit import table_rows
 
 QUESTION_TYPES = (
     "memory", "reality",

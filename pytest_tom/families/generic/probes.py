@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from pytest_tom.families.kit import LETTERS, ItemSpec, Message, json_instruction
+from pytest_tom.families.kit import LETTERS
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Message
+from pytest_tom.families.kit import json_instruction
 
 from .prompts import INSTRUCTIONS
 

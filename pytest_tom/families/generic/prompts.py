@@ -4,7 +4,11 @@ instruction per answer rule (vanilla), or a step-by-step call followed by the in
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import ItemSpec, Message, json_instruction, single_call, two_calls
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Message
+from pytest_tom.families.kit import json_instruction
+from pytest_tom.families.kit import single_call
+from pytest_tom.families.kit import two_calls
 
 METHODS = ("vanilla", "cot")
 INSTRUCTIONS = {

@@ -6,23 +6,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_tom.families.kit import (
-    ID,
-    TAG,
-    Any_,
-    Bool,
-    Checker,
-    Enum,
-    Field,
-    ListOf,
-    Node,
-    Obj,
-    Str,
-    Text,
-    check_unique_ids,
-    describe,
-    type_name,
-)
+from pytest_tom.families.kit import ID
+from pytest_tom.families.kit import TAG
+from pytest_tom.families.kit import Any_
+from pytest_tom.families.kit import Bool
+from pytest_tom.families.kit import Checker
+from pytest_tom.families.kit import Enum
+from pytest_tom.families.kit import Field
+from pytest_tom.families.kit import ListOf
+from pytest_tom.families.kit import Node
+from pytest_tom.families.kit import Obj
+from pytest_tom.families.kit import Str
+from pytest_tom.families.kit import Text
+from pytest_tom.families.kit import checked_scenarios
+from pytest_tom.families.kit import describe
+from pytest_tom.families.kit import type_name
 
 
 @dataclass
@@ -121,12 +119,7 @@ def check_answer_map(q: dict[str, Any], qpath: tuple[Any, ...], ck: Checker) -> 
 def check(data: dict[str, Any], ck: Checker) -> None:
     """Report every generic-specific error of a suite's `data` to `ck`: unique ids, one
     answer rule per question and the keys that go with it."""
-    scenarios = data.get("scenarios") or []
-    check_unique_ids(scenarios, ("scenarios",), ck, "scenario")
-    for si, sc in enumerate(scenarios):
-        if not isinstance(sc, dict):
-            continue
-        base = ("scenarios", si)
+    for base, sc in checked_scenarios(data, ck, "scenario"):
         questions = sc.get("questions") or []
         seen: dict[str, int] = {}
         for qi, q in enumerate(questions):

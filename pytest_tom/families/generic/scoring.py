@@ -5,21 +5,20 @@ kinds read what follows the reply's last `Answer:`."""
 
 from __future__ import annotations
 
-from pytest_tom.families.generic.schema import alternatives, words_text
-from pytest_tom.families.kit import (
-    LETTERS,
-    UNPARSEABLE,
-    ItemSpec,
-    Outcome,
-    ScoringContext,
-    after_last,
-    has_words,
-    hedge_in,
-    mentioned_names,
-    parse_yes_no,
-    read_choice,
-    score_final,
-)
+from pytest_tom.families.generic.schema import alternatives
+from pytest_tom.families.generic.schema import words_text
+from pytest_tom.families.kit import LETTERS
+from pytest_tom.families.kit import UNPARSEABLE
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Outcome
+from pytest_tom.families.kit import ScoringContext
+from pytest_tom.families.kit import after_last
+from pytest_tom.families.kit import has_words
+from pytest_tom.families.kit import hedge_in
+from pytest_tom.families.kit import mentioned_names
+from pytest_tom.families.kit import parse_yes_no
+from pytest_tom.families.kit import read_choice
+from pytest_tom.families.kit import score_final
 
 
 def score(item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:

@@ -34,16 +34,20 @@ from __future__ import annotations
 import argparse
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.families.kit import ConvertError, convert_kit
+from pytest_tom.families.kit import ConvertError
+from pytest_tom.families.kit import convert_kit
 
 from .expand import DECEPTION
 from .prompt_files import read_prompts
-from .prompts import OPTION_LETTERS, VP
-from .schema import LENGTHS, ORDERS
+from .prompts import OPTION_LETTERS
+from .prompts import VP
+from .schema import LENGTHS
+from .schema import ORDERS
 
 NAME = "hitom"
 UPSTREAM = "Hi-ToM_data.json"
@@ -286,20 +290,17 @@ def write(path: Path, out_dir: Path, suite: str = NAME, limit: int | None = None
           prompts: list[Path] | None = None) -> tuple[list[Path], Converted]:
     """Convert the file at `path` into `out_dir` (created); the files written."""
     converted = convert(path, suite, limit, prompts)
-    out = convert_kit.write_suite(converted.document, convert_kit.suite_file(out_dir, suite))
-    return [out], converted
+    return [convert_kit.write_suite_in(out_dir, suite, converted.document)], converted
 
 
 def run(args: argparse.Namespace) -> int:
-    prog = f"pytest-tom convert {NAME}"
-    if convert_kit.arguments_refused(prog, args):
-        return 2
-    try:
-        files, converted = write(Path(args.input), Path(args.output), args.suite, args.limit,
-                                 args.prompts)
-    except ConvertError as exc:
-        return convert_kit.problems_reported(prog, exc)
-    for note in converted.notes:
-        print(f"note: {note}")
-    print(f"{files[0]}: {len(converted.document['scenarios'])} stories -> {converted.items} items")
-    return 0
+    def written(result: tuple[list[Path], Converted]) -> list[str]:
+        files, converted = result
+        return [*(f"note: {note}" for note in converted.notes),
+                f"{files[0]}: {len(converted.document['scenarios'])} stories -> "
+                f"{converted.items} items"]
+
+    return convert_kit.run_converter(
+        f"pytest-tom convert {NAME}", args,
+        lambda: write(Path(args.input), Path(args.output), args.suite, args.limit, args.prompts),
+        written)

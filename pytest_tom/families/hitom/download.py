@@ -3,21 +3,16 @@ repository, converted by this folder's converter into one suite of 1,200 questio
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import Download, Licence, github_file, github_page
+from pytest_tom.families.kit import GitHubRelease
+from pytest_tom.families.kit import Licence
 
-REPOSITORY = "ying-hui-he/Hi-ToM_dataset"
-COMMIT = "56dda76fbbbcd510d51e91837fe19b7df2108562"
+RELEASE = GitHubRelease("ying-hui-he/Hi-ToM_dataset", "56dda76fbbbcd510d51e91837fe19b7df2108562")
+DATA = RELEASE.file("Hi-ToM_data.json",
+                    "1c4077bbcdf815b91dbb791b60dbce3920a98bd63317954ebf94a532d43cd573", 2_267_625)
 
 DOWNLOADS = (
-    Download(
-        name="hitom-full",
-        benchmark="Hi-ToM",
-        what="the whole release: 1,200 questions, orders 0-4, Tell / No_Tell, VP / CoTP",
-        source=f"{REPOSITORY} @ {COMMIT[:7]}",
-        files=(github_file(REPOSITORY, COMMIT, "Hi-ToM_data.json",
-                           "1c4077bbcdf815b91dbb791b60dbce3920a98bd63317954ebf94a532d43cd573",
-                           2_267_625),),
-        licence=Licence("Apache-2.0", github_page(REPOSITORY, COMMIT, "LICENSE")),
-        convert=("hitom", "Hi-ToM_data.json", "--suite", "hitom-full"),
-    ),
+    RELEASE.download("hitom-full", "Hi-ToM",
+                     "the whole release: 1,200 questions, orders 0-4, Tell / No_Tell, VP / CoTP",
+                     (DATA,), Licence("Apache-2.0", RELEASE.page("LICENSE")),
+                     ("hitom", "Hi-ToM_data.json", "--suite", "hitom-full")),
 )

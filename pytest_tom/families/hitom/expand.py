@@ -6,7 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pytest_tom.families.kit import ItemSpec, Settings, Suite
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import Suite
+from pytest_tom.families.kit import tags_of
 
 from . import prompts
 
@@ -23,12 +26,11 @@ def style_of(story: dict[str, Any], settings: Settings) -> str:
 def expand(suite: Suite, data: dict[str, Any], settings: Settings,
            line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
     """The items of a Hi-ToM suite, story by story."""
-    family = suite.family
-    default_tags = list((data.get("defaults") or {}).get("tags", []))
+    family, defaults = suite.family, data.get("defaults") or {}
     words = prompts.wording(data)  # the suite's `defaults.prompt`, else pytest-tom's own
     items: list[ItemSpec] = []
     for si, s in enumerate(data["scenarios"]):
-        tags = list(dict.fromkeys([*default_tags, *s.get("tags", [])]))
+        tags = tags_of(defaults, s)
         choices = [str(c).strip() for c in s["choices"]]
         style = style_of(s, settings)
         deception = DECEPTION[bool(s["deception"])]

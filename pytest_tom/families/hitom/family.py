@@ -3,7 +3,7 @@ question per ToM order (0: where the object really is; 1-4: what A thinks B thin
 15 options each, in the authors' two prompting styles and with or without deceptive
 public and private claims.
 
-The parts beside this module (`families/parts.py`): a scenario is one story with its
+The parts this module names in `parts` (`families/parts.py`): a scenario is one story with its
 questions (`schema`); each question is one item (`<story>::order<k>`), the story's
 questions one group (`expand`); the prompt is laid out as the authors' prompt files,
 in pytest-tom's own words unless a converted suite carries the authors' (`prompts`,
@@ -17,10 +17,23 @@ by `metrics`; `convert` reads the authors' Hi-ToM_data.json.
 from __future__ import annotations
 
 from pytest_tom.families.kit import Family
+from pytest_tom.families.kit import Parts
+
+from . import download
+from . import expand
+from . import headline
+from . import metrics
+from . import options
+from . import probes
+from . import prompts
+from . import schema
+from . import scoring
 
 
 class HiTomFamily(Family):
     name = "hitom"
+    parts = Parts(schema, expand, prompts, scoring, metrics, headline, options, download, probes,
+                  "pytest_tom.families.hitom.convert")
     description = "Hi-ToM: higher-order beliefs (orders 0-4), with and without deception"
     metric_patterns = ()  # no names beyond the declared ones
     answer_tokens = 256  # CoTP: the answer first, then its explanation

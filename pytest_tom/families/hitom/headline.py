@@ -19,21 +19,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pytest_tom.families.kit import (
-    GROUPED,
-    AllRight,
-    Contrast,
-    Metric,
-    Plot,
-    Record,
-    condition_of,
-    meta,
-    ratio_of,
-)
+from pytest_tom.families.kit import GROUPED
+from pytest_tom.families.kit import AllRight
+from pytest_tom.families.kit import Contrast
+from pytest_tom.families.kit import Metric
+from pytest_tom.families.kit import Plot
+from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import condition_of
+from pytest_tom.families.kit import meta
+from pytest_tom.families.kit import ratio_of
 
 from .expand import DECEPTION
-from .prompts import STYLE_LABEL, STYLES
-from .schema import LENGTHS, ORDERS
+from .prompts import STYLE_LABEL
+from .prompts import STYLES
+from .schema import LENGTHS
+from .schema import ORDERS
 
 DECEPTIONS = (DECEPTION[False], DECEPTION[True])
 DECEPTION_LABEL = {"no_tell": "No_Tell", "tell": "Tell"}

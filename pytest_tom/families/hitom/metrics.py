@@ -14,20 +14,21 @@ metric none of whose items ran is reported as None.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-from pytest_tom.families.kit import (
-    NO_VALUE,
-    FamilyResult,
-    MetricTable,
-    Record,
-    Settings,
-    Value,
-    pct,
-)
+from pytest_tom.families.kit import Declared
+from pytest_tom.families.kit import FamilyResult
+from pytest_tom.families.kit import MetricTable
+from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import Settings
 
-from .headline import ALL, BY_LENGTH, DECEPTION_LABEL, HEATMAP, METRICS, SETTINGS, Cell
+from .headline import ALL
+from .headline import BY_LENGTH
+from .headline import DECEPTION_LABEL
+from .headline import HEATMAP
+from .headline import METRICS
+from .headline import SETTINGS
+from .headline import Cell
 from .prompts import STYLE_LABEL
 from .schema import ORDERS
 
@@ -36,20 +37,18 @@ ITEMS = "accuracy in % (right/questions)"
 STORIES = "joint accuracy in %: stories whose questions up to this order are all right (stories)"
 
 
-def aggregate(records: list[Record], settings: Settings,
-              declared: Mapping[str, Value]) -> FamilyResult:
+def aggregate(records: list[Record], settings: Settings, declared: Declared) -> FamilyResult:
     """The tables of the declared values; a declared metric with no item run is None."""
-    values = {m.name: declared.get(m.name, NO_VALUE) for m in METRICS}
-    metrics: dict[str, float | int | None] = {n: None for n, v in values.items() if v.value is None}
+    metrics: dict[str, float | int | None] = {**declared.unrun(m.name for m in METRICS)}
 
     def acc(cell: Cell, k: int) -> str | None:
-        return cell_text(values[f"{cell.prefix}order{k}"])
+        return declared.cell(f"{cell.prefix}order{k}", na=None)
 
     def jnt(cell: Cell, k: int) -> str | None:
-        return cell_text(values[f"{cell.prefix}joint.order{k}"])
+        return declared.cell(f"{cell.prefix}joint.order{k}", na=None)
 
     def whole(cell: Cell) -> str | None:
-        return cell_text(values[cell.prefix.rstrip(".") or "all"])
+        return declared.cell(cell.prefix.rstrip(".") or "all", na=None)
 
     def setting(cell: Cell) -> list[str]:
         if cell == ALL:
@@ -81,12 +80,6 @@ def aggregate(records: list[Record], settings: Settings,
               STORIES),
     ]
     return FamilyResult(metrics=metrics, tables=[t for t in tables if t.rows])
-
-
-def cell_text(value: Value) -> str | None:
-    """`55.0% (11/20)`: the declared value with the counts behind it (None: nothing ran)."""
-    ok, n = value.count()
-    return None if n == 0 or value.value is None else f"{pct(value.value)} ({ok}/{n})"
 
 
 def table(title: str, headers: list[str], rows: list[list[Any]], caption: str,

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from pytest_tom.families.kit import ItemSpec, Message
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Message
 
-from .prompts import OPTION_LETTERS, choices_line, item_text
+from .prompts import OPTION_LETTERS
+from .prompts import choices_line
+from .prompts import item_text
 
 NOT_APPLICABLE: dict[str, str] = {}  # every probe applies
 

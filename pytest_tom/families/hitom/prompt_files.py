@@ -22,7 +22,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from .prompts import COTP, STYLE_LABEL, STYLES, VP
+from .prompts import COTP
+from .prompts import STYLE_LABEL
+from .prompts import STYLES
+from .prompts import VP
 
 NOTE_START = "Note:"
 STYLE_FOLDERS = {"mc": VP, "vp": VP, "cot": COTP, "cotp": COTP}

@@ -22,7 +22,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_tom.families.kit import ItemSpec, Message, single_call
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Message
+from pytest_tom.families.kit import single_call
 
 VP, COTP = "vp", "cotp"
 STYLES = (VP, COTP)

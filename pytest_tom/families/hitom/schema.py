@@ -6,22 +6,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tom.families.kit import (
-    ID,
-    TAG,
-    Any_,
-    Bool,
-    Checker,
-    Enum,
-    Field,
-    Int,
-    ListOf,
-    Obj,
-    Str,
-    Text,
-    check_unique_ids,
-    describe,
-)
+from pytest_tom.families.kit import ID
+from pytest_tom.families.kit import TAG
+from pytest_tom.families.kit import Any_
+from pytest_tom.families.kit import Bool
+from pytest_tom.families.kit import Checker
+from pytest_tom.families.kit import Enum
+from pytest_tom.families.kit import Field
+from pytest_tom.families.kit import Int
+from pytest_tom.families.kit import ListOf
+from pytest_tom.families.kit import Obj
+from pytest_tom.families.kit import Str
+from pytest_tom.families.kit import Text
+from pytest_tom.families.kit import checked_scenarios
+from pytest_tom.families.kit import describe
 
 ORDERS = (0, 1, 2, 3, 4)  # 0: where the object really is; k: k nested beliefs
 LENGTHS = (1, 2, 3)  # chapters per story
@@ -71,12 +69,7 @@ def check(data: dict[str, Any], ck: Checker) -> None:
                 path = ("defaults", "prompt", style)
                 ck.error(path, f"{describe(path)}: the instruction is one line (the prompt's "
                          f"first), got {len(line.strip().splitlines())} lines")
-    stories = data.get("scenarios") or []
-    check_unique_ids(stories, ("scenarios",), ck, "story")
-    for si, s in enumerate(stories):
-        if not isinstance(s, dict):
-            continue  # the schema has reported it
-        base = ("scenarios", si)
+    for base, s in checked_scenarios(data, ck, "story"):
         length = s.get("story_length")
         if isinstance(length, int) and not isinstance(length, bool) and length not in LENGTHS:
             ck.error((*base, "story_length"), f"{describe((*base, 'story_length'))}: Hi-ToM "

@@ -22,14 +22,12 @@ an extraction made by hand, and Claude's from cuts of the reply made for that mo
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import (
-    UNPARSEABLE,
-    ChoiceReading,
-    ItemSpec,
-    Outcome,
-    ScoringContext,
-    read_choice,
-)
+from pytest_tom.families.kit import UNPARSEABLE
+from pytest_tom.families.kit import ChoiceReading
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Outcome
+from pytest_tom.families.kit import ScoringContext
+from pytest_tom.families.kit import read_choice
 
 from .prompts import OPTION_LETTERS
 

@@ -26,10 +26,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.families.kit import ConvertError, convert_kit
+from pytest_tom.families.kit import ConvertError
+from pytest_tom.families.kit import convert_kit
 
 from .prompts import question_text
-from .question_types import BY_CODE, code_of
+from .question_types import BY_CODE
+from .question_types import code_of
 
 NAME = "mmtomqa"
 UPSTREAM = "questions.json"
@@ -142,17 +144,14 @@ def write(path: Path, out_dir: Path, suite: str = NAME, limit: int | None = None
           ) -> tuple[list[Path], Converted]:
     """Convert the file at `path` into `out_dir` (created); the files written."""
     converted = convert(path, suite, limit)
-    out = convert_kit.write_suite(converted.document, convert_kit.suite_file(out_dir, suite))
-    return [out], converted
+    return [convert_kit.write_suite_in(out_dir, suite, converted.document)], converted
 
 
 def run(args: argparse.Namespace) -> int:
-    prog = f"pytest-tom convert {NAME}"
-    if convert_kit.arguments_refused(prog, args):
-        return 2
-    try:
-        files, converted = write(Path(args.input), Path(args.output), args.suite, args.limit)
-    except ConvertError as exc:
-        return convert_kit.problems_reported(prog, exc)
-    print(f"{files[0]}: {converted.items} questions -> {converted.items} items")
-    return 0
+    def written(result: tuple[list[Path], Converted]) -> list[str]:
+        files, converted = result
+        return [f"{files[0]}: {converted.items} questions -> {converted.items} items"]
+
+    return convert_kit.run_converter(
+        f"pytest-tom convert {NAME}", args,
+        lambda: write(Path(args.input), Path(args.output), args.suite, args.limit), written)

@@ -5,17 +5,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pytest_tom.families.kit import ItemSpec, Settings, Suite
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import Suite
+from pytest_tom.families.kit import tags_of
 
 from . import prompts
-from .question_types import BY_CODE, code_of
+from .question_types import BY_CODE
+from .question_types import code_of
 
 
 def expand(suite: Suite, data: dict[str, Any], settings: Settings,
            line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
     """The items of an MMToM-QA suite, one per question."""
-    family = suite.family
-    default_tags = list((data.get("defaults") or {}).get("tags", []))
+    family, defaults = suite.family, data.get("defaults") or {}
     items: list[ItemSpec] = []
     for qi, q in enumerate(data["scenarios"]):
         qtype = BY_CODE[code_of(q["type"])]
@@ -29,7 +32,7 @@ def expand(suite: Suite, data: dict[str, Any], settings: Settings,
             kind=qtype.inference, question=str(q["question"]).strip(),
             gold=options[prompts.LETTERS.index(letter)],
             group=f"episode{episode}" if episode is not None else sid,
-            choices=options, tags=list(dict.fromkeys([*default_tags, *q.get("tags", [])])),
+            choices=options, tags=tags_of(defaults, q),
             markers=[qtype.inference, qtype.name],
             source={"file": suite.path, "line": line, **(q.get("source") or {})},
             meta={"type": qtype.code, "inference": qtype.inference, "gold_letter": letter},

@@ -8,16 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pytest_tom.families.kit import (
-    Contrast,
-    Metric,
-    Plot,
-    Record,
-    condition_of,
-    meta,
-)
+from pytest_tom.families.kit import Contrast
+from pytest_tom.families.kit import Metric
+from pytest_tom.families.kit import Plot
+from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import condition_of
+from pytest_tom.families.kit import meta
 
-from .question_types import BELIEF, GOAL, INFERENCE_LABEL, TYPES
+from .question_types import BELIEF
+from .question_types import GOAL
+from .question_types import INFERENCE_LABEL
+from .question_types import TYPES
 
 PLOTS = (Plot("types", "MMToM-QA (text) accuracy per question type", baselines=(("chance", 0.5),)),)
 

@@ -8,9 +8,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from pytest_tom.families.kit import ItemSpec, Message
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Message
 
-from .prompts import LETTERS, SYSTEM, lines_with_spaces, question_text
+from .prompts import LETTERS
+from .prompts import SYSTEM
+from .prompts import lines_with_spaces
+from .prompts import question_text
 
 NOT_APPLICABLE: dict[str, str] = {}  # every probe applies
 

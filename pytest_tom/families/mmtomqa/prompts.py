@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tom.families.kit import ItemSpec, Message, single_call
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Message
+from pytest_tom.families.kit import single_call
 
 SYSTEM = "You are a helpful assistant."
 LETTERS = "ab"

@@ -5,24 +5,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tom.families.kit import (
-    ID,
-    TAG,
-    Any_,
-    Checker,
-    Enum,
-    Field,
-    Int,
-    ListOf,
-    Obj,
-    Str,
-    Text,
-    check_unique_ids,
-    describe,
-    normalise,
-)
+from pytest_tom.families.kit import ID
+from pytest_tom.families.kit import TAG
+from pytest_tom.families.kit import Any_
+from pytest_tom.families.kit import Checker
+from pytest_tom.families.kit import Enum
+from pytest_tom.families.kit import Field
+from pytest_tom.families.kit import Int
+from pytest_tom.families.kit import ListOf
+from pytest_tom.families.kit import Obj
+from pytest_tom.families.kit import Str
+from pytest_tom.families.kit import Text
+from pytest_tom.families.kit import checked_scenarios
+from pytest_tom.families.kit import describe
+from pytest_tom.families.kit import normalise
 
-from .question_types import BY_CODE, code_of
+from .question_types import BY_CODE
+from .question_types import code_of
 
 SCENARIO = Obj(what="MMToM-QA question", fields={  # a scenario is one question
     "id": Field(ID, required=True, doc="a unique name for the question"),
@@ -45,12 +44,7 @@ DEFAULTS = Obj(what="defaults mapping", fields={"tags": Field(ListOf(TAG))})
 
 def check(data: dict[str, Any], ck: Checker) -> None:
     """Report every MMToM-QA-specific error of a suite's `data` to `ck`."""
-    questions = data.get("scenarios") or []
-    check_unique_ids(questions, ("scenarios",), ck, "question")
-    for qi, q in enumerate(questions):
-        if not isinstance(q, dict):
-            continue
-        base = ("scenarios", qi)
+    for base, q in checked_scenarios(data, ck, "question"):
         kind = q.get("type")
         if isinstance(kind, str | int | float) and not isinstance(kind, bool) \
                 and code_of(kind) not in BY_CODE:

@@ -16,7 +16,12 @@ empty reply (IndexError); here that is unparseable. A first character that is ne
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import UNPARSEABLE, ItemSpec, Outcome, ScoringContext, read_choice
+from pytest_tom.families.kit import UNPARSEABLE
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Outcome
+from pytest_tom.families.kit import ScoringContext
+from pytest_tom.families.kit import read_choice
+from pytest_tom.families.kit import unread_choice
 
 from .prompts import LETTERS
 
@@ -31,12 +36,10 @@ def named(reply: str, options: list[str]) -> set[str]:
 def score_answer(item: ItemSpec, response: str) -> Outcome:
     gold = item.meta["gold_letter"]
     letters = named(response, item.choices)
-    if not letters:
-        return Outcome(correct=False, error=UNPARSEABLE,
-                       detail="no option named (a or b, or an option's text)")
-    if len(letters) > 1:
-        return Outcome(correct=False, parsed=sorted(letters), detail="names both options")
-    letter = next(iter(letters))
+    unread = unread_choice(letters, "no option named (a or b, or an option's text)")
+    if unread is not None:
+        return unread
+    (letter,) = letters
     return Outcome(correct=letter == gold,
                    parsed=f"({letter}) {item.choices[LETTERS.index(letter)]}")
 

@@ -23,11 +23,13 @@ import json
 import re
 import sys
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.families.kit import convert_kit, normalise
+from pytest_tom.families.kit import convert_kit
+from pytest_tom.families.kit import normalise
 from pytest_tom.families.opentom.labels import gold_label
 
 # split file -> what each position of a narrative's list is: genre, order, perspective,

@@ -4,12 +4,13 @@ narratives; `--long`: the 100 long narratives of OpenToM-L)."""
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import Download, Licence, Remote, github_file, github_page
+from pytest_tom.families.kit import GitHubRelease
+from pytest_tom.families.kit import Licence
+from pytest_tom.families.kit import Remote
 
-REPOSITORY = "seacowx/OpenToM"
-COMMIT = "3f22b66276b2d7ca5fe573c28c79cc0d077aafc5"
+RELEASE = GitHubRelease("seacowx/OpenToM", "3f22b66276b2d7ca5fe573c28c79cc0d077aafc5")
 FOLDER = "data/opentom_data"
-LICENCE = Licence("CC BY-NC 4.0", github_page(REPOSITORY, COMMIT, "LICENSE"), commercial=False)
+LICENCE = Licence("CC BY-NC 4.0", RELEASE.page("LICENSE"), commercial=False)
 
 # file -> (sha256, bytes), at the commit
 SPLITS = {
@@ -36,28 +37,17 @@ META_LONG = ("meta_data_long.json",
 
 def _files(meta: tuple[str, str, int]) -> tuple[Remote, ...]:
     name, sha256, size = meta
-    return (github_file(REPOSITORY, COMMIT, f"{FOLDER}/{name}", sha256, size),
-            *(github_file(REPOSITORY, COMMIT, f"{FOLDER}/{split}", sha256_, size_)
+    return (RELEASE.file(f"{FOLDER}/{name}", sha256, size),
+            *(RELEASE.file(f"{FOLDER}/{split}", sha256_, size_)
               for split, (sha256_, size_) in SPLITS.items()))
 
 
 DOWNLOADS = (
-    Download(
-        name="opentom-full",
-        benchmark="OpenToM",
-        what="the 596 narratives, 23 questions each (13,708 questions)",
-        source=f"{REPOSITORY} @ {COMMIT[:7]}",
-        files=_files(META),
-        licence=LICENCE,
-        convert=("opentom", ".", "--suite", "opentom-full"),
-    ),
-    Download(
-        name="opentom-long",
-        benchmark="OpenToM-L",
-        what="the 100 long narratives, 23 questions each (2,300 questions)",
-        source=f"{REPOSITORY} @ {COMMIT[:7]}",
-        files=_files(META_LONG),
-        licence=LICENCE,
-        convert=("opentom", ".", "--long", "--suite", "opentom-long"),
-    ),
+    RELEASE.download("opentom-full", "OpenToM",
+                     "the 596 narratives, 23 questions each (13,708 questions)", _files(META),
+                     LICENCE, ("opentom", ".", "--suite", "opentom-full")),
+    RELEASE.download("opentom-long", "OpenToM-L",
+                     "the 100 long narratives, 23 questions each (2,300 questions)",
+                     _files(META_LONG), LICENCE,
+                     ("opentom", ".", "--long", "--suite", "opentom-long")),
 )

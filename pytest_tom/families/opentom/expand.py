@@ -6,15 +6,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pytest_tom.families.kit import ItemSpec, Settings, Suite
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import Suite
+from pytest_tom.families.kit import tags_of
 from pytest_tom.families.opentom import prompts as opentom_prompts
-from pytest_tom.families.opentom.labels import (
-    ATTITUDES,
-    gold_label,
-    perspective_subsets,
-    place_name,
-)
-from pytest_tom.families.opentom.schema import places_of, question_id
+from pytest_tom.families.opentom.labels import ATTITUDES
+from pytest_tom.families.opentom.labels import gold_label
+from pytest_tom.families.opentom.labels import perspective_subsets
+from pytest_tom.families.opentom.labels import place_name
+from pytest_tom.families.opentom.schema import places_of
+from pytest_tom.families.opentom.schema import question_id
 
 
 def expand(suite: Suite, data: dict[str, Any], settings: Settings,
@@ -45,8 +47,7 @@ def item_of(family: str, suite: Suite, sc: dict[str, Any], q: dict[str, Any],
     character = {"mover": sc["mover"], "observer": sc["observer"]}.get(role)
     narrative = sc.get("long_narrative") if long else sc["narrative"]
     markers = [genre, *([f"{order}_order"] if order else []), role]
-    tags = list(dict.fromkeys([*defaults.get("tags", []), *sc.get("tags", []),
-                               *q.get("tags", [])]))
+    tags = tags_of(defaults, sc, q)
     meta = {
         "genre": genre, "order": order, "role": role, "gold_label": label,
         "observed": bool(sc["observed"]), "places": [g[0] for g in places],

@@ -11,7 +11,7 @@ class label and the suite is scored by macro-F1 per genre and order, declared wi
 its other metrics in `opentom.headline` (on 0–1 as the paper's Table 2, accuracy,
 role F1); the paper's tables: `opentom.metrics`.
 
-The parts beside this module (`families/parts.py`): suite shape and checks `schema`,
+The parts this module names in `parts` (`families/parts.py`): suite shape and checks `schema`,
 items and the OpenToM-L skip `expand`, methods and prompts `prompts`, answer rule
 `scoring` (label parsing: `labels`), tables `metrics`, declared metrics `headline`,
 options `options`, converter `convert`.
@@ -20,10 +20,23 @@ options `options`, converter `convert`.
 from __future__ import annotations
 
 from pytest_tom.families.kit import Family
+from pytest_tom.families.kit import Parts
+
+from . import download
+from . import expand
+from . import headline
+from . import metrics
+from . import options
+from . import probes
+from . import prompts
+from . import schema
+from . import scoring
 
 
 class OpenTomFamily(Family):
     name = "opentom"
+    parts = Parts(schema, expand, prompts, scoring, metrics, headline, options, download, probes,
+                  "pytest_tom.families.opentom.convert")
     description = "OpenToM narratives: location, multi-hop and attitude questions, macro-F1"
     lower_is_better = ("unfaithful.*", "unfaithful_rate.*", "parse_failure.*")
     metric_patterns = ()  # names beyond aggregate([]) (usage_checks)

@@ -18,28 +18,27 @@ definitions on each sample."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
+from collections.abc import Hashable
 from typing import Any
 
-from pytest_tom.families.kit import (
-    GROUPED,
-    PERCENT,
-    PROPORTION,
-    UNIT_SCALE,
-    UNPARSEABLE,
-    Condition,
-    Contrast,
-    LabelPairs,
-    Metric,
-    Plot,
-    Record,
-    ValueMean,
-    is_skipped,
-    macro_f1_of,
-    mean_of,
-    meta,
-    scenario_of,
-)
+from pytest_tom.families.kit import GROUPED
+from pytest_tom.families.kit import PERCENT
+from pytest_tom.families.kit import PROPORTION
+from pytest_tom.families.kit import UNIT_SCALE
+from pytest_tom.families.kit import UNPARSEABLE
+from pytest_tom.families.kit import Condition
+from pytest_tom.families.kit import Contrast
+from pytest_tom.families.kit import LabelPairs
+from pytest_tom.families.kit import Metric
+from pytest_tom.families.kit import Plot
+from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import ValueMean
+from pytest_tom.families.kit import is_skipped
+from pytest_tom.families.kit import macro_f1_of
+from pytest_tom.families.kit import mean_of
+from pytest_tom.families.kit import meta
+from pytest_tom.families.kit import scenario_of
 
 # (metric key, row label in the paper's notation)
 TABLE2_ROWS = (

@@ -24,16 +24,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pytest_tom.families.kit import (
-    KeywordTable,
-    first_keyword,
-    letters_named,
-    named_place,
-    normalise,
-    sole_keyword,
-    word_pattern,
-    yes_no_word,
-)
+from pytest_tom.families.kit import KeywordTable
+from pytest_tom.families.kit import first_keyword
+from pytest_tom.families.kit import letters_named
+from pytest_tom.families.kit import named_place
+from pytest_tom.families.kit import normalise
+from pytest_tom.families.kit import sole_keyword
+from pytest_tom.families.kit import word_pattern
+from pytest_tom.families.kit import yes_no_word
 
 GENRES = ("loc_coarse", "loc_fine", "mhop_fullness", "mhop_accessibility", "attitude")
 ORDERS = ("first", "second")

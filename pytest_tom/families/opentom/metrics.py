@@ -25,35 +25,31 @@ own, are part of `loc_fine.first` too, as in the authors' evaluator).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from pytest_tom.families.kit import (
-    NO_VALUE,
-    FamilyResult,
-    Metric,
-    MetricTable,
-    Record,
-    RecordTable,
-    Settings,
-    Value,
-    disjoint_samples,
-    evaluate,
-    is_skipped,
-    mean_std,
-    pct,
-    ratio,
-    signed_unit,
-)
-from pytest_tom.families.opentom.headline import (
-    ACCURACY,
-    F1,
-    KEYS,
-    ROLE_KEYS,
-    ROLE_NAMES,
-    TABLE2_ROWS,
-    predicted,
-)
+from pytest_tom.families.kit import Declared
+from pytest_tom.families.kit import FamilyResult
+from pytest_tom.families.kit import Metric
+from pytest_tom.families.kit import MetricTable
+from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import RecordTable
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import Value
+from pytest_tom.families.kit import disjoint_samples
+from pytest_tom.families.kit import evaluate
+from pytest_tom.families.kit import is_skipped
+from pytest_tom.families.kit import mean_std
+from pytest_tom.families.kit import pct
+from pytest_tom.families.kit import ratio
+from pytest_tom.families.kit import signed_unit
+from pytest_tom.families.opentom.headline import ACCURACY
+from pytest_tom.families.opentom.headline import F1
+from pytest_tom.families.opentom.headline import KEYS
+from pytest_tom.families.opentom.headline import ROLE_KEYS
+from pytest_tom.families.opentom.headline import ROLE_NAMES
+from pytest_tom.families.opentom.headline import TABLE2_ROWS
+from pytest_tom.families.opentom.headline import predicted
 
 LocationPairs = dict[tuple[str, str, str], dict[str, str | None]]
 
@@ -107,20 +103,19 @@ def items_of(value: Value) -> int:
     return int(sum(value.total.values()))
 
 
-def aggregate(records: list[Record], settings: Settings,
-              declared: Mapping[str, Value]) -> FamilyResult:
+def aggregate(records: list[Record], settings: Settings, declared: Declared) -> FamilyResult:
     """The figures of one OpenToM suite that are not declared metrics, and its tables, which
     show the `declared` values (a declared metric with no value here is reported as None)."""
     reading = Reading(records)
     values = {name: v.value for name, v in declared.items()}
 
     def value(name: str) -> float | None:
-        return declared.get(name, NO_VALUE).value
+        return declared[name].value
 
     metrics: dict[str, float | int | None] = {
         name: None for name, v in values.items() if v is None}  # nothing to count here
     for key in KEYS:
-        metrics[f"items.{key}"] = items_of(declared.get(f"f1.{key}", NO_VALUE))
+        metrics[f"items.{key}"] = items_of(declared[f"f1.{key}"])
     for key in ROLE_KEYS:
         mover, observer = value(f"f1_mover.{key}"), value(f"f1_observer.{key}")
         metrics[f"role_gap.{key}"] = None if mover is None or observer is None else mover - observer

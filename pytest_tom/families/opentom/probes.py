@@ -6,9 +6,13 @@ not options drawn for the item: there is nothing to take away or reorder."""
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import ItemSpec, Message
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Message
 
-from .prompts import ANSWER_FORMAT, COT, NO_EXPLANATION, question_block
+from .prompts import ANSWER_FORMAT
+from .prompts import COT
+from .prompts import NO_EXPLANATION
+from .prompts import question_block
 
 LABELS = "answers are labels of a fixed vocabulary per genre, not options drawn for the item"
 NOT_APPLICABLE = {"no-options": LABELS, "shuffle": LABELS}

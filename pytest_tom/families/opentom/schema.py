@@ -6,29 +6,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tom.families.kit import (
-    ID,
-    TAG,
-    Any_,
-    Bool,
-    Checker,
-    Enum,
-    Field,
-    ListOf,
-    Obj,
-    Str,
-    check_unique_ids,
-    describe,
-    normalise,
-)
-from pytest_tom.families.opentom.labels import (
-    CONTAINERS,
-    GENRES,
-    LABELS,
-    ORDERS,
-    ROLES,
-    gold_label,
-)
+from pytest_tom.families.kit import ID
+from pytest_tom.families.kit import TAG
+from pytest_tom.families.kit import Any_
+from pytest_tom.families.kit import Bool
+from pytest_tom.families.kit import Checker
+from pytest_tom.families.kit import Enum
+from pytest_tom.families.kit import Field
+from pytest_tom.families.kit import ListOf
+from pytest_tom.families.kit import Obj
+from pytest_tom.families.kit import Str
+from pytest_tom.families.kit import checked_scenarios
+from pytest_tom.families.kit import describe
+from pytest_tom.families.kit import normalise
+from pytest_tom.families.opentom.labels import CONTAINERS
+from pytest_tom.families.opentom.labels import GENRES
+from pytest_tom.families.opentom.labels import LABELS
+from pytest_tom.families.opentom.labels import ORDERS
+from pytest_tom.families.opentom.labels import ROLES
+from pytest_tom.families.opentom.labels import gold_label
 
 QUESTION = Obj(
     what="OpenToM question",
@@ -99,12 +95,9 @@ def places_of(sc: dict[str, Any]) -> list[list[str]]:
 
 def check(data: dict[str, Any], ck: Checker) -> None:
     """Report every OpenToM-specific error of a suite's `data` to `ck`."""
-    scenarios = [sc for sc in data.get("scenarios") or []]
-    check_unique_ids(scenarios, ("scenarios",), ck, "scenario")
     defaults = data.get("defaults") if isinstance(data.get("defaults"), dict) else {}
-    for si, sc in enumerate(scenarios):
-        if isinstance(sc, dict):
-            check_scenario(sc, ("scenarios", si), defaults, ck)
+    for base, sc in checked_scenarios(data, ck, "scenario"):
+        check_scenario(sc, base, defaults, ck)
 
 
 def check_scenario(sc: dict[str, Any], base: tuple[Any, ...], defaults: dict[str, Any],

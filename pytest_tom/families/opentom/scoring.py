@@ -3,8 +3,13 @@ label of the question's genre, judged against the gold label."""
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import UNPARSEABLE, ItemSpec, Outcome, ScoringContext, last_line
-from pytest_tom.families.opentom.labels import parse_label, place_label
+from pytest_tom.families.kit import UNPARSEABLE
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Outcome
+from pytest_tom.families.kit import ScoringContext
+from pytest_tom.families.kit import last_line
+from pytest_tom.families.opentom.labels import parse_label
+from pytest_tom.families.opentom.labels import place_label
 
 
 def score(item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:

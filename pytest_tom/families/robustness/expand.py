@@ -6,31 +6,34 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pytest_tom.families.kit import ItemSpec, Settings, Suite
-from pytest_tom.families.robustness.scenes import Scene, scenery_id, scenes_of
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import Suite
+from pytest_tom.families.kit import tags_of
+from pytest_tom.families.robustness.scenes import Scene
+from pytest_tom.families.robustness.scenes import scenery_id
+from pytest_tom.families.robustness.scenes import scenes_of
 
 
 def expand(suite: Suite, data: dict[str, Any], settings: Settings,
            line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
     """The items of a robustness suite, stage by stage."""
-    family = suite.family
-    default_tags = list((data.get("defaults") or {}).get("tags", []))
+    defaults = data.get("defaults") or {}
     items: list[ItemSpec] = []
     for si, stage in enumerate(data["scenarios"]):
         built, _ = scenes_of(stage, si)
         for sc, scenes in built:
-            for scene in scenes:
-                items.append(item_of(family, suite, stage, sc, scene, default_tags,
-                                   line_of(scene.path)))
+            items.extend(item_of(suite, stage, sc, scene, defaults, line_of(scene.path))
+                         for scene in scenes)
     return items
 
 
-def item_of(family: str, suite: Suite, stage: dict[str, Any], sc: dict[str, Any], scene: Scene,
-            default_tags: list[str], line: int) -> ItemSpec:
+def item_of(suite: Suite, stage: dict[str, Any], sc: dict[str, Any], scene: Scene,
+            defaults: dict[str, Any], line: int) -> ItemSpec:
     """The item of one scene of scenery `sc` of `stage`."""
+    family = suite.family
     stage_id, sid, cls = str(stage["id"]), scenery_id(sc), str(sc["class"])
-    tags = list(dict.fromkeys([*default_tags, *stage.get("tags", []), cls, str(stage["type"]),
-                               *sc.get("tags", [])]))
+    tags = tags_of(defaults, stage, cls, str(stage["type"]), sc)
     meta: dict[str, Any] = {
         "class": cls, "stage": stage_id, "stage_type": str(stage["type"]), "scenery": sid,
         "variant": scene.variant, "objects": scene.binding, "question": scene.question,

@@ -12,7 +12,7 @@ the metrics are turn and goal accuracy overall and per complexity class, and tur
 accuracy per scene variant (declared in `headline.py`), laid out with the
 coin-toss baselines like the paper's Tables 1 and 2 (`metrics.py`).
 
-The parts beside this module (`families/parts.py`): suite checks `schema`, items
+The parts this module names in `parts` (`families/parts.py`): suite checks `schema`, items
 `expand`, prompts `prompts`, answer rule `scoring`, tables `metrics`, declared metrics
 `headline`.
 """
@@ -20,10 +20,20 @@ The parts beside this module (`families/parts.py`): suite checks `schema`, items
 from __future__ import annotations
 
 from pytest_tom.families.kit import Family
+from pytest_tom.families.kit import Parts
+
+from . import expand
+from . import headline
+from . import metrics
+from . import probes
+from . import prompts
+from . import schema
+from . import scoring
 
 
 class RobustnessFamily(Family):
     name = "robustness"
+    parts = Parts(schema, expand, prompts, scoring, metrics, headline, probes=probes)
     description = ("robustness classes (Nickel et al.): stages, sceneries per complexity class, "
                    "16 scenes each, JSON answers, turn and goal accuracy")
     metric_patterns = ("class.*", "variant.*")  # names beyond aggregate([]) (usage_checks)

@@ -9,8 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pytest_tom.families.kit import GROUPED, AllRight, Metric, Plot, Record, meta, ratio_of
-from pytest_tom.families.robustness.scenes import QUESTIONS, VARIANTS
+from pytest_tom.families.kit import GROUPED
+from pytest_tom.families.kit import AllRight
+from pytest_tom.families.kit import Metric
+from pytest_tom.families.kit import Plot
+from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import meta
+from pytest_tom.families.kit import ratio_of
+from pytest_tom.families.robustness.scenes import QUESTIONS
+from pytest_tom.families.robustness.scenes import VARIANTS
 from pytest_tom.families.robustness.schema import CLASSES
 
 HAND = "hand"  # the variant of a hand-written scene that names none

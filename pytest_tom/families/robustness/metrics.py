@@ -19,24 +19,23 @@ here is what the declaration forms cannot express:
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
 from typing import Any
 
-from pytest_tom.families.kit import (
-    NO_VALUE,
-    UNPARSEABLE,
-    FamilyResult,
-    MetricTable,
-    Record,
-    Settings,
-    Value,
-    is_judged,
-    pct,
-    ratio,
-    tiny_pct,
-)
-from pytest_tom.families.robustness.headline import ALL, DECLARED_VARIANTS, variant_metric
-from pytest_tom.families.robustness.scenes import QUESTIONS, VARIANTS
+from pytest_tom.families.kit import UNPARSEABLE
+from pytest_tom.families.kit import Declared
+from pytest_tom.families.kit import FamilyResult
+from pytest_tom.families.kit import MetricTable
+from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import is_judged
+from pytest_tom.families.kit import pct
+from pytest_tom.families.kit import ratio
+from pytest_tom.families.kit import tiny_pct
+from pytest_tom.families.robustness.headline import ALL
+from pytest_tom.families.robustness.headline import DECLARED_VARIANTS
+from pytest_tom.families.robustness.headline import variant_metric
+from pytest_tom.families.robustness.scenes import QUESTIONS
+from pytest_tom.families.robustness.scenes import VARIANTS
 from pytest_tom.families.robustness.schema import CLASSES
 
 COIN_TURN = 0.5  # two plausible answers per scene (the paper's turn baseline)
@@ -48,8 +47,7 @@ def coin_goal(scenes: int) -> float:
     return COIN_TURN ** scenes
 
 
-def aggregate(records: list[Record], settings: Settings,
-              declared: Mapping[str, Value]) -> FamilyResult:
+def aggregate(records: list[Record], settings: Settings, declared: Declared) -> FamilyResult:
     """The tables of the declared values, and the figures that are not declared metrics.
     A declared metric of a class (or variant) that has scenes but none judged is reported
     as None, as it always was; one of a class or variant without scenes is left out."""
@@ -60,7 +58,7 @@ def aggregate(records: list[Record], settings: Settings,
     goal_rows: list[list[Any]] = []
     overall = {"turn": [0, 0], "goal": [0, 0]}  # (ok, n) added up over the classes
     for c in present:
-        turn, goal = (declared.get(f"class.{c}.{what}", NO_VALUE) for what in ("turn", "goal"))
+        turn, goal = (declared[f"class.{c}.{what}"] for what in ("turn", "goal"))
         for name, value in ((f"class.{c}.turn", turn), (f"class.{c}.goal", goal)):
             if value.value is None:
                 metrics[name] = None
@@ -152,14 +150,14 @@ def _count(records: list[Record]) -> _Counted:
     return counted
 
 
-def _variant_rows(declared: Mapping[str, Value], own: dict[tuple[str, str], list[int]],
+def _variant_rows(declared: Declared, own: dict[tuple[str, str], list[int]],
                   metrics: dict[str, float | int | None]) -> list[list[Any]]:
     """One row per variant with a judged scene: its declared values (reported None where
     a column has no judged scene), then those of the variants hand-written scenes name
     themselves, counted here (`own`) and reported as metrics of the same form."""
     cells: dict[str, dict[str, tuple[float | None, int, int]]] = {}
     for v in DECLARED_VARIANTS:
-        values = {q: declared.get(variant_metric(v, q), NO_VALUE) for q in COLUMNS}
+        values = {q: declared[variant_metric(v, q)] for q in COLUMNS}
         if values[ALL].count()[1]:
             cells[v] = {q: (value.value, *value.count()) for q, value in values.items()}
             metrics.update({variant_metric(v, q): None for q, value in values.items()

@@ -5,7 +5,8 @@ away or reorder."""
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import ItemSpec, Message
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Message
 
 from .prompts import INSTRUCTION
 

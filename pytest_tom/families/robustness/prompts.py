@@ -8,7 +8,12 @@ the wording and the example story are our own.
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import JSON_BEGIN, JSON_END, ItemSpec, Message, single_call, two_calls
+from pytest_tom.families.kit import JSON_BEGIN
+from pytest_tom.families.kit import JSON_END
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Message
+from pytest_tom.families.kit import single_call
+from pytest_tom.families.kit import two_calls
 
 METHODS = ("vanilla", "cot")
 INSTRUCTION = f"""### TASK ###

@@ -4,30 +4,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tom.families.kit import (
-    ID,
-    IDENT,
-    TAG,
-    Any_,
-    Checker,
-    Enum,
-    Field,
-    ListOf,
-    Node,
-    Obj,
-    Path_,
-    Str,
-    check_unique_ids,
-    describe,
-    type_name,
-)
-from pytest_tom.families.robustness.scenes import (
-    EDITED_VARIANTS,
-    RESERVED,
-    ROLE,
-    scenery_id,
-    scenes_of,
-)
+from pytest_tom.families.kit import ID
+from pytest_tom.families.kit import IDENT
+from pytest_tom.families.kit import TAG
+from pytest_tom.families.kit import Any_
+from pytest_tom.families.kit import Checker
+from pytest_tom.families.kit import Enum
+from pytest_tom.families.kit import Field
+from pytest_tom.families.kit import ListOf
+from pytest_tom.families.kit import Node
+from pytest_tom.families.kit import Obj
+from pytest_tom.families.kit import Path_
+from pytest_tom.families.kit import Str
+from pytest_tom.families.kit import check_unique_ids
+from pytest_tom.families.kit import describe
+from pytest_tom.families.kit import type_name
+from pytest_tom.families.robustness.scenes import EDITED_VARIANTS
+from pytest_tom.families.robustness.scenes import RESERVED
+from pytest_tom.families.robustness.scenes import ROLE
+from pytest_tom.families.robustness.scenes import scenery_id
+from pytest_tom.families.robustness.scenes import scenes_of
 
 # The complexity classes in the order of the paper's tables, with their display names.
 CLASSES: dict[str, str] = {

@@ -3,7 +3,11 @@ judged per object (`pytest_tom.scoring.json_final`)."""
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import UNPARSEABLE, ItemSpec, Outcome, ScoringContext, score_final
+from pytest_tom.families.kit import UNPARSEABLE
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Outcome
+from pytest_tom.families.kit import ScoringContext
+from pytest_tom.families.kit import score_final
 
 
 def score(item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:

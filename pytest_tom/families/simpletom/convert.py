@@ -21,13 +21,16 @@ from __future__ import annotations
 import argparse
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.families.kit import ConvertError, convert_kit
+from pytest_tom.families.kit import ConvertError
+from pytest_tom.families.kit import convert_kit
 
-from .schema import KINDS, LETTERS
+from .schema import KINDS
+from .schema import LETTERS
 
 FILES = {"aware": "mental-state-qa/test.jsonl", "action": "behavior-qa/test.jsonl",
          "judge": "judgment-qa/test.jsonl"}
@@ -176,10 +179,6 @@ def scenario_of(story: str, parts: dict[str, tuple[str, dict[str, Any]]],
     return out
 
 
-def write(conv: Conversion, out: Path) -> Path:
-    return convert_kit.write_suite(conv.document, convert_kit.suite_file(out, conv.suite))
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     convert_kit.add_input_output(parser, "the folder holding mental-state-qa/, behavior-qa/ "
                                          "and judgment-qa/")
@@ -190,14 +189,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    prog = "pytest-tom convert simpletom"
-    if convert_kit.arguments_refused(prog, args, folder=True, input_last=True):
-        return 2
-    try:
-        conv = convert(args.input, args.suite, args.limit, args.expect)
-    except ConvertError as exc:
-        return convert_kit.problems_reported(prog, exc)
-    path = write(conv, Path(args.output))
-    print(f"{path}: suite {conv.suite}, {len(conv.scenarios)} stories, "
-          f"{3 * len(conv.scenarios)} questions")
-    return 0
+    def written(conv: Conversion) -> list[str]:
+        path = convert_kit.write_suite_in(Path(args.output), conv.suite, conv.document)
+        return [f"{path}: suite {conv.suite}, "
+                f"{len(conv.scenarios)} stories, {3 * len(conv.scenarios)} questions"]
+
+    return convert_kit.run_converter(
+        "pytest-tom convert simpletom", args,
+        lambda: convert(args.input, args.suite, args.limit, args.expect), written,
+        folder=True, input_last=True)

@@ -16,7 +16,9 @@ The converter was checked on a sample in the release's row layout only.
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import Download, Licence, Remote
+from pytest_tom.families.kit import Download
+from pytest_tom.families.kit import Licence
+from pytest_tom.families.kit import Remote
 
 from .convert import FILES
 

@@ -6,7 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pytest_tom.families.kit import ItemSpec, Settings, Suite
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import Suite
+from pytest_tom.families.kit import tags_of
 
 from .schema import KINDS
 
@@ -17,7 +20,7 @@ def expand(suite: Suite, data: dict[str, Any], settings: Settings,
     items = []
     for si, sc in enumerate(data["scenarios"]):
         sid = str(sc["id"])
-        tags = list(dict.fromkeys([*defaults.get("tags", []), *sc.get("tags", [])]))
+        tags = tags_of(defaults, sc)
         category = str(sc.get("scenario_name", ""))
         for kind in KINDS:
             q = sc[kind]

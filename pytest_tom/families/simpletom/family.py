@@ -12,7 +12,7 @@ then a bare letter) with `--tom-simpletom-reading authors`. Accuracy and the sha
 unreadable replies per kind, and behaviour and judgement accuracy among the stories
 whose awareness question was answered right, are declared metrics.
 
-The parts beside this module (`families/parts.py`): suite shape `schema`, items `expand`,
+The parts this module names in `parts` (`families/parts.py`): suite shape `schema`, items `expand`,
 prompts `prompts`, answer rule `scoring` (the two readings: `reading`), the joint
 summaries `joint`, tables `metrics`, declared metrics `headline`, options `options`,
 converter `convert`, official files `download`, the probes' hook `probes`.
@@ -21,10 +21,23 @@ converter `convert`, official files `download`, the probes' hook `probes`.
 from __future__ import annotations
 
 from pytest_tom.families.kit import Family
+from pytest_tom.families.kit import Parts
+
+from . import download
+from . import expand
+from . import headline
+from . import metrics
+from . import options
+from . import probes
+from . import prompts
+from . import schema
+from . import scoring
 
 
 class SimpleTomFamily(Family):
     name = "simpletom"
+    parts = Parts(schema, expand, prompts, scoring, metrics, headline, options, download, probes,
+                  "pytest_tom.families.simpletom.convert")
     description = "SimpleToM stories asked three ways: awareness, behaviour, judgement"
     # the authors' budget: 20 tokens for the answer, 500 with chain of thought
     answer_tokens = 20

@@ -14,21 +14,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pytest_tom.families.kit import (
-    GROUPED,
-    UNPARSEABLE,
-    AllRight,
-    Metric,
-    Plot,
-    Record,
-    ValueMean,
-    mean_of,
-    ratio_of,
-    scenario_of,
-)
+from pytest_tom.families.kit import GROUPED
+from pytest_tom.families.kit import UNPARSEABLE
+from pytest_tom.families.kit import AllRight
+from pytest_tom.families.kit import Metric
+from pytest_tom.families.kit import Plot
+from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import ValueMean
+from pytest_tom.families.kit import mean_of
+from pytest_tom.families.kit import ratio_of
+from pytest_tom.families.kit import scenario_of
 
 from .joint import GivenRight
-from .schema import KIND_NAMES, KINDS
+from .schema import KIND_NAMES
+from .schema import KINDS
 
 PLOTS = (
     Plot("kinds", "SimpleToM accuracy per kind of question", ylabel="accuracy (%)",

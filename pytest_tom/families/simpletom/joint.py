@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pytest_tom.families.kit import RecordTable, Summaries
+from pytest_tom.families.kit import RecordTable
+from pytest_tom.families.kit import Summaries
 
 
 @dataclass(frozen=True)

@@ -5,44 +5,29 @@ whose awareness question was answered right. Every cell is a declared value
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from pytest_tom.families.kit import Declared
+from pytest_tom.families.kit import FamilyResult
+from pytest_tom.families.kit import MetricTable
+from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import pct
 
-from pytest_tom.families.kit import (
-    NO_VALUE,
-    FamilyResult,
-    MetricTable,
-    Record,
-    Settings,
-    Value,
-    pct,
-    pct_of,
-)
-
-from .schema import KIND_NAMES, KINDS
+from .schema import KIND_NAMES
+from .schema import KINDS
 
 
-def cell(value: Value) -> str:
-    return pct_of(*value.count(), na="")
-
-
-def aggregate(records: list[Record], settings: Settings,
-              declared: Mapping[str, Value]) -> FamilyResult:
-    def get(name: str) -> Value:
-        return declared.get(name, NO_VALUE)
-
+def aggregate(records: list[Record], settings: Settings, declared: Declared) -> FamilyResult:
     rows = []
     for kind in KINDS:
-        v = get(kind)
-        if v.count()[1]:
-            u = get(f"unreadable.{kind}").value
-            rows.append([KIND_NAMES[kind], cell(v), pct(u) if u is not None else ""])
+        if declared.judged(kind):
+            u = declared[f"unreadable.{kind}"].value
+            rows.append([KIND_NAMES[kind], declared.cell(kind), pct(u) if u is not None else ""])
     for dependent in ("action", "judge"):
-        v = get(f"{dependent}_given_aware")
-        if v.count()[1]:
-            rows.append([f"{KIND_NAMES[dependent]}, stories aware answered right", cell(v), ""])
-    v = get("all_three")
-    if v.count()[1]:
-        rows.append(["stories with all three right", cell(v), ""])
+        if declared.judged(f"{dependent}_given_aware"):
+            rows.append([f"{KIND_NAMES[dependent]}, stories aware answered right",
+                         declared.cell(f"{dependent}_given_aware"), ""])
+    if declared.judged("all_three"):
+        rows.append(["stories with all three right", declared.cell("all_three"), ""])
     table = MetricTable(
         title="SimpleToM accuracy per kind of question (the paper's figures)",
         headers=["questions", "accuracy", "unreadable"], rows=rows,

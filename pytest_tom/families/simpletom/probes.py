@@ -10,7 +10,8 @@ the options' texts alone (items/probe_scoring.py), not by `scoring`.
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import ItemSpec, Message
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Message
 
 from .prompts import user_text
 

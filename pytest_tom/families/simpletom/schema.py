@@ -6,21 +6,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tom.families.kit import (
-    ID,
-    TAG,
-    Any_,
-    Checker,
-    Enum,
-    Field,
-    Int,
-    ListOf,
-    Obj,
-    Str,
-    Text,
-    check_unique_ids,
-    describe,
-)
+from pytest_tom.families.kit import ID
+from pytest_tom.families.kit import TAG
+from pytest_tom.families.kit import Any_
+from pytest_tom.families.kit import Checker
+from pytest_tom.families.kit import Enum
+from pytest_tom.families.kit import Field
+from pytest_tom.families.kit import Int
+from pytest_tom.families.kit import ListOf
+from pytest_tom.families.kit import Obj
+from pytest_tom.families.kit import Str
+from pytest_tom.families.kit import Text
+from pytest_tom.families.kit import checked_scenarios
+from pytest_tom.families.kit import describe
 
 LETTERS = "ABCD"
 KINDS = ("aware", "action", "judge")
@@ -54,16 +52,12 @@ DEFAULTS = Obj(what="defaults mapping", fields={"tags": Field(ListOf(TAG))})
 
 def check(data: dict[str, Any], ck: Checker) -> None:
     """Ids unique; each answer names one of its question's options; no option twice."""
-    scenarios = list(data.get("scenarios") or [])
-    check_unique_ids(scenarios, ("scenarios",), ck, "story")
-    for si, sc in enumerate(scenarios):
-        if not isinstance(sc, dict):
-            continue
+    for path, sc in checked_scenarios(data, ck, "story"):
         for kind in KINDS:
             q = sc.get(kind)
             if not isinstance(q, dict):
                 continue
-            base = ("scenarios", si, kind)
+            base = (*path, kind)
             options, answer = q.get("options"), q.get("answer")
             if not isinstance(options, list) or not isinstance(answer, str):
                 continue

@@ -21,13 +21,17 @@ from __future__ import annotations
 import argparse
 import json
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.families.kit import ConvertError, convert_kit
+from pytest_tom.families.kit import ConvertError
+from pytest_tom.families.kit import convert_kit
 
-from .schema import LETTERS, MENTAL_STATES, ORDERS
+from .schema import LETTERS
+from .schema import MENTAL_STATES
+from .schema import ORDERS
 
 LICENCE = "Meta Llama 3 Community License, evaluation use only (the upstream one)"
 
@@ -177,10 +181,6 @@ def convert(path: Path, suite: str | None = None, limit: int | None = None) -> C
     return conv
 
 
-def write(conv: Conversion, out: Path) -> Path:
-    return convert_kit.write_suite(conv.document, convert_kit.suite_file(out, conv.suite))
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     convert_kit.add_input_output(parser, "a release file: tomato.json, tomato_first.json, "
                                          "tomato_second.json or tomato_fb.json")
@@ -189,19 +189,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    prog = "pytest-tom convert tomato"
-    if convert_kit.arguments_refused(prog, args, input_last=True):
-        return 2
-    try:
-        conv = convert(args.input, args.suite, args.limit)
-    except ConvertError as exc:
-        return convert_kit.problems_reported(prog, exc)
-    path = write(conv, Path(args.output))
+    return convert_kit.run_converter(
+        "pytest-tom convert tomato", args, lambda: convert(args.input, args.suite, args.limit),
+        lambda conv: written(conv, Path(args.output)), input_last=True)
+
+
+def written(conv: Conversion, out: Path) -> list[str]:
+    """Write the suite into `out`; the lines `run` prints: the questions per mental state
+    and order, then the notes."""
+    path = convert_kit.write_suite_in(out, conv.suite, conv.document)
     cells = Counter((sc["mental_state"], sc["order"]) for sc in conv.scenarios)
     fb = sum(1 for sc in conv.scenarios if sc["false_belief"])
-    print(f"{path}: suite {conv.suite}, {len(conv.scenarios)} questions ({fb} false belief)")
-    for state in MENTAL_STATES:
-        print(f"  {state:<10} " + "  ".join(f"order {o}: {cells[(state, o)]:>4}" for o in ORDERS))
-    for note in conv.notes:
-        print(f"  note: {note}")
-    return 0
+    return [f"{path}: suite {conv.suite}, {len(conv.scenarios)} questions ({fb} false belief)",
+            *(f"  {state:<10} " + "  ".join(f"order {o}: {cells[(state, o)]:>4}" for o in ORDERS)
+              for state in MENTAL_STATES),
+            *(f"  note: {note}" for note in conv.notes)]

@@ -13,37 +13,25 @@ were generated with Llama 3): `pytest-tom fetch` asks for `--accept-licence` onc
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import Download, Licence, github_file, github_page
+from pytest_tom.families.kit import GitHubRelease
+from pytest_tom.families.kit import Licence
 
-REPOSITORY = "nttmdlab-nlp/ToMATO"
-COMMIT = "b8599487e8170322fcbcfb0573fb83a11181b0eb"
+RELEASE = GitHubRelease("nttmdlab-nlp/ToMATO", "b8599487e8170322fcbcfb0573fb83a11181b0eb")
 LICENCE = Licence(
-    "Meta Llama 3 Community License", github_page(REPOSITORY, COMMIT, "dataset/LICENSE"),
+    "Meta Llama 3 Community License", RELEASE.page("dataset/LICENSE"),
     evaluation_only=True,
     note="generated with Llama 3: use ToMATO to evaluate models, not to train or fine-tune them")
 
-FULL = github_file(REPOSITORY, COMMIT, "dataset/tomato.json",
-                   git_blob="204945827009772ccf0b7e6f1ac21c9ea577b60d")
-FB = github_file(REPOSITORY, COMMIT, "dataset/tomato_fb.json",
-                 "cecd157bccd775051119dd1022111fdceef2333ddb3d5246ef0030b018433cf4", 3_739_738)
+FULL = RELEASE.file("dataset/tomato.json", git_blob="204945827009772ccf0b7e6f1ac21c9ea577b60d")
+FB = RELEASE.file("dataset/tomato_fb.json",
+                  "cecd157bccd775051119dd1022111fdceef2333ddb3d5246ef0030b018433cf4", 3_739_738)
 
 DOWNLOADS = (
-    Download(
-        name="tomato-full",
-        benchmark="ToMATO",
-        what="the whole release: 5,401 questions (2,676 first order, 2,725 second order)",
-        source=f"{REPOSITORY} @ {COMMIT[:7]} (pinned by git blob id)",
-        files=(FULL,),
-        licence=LICENCE,
-        convert=("tomato", "tomato.json", "--suite", "tomato-full"),
-    ),
-    Download(
-        name="tomato-fb",
-        benchmark="ToMATO-FB",
-        what="the false-belief subset: 806 second-order questions",
-        source=f"{REPOSITORY} @ {COMMIT[:7]}",
-        files=(FB,),
-        licence=LICENCE,
-        convert=("tomato", "tomato_fb.json", "--suite", "tomato-fb"),
-    ),
+    RELEASE.download("tomato-full", "ToMATO",
+                     "the whole release: 5,401 questions (2,676 first order, 2,725 second order)",
+                     (FULL,), LICENCE, ("tomato", "tomato.json", "--suite", "tomato-full"),
+                     note="pinned by git blob id"),
+    RELEASE.download("tomato-fb", "ToMATO-FB", "the false-belief subset: 806 second-order "
+                     "questions", (FB,), LICENCE,
+                     ("tomato", "tomato_fb.json", "--suite", "tomato-fb")),
 )

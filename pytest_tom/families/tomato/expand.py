@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pytest_tom.families.kit import ItemSpec, Settings, Suite
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import Suite
+from pytest_tom.families.kit import tags_of
 
 from .schema import LETTERS
 
@@ -20,7 +23,7 @@ def expand(suite: Suite, data: dict[str, Any], settings: Settings,
         qid = str(sc["id"])
         state, order = str(sc["mental_state"]), int(sc["order"])
         false_belief = bool(sc.get("false_belief", False))
-        tags = list(dict.fromkeys([*defaults.get("tags", []), *sc.get("tags", [])]))
+        tags = tags_of(defaults, sc)
         markers = [state, f"order{order}", *(["false_belief"] if false_belief else [])]
         items.append(ItemSpec(
             id=qid, suite=suite.name, family=suite.family, scenario=qid, kind=state,

@@ -15,19 +15,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pytest_tom.families.kit import (
-    GROUPED,
-    UNPARSEABLE,
-    Metric,
-    Plot,
-    Record,
-    ValueMean,
-    mean_of,
-    meta,
-    scenario_of,
-)
+from pytest_tom.families.kit import GROUPED
+from pytest_tom.families.kit import UNPARSEABLE
+from pytest_tom.families.kit import Metric
+from pytest_tom.families.kit import Plot
+from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import ValueMean
+from pytest_tom.families.kit import mean_of
+from pytest_tom.families.kit import meta
+from pytest_tom.families.kit import scenario_of
 
-from .schema import MENTAL_STATES, ORDERS
+from .schema import MENTAL_STATES
+from .schema import ORDERS
 
 PLOTS = (
     Plot("states", "ToMATO accuracy per mental state and order", ylabel="accuracy (%)",

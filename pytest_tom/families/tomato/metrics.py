@@ -5,42 +5,29 @@ run are said under it."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-from pytest_tom.families.kit import (
-    NO_VALUE,
-    FamilyResult,
-    MetricTable,
-    Record,
-    Settings,
-    Value,
-    pct,
-    pct_of,
-)
+from pytest_tom.families.kit import Declared
+from pytest_tom.families.kit import FamilyResult
+from pytest_tom.families.kit import MetricTable
+from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import pct
 
 from .prompts import AUTHORS_SAMPLING
-from .schema import MENTAL_STATES, ORDERS
+from .schema import MENTAL_STATES
+from .schema import ORDERS
 
 
-def cell(value: Value) -> str:
-    return pct_of(*value.count(), na="")
-
-
-def aggregate(records: list[Record], settings: Settings,
-              declared: Mapping[str, Value]) -> FamilyResult:
-    def get(name: str) -> Value:
-        return declared.get(name, NO_VALUE)
-
+def aggregate(records: list[Record], settings: Settings, declared: Declared) -> FamilyResult:
+    cell = declared.cell
     rows = []
     for state in MENTAL_STATES:
-        if get(f"state.{state}").count()[1]:
-            rows.append([state, *(cell(get(f"state.{state}.order{o}")) for o in ORDERS),
-                         cell(get(f"state.{state}"))])
-    rows.append(["all", *(cell(get(f"order{o}")) for o in ORDERS), cell(get("accuracy"))])
-    fb = get("fb")
-    if fb.count()[1]:
-        rows.append(["ToMATO-FB (false belief)", "", "", cell(fb)])
-    unread = get("unreadable")
+        if declared.judged(f"state.{state}"):
+            rows.append([state, *(cell(f"state.{state}.order{o}") for o in ORDERS),
+                         cell(f"state.{state}")])
+    rows.append(["all", *(cell(f"order{o}") for o in ORDERS), cell("accuracy")])
+    if declared.judged("fb"):
+        rows.append(["ToMATO-FB (false belief)", "", "", cell("fb")])
+    unread = declared["unreadable"]
     if unread.value is not None:
         rows.append(["replies naming no option", "", "", pct(unread.value)])
     table = MetricTable(

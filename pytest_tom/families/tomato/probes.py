@@ -11,9 +11,11 @@ are read against the options' texts alone (items/probe_scoring.py), not by `scor
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import ItemSpec, Message
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Message
 
-from .prompts import SYSTEM, user_text
+from .prompts import SYSTEM
+from .prompts import user_text
 
 PROBES = ("no-story", "no-options")
 NOT_APPLICABLE: dict[str, str] = {}  # every probe applies

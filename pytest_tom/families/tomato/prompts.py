@@ -14,7 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tom.families.kit import ItemSpec, Message, Settings, single_call
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Message
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import single_call
 
 from .schema import LETTERS
 

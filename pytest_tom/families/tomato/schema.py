@@ -5,22 +5,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tom.families.kit import (
-    ID,
-    TAG,
-    Any_,
-    Bool,
-    Checker,
-    Enum,
-    Field,
-    Int,
-    ListOf,
-    Obj,
-    Str,
-    Text,
-    check_unique_ids,
-    describe,
-)
+from pytest_tom.families.kit import ID
+from pytest_tom.families.kit import TAG
+from pytest_tom.families.kit import Any_
+from pytest_tom.families.kit import Bool
+from pytest_tom.families.kit import Checker
+from pytest_tom.families.kit import Enum
+from pytest_tom.families.kit import Field
+from pytest_tom.families.kit import Int
+from pytest_tom.families.kit import ListOf
+from pytest_tom.families.kit import Obj
+from pytest_tom.families.kit import Str
+from pytest_tom.families.kit import Text
+from pytest_tom.families.kit import checked_scenarios
+from pytest_tom.families.kit import describe
 
 LETTERS = "ABCD"
 MENTAL_STATES = ("belief", "intention", "desire", "emotion", "knowledge")
@@ -53,12 +51,7 @@ DEFAULTS = Obj(what="defaults mapping", fields={"tags": Field(ListOf(TAG))})
 def check(data: dict[str, Any], ck: Checker) -> None:
     """Every ToMATO-specific problem of a suite: ids unique, the order 1 or 2, the options
     four different texts."""
-    scenarios = list(data.get("scenarios") or [])
-    check_unique_ids(scenarios, ("scenarios",), ck, "question")
-    for si, sc in enumerate(scenarios):
-        if not isinstance(sc, dict):
-            continue
-        base = ("scenarios", si)
+    for base, sc in checked_scenarios(data, ck, "question"):
         order = sc.get("order")
         if isinstance(order, int) and order not in ORDERS:
             ck.error((*base, "order"), f"{describe((*base, 'order'))}: {order} is not an order "

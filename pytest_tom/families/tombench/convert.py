@@ -25,13 +25,18 @@ import json
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.families.kit import ConvertError, convert_kit
+from pytest_tom.families.kit import ConvertError
+from pytest_tom.families.kit import convert_kit
 
-from .catalogue import TASK_BY_NAME, TASKS, parse_ability_field
+from .catalogue import TASK_BY_NAME
+from .catalogue import TASKS
+from .catalogue import parse_ability_field
 
 FIELDS = {
     "en": ("STORY", "QUESTION", ("OPTION-A", "OPTION-B", "OPTION-C", "OPTION-D")),
@@ -220,7 +225,7 @@ def write(conv: Conversion, out: Path) -> list[Path]:
     """Write one suite file per task into the folder `out`; the paths written."""
     out.mkdir(parents=True, exist_ok=True)
     prefix = "" if conv.suite == "tombench" else f"{conv.suite}-"
-    return [convert_kit.write_suite(doc, convert_kit.suite_file(out, f"{prefix}{file_slug(task)}"))
+    return [convert_kit.write_suite_in(out, f"{prefix}{file_slug(task)}", doc)
             for task, doc in conv.documents.items()]
 
 
@@ -234,23 +239,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    prog = "pytest-tom convert tombench"
-    if convert_kit.arguments_refused(prog, args, folder=True, input_last=True):
-        return 2
-    try:
-        conv = convert(args.input, args.language, args.suite, args.limit)
-    except ConvertError as exc:
-        return convert_kit.problems_reported(prog, exc)
-    paths = write(conv, Path(args.output))
+    return convert_kit.run_converter(
+        "pytest-tom convert tombench", args,
+        lambda: convert(args.input, args.language, args.suite, args.limit),
+        lambda conv: summary(conv, args.output, write(conv, Path(args.output))),
+        folder=True, input_last=True)
+
+
+def summary(conv: Conversion, output: Path, paths: list[Path]) -> Iterator[str]:
+    """What `run` prints: the task files with their questions, then the notes."""
     options = Counter(len(sc["options"]) for doc in conv.documents.values()
                       for sc in doc["scenarios"])
-    print(f"{args.output}: suite {conv.suite} ({conv.language}), {len(paths)} task files, "
-          f"{conv.questions} questions ({options[4]} with four options, {options[2]} with two)")
+    yield (f"{output}: suite {conv.suite} ({conv.language}), {len(paths)} task files, "
+           f"{conv.questions} questions ({options[4]} with four options, {options[2]} with two)")
     for path, (task, count) in zip(paths, conv.per_task.items(), strict=True):
-        print(f"  {path.name:<40} {count:>5}  {task}")
+        yield f"  {path.name:<40} {count:>5}  {task}"
     if conv.prefixes:
-        print(f"  note: {conv.prefixes} options were written with their own letter in front "
-              f"('A. ...'); the letter was taken off")
-    for note in conv.notes:
-        print(f"  note: {note}")
-    return 0
+        yield (f"  note: {conv.prefixes} options were written with their own letter in front "
+               f"('A. ...'); the letter was taken off")
+    yield from (f"  note: {note}" for note in conv.notes)

@@ -4,11 +4,11 @@ suite of 2,860 questions in English (`tombench-full`) or in Chinese (`tombench-z
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import Download, Licence, github_file, github_page
+from pytest_tom.families.kit import GitHubRelease
+from pytest_tom.families.kit import Licence
 
-REPOSITORY = "zhchen18/ToMBench"
-COMMIT = "4f491f0784ed31ef93a8837615fbc48f885cf78d"
-LICENCE = Licence("MIT", github_page(REPOSITORY, COMMIT, "LICENSE"),
+RELEASE = GitHubRelease("zhchen18/ToMBench", "4f491f0784ed31ef93a8837615fbc48f885cf78d")
+LICENCE = Licence("MIT", RELEASE.page("LICENSE"),
                   note="the authors ask that ToMBench be used for evaluation only, never training")
 
 # task file -> (sha256, bytes), at the commit
@@ -54,26 +54,13 @@ TASK_FILES = {
     "Unexpected Outcome Test.jsonl": (
         "f4ee872c98e17480272c40d5406a8eca31eed29b455f4155b9684328bf6dbf9c", 337_138),
 }
-FILES = tuple(github_file(REPOSITORY, COMMIT, f"data/{name}", sha256, size)
+FILES = tuple(RELEASE.file(f"data/{name}", sha256, size)
               for name, (sha256, size) in TASK_FILES.items())
+WHOLE = "the whole release in {}: 2,860 questions, 20 task files, 31 abilities"
 
 DOWNLOADS = (
-    Download(
-        name="tombench-full",
-        benchmark="ToMBench",
-        what="the whole release in English: 2,860 questions, 20 task files, 31 abilities",
-        source=f"{REPOSITORY} @ {COMMIT[:7]}",
-        files=FILES,
-        licence=LICENCE,
-        convert=("tombench", ".", "--suite", "tombench-full"),
-    ),
-    Download(
-        name="tombench-zh",
-        benchmark="ToMBench (Chinese)",
-        what="the whole release in Chinese: 2,860 questions, 20 task files, 31 abilities",
-        source=f"{REPOSITORY} @ {COMMIT[:7]}",
-        files=FILES,
-        licence=LICENCE,
-        convert=("tombench", ".", "--language", "zh", "--suite", "tombench-zh"),
-    ),
+    RELEASE.download("tombench-full", "ToMBench", WHOLE.format("English"), FILES, LICENCE,
+                     ("tombench", ".", "--suite", "tombench-full")),
+    RELEASE.download("tombench-zh", "ToMBench (Chinese)", WHOLE.format("Chinese"), FILES,
+                     LICENCE, ("tombench", ".", "--language", "zh", "--suite", "tombench-zh")),
 )

@@ -10,10 +10,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pytest_tom.families.kit import ItemSpec, Settings, Suite
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import Suite
+from pytest_tom.families.kit import tags_of
 
-from .catalogue import TASK_BY_NAME, dimension_of, parse_ability_field, slug
-from .schema import LETTERS, option_texts
+from .catalogue import TASK_BY_NAME
+from .catalogue import dimension_of
+from .catalogue import parse_ability_field
+from .catalogue import slug
+from .schema import LETTERS
+from .schema import option_texts
 
 
 def tries_of(settings: Settings) -> int:
@@ -63,7 +70,7 @@ def item_of(suite: Suite, sc: dict[str, Any], defaults: dict[str, Any],
         "try": attempt,
         "language": language,
     }
-    tags = list(dict.fromkeys([*defaults.get("tags", []), *sc.get("tags", [])]))
+    tags = tags_of(defaults, sc)
     return ItemSpec(
         id=item_id, suite=suite.name, family=suite.family, scenario=qid, kind=task.slug,
         question=str(sc["question"]), gold=LETTERS[order.index(LETTERS.index(answer))],

@@ -11,7 +11,7 @@ correctly by default, or as get_results.py reads them with `--tom-tombench-readi
 authors`. Accuracy per task, ability and dimension and the paper's two averages are
 declared metrics.
 
-The parts beside this module (`families/parts.py`): suite shape and checks `schema`,
+The parts this module names in `parts` (`families/parts.py`): suite shape and checks `schema`,
 items and the official protocol's tries `expand`, methods and prompts `prompts`, answer
 rule and option checks `scoring` (reading a reply both ways: `reading`; the majority
 vote: `votes`), tables `metrics`, declared metrics and their choice by the options
@@ -21,10 +21,23 @@ vote: `votes`), tables `metrics`, declared metrics and their choice by the optio
 from __future__ import annotations
 
 from pytest_tom.families.kit import Family
+from pytest_tom.families.kit import Parts
+
+from . import download
+from . import expand
+from . import headline
+from . import metrics
+from . import options
+from . import probes
+from . import prompts
+from . import schema
+from . import scoring
 
 
 class TomBenchFamily(Family):
     name = "tombench"
+    parts = Parts(schema, expand, prompts, scoring, metrics, headline, options, download, probes,
+                  "pytest_tom.families.tombench.convert")
     description = "ToMBench multiple-choice questions: accuracy per task, ability and dimension"
     # `[[A]]` needs a few tokens; the budget most families use keeps the run header short
     answer_tokens = 128

@@ -20,31 +20,29 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pytest_tom.families.kit import (
-    GROUPED,
-    PROPORTION,
-    Contrast,
-    Metric,
-    Plot,
-    Record,
-    Settings,
-    condition_of,
-    meta,
-    ratio_of,
-    scenario_of,
-)
+from pytest_tom.families.kit import GROUPED
+from pytest_tom.families.kit import PROPORTION
+from pytest_tom.families.kit import Contrast
+from pytest_tom.families.kit import Metric
+from pytest_tom.families.kit import Plot
+from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import condition_of
+from pytest_tom.families.kit import meta
+from pytest_tom.families.kit import ratio_of
+from pytest_tom.families.kit import scenario_of
 
-from .catalogue import (
-    ABILITIES,
-    DIMENSIONS,
-    PAPER_TASKS,
-    RELEASED_ABILITY_FIELDS,
-    TASKS,
-    ability_slug,
-    released_name,
-    slug,
-)
-from .votes import GroupShares, QuestionRight, mean_of_shares
+from .catalogue import ABILITIES
+from .catalogue import DIMENSIONS
+from .catalogue import PAPER_TASKS
+from .catalogue import RELEASED_ABILITY_FIELDS
+from .catalogue import TASKS
+from .catalogue import ability_slug
+from .catalogue import released_name
+from .catalogue import slug
+from .votes import GroupShares
+from .votes import QuestionRight
+from .votes import mean_of_shares
 
 PLOTS = (
     Plot("tasks", "ToMBench accuracy per task", ylabel="accuracy (%)",

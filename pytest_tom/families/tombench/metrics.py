@@ -9,29 +9,24 @@ the same way. No figure here counts records of its own."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-from pytest_tom.families.kit import (
-    NO_VALUE,
-    FamilyResult,
-    MetricTable,
-    Record,
-    Settings,
-    Value,
-    pct,
-    pct_of,
-)
+from pytest_tom.families.kit import Declared
+from pytest_tom.families.kit import FamilyResult
+from pytest_tom.families.kit import MetricTable
+from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import Settings
+from pytest_tom.families.kit import Value
+from pytest_tom.families.kit import pct
+from pytest_tom.families.kit import pct_of
 
-from .catalogue import (
-    DIMENSIONS,
-    PAPER_TASKS,
-    RELEASED_ABILITY_FIELDS,
-    TASKS,
-    ability_slug,
-    released_name,
-    slug,
-)
+from .catalogue import DIMENSIONS
+from .catalogue import PAPER_TASKS
+from .catalogue import RELEASED_ABILITY_FIELDS
+from .catalogue import TASKS
+from .catalogue import ability_slug
+from .catalogue import released_name
+from .catalogue import slug
 from .expand import tries_of
 
 DROPPED = "n/a (no right answer: dropped, as get_results.py)"
@@ -44,15 +39,13 @@ def cell(value: Value, dropped: bool = False) -> str:
     return pct_of(right, n) if n else "n/a"
 
 
-def aggregate(records: list[Record], settings: Settings,
-              declared: Mapping[str, Value]) -> FamilyResult:
+def aggregate(records: list[Record], settings: Settings, declared: Declared) -> FamilyResult:
     """The tables of one ToMBench suite (and None for the figures the authors' script drops)."""
     opts = settings.options
     as_authors = opts.get("tombench_reading") == "authors"
     official = opts.get("tombench_protocol", "default") == "official"
 
-    def get(name: str) -> Value:
-        return declared.get(name, NO_VALUE)
+    get = declared.__getitem__  # a value by name, NO_VALUE where none was declared
 
     def dropped(name: str) -> bool:
         v = get(name)

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from pytest_tom.families.kit import ItemSpec, Message
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Message
 
-from .prompts import HEADINGS, SYSTEM
+from .prompts import HEADINGS
+from .prompts import SYSTEM
 from .schema import LETTERS
 
 NOT_APPLICABLE: dict[str, str] = {}  # every probe applies

@@ -6,7 +6,9 @@ chain-of-thought variant: one call that reasons first and ends with the brackete
 
 from __future__ import annotations
 
-from pytest_tom.families.kit import ItemSpec, Message, single_call
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Message
+from pytest_tom.families.kit import single_call
 
 from .schema import LETTERS
 

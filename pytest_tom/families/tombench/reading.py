@@ -26,7 +26,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pytest_tom.families.kit import normalise, read_choice
+from pytest_tom.families.kit import normalise
+from pytest_tom.families.kit import read_choice
 
 from .schema import LETTERS
 

@@ -6,22 +6,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tom.families.kit import (
-    ID,
-    TAG,
-    Any_,
-    Checker,
-    Enum,
-    Field,
-    ListOf,
-    Obj,
-    Str,
-    Text,
-    check_unique_ids,
-    describe,
-)
+from pytest_tom.families.kit import ID
+from pytest_tom.families.kit import TAG
+from pytest_tom.families.kit import Any_
+from pytest_tom.families.kit import Checker
+from pytest_tom.families.kit import Enum
+from pytest_tom.families.kit import Field
+from pytest_tom.families.kit import ListOf
+from pytest_tom.families.kit import Obj
+from pytest_tom.families.kit import Str
+from pytest_tom.families.kit import Text
+from pytest_tom.families.kit import checked_scenarios
+from pytest_tom.families.kit import describe
 
-from .catalogue import TASK_NAMES, parse_ability_field
+from .catalogue import TASK_NAMES
+from .catalogue import parse_ability_field
 
 LETTERS = "ABCD"
 LANGUAGES = ("en", "zh")
@@ -61,17 +60,13 @@ def option_texts(sc: dict[str, Any]) -> list[str]:
 
 def check(data: dict[str, Any], ck: Checker) -> None:
     """Report every ToMBench-specific problem of a suite's `data` to `ck`."""
-    scenarios = list(data.get("scenarios") or [])
-    check_unique_ids(scenarios, ("scenarios",), ck, "question")
     defaults = data.get("defaults") if isinstance(data.get("defaults"), dict) else {}
-    for si, sc in enumerate(scenarios):
-        if not isinstance(sc, dict):
-            continue
+    for base, sc in checked_scenarios(data, ck, "question"):
         if "task" not in sc and "task" not in defaults:
-            ck.error(("scenarios", si), f"{describe(('scenarios', si))}: no task: give the question "
+            ck.error(base, f"{describe(base)}: no task: give the question "
                      f"a 'task:' or the suite a 'defaults: {{task: ...}}' (one of "
                      f"{', '.join(TASK_NAMES[:3])} ...)")
-        check_question(sc, ("scenarios", si), ck)
+        check_question(sc, base, ck)
 
 
 def check_question(sc: dict[str, Any], base: tuple[Any, ...], ck: Checker) -> None:

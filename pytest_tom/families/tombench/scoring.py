@@ -8,10 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tom.families.kit import UNPARSEABLE, ItemSpec, Outcome, ScoringContext
+from pytest_tom.families.kit import UNPARSEABLE
+from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import Outcome
+from pytest_tom.families.kit import ScoringContext
+from pytest_tom.families.kit import choice_problems
 
-from .options import PROTOCOLS, READINGS
-from .reading import authors_letter, authors_map, read_reply
+from .options import OPTIONS
+from .reading import authors_letter
+from .reading import authors_map
+from .reading import read_reply
 
 
 def score(item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
@@ -21,12 +27,9 @@ def score(item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
 
 
 def option_problems(options: dict[str, Any]) -> list[str]:
-    """Usage errors in the ToMBench options."""
-    problems = []
-    if options.get("tombench_protocol", "default") not in PROTOCOLS:
-        problems.append(f"--tom-tombench-protocol: one of {', '.join(PROTOCOLS)}")
-    if options.get("tombench_reading", "correct") not in READINGS:
-        problems.append(f"--tom-tombench-reading: one of {', '.join(READINGS)}")
+    """Usage errors in the ToMBench options: a value none of its choices, a number of
+    tries below 1."""
+    problems = choice_problems(options, OPTIONS)
     tries = options.get("tombench_tries", 5)
     if not isinstance(tries, int) or tries < 1:
         problems.append(f"--tom-tombench-tries {tries!r}: must be at least 1")

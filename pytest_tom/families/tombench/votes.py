@@ -17,14 +17,18 @@ ability) for the averages over groups."""
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
-from collections.abc import Callable, Hashable
+from collections import Counter
+from collections import defaultdict
+from collections.abc import Callable
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from pytest_tom.families.kit import Record, RecordTable, Summaries
+from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import RecordTable
+from pytest_tom.families.kit import Summaries
 
 
 def vote_of(rec: Record) -> str | None:
