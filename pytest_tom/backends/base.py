@@ -265,8 +265,10 @@ class Backend:
                 f"{cls.__module__}.{cls.__qualname__} declares {said}: a backend declares what "
                 f"it can do in one object, e.g. abilities = BackendAbilities({fields_ or '...'})"
                 f" (pytest_tom.backends.base; docs/backends.md, \"Your own backend\")")
-        if cls.warm is not Backend.warm and not cls.abilities.warms:
-            cls.abilities = replace(cls.abilities, warms=True)
+        declared = cls.abilities  # a property (set per instance) is left as it is
+        if cls.warm is not Backend.warm and isinstance(declared, BackendAbilities) \
+                and not declared.warms:
+            cls.abilities = replace(declared, warms=True)
 
     async def acomplete(self, request: ModelRequest) -> ModelReply:
         raise NotImplementedError
