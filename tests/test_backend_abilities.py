@@ -21,6 +21,7 @@ from pytest_tom.backends.base import (
     ModelRequest,
     SamplingParams,
 )
+from pytest_tom.backends.connect import DEFAULT_CONNECT_TIMEOUT
 from pytest_tom.backends.in_process import InProcessBackend
 from pytest_tom.backends.local import LocalBackend
 from pytest_tom.backends.options import BackendOptions
@@ -149,6 +150,7 @@ def test_the_backend_options_take_the_tables_defaults() -> None:
         if f.name != "rootdir":
             assert f.default == getattr(table, f.name), f.name
     assert BackendOptions().timeout == 120.0 and BackendOptions().local_ctx == 8192
+    assert table.connect_timeout == DEFAULT_CONNECT_TIMEOUT  # the request process's literal
 
 
 def test_the_backend_options_are_built_once_from_the_run_options(tmp_path: Path) -> None:
