@@ -197,3 +197,30 @@ def test_no_backend_reads_an_option_by_string_key() -> None:
                   if isinstance(node, ast.Subscript) and "option" in ast.unparse(node.value)
                   and isinstance(node.slice, ast.Constant)]
     assert found == []
+
+
+def test_a_registered_factory_that_gives_an_answerer_is_adapted(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An entry point's factory may give an object not derived from Backend: the one
+    adapter describes it (or says, naming the spec, why it is no answerer)."""
+    from pytest_tom import backends
+    from pytest_tom.plugin.own_model import make_backend
+
+    class Answers:
+        def identity(self) -> str:
+            return "answers 1"
+
+        def answer(self, request: ModelRequest) -> str:
+            return "yes"
+
+    made = {"answers": Answers(), "nothing": object()}
+    monkeypatch.setattr(backends.REGISTRY, "targets", lambda: ["answers", "nothing"])
+    monkeypatch.setattr(backends.REGISTRY, "load",
+                        lambda kind: lambda rest, options: made[kind])
+    backend = make_backend(None, "answers:x", BackendOptions())  # type: ignore[arg-type]
+    assert backend.abilities == BackendAbilities(answerer=True, cacheable=True,
+                                                 one_at_a_time=True)
+    with pytest.raises(backends.BackendSpecError,
+                       match=r"--tom-model=nothing:x: the nothing: backend's factory gave "
+                             r"nothing:x: object is not an answerer"):
+        make_backend(None, "nothing:x", BackendOptions())  # type: ignore[arg-type]

@@ -137,8 +137,9 @@ def make_backend(config: pytest.Config, spec: str, options: BackendOptions) -> B
         where = ("made in each xdist worker" if on_xdist_controller(config)
                  else "a session fixture, made at the start of the test loop")
         return Deferred(spec, where)
-    if kind in backend_kinds():
-        return create_backend(spec, options)
+    if kind in backend_kinds():  # a factory that gave an answerer: adapted as the hook's
+        return as_backend(create_backend(spec, options), spec, options,
+                          f"the {kind}: backend's factory")
     hook = getattr(config.hook, HOOK)
     if not hook.get_hookimpls():
         return create_backend(spec, options)  # the registry's "unknown backend" message
