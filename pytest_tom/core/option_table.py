@@ -355,7 +355,8 @@ class TomOptions:
         return default if value is None else value
 
     def as_dict(self) -> dict[str, Any]:
-        """Every value by option name, family options included (for backends and families)."""
+        """Every value by option name, family options included (the families read them by
+        name: `Settings.options`; a backend gets its own typed, `BackendOptions`)."""
         out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "family"}
         out.update(self.family)
         return out
