@@ -24,8 +24,10 @@ class DemoModel:
     def __init__(self) -> None:
         # imported here: only a run with --tom-model=demo pays for it
         from pytest_tom.backends.local import create  # noqa: PLC0415
+        from pytest_tom.backends.options import BackendOptions  # noqa: PLC0415
 
-        self.model = create("", {})  # the embedded GGUF; llama.cpp loads it at the first call
+        # the embedded GGUF; llama.cpp loads it at the first call
+        self.model = create("", BackendOptions())
 
     def identity(self) -> str:
         """Name and fingerprint: the answers depend on the messages alone, so they are

@@ -78,9 +78,10 @@ def main() -> int:
     from pytest_tom.backends import BackendSpecError
     from pytest_tom.backends.base import ModelRequest, SamplingParams
     from pytest_tom.backends.local import create
+    from pytest_tom.backends.options import BackendOptions
 
     try:
-        backend = create(args.model, {"threads": args.threads, "rootdir": str(REPO)})
+        backend = create(args.model, BackendOptions(threads=args.threads, rootdir=str(REPO)))
     except BackendSpecError as exc:
         print(exc, file=sys.stderr)
         return 2

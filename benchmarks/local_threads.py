@@ -51,9 +51,10 @@ def main() -> int:
     sys.path.insert(0, str(REPO))
     from pytest_tom.backends.base import ModelRequest, SamplingParams
     from pytest_tom.backends.local import create, usable_cpus
+    from pytest_tom.backends.options import BackendOptions
 
     counts = args.threads or sorted({1, usable_cpus()})
-    backends = {n: create(args.model, {"threads": n, "rootdir": str(REPO)}) for n in counts}
+    backends = {n: create(args.model, BackendOptions(threads=n, rootdir=str(REPO))) for n in counts}
     for b in backends.values():
         b.loaded.server()  # load now, not in the first timed round
     prompts = sample(args.items, args.seed)

@@ -127,10 +127,11 @@ if sys.argv[5] in ("direct", "worker"):
 else:
     import openai  # ... as by the openai loops
 from pytest_tom.backends.openai_backend import create
+from pytest_tom.backends.options import BackendOptions
 from pytest_tom.backends.base import ModelRequest, SamplingParams
 from pytest_tom.asking.runner import Runner
-backend = create("bench", {"base_url": URL, "timeout": 120.0, "transport": sys.argv[4],
-                           "openai_transport": sys.argv[5]})
+backend = create("bench", BackendOptions(base_url=URL, timeout=120.0, transport=sys.argv[4],
+                           openai_transport=sys.argv[5]))
 runner = Runner(backend, concurrency=C, retries=5, backoff=0.05)
 params = SamplingParams(temperature=0.0, seed=0)
 async def start_and_close(spare):
@@ -138,7 +139,8 @@ async def start_and_close(spare):
     await spare.aclose()
 if sys.argv[5] == "worker":  # one child's start-up (its imports): before the clock, as the
     # raw loop imports aiohttp before its clock; measured on a backend of its own, subtracted
-    asyncio.run(start_and_close(create("bench", {"base_url": URL, "openai_transport": "worker"})))
+    asyncio.run(start_and_close(create("bench", BackendOptions(base_url=URL,
+                                                               openai_transport="worker"))))
 spent = os.times()
 started = spent.children_user + spent.children_system
 def conv(i):
@@ -157,9 +159,10 @@ print(wall, used + child_cpu, f"{backend.path}/{backend.transport}")
 BACKEND_ALONE = """
 import aiohttp  # imported before the clock starts, as by the raw loop
 from pytest_tom.backends.openai_backend import create
+from pytest_tom.backends.options import BackendOptions
 from pytest_tom.backends.base import ModelRequest, SamplingParams
-backend = create("bench", {"base_url": URL, "timeout": 120.0, "transport": sys.argv[4],
-                           "openai_transport": sys.argv[5]})
+backend = create("bench", BackendOptions(base_url=URL, timeout=120.0, transport=sys.argv[4],
+                           openai_transport=sys.argv[5]))
 params = SamplingParams(temperature=0.0, seed=0)
 async def main():
     async def one(i):

@@ -29,14 +29,15 @@ from installed_bytecode import compile_checkout  # noqa: E402
 
 CHILD = """
 import asyncio, sys, time
-from pytest_tom.backends.base import Backend, ItemView, ModelReply, ModelRequest, SamplingParams
+from pytest_tom.backends.base import Backend, BackendAbilities, ItemView, ModelReply, ModelRequest, SamplingParams
 from pytest_tom.asking.runner import Runner
 
 
 class Instant(Backend):
     name = "instant"
-    cacheable = True  # calls in flight are shared, as for openai:
-    server = True  # the early-stop rules of a server: each attempt is watched
+    # cacheable: calls in flight are shared, as for openai:; server: the early-stop rules of
+    # a server, each attempt watched
+    abilities = BackendAbilities(cacheable=True, server=True)
 
     def identity(self):
         return {"backend": "instant"}

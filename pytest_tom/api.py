@@ -10,6 +10,7 @@ See docs/adding-a-family.md and docs/backends.md.
 from pytest_tom.backends.base import (
     Answerer,
     Backend,
+    BackendAbilities,
     BackendError,
     ItemView,
     ModelReply,
@@ -17,10 +18,12 @@ from pytest_tom.backends.base import (
     SamplingParams,
 )
 from pytest_tom.backends.in_process import InProcessBackend
+from pytest_tom.backends.options import BackendOptions
 from pytest_tom.catalogue.load import load_suite
 from pytest_tom.families.kit import *  # noqa: F403  # every name of the kit, listed below
 from pytest_tom.families.kit import __all__ as _kit_names
 from pytest_tom.items.offline import score_records
 
-__all__ = [*_kit_names, "Answerer", "Backend", "BackendError", "InProcessBackend", "ItemView",
-           "ModelReply", "ModelRequest", "SamplingParams", "load_suite", "score_records"]
+__all__ = [*_kit_names, "Answerer", "Backend", "BackendAbilities", "BackendError",
+           "BackendOptions", "InProcessBackend", "ItemView", "ModelReply", "ModelRequest",
+           "SamplingParams", "load_suite", "score_records"]

@@ -18,7 +18,13 @@ from typing import Any
 
 from chat_server import last_user_text
 
-from pytest_tom.backends.base import Backend, ModelReply, ModelRequest, SamplingParams
+from pytest_tom.backends.base import (
+    Backend,
+    BackendAbilities,
+    ModelReply,
+    ModelRequest,
+    SamplingParams,
+)
 
 NUMBER = re.compile(r"Is the number (\d+) even\?")
 
@@ -88,7 +94,7 @@ class Echo(Backend):
 
     name = "echo"
     model = "echo"
-    cacheable = True
+    abilities = BackendAbilities(cacheable=True)
 
     async def acomplete(self, request: ModelRequest) -> ModelReply:
         await asyncio.sleep(0)

@@ -12,6 +12,7 @@ import pytest
 
 from pytest_tom.asking.cache import ResponseCache, clear, request_key
 from pytest_tom.backends.base import SamplingParams
+from pytest_tom.backends.options import BackendOptions
 
 IDENTITY = {"backend": "openai", "model": "m", "base_url": "http://127.0.0.1:1/v1"}
 MESSAGES = [{"role": "user", "content": "Where is the ball?"}]
@@ -34,19 +35,22 @@ def test_the_key_covers_backend_messages_params_and_sample() -> None:
     assert len({base, *variants}) == len(variants) + 1
 
 
+SECRET_URL = "http://user:pw-secret@127.0.0.1:9/v1?k=q-secret"
+
+
 def test_the_api_key_never_reaches_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from pytest_tom.asking.runner import Runner
     from pytest_tom.backends import create_backend
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-value-123")
-    backend = create_backend("openai:m", {"base_url": "http://user:pw-secret@127.0.0.1:9/v1?k=q-secret"})
+    backend = create_backend("openai:m", BackendOptions(base_url=SECRET_URL))
     identity = backend.identity()
     assert "secret" not in repr(identity)
     runner = Runner(backend, cache=ResponseCache(tmp_path, mode="on"))
     runner.close()
     # two different keys give the same cache key: the key is not part of it
     monkeypatch.setenv("OPENAI_API_KEY", "sk-another")
-    other = create_backend("openai:m", {"base_url": "http://user:pw-secret@127.0.0.1:9/v1?k=q-secret"})
+    other = create_backend("openai:m", BackendOptions(base_url=SECRET_URL))
     assert request_key(other.identity(), MESSAGES, PARAMS) == request_key(identity, MESSAGES, PARAMS)
 
 

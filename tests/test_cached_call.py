@@ -25,6 +25,7 @@ from pytest_tom.asking.retry_policy import RetryPolicy
 from pytest_tom.asking.runner import AdaptiveLimit
 from pytest_tom.backends import create_backend
 from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest, SamplingParams
+from pytest_tom.backends.options import BackendOptions
 
 PARAMS = SamplingParams(temperature=0.0, max_tokens=16, seed=0)
 # the cache key of one call as pytest-tom 0.x has always written it (main at ffd460d): a
@@ -47,7 +48,8 @@ def request(prompt: str = "Where is the ball?") -> ModelRequest:
 
 
 def backend(server: ChatServer | None = None, url: str = "http://127.0.0.1:8/v1") -> Backend:
-    return create_backend("openai:test-model", {"base_url": server.base_url if server else url})
+    return create_backend("openai:test-model",
+                          BackendOptions(base_url=server.base_url if server else url))
 
 
 def layer(model: Backend, cache: ResponseCache | None, *, deadline: float = 30.0,

@@ -20,6 +20,7 @@ from pytest_tom.asking.runner import Runner
 from pytest_tom.backends import BackendSpecError, create_backend
 from pytest_tom.backends.base import ModelRequest, SamplingParams
 from pytest_tom.backends.endpoint_pool import EndpointPool
+from pytest_tom.backends.options import BackendOptions
 
 ITEMS = 60
 HTML = all(find_spec(m) is not None for m in ("jinja2", "matplotlib"))  # the html extra
@@ -195,8 +196,9 @@ def test_the_cache_does_not_depend_on_the_endpoint(pytester: pytest.Pytester,
         run(pytester, f"--tom-base-url={a.base_url} {c.base_url}").assert_outcomes(passed=ITEMS)
         run(pytester, f"--tom-base-url={a.base_url}").assert_outcomes(passed=ITEMS)
         assert a.requests + b.requests == ITEMS and c.requests == 0
-    one = create_backend("openai:m", {"base_url": "http://127.0.0.1:1/v1"})
-    pool = create_backend("openai:m", {"base_url": "http://127.0.0.1:1/v1 http://127.0.0.1:2/v1"})
+    one = create_backend("openai:m", BackendOptions(base_url="http://127.0.0.1:1/v1"))
+    pool = create_backend("openai:m",
+                          BackendOptions(base_url="http://127.0.0.1:1/v1 http://127.0.0.1:2/v1"))
     assert isinstance(pool, EndpointPool)
     msgs = [{"role": "user", "content": "hi"}]
     params = SamplingParams().to_dict()
@@ -210,7 +212,7 @@ def request(prompt: str) -> ModelRequest:
 def test_the_least_busy_endpoint_asks() -> None:
     """Eight calls in flight over two slow servers: four at each, never more."""
     with ChatServer(latency=0.2) as a, ChatServer(latency=0.2) as b:
-        pool = create_backend("openai:m", {"base_url": [a.base_url, b.base_url]})
+        pool = create_backend("openai:m", BackendOptions(base_url=[a.base_url, b.base_url]))
         runner = Runner(pool, concurrency=8, retries=0)
         futures = [runner.submit(f"k{i}", lambda rs, i=i: None if rs else request(f"q{i}"))
                    for i in range(32)]
@@ -225,7 +227,7 @@ def test_a_failing_endpoint_cools_down_then_is_probed_again() -> None:
     """Three failures in a row take an endpoint out; after the cool-down one request probes
     it, and an answer brings it back in."""
     with ChatServer(fail_when={"q": 503}) as sick, ChatServer() as well:
-        pool = create_backend("openai:m", {"base_url": [sick.base_url, well.base_url]})
+        pool = create_backend("openai:m", BackendOptions(base_url=[sick.base_url, well.base_url]))
         assert isinstance(pool, EndpointPool)
         runner = Runner(pool, concurrency=1, retries=3, backoff=0.01)
         ask = lambda i: runner.submit(f"k{i}", lambda rs: None if rs else request(f"q{i}"))  # noqa: E731
@@ -248,7 +250,8 @@ def test_a_failing_endpoint_cools_down_then_is_probed_again() -> None:
 
 def test_a_url_listed_twice_is_a_usage_error() -> None:
     with pytest.raises(BackendSpecError, match=r"http://127.0.0.1:9/v1 is listed more than once"):
-        create_backend("openai:m", {"base_url": "http://u:pw@127.0.0.1:9/v1 http://u:pw@127.0.0.1:9/v1"})
+        create_backend("openai:m", BackendOptions(
+            base_url="http://u:pw@127.0.0.1:9/v1 http://u:pw@127.0.0.1:9/v1"))
 
 
 def test_an_attempt_cut_off_by_the_deadline_is_counted_at_its_endpoint(

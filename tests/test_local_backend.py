@@ -22,6 +22,7 @@ from conftest import SUITES, header_budgets, load_report
 from pytest_tom.backends import BackendSpecError
 from pytest_tom.backends import local as local_backend
 from pytest_tom.backends.base import BackendError, ModelRequest, SamplingParams
+from pytest_tom.backends.options import BackendOptions
 
 GENERIC = SUITES / "generic" / "classic-false-belief.tom.yaml"
 SCENARIO = "honey-cupboard"  # 5 items: 3 choice, 1 yes/no, 1 names
@@ -120,7 +121,7 @@ def test_a_path_that_is_not_gguf_is_a_usage_error(pytester: pytest.Pytester) -> 
 
 @needs_model
 def test_request_body_is_greedy_uncached_and_bounded() -> None:
-    backend = local_backend.create("", {"threads": 1})
+    backend = local_backend.create("", BackendOptions(threads=1))
     req = ModelRequest(messages=[{"role": "user", "content": "Hi"}],
                        params=SamplingParams(temperature=0.0, max_tokens=None, seed=3))
     body = backend.body(req)
@@ -137,13 +138,13 @@ def test_request_body_is_greedy_uncached_and_bounded() -> None:
     with pytest.raises(BackendError, match="empty completion"):
         backend.reply({"choices": [{"message": {"content": "  "}}]})
     with pytest.raises(BackendSpecError, match="--tom-threads"):
-        local_backend.create("", {"threads": -2})
+        local_backend.create("", BackendOptions(threads=-2))
 
 
 @needs_model
 def test_configuring_does_not_load_the_model(pytester: pytest.Pytester) -> None:
     """Creating the backend (at configure, also on an xdist controller) loads nothing."""
-    backend = local_backend.create("", {"threads": 1, "local_ctx": 1024})
+    backend = local_backend.create("", BackendOptions(threads=1, local_ctx=1024))
     assert backend.loaded._server is None and backend.loaded.load_seconds is None
     pytester.makeini("[pytest]\n")
     result = pytester.runpytest(str(GENERIC), "--tom-model=local", "--tom-threads=1",

@@ -19,6 +19,7 @@ from pytest_tom.asking.runner import Runner
 from pytest_tom.backends import BackendSpecError, create_backend
 from pytest_tom.backends.base import BackendError, ModelReply, ModelRequest, SamplingParams
 from pytest_tom.backends.openai_backend import aiohttp_available
+from pytest_tom.backends.options import BackendOptions
 
 needs_aiohttp = pytest.mark.skipif(not aiohttp_available(),
                                    reason="aiohttp is not installed (pip install 'openai[aiohttp]')")
@@ -33,8 +34,8 @@ def request(prompt: str) -> ModelRequest:
 def ask(transport: str, url: str, prompt: str, timeout: float = 10.0,
         key: str | None = None) -> ModelReply | BackendError:
     """One call through the backend on a fresh event loop: the reply or the BackendError."""
-    backend = create_backend("openai:test-model", {"base_url": url, "timeout": timeout,
-                                                   "transport": transport})
+    backend = create_backend("openai:test-model", BackendOptions(base_url=url, timeout=timeout,
+                                                                 transport=transport))
     assert backend.transport == transport
     if key is not None:
         backend.client.api_key = key
@@ -53,9 +54,10 @@ def ask(transport: str, url: str, prompt: str, timeout: float = 10.0,
 
 @needs_aiohttp
 def test_aiohttp_is_the_default_when_installed() -> None:
-    backend = create_backend("openai:m", {"base_url": "http://127.0.0.1:9/v1"})
+    backend = create_backend("openai:m", BackendOptions(base_url="http://127.0.0.1:9/v1"))
     assert backend.transport == "aiohttp"
-    backend = create_backend("openai:m", {"base_url": "http://127.0.0.1:9/v1", "transport": "httpx"})
+    backend = create_backend("openai:m", BackendOptions(base_url="http://127.0.0.1:9/v1",
+                                                        transport="httpx"))
     assert backend.transport == "httpx"
 
 
@@ -64,10 +66,11 @@ def test_without_aiohttp_auto_falls_back_to_httpx_and_aiohttp_is_a_usage_error(
     monkeypatch.setitem(sys.modules, "aiohttp", None)  # import aiohttp now raises ImportError
     monkeypatch.setitem(sys.modules, "httpx_aiohttp", None)
     assert not aiohttp_available()
-    backend = create_backend("openai:m", {"base_url": "http://127.0.0.1:9/v1"})
+    backend = create_backend("openai:m", BackendOptions(base_url="http://127.0.0.1:9/v1"))
     assert backend.transport == "httpx"
     with pytest.raises(BackendSpecError, match=r"--tom-transport=aiohttp.*openai\[aiohttp\]"):
-        create_backend("openai:m", {"base_url": "http://127.0.0.1:9/v1", "transport": "aiohttp"})
+        create_backend("openai:m", BackendOptions(base_url="http://127.0.0.1:9/v1",
+                                                  transport="aiohttp"))
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -137,8 +140,8 @@ def test_secrets_in_the_url_never_reach_error_messages(transport: str) -> None:
 @pytest.mark.parametrize("transport", TRANSPORTS)
 def test_runner_retries_until_answered_on_both_transports(transport: str) -> None:
     with ChatServer(lambda body: "Yes.", failure_rate=0.3, retry_after=0.01, seed=5) as server:
-        backend = create_backend("openai:test-model", {"base_url": server.base_url,
-                                                       "timeout": 10, "transport": transport})
+        backend = create_backend("openai:test-model", BackendOptions(
+            base_url=server.base_url, timeout=10, transport=transport))
         runner = Runner(backend, concurrency=8, retries=20, backoff=0.01)
         calls: list[Any] = []
         for i in range(40):
@@ -163,8 +166,8 @@ def test_a_fresh_server_with_backlog_5_at_concurrency_64(transport: str) -> None
     from pytest_tom.asking.runner import RAMP_START
 
     with ChatServer(lambda body: "Yes.", latency=0.02, backlog=5) as server:
-        backend = create_backend("openai:test-model", {"base_url": server.base_url,
-                                                       "timeout": 10, "transport": transport})
+        backend = create_backend("openai:test-model", BackendOptions(
+            base_url=server.base_url, timeout=10, transport=transport))
         runner = Runner(backend, concurrency=64, retries=5, backoff=0.01)
         asked = [request(f"question {i}") for i in range(320)]
         calls = [runner.submit(f"k{i}", lambda rs, req=req: None if rs else req)
@@ -210,9 +213,9 @@ def test_a_connection_not_made_in_time_is_retried_on_a_fresh_one(transport: str)
     listener, fillers = never_accepting_listener()
     try:
         port = listener.getsockname()[1]
-        backend = create_backend("openai:test-model", {
-            "base_url": f"http://127.0.0.1:{port}/v1", "timeout": 30, "connect_timeout": 0.3,
-            "transport": transport})
+        backend = create_backend("openai:test-model", BackendOptions(
+            base_url=f"http://127.0.0.1:{port}/v1", timeout=30, connect_timeout=0.3,
+            transport=transport))
         runner = Runner(backend, concurrency=4, retries=1, backoff=0.01)
         comp = runner.submit("k", lambda rs: None if rs else request("anyone?")).result(25)
         runner.close()
@@ -269,7 +272,8 @@ def test_a_fully_cached_rerun_never_imports_openai(pytester: pytest.Pytester) ->
         first = pytester.runpytest_subprocess(*args)
         first.assert_outcomes(passed=expected_right(8), failed=8 - expected_right(8))
         # the direct request path never imports the client; the client path does, when asked
-        sdk = create_backend("openai:test-model", {"base_url": server.base_url}).path == "sdk"
+        sdk = create_backend("openai:test-model",
+                             BackendOptions(base_url=server.base_url)).path == "sdk"
         assert (pytester.path / "openai-imported.txt").read_text() == str(sdk)
         second = pytester.runpytest_subprocess(*args)
         second.assert_outcomes(passed=expected_right(8), failed=8 - expected_right(8))
@@ -310,7 +314,7 @@ def test_requests_go_where_the_client_sends_them_with_its_headers(
     thread.start()
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}{suffix}"
-        backend = create_backend("openai:m", {"base_url": url, "transport": transport})
+        backend = create_backend("openai:m", BackendOptions(base_url=url, transport=transport))
 
         async def go() -> None:
             try:

@@ -15,6 +15,7 @@ from family_support import forget_package
 
 from pytest_tom import backends, families
 from pytest_tom.backends import BackendSpecError, create_backend
+from pytest_tom.backends.options import BackendOptions
 from pytest_tom.catalogue.load import load_suite
 from pytest_tom.core.registry import BrokenTarget, Registry, UnknownName, folder_targets
 from pytest_tom.families.base import Settings
@@ -67,7 +68,7 @@ def test_an_unknown_family_lists_the_installed_ones() -> None:
 
 def test_an_unknown_backend_lists_the_installed_ones() -> None:
     with pytest.raises(BackendSpecError) as err:
-        create_backend("gpt4:x", {})
+        create_backend("gpt4:x", BackendOptions())
     text = str(err.value)
     assert text.startswith("--tom-model='gpt4:x': unknown backend 'gpt4'; installed backends: "
                            "openai, python, replay, local, hf")
@@ -142,7 +143,7 @@ def test_a_suite_of_a_broken_family_names_the_package(broken_site: Path, tmp_pat
 
 def test_a_broken_backend_entry_point_names_its_package(broken_site: Path) -> None:
     with pytest.raises(BackendSpecError) as err:
-        create_backend("brk:model", {})
+        create_backend("brk:model", BackendOptions())
     text = str(err.value)
     assert text.startswith("--tom-model='brk:model': backend 'brk', registered by the package "
                            "broken-backend 0.3 (entry point brk = broken_tom.backend:create")

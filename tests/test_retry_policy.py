@@ -20,6 +20,7 @@ from pytest_tom.asking.runner import AdaptiveLimit, Runner
 from pytest_tom.backends import create_backend
 from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest, SamplingParams
 from pytest_tom.backends.endpoint_pool import EndpointPool
+from pytest_tom.backends.options import BackendOptions
 from pytest_tom.core.option_table import build_options
 
 
@@ -53,7 +54,8 @@ def call_through(policy: RetryPolicy, backend: Backend, prompts: list[str],
 
 def openai(server: ChatServer | list[ChatServer], **options: Any) -> Backend:
     servers = server if isinstance(server, list) else [server]
-    return create_backend("openai:m", {"base_url": [s.base_url for s in servers], **options})
+    return create_backend("openai:m",
+                          BackendOptions(base_url=[s.base_url for s in servers], **options))
 
 
 def test_the_policy_is_decided_from_the_options_once() -> None:

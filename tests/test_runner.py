@@ -18,7 +18,15 @@ from pytest_tom.asking import runner as runner_module
 from pytest_tom.asking.cache import ResponseCache
 from pytest_tom.asking.completion import RunnerStats
 from pytest_tom.asking.runner import AdaptiveLimit, Runner
-from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest, SamplingParams
+from pytest_tom.backends.base import (
+    Backend,
+    BackendAbilities,
+    BackendError,
+    ModelReply,
+    ModelRequest,
+    SamplingParams,
+)
+from pytest_tom.backends.options import BackendOptions
 
 
 def one_call(prompt: str, params: SamplingParams | None = None) -> Any:
@@ -32,7 +40,7 @@ class Scripted(Backend):
     raise, in order, before answering). Records peak concurrency and calls per prompt."""
 
     name = "scripted"
-    cacheable = True
+    abilities = BackendAbilities(cacheable=True)
 
     def __init__(self, latency: float = 0.0, script: dict[str, list[BackendError]] | None = None):
         self.model = "fake"
@@ -144,7 +152,7 @@ class Gated(Backend):
     """Answers only once `open` is called; counts the requests in flight."""
 
     name = "gated"
-    cacheable = False
+    abilities = BackendAbilities(cacheable=False)
 
     def __init__(self) -> None:
         self.active = 0
@@ -304,7 +312,8 @@ def test_adaptive_limit_hands_slots_over_in_order() -> None:
 def _openai_runner(server: ChatServer, tmp_path: Any, **kw: Any) -> Runner:
     from pytest_tom.backends import create_backend
 
-    backend = create_backend("openai:test-model", {"base_url": server.base_url, "timeout": 10})
+    backend = create_backend("openai:test-model",
+                             BackendOptions(base_url=server.base_url, timeout=10))
     cache = ResponseCache(tmp_path / "cache", mode="on")
     return Runner(backend, cache=cache, **kw)
 
@@ -349,7 +358,8 @@ def test_cache_modes_through_the_runner(tmp_path: Any) -> None:
     def run(mode: str, n: int = 10) -> list[Any]:
         from pytest_tom.backends import create_backend
 
-        backend = create_backend("openai:test-model", {"base_url": server.base_url, "timeout": 10})
+        backend = create_backend("openai:test-model",
+                             BackendOptions(base_url=server.base_url, timeout=10))
         runner = Runner(backend, cache=ResponseCache(tmp_path / "c", mode=mode))
         futures = [runner.submit(f"n{i}", numbers_conversation(i)) for i in range(n)]
         out = [f.result(30) for f in futures]

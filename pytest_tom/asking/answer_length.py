@@ -4,8 +4,8 @@ An OpenAI-compatible server generates until the model stops or its own limit
 (often the whole context): a small or base model asked "Where will Maya look?"
 may write thousands of tokens, and every such item runs into the timeout. The
 benchmarks' answers are short (a letter, yes/no, names, a small JSON), so the
-backends that generate (`Backend.family_max_tokens`: openai:, hf:, local:, and an
-answerer that declares it) get a length per family and call: the family's `answer_tokens` for an answer, its
+backends that generate (`BackendAbilities.family_max_tokens`: openai:, hf:, local:, and
+an answerer that declares it) get a length per family and call: the family's `answer_tokens` for an answer, its
 `reasoning_tokens` for the first call of a reasoning method (chain of thought,
 SimToM's perspective step), whose text the next call or the scorer reads; a reasoning
 model's thought gets room on top (`asking/reasoning.budget_text`). Other answerers get

@@ -1,5 +1,5 @@
 """The cached-call layer: between the runner and a backend whose answers depend on the
-request alone (`Backend.cacheable`), so that no call is asked twice.
+request alone (`BackendAbilities.cacheable`), so that no call is asked twice.
 
 For each call, `CachedCalls.call`:
 
@@ -36,12 +36,6 @@ from pytest_tom.core.option_table import TomOptions
 Ask = Callable[[ModelRequest, Completion], Awaitable[ModelReply]]
 
 
-def is_cacheable(backend: Backend) -> bool:
-    """Whether the backend declares that its answers depend on the request alone (safe to
-    cache and to share between identical calls): `Backend.cacheable`, never its name."""
-    return bool(getattr(backend, "cacheable", False))
-
-
 def cache_dir(options: TomOptions, rootdir: str | Path) -> Path:
     """`--tom-cache-dir` (relative to the rootdir), default `<rootdir>/.tom_cache`."""
     raw = options.cache_dir or ".tom_cache"
@@ -54,7 +48,7 @@ def open_cache(backend: Backend, options: TomOptions, rootdir: str | Path) -> Re
     backend whose answers are not cached. A claim older than the deadline and a minute
     is abandoned (one from another host; a dead process's on this host at once)."""
     mode = options.cache or "on"
-    if mode == "off" or not is_cacheable(backend):
+    if mode == "off" or not backend.abilities.cacheable:
         return None
     return ResponseCache(cache_dir(options, rootdir), mode=mode,
                          stale_after=options.deadline + 60.0)

@@ -13,7 +13,7 @@ or None; a new rule joins `rules_for`.
   all failed with the same error and nothing has been answered: the server is down, the
   URL, model name or key is wrong. Retrying every item would take minutes against nothing.
   Once one answer came, the rule never fires: a server that has answered is retried as
-  always. Only backends that call a server declare it (`Backend.server`).
+  always. Only backends that call a server declare it (`BackendAbilities.server`).
 - `CutOffAnswers` (`--tom-early-stop=on`, the default; every backend): most of the
   first answers of one suite were cut off by that suite's budget, mostly inside the
   thought (a reasoning model given a plain model's answer length): every item of the
@@ -228,8 +228,8 @@ class EarlyStop:
 
 def rules_for(server: bool, endpoints: int = 1, cut_off: str | None = None,
               cut_off_shown: str | None = None) -> list[StopRule]:
-    """The rules of a run: `server`, the backend calls a server (`Backend.server`) at
-    `endpoints` endpoints; `cut_off`: what to raise when most first answers of a suite are
+    """The rules of a run: `server`, the backend calls a server (`BackendAbilities.server`)
+    at `endpoints` endpoints; `cut_off`: what to raise when most first answers of a suite are
     cut off (None: no such rule, `--tom-early-stop=off`), `cut_off_shown`: when their
     replies showed a thought (default: `cut_off`)."""
     rules: list[StopRule] = [UnreachableServer(endpoints=max(1, endpoints))] if server else []

@@ -15,11 +15,12 @@ conversation goes through two small layers, each decided once when the runner is
 
 Admission: at most `concurrency` requests are in flight, fewer while the server keeps
 answering 429 or its connections are not made in time (`AdaptiveLimit`, the slots); a
-server backend's run starts with RAMP_START requests in flight and adds one per answer
-(each new slot is a new connection: they are opened a few at a time, more as they
-succeed), and a few conversations per slot are under
-way at once (`ADMITTED`); a backend that answers batches gets the calls in flight
-together (`Backend.in_flight`).
+server backend's run (`BackendAbilities.server`) starts with RAMP_START requests in
+flight and adds one per answer (each new slot is a new connection: they are opened a few
+at a time, more as they succeed), and a few conversations per slot are under way at once
+(`ADMITTED`); a backend that answers batches gets the calls in flight
+together (`BackendAbilities.in_flight`). What the backend can do is read once, from its
+`abilities`, when the runner is made; no call asks the backend anything but `acomplete`.
 
 A key (an item, or one sample of it) is started at most once per process. The
 runner knows requests and responses only: which messages to send next is
@@ -41,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tom.asking.cache import ResponseCache
-from pytest_tom.asking.cached_call import CachedCalls, is_cacheable, open_cache
+from pytest_tom.asking.cached_call import CachedCalls, open_cache
 from pytest_tom.asking.completion import Completion, RunnerStats
 from pytest_tom.asking.early_stop import (
     NOT_ASKED,
@@ -66,7 +67,7 @@ Conversation = Callable[[list[str]], ModelRequest | None]
 # answer (about a second at 2,000 items). A few per slot keep the slots busy and let the
 # rest start in submission order as the first ones finish.
 ADMITTED = 2
-# requests in flight at the start of a server backend's run (`Backend.server`): each slot
+# requests in flight at the start of a server backend's run (`BackendAbilities.server`): each slot
 # past them opens once an answer came (`AdaptiveLimit`'s ramp). A freshly started server
 # with a listen backlog of 5 (cpp-httplib's default, Python's http.server's) drops the
 # handshakes of connections opened all at once beyond it
@@ -208,21 +209,19 @@ class Runner:
         the cut-off rule when `cut_off` says what to raise, `cut_off_shown` once a reply
         showed a thought)."""
         self.backend = backend
+        self.abilities = abilities = backend.abilities  # read once: what the backend can do
         # what the backend can use: one call at a time for a model that is not thread-safe,
-        # two batches for a batching one (Backend.in_flight)
-        in_flight = getattr(backend, "in_flight", None)
-        asked = max(1, concurrency)
-        self.concurrency = max(1, in_flight(asked) if in_flight is not None else asked)
+        # two batches for a batching one (BackendAbilities.in_flight)
+        self.concurrency = max(1, abilities.in_flight(max(1, concurrency)))
         self.retry = retry or RetryPolicy(retries, backoff, max_backoff, deadline)
         self.stats = RunnerStats()
         # a server's connections are ramped up (RAMP_START); an in-process model has none
-        ramp = RAMP_START if getattr(backend, "server", False) else None
+        ramp = RAMP_START if abilities.server else None
         self.limiter = AdaptiveLimit(self.concurrency, ramp)
         # the first requests watched: a rule may stop the run (asking/early_stop.py); from
         # then on no attempt starts (its slot is refused)
         self.early_stop = early_stop if early_stop is not None else EarlyStop(rules_for(
-            bool(getattr(backend, "server", False)),
-            len(getattr(backend, "endpoints", None) or [None]), cut_off, cut_off_shown))
+            abilities.server, abilities.endpoints, cut_off, cut_off_shown))
         send: Any = backend.acomplete
         slots: Slots = self.limiter
         if self.early_stop.rules:
@@ -233,7 +232,7 @@ class Runner:
         self._ask = functools.partial(self.retry.call, send, slots, self.stats)
         # ... behind the cache and the sharing of identical calls when the answers allow it
         self.calls: CachedCalls | None = None
-        if is_cacheable(backend):
+        if abilities.cacheable:
             self.calls = CachedCalls(backend.identity(), self._ask, self.stats, cache=cache,
                                      deadline=self.retry.deadline, poll=poll)
         self.failures: list[tuple[str, str]] = []  # (key, error) of conversations that failed
@@ -263,7 +262,7 @@ class Runner:
         """The runner a pytest-tom session asks for (`options`: resolved --tom-* values)."""
         # a sweep asks its small values on purpose: an all cut-off value is a figure, not waste
         stops = (options.early_stop == "on" and options.sweep is None
-                 and not getattr(backend, "recorded", False))
+                 and not backend.abilities.recorded)
         return cls(backend, concurrency=options.concurrency,
                    cache=open_cache(backend, options, rootdir),
                    retry=RetryPolicy.from_options(options),
@@ -299,10 +298,9 @@ class Runner:
     async def _warm(self) -> None:
         """The backend gets ready (openai:'s request process) while the caller goes on
         building and submitting its requests; at most WARM_WAIT seconds are waited for."""
-        warm = getattr(self.backend, "warm", None)  # a backend not derived from Backend
-        if warm is not None:
+        if self.abilities.warms:
             with contextlib.suppress(Exception):  # the first request finds any problem
-                await within(warm(), WARM_WAIT)
+                await within(self.backend.warm(), WARM_WAIT)
 
     def stop(self, timeout: float = 10.0) -> None:
         """Ask nothing more (the run ended before its items did: Ctrl-C, -x, an early stop):

@@ -1,16 +1,26 @@
 """Backend registry: `--tom-model` specs like `openai:gpt-4o`, `python:mod:fn`,
 `replay:file.jsonl`, `local[:model.gguf]`, `hf:model_dir`, plus entry points in the group
-``pytest_tom.backends`` (name -> factory(spec, options) -> Backend): one
+``pytest_tom.backends`` (name -> factory(spec, options: BackendOptions) -> Backend): one
 `core.registry.Registry`, as the families are. Specs no backend names go to the
 `pytest_tom_backend` hook (`plugin/own_model.py`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
-from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest, SamplingParams
+from pytest_tom.backends.base import (
+    Backend,
+    BackendAbilities,
+    BackendError,
+    ModelReply,
+    ModelRequest,
+    SamplingParams,
+)
 from pytest_tom.core.registry import Registry, RegistryError, UnknownName
+
+if TYPE_CHECKING:  # imported by the factories themselves; this module stays light
+    from pytest_tom.backends.options import BackendOptions
 
 ENTRY_POINT_GROUP = "pytest_tom.backends"
 BUILTIN: dict[str, str] = {
@@ -21,7 +31,8 @@ BUILTIN: dict[str, str] = {
     "hf": "pytest_tom.backends.hf:create",
 }
 
-__all__ = ["Backend", "BackendError", "ModelReply", "ModelRequest", "SamplingParams", "create_backend"]
+__all__ = ["Backend", "BackendAbilities", "BackendError", "ModelReply", "ModelRequest",
+           "SamplingParams", "create_backend"]
 
 
 class BackendSpecError(ValueError):
@@ -40,11 +51,11 @@ def backend_kinds() -> list[str]:
     return list(REGISTRY.targets())
 
 
-def create_backend(spec: str, options: dict[str, Any]) -> Backend:
-    """Build the backend a `--tom-model` spec names. `options` holds base_url, rootdir, ..."""
+def create_backend(spec: str, options: BackendOptions) -> Backend:
+    """Build the backend a `--tom-model` spec names, with the run's `BackendOptions`."""
     kind, _, rest = spec.partition(":")
     try:
-        factory: Callable[[str, dict[str, Any]], Backend] = REGISTRY.load(kind)
+        factory: Callable[[str, BackendOptions], Backend] = REGISTRY.load(kind)
     except UnknownName as exc:
         raise BackendSpecError(f"--tom-model={spec!r}: {exc}") from None
     except RegistryError as exc:  # an installed backend that does not load: which package

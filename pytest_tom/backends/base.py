@@ -7,11 +7,15 @@ requests in flight; a synchronous model is run in a worker thread.
 Two ways to be a backend:
 
 * a `Backend` subclass (`openai`, `local`, `replay`, entry points): it implements
-  `acomplete` and declares `cacheable` itself;
+  `acomplete` and declares what it can do in `abilities` (`BackendAbilities`);
 * an object following the `Answerer` protocol below (the `python:` spec, the
   `pytest_tom_backend` hook, `--tom-model=fixture:NAME`, `hf:`): the runner sees it
   through `backends/in_process.py`, which adds the threading, batching and identity
   rules. Both go through the same runner (cache, retries, deadline, progress, usage).
+
+The runner and the plugin read a backend's `abilities` once, when the runner is made,
+and never probe the object for attributes: the answerer adapter (`in_process.py`) is
+the one place that reads optional attributes of an object pytest-tom did not make.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from pytest_tom.core.secrets import RedactedUrl, Secret, redact_url  # noqa: F401 - re-exported
@@ -191,24 +195,80 @@ class Answerer(Protocol):
     def answer(self, request: ModelRequest) -> Any: ...
 
 
+@dataclass(frozen=True)
+class BackendAbilities:
+    """What a backend can do, as far as the runner and the plugin need to know: declared
+    once by the backend (`Backend.abilities`), read once when the runner is made. Every
+    field's default is what a plain backend gets."""
+
+    # the answer depends only on `identity()`, the messages, the sampling parameters and
+    # the sample index, so the runner may cache it and share identical calls. A backend
+    # that reads the item (python answerers without identity(), replay) or may change
+    # between runs says False
+    cacheable: bool = False
+    # the answers come from a server over the network: the run opens its connections a
+    # few at a time (the runner's ramp), and when its first requests all fail the same way
+    # and nothing answered, the run stops early (asking/early_stop.py)
+    server: bool = False
+    # how many servers answer (an endpoint pool's replicas): the early stop waits until
+    # each has failed before it calls the server unreachable
+    endpoints: int = 1
+    # the answers were recorded (a replay): asking costs nothing, so a run whose first
+    # answers are mostly cut off is not stopped early (asking/early_stop.CutOffAnswers)
+    recorded: bool = False
+    # no answer length of its own (a model generates until it stops): requests without
+    # --tom-max-tokens carry the family's default (asking/answer_length.py)
+    family_max_tokens: bool = False
+    # a warm-up of its own (`Backend.warm`: openai:'s request process), started while the
+    # run is still collecting; a subclass that overrides `warm` gets True by itself
+    warms: bool = False
+    # calls are answered one at a time (one worker thread of a model that is not
+    # thread-safe): the runner keeps one in flight, so that each call's deadline runs
+    # from its own start
+    one_at_a_time: bool = False
+    # requests handed over together (an answerer's `answer_batch`), at most this many;
+    # None: one by one. The runner keeps two batches in flight: one running, one filling
+    batch_size: int | None = None
+    # an in-process answerer (docs/own-model.md): cacheable only when it declares
+    # identity() (the header says so when it does not)
+    answerer: bool = False
+
+    def in_flight(self, asked: int) -> int:
+        """How many calls the runner keeps in flight, given `--tom-concurrency` (`asked`)."""
+        if self.batch_size is not None:
+            return max(asked, 2 * self.batch_size)
+        return 1 if self.one_at_a_time else asked
+
+
+# what a subclass once declared as attributes (or a method) of its own, now read from
+# `BackendAbilities` alone
+_FLAT = ("cacheable", "server", "recorded", "family_max_tokens", "in_flight")
+
+
 class Backend:
-    """Base class. Subclasses set `name` and implement `acomplete`."""
+    """Base class. Subclasses set `name`, implement `acomplete` and, when they can do more
+    than a plain backend, declare `abilities`."""
 
     name: str = "backend"
     model: str = ""
-    # True: the backend has no answer length of its own (a server generates until it stops);
-    # requests without --tom-max-tokens then carry the family's default (answer_length.py)
-    family_max_tokens: bool = False
-    # True: the answer depends only on `identity()`, the messages, the sampling parameters
-    # and the sample index, so the runner may cache it and share identical calls. A backend
-    # that reads the item (python answerers, replay) or may change between runs says False.
-    cacheable: bool = False
-    # True: the answers come from a server over the network; when its first requests all
-    # fail the same way and nothing answered, the run stops early (asking/early_stop.py)
-    server: bool = False
-    # True: the answers were recorded (a replay): asking costs nothing, so a run whose first
-    # answers are mostly cut off is not stopped early (asking/early_stop.CutOffAnswers)
-    recorded: bool = False
+    # what the runner and the plugin may rely on (read once, when the runner is made); a
+    # subclass sets its own at class level, or in `__init__` when it depends on the instance
+    abilities: BackendAbilities = BackendAbilities()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        flat = [name for name in _FLAT if name in vars(cls)]
+        if flat:  # read nowhere any more: refused rather than silently ignored
+            said = ", ".join(flat)
+            fields_ = ", ".join(f"{n}=..." for n in flat if n != "in_flight")
+            raise TypeError(
+                f"{cls.__module__}.{cls.__qualname__} declares {said}: a backend declares what "
+                f"it can do in one object, e.g. abilities = BackendAbilities({fields_ or '...'})"
+                f" (pytest_tom.backends.base; docs/backends.md, \"Your own backend\")")
+        declared = cls.abilities  # a property (set per instance) is left as it is
+        if cls.warm is not Backend.warm and isinstance(declared, BackendAbilities) \
+                and not declared.warms:
+            cls.abilities = replace(declared, warms=True)
 
     async def acomplete(self, request: ModelRequest) -> ModelReply:
         raise NotImplementedError
@@ -217,10 +277,6 @@ class Backend:
         """Get ready for the first request while the run still prepares its requests (the
         runner calls it once, on its loop, at the first conversation submitted): `openai:`
         starts its request process. Must not raise; the first request finds any problem."""
-
-    def in_flight(self, asked: int) -> int:
-        """How many calls the runner keeps in flight, given `--tom-concurrency` (`asked`)."""
-        return asked
 
     def identity(self) -> dict[str, Any]:
         """What identifies the model for caching and reports: never a secret."""

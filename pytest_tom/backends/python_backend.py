@@ -25,6 +25,7 @@ from typing import Any
 from pytest_tom.backends import BackendSpecError
 from pytest_tom.backends.base import Backend
 from pytest_tom.backends.in_process import AnswererError, InProcessBackend
+from pytest_tom.backends.options import BackendOptions
 
 
 class ImportProblem(Exception):
@@ -93,21 +94,21 @@ def load_target(module: str, rootdir: str | None) -> Any:
     return _import_module(module, rootdir)
 
 
-def create(rest: str, options: dict[str, Any]) -> Backend:
+def create(rest: str, options: BackendOptions) -> Backend:
     module, sep, attr = rest.rpartition(":")
     if not sep or not module or not attr:
         raise BackendSpecError(f"--tom-model=python:{rest}: expected python:<module>:<callable>, "
                                f"e.g. python:my_answers:answer or python:tools/answer.py:answer")
     try:
-        mod = load_target(module, options.get("rootdir"))
+        mod = load_target(module, options.rootdir)
     except ImportProblem as exc:
         raise BackendSpecError(f"--tom-model=python:{rest}: cannot import {module!r}: {exc}") from None
-    target = getattr(mod, attr, None)
-    if target is None or not (callable(target) or hasattr(target, "answer")
-                              or hasattr(target, "answer_batch")):
+    target = getattr(mod, attr, None)  # the name the spec gives, in its module
+    if target is None:
         raise BackendSpecError(f"--tom-model=python:{rest}: {module!r} has no callable {attr!r}")
+    # whether it is an answerer is the adapter's to say (AnswererError below)
     try:
         return InProcessBackend(target, name="python", label=rest,
-                                batch_size=options.get("batch_size"))
+                                batch_size=options.batch_size)
     except AnswererError as exc:
         raise BackendSpecError(f"--tom-model=python:{rest}: {exc}") from None

@@ -17,11 +17,13 @@ from typing import Any
 from pytest_tom.backends import BackendSpecError
 from pytest_tom.backends.base import (
     Backend,
+    BackendAbilities,
     BackendError,
     ModelReply,
     ModelRequest,
     finish_reason,
 )
+from pytest_tom.backends.options import BackendOptions
 from pytest_tom.core.outcome import MISSING_RESPONSE
 
 # what one line gives back: per call, (answer, thought, finish reason)
@@ -30,7 +32,8 @@ Recorded = list[tuple[str, str | None, str | None]]
 
 class ReplayBackend(Backend):
     name = "replay"
-    recorded = True  # cut-off answers replayed cost nothing: never stopped early
+    # recorded: cut-off answers replayed cost nothing, so the run is never stopped early
+    abilities = BackendAbilities(recorded=True)
 
     def __init__(self, path: Path, records: dict[tuple[str | None, str], Recorded]):
         self.model = str(path)
@@ -92,12 +95,12 @@ def load_records(path: Path) -> dict[tuple[str | None, str], Recorded]:
     return records
 
 
-def create(rest: str, options: dict[str, Any]) -> Backend:
+def create(rest: str, options: BackendOptions) -> Backend:
     if not rest:
         raise BackendSpecError("--tom-model=replay:<file.jsonl>: give the path of the recorded responses")
     path = Path(rest)
-    if not path.is_absolute() and options.get("rootdir") and not path.exists():
-        path = Path(options["rootdir"]) / path
+    if not path.is_absolute() and options.rootdir and not path.exists():
+        path = Path(options.rootdir) / path
     if not path.exists():
         raise BackendSpecError(f"--tom-model=replay:{rest}: no such file {path}")
     return ReplayBackend(path, load_records(path))

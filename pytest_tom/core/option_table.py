@@ -299,8 +299,8 @@ class TomOptions:
         "on one thread so that answers never depend on it); default: the usable cores the "
         "machine leaves idle (cores minus load average), divided among the xdist workers, at "
         "least 1", convert=int, metavar="N")
-    local_ctx: int | None = opt("context window of the local model in tokens (default 8192); "
-                                "longer prompts are error outcomes", convert=int, metavar="N")
+    local_ctx: int = opt("context window of the local model in tokens (default 8192); longer "
+                         "prompts are error outcomes", default=8192, convert=int, metavar="N")
     # -- in-process models (python:, the pytest_tom_backend hook, fixture:, hf:) -----------
     batch_size: int | None = opt(
         "requests handed over at once to a backend that answers batches (answer_batch, hf:); "
@@ -355,10 +355,17 @@ class TomOptions:
         return default if value is None else value
 
     def as_dict(self) -> dict[str, Any]:
-        """Every value by option name, family options included (for backends and families)."""
+        """Every value by option name, family options included (the families read them by
+        name: `Settings.options`; a backend gets its own typed, `BackendOptions`)."""
         out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "family"}
         out.update(self.family)
         return out
+
+
+def declared_default(name: str) -> Any:
+    """The default the table declares for option `name` (`BackendOptions` and the backends
+    take theirs from here, so that each default is set once)."""
+    return TomOptions.__dataclass_fields__[name].default
 
 
 def core_table() -> list[Opt]:

@@ -29,6 +29,7 @@ from pytest_tom.asking.answer_length import NO_MAX_TOKENS, header_text
 from pytest_tom.asking.reasoning import budget_text, request_fields, shown_fields, thinking_budget
 from pytest_tom.backends import BackendSpecError
 from pytest_tom.backends.base import Backend, SamplingParams
+from pytest_tom.backends.options import BackendOptions
 from pytest_tom.core.option_table import TomOptions
 from pytest_tom.core.settings import Settings
 from pytest_tom.core.sweep import value_options
@@ -77,12 +78,13 @@ def model_slot(config: pytest.Config, options: TomOptions, settings: Settings) -
 
     def engine_for(backend: Backend) -> ItemEngine:
         return ItemEngine(settings, params, scoring,
-                          family_max_tokens=bool(backend.family_max_tokens),
+                          family_max_tokens=backend.abilities.family_max_tokens,
                           thinking_tokens=thinking_budget(options), variants=variants)
 
-    backend_options = {**options.as_dict(), "rootdir": str(project_dir(config))}
+    backend_options = BackendOptions.from_options(options, rootdir=project_dir(config))
     try:
-        return ModelSlot(make_backend(config, str(options.model), backend_options), engine_for)
+        return ModelSlot(make_backend(config, str(options.model), backend_options), engine_for,
+                         backend_options)
     except BackendSpecError as exc:
         raise pytest.UsageError(str(exc)) from None
 
@@ -158,7 +160,7 @@ class RunContext:
         does not ask for the families' lengths chooses its own)."""
         if self.params.max_tokens is not None:
             return f"max_tokens {self.params.max_tokens}"
-        if not self.backend.family_max_tokens and not self.thought_room():
+        if not self.backend.abilities.family_max_tokens and not self.thought_room():
             return NO_MAX_TOKENS
         return budget_text(self.options, header_text([families.get(n) for n in families.BUILTIN],
                                                      self.settings.method))
@@ -167,7 +169,7 @@ class RunContext:
         """The settings that decide what the model is asked, as fields (results/asked.py)."""
         return asked_block(self.options, [families.get(n) for n in families.BUILTIN],
                            self.settings.method,
-                           bool(self.backend.family_max_tokens or self.thought_room()))
+                           self.backend.abilities.family_max_tokens or self.thought_room())
 
     def describe_settings(self, shard_record: dict[str, Any] | None = None,
                           selection_record: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -206,7 +208,7 @@ class RunContext:
             out["request_fields"] = shown_fields(self.params.fields)
         if selection_record is not None:
             out["selection"] = selection_record
-        path = getattr(self.backend, "request_path", lambda: None)()  # a Backend says it
+        path = self.backend.request_path()
         if path:  # openai: how its requests went (--tom-openai-transport, --tom-transport)
             out["request_path"] = path
         return out

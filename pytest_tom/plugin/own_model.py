@@ -30,6 +30,7 @@ import pytest
 from pytest_tom.backends import BackendSpecError, backend_kinds, create_backend
 from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest
 from pytest_tom.backends.in_process import AnswererError, InProcessBackend
+from pytest_tom.backends.options import BackendOptions
 from pytest_tom.core.option_table import TomOptions
 from pytest_tom.items.item import ItemEngine
 from pytest_tom.pytest_compat import (
@@ -45,9 +46,7 @@ HOOK = "pytest_tom_backend"
 
 class Deferred(Backend):
     """Stands for a model made elsewhere (xdist workers) or later (a fixture, at the start
-    of the test loop): it names the spec and never answers."""
-
-    deferred = True
+    of the test loop): it names the spec and never answers (`ModelSlot.deferred`)."""
 
     def __init__(self, spec: str, why: str):
         self.name, _, self.model = spec.partition(":")
@@ -78,8 +77,10 @@ class ModelSlot:
     its backend); a model can never change under a runner.
     """
 
-    def __init__(self, backend: Backend, engine_for: Callable[[Backend], ItemEngine]):
+    def __init__(self, backend: Backend, engine_for: Callable[[Backend], ItemEngine],
+                 options: BackendOptions | None = None):
         self._engine_for = engine_for
+        self.options = options or BackendOptions()  # what the model was (or is) made with
         self._backend = backend
         self._engine = engine_for(backend)
         self._sealed = False
@@ -91,6 +92,12 @@ class ModelSlot:
     @property
     def engine(self) -> ItemEngine:
         return self._engine
+
+    @property
+    def deferred(self) -> bool:
+        """The model is made elsewhere (xdist workers) or later (a fixture): a stand-in
+        holds its place, which names it and never answers."""
+        return isinstance(self._backend, Deferred)
 
     def settle(self, backend: Backend) -> None:
         """Put the model made at the start of the test loop in place of its stand-in."""
@@ -107,19 +114,20 @@ class ModelSlot:
         return self._backend
 
 
-def as_backend(obj: Any, spec: str, options: dict[str, Any], made_by: str) -> Backend:
-    """A Backend as is; anything else as an answerer (usage error when it is not one)."""
+def as_backend(obj: Any, spec: str, options: BackendOptions, made_by: str) -> Backend:
+    """A Backend as is; anything else as an answerer, through the one adapter of objects
+    pytest-tom did not make (`InProcessBackend`; a usage error when it is not one)."""
     if isinstance(obj, Backend):
         return obj
     kind = spec.partition(":")[0] or "model"
     try:
         return InProcessBackend(obj, name=kind, label=spec, spec=spec,
-                                batch_size=options.get("batch_size"))
+                                batch_size=options.batch_size)
     except AnswererError as exc:
         raise BackendSpecError(f"--tom-model={spec}: {made_by} gave {exc}") from None
 
 
-def make_backend(config: pytest.Config, spec: str, options: dict[str, Any]) -> Backend:
+def make_backend(config: pytest.Config, spec: str, options: BackendOptions) -> Backend:
     """The backend of `--tom-model=spec` in this process (a usage error when none)."""
     kind, _, rest = spec.partition(":")
     if kind == FIXTURE:
@@ -129,8 +137,9 @@ def make_backend(config: pytest.Config, spec: str, options: dict[str, Any]) -> B
         where = ("made in each xdist worker" if on_xdist_controller(config)
                  else "a session fixture, made at the start of the test loop")
         return Deferred(spec, where)
-    if kind in backend_kinds():
-        return create_backend(spec, options)
+    if kind in backend_kinds():  # a factory that gave an answerer: adapted as the hook's
+        return as_backend(create_backend(spec, options), spec, options,
+                          f"the {kind}: backend's factory")
     hook = getattr(config.hook, HOOK)
     if not hook.get_hookimpls():
         return create_backend(spec, options)  # the registry's "unknown backend" message
@@ -190,7 +199,7 @@ def resolve_fixture(slot: ModelSlot, session: pytest.Session, options: TomOption
         pytest.exit(f"--tom-model=fixture:{name}: the fixture returned None; return (or yield) "
                     f"the model object", returncode=pytest.ExitCode.USAGE_ERROR)
     try:
-        made = as_backend(value, str(options.model), options.as_dict(), f"fixture {name!r}")
+        made = as_backend(value, str(options.model), slot.options, f"fixture {name!r}")
     except BackendSpecError as exc:
         pytest.exit(str(exc), returncode=pytest.ExitCode.USAGE_ERROR)
     slot.settle(made)

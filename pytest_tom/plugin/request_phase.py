@@ -26,7 +26,7 @@ import pytest
 
 from pytest_tom import families
 from pytest_tom.asking.cache import clear_with_note
-from pytest_tom.asking.cached_call import cache_dir, is_cacheable
+from pytest_tom.asking.cached_call import cache_dir
 from pytest_tom.asking.completion import Completion
 from pytest_tom.asking.runner import Runner
 from pytest_tom.backends.base import Backend
@@ -84,10 +84,10 @@ def prepares(family: Family) -> bool:
     return getattr(type(family), "prepare_scoring", None) is not Family.prepare_scoring
 
 
-def warms(backend: Any) -> bool:
-    """Whether the backend has a warm-up of its own (`Backend.warm` overridden: openai:'s
+def warms(backend: Backend) -> bool:
+    """Whether the backend has a warm-up of its own (`BackendAbilities.warms`: openai:'s
     request process, a pool of endpoints)."""
-    return getattr(type(backend), "warm", Backend.warm) is not Backend.warm
+    return backend.abilities.warms
 
 
 class WarmUpAtCollection:
@@ -142,7 +142,7 @@ class RequestPhase:
     def warm_up(self) -> None:
         """Start the runner and its backend's warm-up ahead of the first call (a model made
         at configure time only: a `fixture:` model is made at the start of the test loop)."""
-        if self._runner is None and not getattr(self.ctx.backend, "deferred", False):
+        if self._runner is None and not self.ctx.model.deferred:
             self.runner.warm_up()
 
     def peek_runner(self) -> Runner | None:
@@ -168,10 +168,11 @@ class RequestPhase:
     def cache_label(self) -> str:
         """For the header: the cache mode, or why there is no cache."""
         backend, mode = self.ctx.backend, self.ctx.options.cache
-        if getattr(backend, "deferred", False):  # made elsewhere or later: its identity decides
+        if self.ctx.model.deferred:  # made elsewhere or later: its identity decides
             return f"cache {mode} if the model declares identity()"
-        if not is_cacheable(backend):
-            if hasattr(backend, "fingerprint"):  # an in-process answerer
+        abilities = backend.abilities
+        if not abilities.cacheable:
+            if abilities.answerer:  # an in-process answerer
                 return f"no cache ({backend.name} backend: no identity())"
             return f"no cache ({backend.name} backend)"
         return f"cache {mode}"
@@ -271,7 +272,7 @@ class RequestPhase:
             unscored = made - sum(int(r.get("requests") or 0) for r in records)
         backend = self.ctx.backend
         write_usage(terminalreporter, list(records), backend.describe(), self.prices,
-                    model_name=getattr(backend, "model", ""), unscored=unscored, made=made)
+                    model_name=backend.model, unscored=unscored, made=made)
 
     def cache_problems(self) -> list[str]:
         """The cache's lines for the summary: repaired by --tom-cache-clear, or turned off
