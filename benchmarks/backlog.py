@@ -6,7 +6,7 @@ drops handshakes, and a request whose connection was never accepted waited for t
 `--tom-timeout` (runs of about 122 s where 3 s would do). This runs the case of the issue:
 N items (default 2,000) at latency L (100 ms) and concurrency C (64), `--tom-cache off`,
 each run against a fresh test server (`tests/chat_server.py`, `backlog=5`), on every
-request path in turn (worker, direct, the openai client over aiohttp and over httpx),
+request path in turn (worker, the openai client over aiohttp and over httpx),
 interleaved, `--repeat` times. Each run is one pytest process timed as
 `benchmarks/throughput.py` times it (its `run_pytest` and phase plugin); printed per run:
 the request phase (end of collection to the last answer) against the ideal N·L/C, the
@@ -21,7 +21,7 @@ server's usual backlog (256), so that the backlog's own cost is the ratio of the
 with this benchmark and test server.
 
     python benchmarks/backlog.py [--n 2000] [--latency 0.1] [--concurrency 64]
-                                 [--backlog 5] [--repeat 5] [--paths worker direct sdk sdk-httpx]
+                                 [--backlog 5] [--repeat 5] [--paths worker sdk sdk-httpx]
                                  [--reference] [--checkout DIR] [--timeout 120]
 """
 
@@ -45,7 +45,6 @@ TARGET = 1.3
 # the request paths of openai: (--tom-openai-transport, and the client's transport)
 PATHS = {
     "worker": ["--tom-openai-transport=worker"],
-    "direct": ["--tom-openai-transport=direct"],
     "sdk": ["--tom-openai-transport=sdk", "--tom-transport=aiohttp"],
     "sdk-httpx": ["--tom-openai-transport=sdk", "--tom-transport=httpx"],
 }

@@ -13,16 +13,16 @@ same run:
 - `openai aiohttp`: the same with `http_client=openai.DefaultAioHttpClient()`;
 - `openai aiohttp, lean`: `client.post("/chat/completions", cast_to=object)`,
   which skips the per-call parameter transform and the response model;
-- `direct backend alone, no runner`: the `openai:` backend's `acomplete` on the direct
-  path, driven by the same plain loop as the references: what the backend itself costs;
+- `direct POST alone, no runner`: `backends/direct_post.DirectPost` (what the worker's
+  child runs) in this process, driven by the same plain loop as the references: what
+  pytest-tom's own POST costs;
 - `pytest-tom backend (...)`: pytest-tom's own `openai:` backend driven by its
   runner (slots, retries, deadline; no cache) on each request path: `worker` (the direct
   POST made in a child process, the default; its CPU is this process's and the child's,
   less the child's start-up: the references import aiohttp before their clock starts, so
   one child is started and closed before the clock on a backend of its own, and its CPU
   is subtracted for the measured child's start),
-  `direct` (its own POST on one aiohttp session, `--tom-openai-transport=direct`), and the
-  openai client (`sdk`) over aiohttp and over httpx.
+  and the openai client (`sdk`) over aiohttp and over httpx.
 
 Every variant runs alone (the others are idle), `--repeat` times; the run with
 the least CPU counts. pytest-tom's bytecode is compiled first, as an install has it
@@ -122,7 +122,7 @@ asyncio.run(main())
 
 TOM = """
 import os
-if sys.argv[5] in ("direct", "worker"):
+if sys.argv[5] == "worker":
     import aiohttp  # imported before the clock starts, as by the raw loop
 else:
     import openai  # ... as by the openai loops
@@ -155,25 +155,23 @@ child = os.times()  # the worker path's child process, ended and reaped by close
 child_cpu = child.children_user + child.children_system - 2 * started  # less the two starts
 print(wall, used + child_cpu, f"{backend.path}/{backend.transport}")
 """
-# the backend's own cost: its acomplete driven by the plain loop above (no runner)
+# pytest-tom's own POST (what the worker's child runs) driven by the plain loop above
 BACKEND_ALONE = """
 import aiohttp  # imported before the clock starts, as by the raw loop
-from pytest_tom.backends.openai_backend import create
-from pytest_tom.backends.options import BackendOptions
-from pytest_tom.backends.base import ModelRequest, SamplingParams
-backend = create("bench", BackendOptions(base_url=URL, timeout=120.0, transport=sys.argv[4],
-                           openai_transport=sys.argv[5]))
-params = SamplingParams(temperature=0.0, seed=0)
+from pytest_tom.backends.direct_post import DirectPost
+from pytest_tom.backends.openai_headers import request_headers
+from pytest_tom.backends.reply_parts import DEFAULT_TAGS, chat_reply
 async def main():
+    post = DirectPost(URL, request_headers("not-needed", 120.0, None, None), 5.0)
     async def one(i):
-        return (await backend.acomplete(ModelRequest(prompt(i), params))).text
+        body = {"model": "bench", "temperature": 0.0, "seed": 0, "messages": prompt(i)}
+        return chat_reply(await post.post(body), DEFAULT_TAGS).text
     await drive(one)
-    await backend.aclose()
+    await post.close()
 asyncio.run(main())
 """
-ALONE_VARIANTS = {"direct backend alone, no runner": ("direct", "aiohttp")}
+ALONE_VARIANTS = {"direct POST alone, no runner": ("worker", "aiohttp")}
 TOM_VARIANTS = {"pytest-tom backend (worker)": ("worker", "aiohttp"),
-               "pytest-tom backend (direct)": ("direct", "aiohttp"),
                 "pytest-tom backend (sdk aiohttp)": ("sdk", "aiohttp"),
                 "pytest-tom backend (sdk httpx)": ("sdk", "httpx")}
 

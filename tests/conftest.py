@@ -139,7 +139,7 @@ def pytest_report_header(config: pytest.Config) -> str:
     transport = pick_transport("auto", "http://127.0.0.1:9/v1")
     path = pick_path("auto", transport, "http://127.0.0.1:9/v1")
     why = (f"${PATH_ENV}={os.environ[PATH_ENV]}" if os.environ.get(PATH_ENV)
-           else "aiohttp installed" if path in ("worker", "direct") else "aiohttp not installed")
+           else "aiohttp installed" if path == "worker" else "aiohttp not installed")
     return f"openai: request path {path} by default ({why}); the client's transport {transport}"
 
 

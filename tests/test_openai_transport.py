@@ -342,40 +342,46 @@ def test_requests_go_where_the_client_sends_them_with_its_headers(
     assert keys == [None] * 3 if "idempotency-key" not in client_own else len(set(keys)) == 3
 
 
-# -- the request path (--tom-openai-transport): direct or through the openai client ----------
+# -- the request path (--tom-openai-transport): a worker's direct POST or the openai client --
 def test_the_request_path_is_picked_once_and_explained(monkeypatch: pytest.MonkeyPatch) -> None:
     from pytest_tom.backends.openai_backend import PATH_ENV, pick_path
 
     monkeypatch.delenv(PATH_ENV, raising=False)
     plain, query = "http://127.0.0.1:9/v1", "http://127.0.0.1:9/v1?api-version=1&key=SECRET-Q"
     assert pick_path("auto", "aiohttp", plain) == "worker"  # the direct POST, in a child process
-    assert pick_path("direct", "aiohttp", plain) == "direct"  # ... or in this one
     assert pick_path("auto", "httpx", plain) == "sdk"  # no aiohttp, or a URL with user:password
     assert pick_path("auto", "aiohttp", query) == "sdk"  # the client joins a query its own way
     assert pick_path("sdk", "aiohttp", plain) == "sdk"
     for transport, url in (("httpx", plain), ("aiohttp", query)):
-        for path in ("direct", "worker"):
-            with pytest.raises(BackendSpecError, match=f"--tom-openai-transport={path} needs") as err:
-                pick_path(path, transport, url)
-            assert "SECRET" not in str(err.value)
+        with pytest.raises(BackendSpecError, match="--tom-openai-transport=worker needs") as err:
+            pick_path("worker", transport, url)
+        assert "SECRET" not in str(err.value)
     with pytest.raises(BackendSpecError, match="--tom-openai-transport='grpc'"):
         pick_path("grpc", "aiohttp", plain)
+    # the in-process path is gone: asking for it says what to ask instead
+    with pytest.raises(BackendSpecError, match="'direct' is no longer a request path: use worker"):
+        pick_path("direct", "aiohttp", plain)
+    monkeypatch.setattr(sys, "executable", "")  # an embedded Python: no interpreter to start
+    assert pick_path("auto", "aiohttp", plain) == "sdk"
+    with pytest.raises(BackendSpecError, match="an interpreter to start"):
+        pick_path("worker", "aiohttp", plain)
+    monkeypatch.undo()
     monkeypatch.setenv(PATH_ENV, "sdk")  # the environment sets what auto means ...
     assert pick_path("auto", "aiohttp", plain) == "sdk"
-    assert pick_path("direct", "aiohttp", plain) == "direct"  # ... the option still wins
-    monkeypatch.setenv(PATH_ENV, "direct")  # where it can be had
-    assert (pick_path("auto", "aiohttp", plain), pick_path("auto", "httpx", plain)) == (
-        "direct", "sdk")
-    monkeypatch.setenv(PATH_ENV, "worker")
+    assert pick_path("worker", "aiohttp", plain) == "worker"  # ... the option still wins
+    monkeypatch.setenv(PATH_ENV, "worker")  # where it can be had
     assert (pick_path("auto", "aiohttp", plain), pick_path("auto", "httpx", plain)) == (
         "worker", "sdk")
+    monkeypatch.setenv(PATH_ENV, "direct")
+    with pytest.raises(BackendSpecError, match=f"\\${PATH_ENV}='direct' is no longer"):
+        pick_path("auto", "aiohttp", plain)
     monkeypatch.setenv(PATH_ENV, "fast")
     with pytest.raises(BackendSpecError, match=f"\\${PATH_ENV}='fast'"):
         pick_path("auto", "aiohttp", plain)
 
 
 @needs_aiohttp
-@pytest.mark.parametrize("path", ["worker", "direct", "sdk"])
+@pytest.mark.parametrize("path", ["worker", "sdk"])
 def test_the_header_and_the_report_say_how_requests_went(pytester: pytest.Pytester,
                                                          path: str) -> None:
     from conftest import load_report
@@ -388,7 +394,7 @@ def test_the_header_and_the_report_say_how_requests_went(pytester: pytest.Pytest
                                     "-p", "no:cacheprovider")
         assert server.requests == 4
     said = {"worker": "direct POST over aiohttp in a worker process",
-            "direct": "direct POST over aiohttp", "sdk": "openai client over aiohttp"}[path]
+            "sdk": "openai client over aiohttp"}[path]
     result.stdout.fnmatch_lines([f"tom: model openai:m @ {server.base_url} ({said}) ·*"])
     assert load_report(pytester.path / "r.json")["settings"]["request_path"] == said
 

@@ -1,6 +1,6 @@
 """The worker request path (`--tom-openai-transport=worker`, backends/post_worker.py): its
 frames, and its child process against the real loopback chat server: answers as the
-in-thread direct path gives them, a child that dies mid-flight, cancelled attempts, and
+openai client gives them, a child that dies mid-flight, cancelled attempts, and
 the child's end at close. The behaviour a run sees (retries, timeouts, redaction, failover,
 the cache) is tested on every path by the request-path tests, which CI runs on each."""
 
@@ -68,12 +68,12 @@ def test_a_body_marshal_cannot_write_is_sent_as_its_json() -> None:
         plain({"temperature": math.nan, "x": Text("y")})
 
 
-def test_the_worker_answers_as_the_direct_path_does() -> None:
+def test_the_worker_answers_as_the_openai_client_does() -> None:
     with ChatServer(respond) as server:
         by_path = {path: asyncio.run(_ask_all(_backend(server.base_url, path), 40))
-                   for path in ("worker", "direct")}
+                   for path in ("worker", "sdk")}
     assert all(isinstance(r, ModelReply) for r in by_path["worker"])
-    assert by_path["worker"] == by_path["direct"]
+    assert by_path["worker"] == by_path["sdk"]
 
 
 def _children(pid: int) -> set[int]:

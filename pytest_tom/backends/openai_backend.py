@@ -7,15 +7,13 @@ client's own retries are off: the runner retries with its own policy.
 Several URLs (replicas of one model) make one `OpenAIBackend` each behind an
 `EndpointPool` (backends/endpoint_pool.py), which picks the endpoint of each request.
 
-Three request paths (`--tom-openai-transport`, decided once per endpoint, `pick_path`):
+Two request paths (`--tom-openai-transport`, decided once per endpoint, `pick_path`):
 
-- `worker` (the default when aiohttp is installed): the `direct` POST below made in a
-  child process fed through a pipe (backends/post_worker.py), so that its HTTP work
-  runs on another core than pytest's item loop; this process imports neither aiohttp
-  nor openai;
-- `direct`: pytest-tom POSTs the JSON body itself
-  on one aiohttp session of the runner's loop (backends/direct_post.py), with the URL,
-  headers and encoder made once per endpoint; the openai package is never imported;
+- `worker` (the default when aiohttp is installed): pytest-tom POSTs the JSON body itself
+  (backends/direct_post.py: one aiohttp session, the URL, headers and encoder made once
+  per endpoint) in a child process fed through a pipe (backends/post_worker.py), so that
+  its HTTP work runs on another core than pytest's item loop; this process imports
+  neither aiohttp nor openai;
 - `sdk`: the official openai client, for what the direct path does not do (a base URL
   with user:password, which goes through httpx, or with a query string such as Azure's
   `?api-version=`; the client's httpx transport) and as an option; its HTTP transport is
@@ -90,7 +88,10 @@ from pytest_tom.core.bounded import within
 from pytest_tom.core.secrets import secret_values, url_list
 
 TRANSPORTS = ("auto", "aiohttp", "httpx")
-PATHS = ("auto", "direct", "worker", "sdk")
+PATHS = ("auto", "worker", "sdk")
+# the in-process direct POST, a third path until issue 44: the worker runs the same POST
+# on the other core, so asking for it is a usage error that names what to ask instead
+REMOVED_PATHS = {"direct": "worker (the same direct POST, in a child process) or sdk"}
 # the default of --tom-openai-transport when it is auto (the project's CI runs the tests of
 # the request path on both paths with it)
 PATH_ENV = "PYTEST_TOM_OPENAI_TRANSPORT"
@@ -146,7 +147,7 @@ class OpenAIBackend(Backend):
         self._secrets = [Secret(s) for s in _url_secrets(base_url) + [api_key] if s and len(s) > 3]
         self.transport = pick_transport(transport, base_url)
         self.path = pick_path(path, self.transport, base_url)
-        self._direct: Any = None  # backends.direct_post.DirectPost, made at the first call
+        self._direct: Any = None  # backends.post_worker.PostWorker, made at the first call
         self._client: Any = None
         self._url = "/chat/completions"  # made absolute once with the client (see `client`)
         # the client makes an idempotency key per request, a fresh uuid4 (os.urandom and its
@@ -207,21 +208,15 @@ class OpenAIBackend(Backend):
 
     @property
     def direct(self) -> Any:
-        """The direct path's `DirectPost` (aiohttp imported then) or the worker path's
-        `PostWorker` (aiohttp only in its child), made at the first call."""
+        """The worker path's `PostWorker` (aiohttp only in its child), made at the first
+        call."""
         if self._direct is None:
             headers = request_headers(
                 self._api_key, self.timeout, os.environ.get("OPENAI_ORG_ID"),
                 os.environ.get("OPENAI_PROJECT_ID"))
-            if self.path == "worker":  # no aiohttp in this process: the child has it
-                from pytest_tom.backends.post_worker import PostWorker  # noqa: PLC0415 only when asked
+            from pytest_tom.backends.post_worker import PostWorker  # noqa: PLC0415 only when asked
 
-                self._direct = PostWorker(self.base_url, headers, self.tags,
-                                          self.connect_timeout)
-            else:
-                from pytest_tom.backends.direct_post import DirectPost  # noqa: PLC0415 imports aiohttp
-
-                self._direct = DirectPost(self.base_url, headers, self.connect_timeout)
+            self._direct = PostWorker(self.base_url, headers, self.tags, self.connect_timeout)
         return self._direct
 
     async def acomplete(self, request: ModelRequest) -> ModelReply:
@@ -237,8 +232,6 @@ class OpenAIBackend(Backend):
             if self.path == "worker":
                 await self.direct.ready()  # started outside the attempt's timeout
                 attempt = self.direct.reply(kwargs)
-            elif self.path == "direct":
-                attempt = self._post(kwargs)
             else:
                 self.client  # noqa: B018 - made (openai imported) outside the attempt's timeout
                 attempt = self._complete(kwargs)
@@ -264,10 +257,6 @@ class OpenAIBackend(Backend):
         if self.path == "worker":
             with contextlib.suppress(BackendError):  # the first request says it again
                 await self.direct.ready()
-
-    async def _post(self, kwargs: dict[str, Any]) -> ModelReply:
-        """One attempt on the direct path."""
-        return _reply(await self.direct.post(kwargs), self.tags)
 
     async def _complete(self, kwargs: dict[str, Any]) -> ModelReply:
         """One attempt through the openai client."""
@@ -374,38 +363,43 @@ def _env_proxied(base_url: str | None) -> bool:
 
 
 def pick_path(wanted: str | None, transport: str, base_url: str | None = None) -> str:
-    """"worker", "direct" or "sdk" (`--tom-openai-transport`), given the HTTP transport
-    picked for the client (`pick_transport`). `auto` (the default) takes
-    $PYTEST_TOM_OPENAI_TRANSPORT when it is set, and the worker process wherever the direct
-    POST can be used: the transport is aiohttp (installed, no user:password in the base URL)
-    and the base URL has no query string (Azure's `?api-version=`: the client joins its
-    path in its own way, which differs between its releases); else sdk. `direct` or
-    `worker` asked where they cannot be used is a usage error."""
+    """"worker" or "sdk" (`--tom-openai-transport`), given the HTTP transport picked for the
+    client (`pick_transport`). `auto` (the default) takes $PYTEST_TOM_OPENAI_TRANSPORT when
+    it is set, and the worker process wherever the direct POST can be used: the transport is
+    aiohttp (installed, no user:password in the base URL), the base URL has no query string
+    (Azure's `?api-version=`: the client joins its path in its own way, which differs
+    between its releases) and an interpreter can be started (`sys.executable`: not in an
+    embedded Python); else sdk. `worker` asked where it cannot be used is a usage error, and
+    so is a path that no longer exists (`REMOVED_PATHS`)."""
     possible = transport == "aiohttp" and not urlsplit(str(base_url or "")).query
     wanted = (wanted or "auto").strip().lower()
-    if wanted not in PATHS:
-        raise BackendSpecError(f"--tom-openai-transport={wanted!r}: use one of {', '.join(PATHS)}")
+    _check_path(wanted, "--tom-openai-transport")
     if wanted == "auto":
         wanted = (os.environ.get(PATH_ENV) or "auto").strip().lower()
-        if wanted not in PATHS:
-            raise BackendSpecError(f"${PATH_ENV}={wanted!r}: use one of {', '.join(PATHS)}")
-        if wanted != "sdk":  # auto, or direct where it can be had; the worker needs an
-            if wanted == "auto":  # interpreter to start (sys.executable: not when embedded)
-                wanted = "worker" if sys.executable else "direct"
-            return wanted if possible else "sdk"
-    if wanted in ("direct", "worker") and not possible:  # the URL is never named: it may
-        raise BackendSpecError(  # hold a password
-            f"--tom-openai-transport={wanted} needs aiohttp (pip install 'pytest-tom[aiohttp]'), "
-            "a base URL without user:password@ or a query string, and no "
-            "--tom-transport=httpx; use --tom-openai-transport=sdk (or auto)")
+        _check_path(wanted, f"${PATH_ENV}")
+        if wanted != "sdk":  # auto, or the worker where it can be had
+            return "worker" if possible and sys.executable else "sdk"
+    if wanted == "worker" and not (possible and sys.executable):  # the URL is never named:
+        raise BackendSpecError(  # it may hold a password
+            "--tom-openai-transport=worker needs aiohttp (pip install 'pytest-tom[aiohttp]'), "
+            "a base URL without user:password@ or a query string, no --tom-transport=httpx, "
+            "and an interpreter to start; use --tom-openai-transport=sdk (or auto)")
     return wanted
+
+
+def _check_path(wanted: str, where: str) -> None:
+    if wanted in REMOVED_PATHS:
+        raise BackendSpecError(f"{where}={wanted!r} is no longer a request path: use "
+                               f"{REMOVED_PATHS[wanted]}")
+    if wanted not in PATHS:
+        raise BackendSpecError(f"{where}={wanted!r}: use one of {', '.join(PATHS)}")
 
 
 def request_path_text(path: str, transport: str) -> str:
     """How requests are made, for the header and the report's settings."""
     if path == "worker":
         return "direct POST over aiohttp in a worker process"
-    return "direct POST over aiohttp" if path == "direct" else f"openai client over {transport}"
+    return f"openai client over {transport}"
 
 
 def pick_transport(wanted: str | None, base_url: str | None = None) -> str:

@@ -261,12 +261,11 @@ class TomOptions:
                          metavar="auto|aiohttp|httpx")
     openai_transport: str = opt(
         "how the openai backend makes its requests: worker (pytest-tom posts the JSON from a "
-        "child process: the HTTP work on another core), direct (the same POST in the run's "
-        "own process: the least CPU per request in all), sdk (through the openai client, over "
+        "child process: the HTTP work on another core), sdk (through the openai client, over "
         "--tom-transport), auto (worker when aiohttp is installed and the base URL holds no "
         "user:password or query, else sdk; $PYTEST_TOM_OPENAI_TRANSPORT may set it) "
         "(default auto)",
-        default="auto", choices=("auto", "direct", "worker", "sdk"), metavar="auto|direct|worker|sdk")
+        default="auto", choices=("auto", "worker", "sdk"), metavar="auto|worker|sdk")
     # -- runner ----------------------------------------------------------------------
     concurrency: int = opt("requests in flight at most (default 16)", default=16, convert=int,
                            metavar="N")
