@@ -11,12 +11,10 @@ the shared items).
 
 from __future__ import annotations
 
-from typing import Any
-
 from tabulate import tabulate
 
 from pytest_tom.compare.comparison import Comparison, Row, TotalRow
-from pytest_tom.metrics.intervals import PairedDiff
+from pytest_tom.metrics.intervals import Interval, PairedDiff
 from pytest_tom.metrics.numbers import AMOUNT, PERCENT, figure, fmt_interval
 from pytest_tom.metrics.numbers import signed_amount as signed
 from pytest_tom.report.markdown import cell, code, table
@@ -28,14 +26,12 @@ TESTS = {"mcnemar": "M", "paired bootstrap": "B"}
 SIGNIFICANT = 0.05
 
 
-def value_cell(value: float | None, iv: dict[str, Any] | None, display: str = PERCENT) -> str:
+def value_cell(value: float | None, iv: Interval | None, display: str = PERCENT) -> str:
     if value is None:
         return "n/a"
-    if display == AMOUNT:
-        iv = {**iv, "display": AMOUNT} if iv else iv
-    if not iv or iv.get("low") is None:
+    if iv is None or iv.low is None:
         return figure(value, display)
-    return f"{figure(value, display)} {fmt_interval(iv)}"
+    return f"{figure(value, display)} {fmt_interval(iv, as_amount=display == AMOUNT)}"
 
 
 def p_text(p: float | None) -> str:

@@ -9,6 +9,7 @@ from typing import Any
 
 from pytest_tom import families
 from pytest_tom.families.base import MetricTable
+from pytest_tom.metrics.intervals import MetricInterval
 from pytest_tom.metrics.numbers import (
     AMOUNT,
     amount,
@@ -25,15 +26,19 @@ COUNTS = (("items", "items"), ("right", "right"), ("wrong", "wrong"),
           ("unparseable", "unparseable"), ("cut_off", "cut off"), ("errors", "errors"))
 
 
-def metric_cell(iv: dict[str, Any] | None, family: str | None, name: str) -> str:
+def metric_cell(iv: MetricInterval | None, family: str | None, name: str) -> str:
     """A metric with its interval, on the scale its suite's tables show it."""
     if not iv:
         return "—"
-    if iv.get("display") == AMOUNT:
-        return f"{amount(iv.get('value'))} {fmt_interval(iv)}".strip()
+    if iv.display == AMOUNT:
+        return f"{amount(iv.value)} {fmt_interval(iv)}".strip()
     percent = families.in_percent(family, name)
     show = pct if percent else unit
-    return f"{show(iv.get('value'))} {fmt_interval(iv, percent)}".strip()
+    return f"{show(iv.value)} {fmt_interval(iv, percent)}".strip()
+
+
+def _value(iv: MetricInterval | None) -> float | None:
+    return iv.value if iv is not None else None
 
 
 def _count(value: Any) -> str:
@@ -53,11 +58,11 @@ def sweep_tables(sweep: SweepView, every: bool = True) -> list[MetricTable]:
         rows: list[list[str]] = [[label, *(_count(r.get(key)) for r in rows_of)]
                                  for key, label in COUNTS]
         rows.append(["turn accuracy [95% CI]",
-                     *(metric_cell(r.intervals.get("turn"), family, "turn")
-                       if r.intervals.get("turn") else pct(r.get("turn")) for r in rows_of)])
+                     *(metric_cell(r.interval("turn"), family, "turn")
+                       if r.interval("turn") else pct(r.turn) for r in rows_of)])
         rows.append([f"{ANSWERED_LABEL} [95% CI] (answered)",
-                     *(with_interval(pct(r.answered_accuracy.get("value")), r.answered_accuracy)
-                       + f" ({r.get('answered') or 0})" for r in rows_of)])
+                     *(with_interval(pct(_value(r.answered_accuracy)), r.answered_accuracy)
+                       + f" ({r.answered})" for r in rows_of)])
         unit_name = next((r.get("thought_unit") for r in rows_of if r.get("thought_unit")), "")
         if unit_name:
             rows.append([f"thought length, mean ({unit_name})",
@@ -70,13 +75,13 @@ def sweep_tables(sweep: SweepView, every: bool = True) -> list[MetricTable]:
         names: list[str] = []
         for r in rows_of:
             for name, iv in r.intervals.items():
-                if name not in names and name != "turn" and iv and (every or iv.get("headline")):
+                if name not in names and name != "turn" and (every or iv.headline):
                     names.append(name)
         for name in names:
-            label = next((r.intervals[name].get("label") for r in rows_of
-                          if r.intervals.get(name)), None) or name
+            label = next((iv.label for iv in (r.interval(name) for r in rows_of) if iv),
+                         None) or name
             rows.append([f"{label} [95% CI]",
-                         *(metric_cell(r.intervals.get(name), family, name) for r in rows_of)])
+                         *(metric_cell(r.interval(name), family, name) for r in rows_of)])
         out.append(MetricTable(title=f"{block.name} · sweep of {setting}", headers=headers,
                                rows=rows))
     return out

@@ -9,6 +9,7 @@ from tabulate import tabulate
 
 from pytest_tom import families
 from pytest_tom.families.base import MetricTable
+from pytest_tom.metrics.intervals import MetricInterval
 from pytest_tom.metrics.numbers import AMOUNT, amount, fmt_interval, pct, unit, with_interval
 from pytest_tom.metrics.numbers import cell as fmt
 from pytest_tom.pytest_compat import verbosity
@@ -47,17 +48,18 @@ def cut_long(text: str, width: int) -> list[str]:
     return [text[i:i + width] for i in range(0, len(text), width)]
 
 
-def interval_parts(intervals: dict[str, dict[str, Any]], skip: tuple[str, ...] = ("turn", "goal"),
-                   family: str | None = None) -> list[str]:
+def interval_parts(intervals: dict[str, MetricInterval],
+                   skip: tuple[str, ...] = ("turn", "goal"), family: str | None = None
+                   ) -> list[str]:
     """`TB 68.0% [60.2, 74.9]`, one per headline metric beyond turn and goal; on 0–1
     (`F1 0.412 [0.301, 0.520]`) for a metric its family displays on that scale."""
     out = []
     for name, iv in intervals.items():
-        if not iv.get("headline") or name in skip or iv.get("display") == AMOUNT:
+        if not iv.headline or name in skip or iv.display == AMOUNT:
             continue  # amounts (reasoning tokens) have lines of their own: `reasoning_lines`
         percent = families.in_percent(family, name)
         show = pct if percent else unit
-        out.append(f"{iv['label']} {show(iv['value'])} {fmt_interval(iv, percent)}")
+        out.append(f"{iv.label} {show(iv.value)} {fmt_interval(iv, percent)}")
     return out
 
 
@@ -82,10 +84,11 @@ def count(value: Any) -> str:
     return "n/a" if value is None else str(value)
 
 
-def suite_table(counts: Counts, intervals: dict[str, Any] | None = None) -> str:
+def suite_table(counts: Counts, turn: MetricInterval | None = None,
+                goal: MetricInterval | None = None) -> str:
     """The core table; turn and goal accuracy carry their 95% interval when known. Wider
     than `WIDTH`, it is cut into blocks of columns as a family table is (`render_table`)."""
-    iv = intervals or {}
+    iv = turn is not None or goal is not None
     shown = [(key, label) for key, label, always in OUTCOME_COUNTS
              if always or counts.get(key)]
     headers = ["", "items", "right", "wrong", *(label for _, label in shown),
@@ -93,9 +96,9 @@ def suite_table(counts: Counts, intervals: dict[str, Any] | None = None) -> str:
     c = count
     rows = [["all", c(counts.items), c(counts.correct), c(counts.wrong),
              *(c(counts.get(key)) for key, _ in shown),
-             with_interval(pct(counts.turn), iv.get("turn")),
+             with_interval(pct(counts.turn), turn),
              with_interval(f"{pct(counts.goal)} ({c(counts.groups_correct)}/"
-                           f"{c(counts.groups)})", iv.get("goal"))]]
+                           f"{c(counts.groups)})", goal)]]
     for tag in counts.tag_names():
         rows.append([f"tag {tag}", c(counts.get(f"tag.{tag}.items")), "", "",
                      *("" for _ in shown), pct(counts.get(f"tag.{tag}.turn")),
@@ -313,8 +316,9 @@ def write_summary(tr: Any, results: Results, model: str, report_path: str | None
         counts = suite.counts
         tr.write_line("")
         tr.write_line(f"{name}  (family {suite.family}, {counts.items} items)", bold=True)
-        tr.write_line(suite_table(counts, suite.intervals))
-        parts = interval_parts(suite.intervals, family=suite.family)
+        intervals = suite.intervals
+        tr.write_line(suite_table(counts, suite.interval("turn"), suite.interval("goal")))
+        parts = interval_parts(intervals, family=suite.family)
         if parts:
             for line in wrap_parts("95% intervals: ", parts):
                 tr.write_line(line)
@@ -346,17 +350,17 @@ def write_summary(tr: Any, results: Results, model: str, report_path: str | None
     if any(t.get(key) for key in ("errors", "unparseable", "cut_off", "skipped", "measured")):
         for line in note_lines(COUNTS_NOTE):  # how the counts add up, once
             tr.write_line(line)
-    tiv = results.totals_intervals
     sd = results.totals_spread
 
     def spread(name: str) -> str:  # --tom-samples: ± the standard deviation over samples
         return f" ± {pct(sd[name])}" if name in sd else ""
 
     c = count
+    turn, goal = results.total_interval("turn"), results.total_interval("goal")
     parts = [f"{c(t.items)} items",
-             with_interval(f"turn {pct(t.turn)}{spread('turn')}", tiv.get("turn")),
+             with_interval(f"turn {pct(t.turn)}{spread('turn')}", turn),
              with_interval(f"goal {pct(t.goal)}{spread('goal')} ({c(t.groups_correct)}/"
-                           f"{c(t.groups)})", tiv.get("goal")),
+                           f"{c(t.groups)})", goal),
              *(f"{c(t.get(key))} {label}" for key, label, always in OUTCOME_COUNTS
                if always or t.get(key))]
     if results.samples:

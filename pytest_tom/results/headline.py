@@ -21,7 +21,7 @@ from pytest_tom import families
 from pytest_tom.core.settings import Settings
 from pytest_tom.metrics.accuracy import Record, group_key
 from pytest_tom.metrics.declare import AMOUNT, GROUPED, PROPORTION, AllRight, Metric, ratio_of
-from pytest_tom.metrics.intervals import RESAMPLES
+from pytest_tom.metrics.intervals import RESAMPLES, MetricInterval
 from pytest_tom.metrics.record_table import RecordTable
 from pytest_tom.results import reasoning_length, thought_stats
 from pytest_tom.results.results import Results
@@ -130,10 +130,10 @@ def totals_catalog() -> Catalog:
 
 def suite_intervals(family: str, records: list[Record] | RecordTable, metrics: dict[str, Any],
                     seed: int, resamples: int = RESAMPLES,
-                    settings: Settings | None = None) -> dict[str, dict[str, Any]]:
+                    settings: Settings | None = None) -> dict[str, MetricInterval]:
     """Interval of every metric of the suite that has a value in `metrics` (the declared
     ones are set there by `results.aggregate.set_declared`)."""
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, MetricInterval] = {}
     table = records if isinstance(records, RecordTable) else table_of(family, records, settings)
     if not len(table):
         return out
@@ -142,21 +142,20 @@ def suite_intervals(family: str, records: list[Record] | RecordTable, metrics: d
         if metrics.get(spec.name) is None:
             continue  # not reported, or unavailable in this run
         iv = spec.interval(table, seed, suite, resamples)
-        if iv.low is not None:
-            out[spec.name] = {**iv.to_dict(), "label": spec.label, "headline": spec.headline}
-            if spec.display == AMOUNT:  # not a share: the reports show it as a number
-                out[spec.name]["display"] = AMOUNT
+        if iv.low is not None:  # an amount is not a share: the reports show it as a number
+            out[spec.name] = MetricInterval.of(iv, spec.label, spec.headline,
+                                               AMOUNT if spec.display == AMOUNT else "")
     return out
 
 
 def totals_intervals(records: list[Record] | RecordTable, seed: int,
-                     resamples: int = RESAMPLES) -> dict[str, dict[str, Any]]:
-    out: dict[str, dict[str, Any]] = {}
+                     resamples: int = RESAMPLES) -> dict[str, MetricInterval]:
+    out: dict[str, MetricInterval] = {}
     table = records if isinstance(records, RecordTable) else RecordTable(records)
     for spec in totals_catalog().specs:
         iv = spec.interval(table, seed, "totals", resamples)
         if iv.low is not None:
-            out[spec.name] = {**iv.to_dict(), "label": spec.label, "headline": True}
+            out[spec.name] = MetricInterval.of(iv, spec.label, True)
     return out
 
 

@@ -28,9 +28,10 @@ Adding a suite-level figure:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from pytest_tom.families.base import MetricTable
+from pytest_tom.metrics.intervals import MetricInterval
 
 # the keys of a report that hold the results, in the order the report writes them
 RESULT_KEYS = ("suites", "totals", "totals_intervals", "samples", "totals_spread", "sweep",
@@ -48,6 +49,45 @@ OUTCOME_COUNTS: tuple[tuple[str, str, bool], ...] = (
     # no accuracy; not a key of the report: items - judged - skipped (`Counts.get`)
     ("measured", "measured only", False),
 )
+
+
+class IntervalJSON(TypedDict, total=False):
+    """A metric's interval as a report keeps it (`MetricInterval.to_dict`)."""
+
+    value: float | None
+    low: float | None
+    high: float | None
+    level: float
+    method: str
+    n: int
+    resamples: int  # bootstrap only
+    seed: int | None  # bootstrap only
+    label: str
+    headline: bool
+    display: str  # "amount" only
+
+
+def interval_of(data: Mapping[str, Any]) -> MetricInterval:
+    """A metric's interval read back from its JSON form (the inverse of `to_dict`; a key a
+    report lacks takes the value `to_dict` leaves it out for)."""
+    seed = data.get("seed")
+    return MetricInterval(value=data.get("value"), low=data.get("low"), high=data.get("high"),
+                          method=str(data.get("method") or ""), n=int(data.get("n") or 0),
+                          resamples=int(data.get("resamples") or 0),
+                          seed=None if seed is None else int(seed),
+                          label=str(data.get("label") or ""),
+                          headline=bool(data.get("headline")),
+                          display=str(data.get("display") or ""))
+
+
+def intervals_of(block: Mapping[str, Any] | None) -> dict[str, MetricInterval]:
+    """Name -> interval of a report's `intervals` (or `totals_intervals`) block."""
+    return {name: interval_of(iv) for name, iv in (block or {}).items() if iv}
+
+
+def intervals_json(intervals: Mapping[str, MetricInterval]) -> dict[str, dict[str, Any]]:
+    """The JSON form of name -> interval (what a report writes)."""
+    return {name: iv.to_dict() for name, iv in intervals.items()}
 
 
 class Counts:
@@ -285,17 +325,18 @@ class SuiteResult:
         return name in self.metrics
 
     @property
-    def intervals(self) -> dict[str, dict[str, Any]]:
-        """Name -> the 95% interval of each metric that has one (`Interval.to_dict` with
-        the metric's label and whether it is a headline metric)."""
-        return self._block.get("intervals") or {}
+    def intervals(self) -> dict[str, MetricInterval]:
+        """Name -> the 95% interval of each metric that has one (with the metric's label,
+        whether it is a headline metric and how it is shown)."""
+        return intervals_of(self._block.get("intervals"))
 
-    def interval(self, name: str) -> dict[str, Any] | None:
-        return self.intervals.get(name)
+    def interval(self, name: str) -> MetricInterval | None:
+        block = (self._block.get("intervals") or {}).get(name)
+        return interval_of(block) if block else None
 
     @intervals.setter
-    def intervals(self, value: dict[str, dict[str, Any]]) -> None:
-        self._block["intervals"] = value
+    def intervals(self, value: Mapping[str, MetricInterval]) -> None:
+        self._block["intervals"] = intervals_json(value)
 
     @property
     def tables(self) -> list[MetricTable]:
@@ -377,12 +418,18 @@ class Results(dict[str, Any]):
         return None if block is None else (block.get("metrics") or {}).get(metric)
 
     @property
-    def totals_intervals(self) -> dict[str, dict[str, Any]]:
-        return self.get("totals_intervals") or {}
+    def totals_intervals(self) -> dict[str, MetricInterval]:
+        """Turn and goal accuracy over every suite with their intervals."""
+        return intervals_of(self.get("totals_intervals"))
+
+    def total_interval(self, name: str) -> MetricInterval | None:
+        """The interval of turn or goal accuracy over every suite (None: none)."""
+        block = (self.get("totals_intervals") or {}).get(name)
+        return interval_of(block) if block else None
 
     @totals_intervals.setter
-    def totals_intervals(self, value: dict[str, dict[str, Any]]) -> None:
-        self["totals_intervals"] = value
+    def totals_intervals(self, value: Mapping[str, MetricInterval]) -> None:
+        self["totals_intervals"] = intervals_json(value)
 
     @property
     def samples(self) -> int | None:
@@ -443,6 +490,16 @@ class SweepRow:
         return self.label.partition("=")[2] or str(self.value)
 
     @property
+    def turn(self) -> float | None:
+        """Turn accuracy at this value (its interval: `interval("turn")`)."""
+        return self._row.get("turn")
+
+    @property
+    def answered(self) -> int:
+        """The items answered at this value (neither cut off nor failed)."""
+        return int(self._row.get("answered") or 0)
+
+    @property
     def suite(self) -> str | None:
         return self._row.get("suite")
 
@@ -451,18 +508,24 @@ class SweepRow:
         return self._row.get("family")
 
     @property
-    def intervals(self) -> dict[str, dict[str, Any]]:
-        """Every declared metric of the value's suite with its interval (name -> block)."""
-        return self._row.get("metrics") or {}
+    def intervals(self) -> dict[str, MetricInterval]:
+        """Every declared metric of the value's suite with its interval."""
+        return intervals_of(self._row.get("metrics"))
+
+    def interval(self, name: str) -> MetricInterval | None:
+        block = (self._row.get("metrics") or {}).get(name)
+        return interval_of(block) if block else None
 
     @property
-    def answered_accuracy(self) -> dict[str, Any]:
-        """The accuracy on the answered items: value, low, high, label, n."""
-        return self._row.get("answered_accuracy") or {}
+    def answered_accuracy(self) -> MetricInterval | None:
+        """The accuracy on the answered items (Wilson), None in a row without it."""
+        block = self._row.get("answered_accuracy")
+        return interval_of(block) if block else None
 
     @property
-    def thought_mean_interval(self) -> dict[str, Any]:
-        return self._row.get("thought_mean_interval") or {}
+    def thought_mean_interval(self) -> MetricInterval | None:
+        block = self._row.get("thought_mean_interval")
+        return interval_of(block) if block else None
 
 
 class SweepSuite:

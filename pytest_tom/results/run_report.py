@@ -315,7 +315,7 @@ class RunReport:
             "duration_seconds": round(finished - started, 3),
             "suites": results["suites"],
             "totals": results["totals"],
-            "totals_intervals": results.totals_intervals,
+            "totals_intervals": results.get("totals_intervals") or {},
             **extra,
             "items": sorted(records, key=lambda r: (r["item"]["suite"], r["item"]["id"])),
         })

@@ -33,7 +33,13 @@ from typing import Any
 
 from pytest_tom.core.record import Record
 from pytest_tom.core.sweep import value_text
-from pytest_tom.metrics.intervals import derive_seed, paired_bootstrap, ratio_of, wilson
+from pytest_tom.metrics.intervals import (
+    MetricInterval,
+    derive_seed,
+    paired_bootstrap,
+    ratio_of,
+    wilson,
+)
 from pytest_tom.metrics.mcnemar import mcnemar_exact, score_of
 from pytest_tom.metrics.record_table import reasoning_tokens, thought_characters
 from pytest_tom.results.results import Results
@@ -57,10 +63,10 @@ def _length(rec: Record, unit: str) -> float | None:
     return None if n is None else float(n)
 
 
-def _interval(block: dict[str, Any] | None) -> dict[str, Any] | None:
+def _interval(iv: MetricInterval | None) -> dict[str, Any] | None:
     """A metric's value and interval as the value's suite keeps it (label, headline,
     display and method included: the reports format it as the suite's tables do)."""
-    return dict(block) if block else None
+    return iv.to_dict() if iv is not None else None
 
 
 def _row(point: dict[str, Any], suite: Any, records: list[Record]) -> dict[str, Any]:
@@ -92,7 +98,7 @@ def _row(point: dict[str, Any], suite: Any, records: list[Record]) -> dict[str, 
         "thought_median": metrics.get("reasoning.median"),
         "thought_unit": reasoning.unit if reasoning else "",
         "reasoning_tokens": sum(tokens) if tokens else None,
-        "metrics": {name: _interval(block) for name, block in
+        "metrics": {name: _interval(iv) for name, iv in
                     (suite.intervals if suite is not None else {}).items()
                     if not name.startswith("reasoning.")},
     }

@@ -92,8 +92,8 @@ def triple(data: SuiteData, name: str) -> tuple[float | None, float | None, floa
     value = data.metric(name)
     if not isinstance(value, int | float) or isinstance(value, bool):
         return None
-    iv = data.interval(name) or {}
-    return float(value), iv.get("low"), iv.get("high")
+    iv = data.interval(name)
+    return float(value), iv.low if iv else None, iv.high if iv else None
 
 
 def metric_bars(title: str, rows: Sequence[tuple[str, str]], runs: Sequence[str],
@@ -224,14 +224,14 @@ def sweep_plots(setting: str, rows: Sequence[SweepRow]) -> list[str]:
                                          0.12, PALETTE[0])):
             px, py, lo, hi = [], [], [], []
             for x, r in zip(xs, rows, strict=True):
-                iv = r.intervals.get("turn") if key == "turn" else r.answered_accuracy
-                if not iv or iv.get("value") is None:
+                iv = r.interval("turn") if key == "turn" else r.answered_accuracy
+                if iv is None or iv.value is None:
                     continue
-                v = iv["value"]
+                v = iv.value
                 px.append(x + shift)
                 py.append(100 * v)
-                lo.append(100 * (v - iv["low"]) if iv.get("low") is not None else 0.0)
-                hi.append(100 * (iv["high"] - v) if iv.get("high") is not None else 0.0)
+                lo.append(100 * (v - iv.low) if iv.low is not None else 0.0)
+                hi.append(100 * (iv.high - v) if iv.high is not None else 0.0)
             if px:
                 ax.errorbar(px, py, yerr=[lo, hi], fmt="o", markersize=4, capsize=2,
                             elinewidth=0.8, color=color, label=name)
@@ -257,8 +257,8 @@ def sweep_plots(setting: str, rows: Sequence[SweepRow]) -> list[str]:
             lo, hi = [], []
             for (_, r), v in zip(means, py, strict=True):
                 iv = r.thought_mean_interval
-                lo.append(v - iv["low"] if iv.get("low") is not None else 0.0)
-                hi.append(iv["high"] - v if iv.get("high") is not None else 0.0)
+                lo.append(v - iv.low if iv is not None and iv.low is not None else 0.0)
+                hi.append(iv.high - v if iv is not None and iv.high is not None else 0.0)
             ax.errorbar(px, py, yerr=[lo, hi], marker="o", markersize=4, capsize=2,
                         linewidth=1.2, elinewidth=0.8, color=PALETTE[0], label="mean")
             med = [(x, float(r.get("thought_median"))) for x, r in means
