@@ -29,7 +29,6 @@ said so, field by field (`Comparison.asked`). The result is a `compare.compariso
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 from pytest_tom.compare.comparison import (
@@ -321,8 +320,8 @@ def compare_runs(runs: list[Run], seed: int = 0, resamples: int = RESAMPLES) -> 
     for run in runs[1:]:
         items = flips([x for n in names for x in first.records(n)],
                       [x for n in names for x in run.records(n)])
-        tally = Counter(f.direction for f in items)
-        flipped.append(Flips(against=run.label, worse=tally["worse"], better=tally["better"],
+        worse = sum(1 for f in items if f.direction == "worse")
+        flipped.append(Flips(against=run.label, worse=worse, better=len(items) - worse,
                              items=items))
     asked = [AskedDifferently(against=run.label, fields=[
         SettingDifference(name, a, b)

@@ -471,8 +471,8 @@ def settings_notes(base: RunReport, settings: ReportSettings | dict[str, Any]) -
             continue  # said above in words
         notes.append("the baseline was asked differently: "
                      + difference_text(name, a, b, "the baseline", "this run"))
-    if base.data.get("model") and base.data.get("model") != now.data.get("model"):
-        notes.append(f"baseline model {base.data['model']}, this run {now.data.get('model')}")
+    if base.model and base.model != now.model:
+        notes.append(f"baseline model {base.model}, this run {now.model}")
     errors = int(base.results.totals.errors or 0)
     if errors:  # saved before baselines of errors were refused, or written by hand
         notes.append(f"warning: the baseline holds {errors} of {base.results.totals.items} "

@@ -11,6 +11,8 @@ the shared items).
 
 from __future__ import annotations
 
+from typing import Any
+
 from tabulate import tabulate
 
 from pytest_tom.compare.comparison import Comparison, Row, TotalRow
@@ -19,6 +21,7 @@ from pytest_tom.metrics.numbers import AMOUNT, PERCENT, figure, fmt_interval
 from pytest_tom.metrics.numbers import signed_amount as signed
 from pytest_tom.report.markdown import cell, code, table
 from pytest_tom.results.asked import difference_text
+from pytest_tom.results.run_report import ReportSettings
 
 LISTED = 20  # flipped items printed per run in the terminal
 LISTED_MD = 200
@@ -147,12 +150,17 @@ def short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
+def _method_seed(s: ReportSettings) -> list[Any]:
+    """A run's method and seed as its report gives them (empty when it gives none)."""
+    return [s.method if s.has("method") else "", s.seed if s.has("seed") else ""]
+
+
 def render_markdown(cmp: Comparison) -> str:
     labels = cmp.labels
     lines = ["## pytest-tom compare: " + " vs ".join(cell(lab) for lab in labels), ""]
     lines += table(["run", "model", "report", "items", "method", "seed"],
                    [[str(i + 1), cell(r.label), code(r.path), r.items,
-                     r.settings.get("method", ""), r.settings.get("seed", "")]
+                     *_method_seed(ReportSettings(r.settings))]
                     for i, r in enumerate(cmp.runs)])
     for a in cmp.asked:
         if a.fields:

@@ -113,7 +113,7 @@ def endpoints_section(records: list[Record]) -> list[str]:
     endpoints = usage_by_endpoint(records)
     if not endpoints:
         return []
-    rows = [[code(name), c["requests"], c["failures"], c["moved"]]
+    rows = [[code(name), c.requests, c.failures, c.moved]
             for name, c in endpoints.items()]
     return ["### Endpoints", ""] + table(["endpoint", "requests", "failures", "moved elsewhere"],
                                          rows) + ["", "moved elsewhere: failures whose retry "

@@ -88,7 +88,7 @@ def write_endpoints(tr: Any, records: list[dict[str, Any]]) -> None:
     endpoints = usage_by_endpoint(records)
     if not endpoints:
         return
-    rows = [[name, _n(c["requests"]), _n(c["failures"]), _n(c["moved"])]
+    rows = [[name, _n(c.requests), _n(c.failures), _n(c.moved)]
             for name, c in endpoints.items()]
     tr.write_line(narrow_table(rows, ["endpoint", "requests", "failures", "moved elsewhere"]))
     tr.write_line("moved elsewhere: failures whose retry went to another endpoint")

@@ -28,10 +28,11 @@ Adding a suite-level figure:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, TypedDict
 
 from pytest_tom.families.base import MetricTable
-from pytest_tom.metrics.intervals import MetricInterval
+from pytest_tom.metrics.intervals import Interval, MetricInterval
 
 # the keys of a report that hold the results, in the order the report writes them
 RESULT_KEYS = ("suites", "totals", "totals_intervals", "samples", "totals_spread", "sweep",
@@ -49,6 +50,302 @@ OUTCOME_COUNTS: tuple[tuple[str, str, bool], ...] = (
     # no accuracy; not a key of the report: items - judged - skipped (`Counts.get`)
     ("measured", "measured only", False),
 )
+
+
+# -- the JSON model ------------------------------------------------------------------------
+# Every key the results hold, declared once: the report writes these shapes, this module
+# (with results/run_report.py and results/saved_report.py) reads them, and
+# tests/test_report_model.py takes the keys from these declarations to check that no other
+# module reads one by key. A new key is declared here, beside the accessor that reads it.
+
+
+class ResultsJSON(TypedDict, total=False):
+    """The results of a run (`Results`), as the report holds them."""
+
+    suites: dict[str, SuiteJSON]
+    totals: CountsJSON
+    totals_intervals: dict[str, IntervalJSON]
+    samples: int  # --tom-samples k
+    totals_spread: dict[str, float]
+    sweep: SweepJSON
+    probes: ProbesJSON
+
+
+class SuiteJSON(TypedDict, total=False):
+    """One suite's figures (`SuiteResult`)."""
+
+    family: str
+    path: str
+    metrics: dict[str, Any]  # the core block (`CountsJSON`), its tags, the family's figures
+    tables: list[TableJSON]
+    info: dict[str, Any]  # the family's notes, free-form
+    reasoning: ReasoningJSON
+    intervals: dict[str, IntervalJSON]
+    samples: int
+    spread: dict[str, float]
+
+
+class CountsJSON(TypedDict, total=False):
+    """The core block of a suite (within its metrics) or of the run (`Counts`)."""
+
+    items: float
+    judged: float
+    correct: float
+    wrong: float
+    errors: float
+    unparseable: float
+    cut_off: float
+    skipped: float
+    turn: float | None
+    goal: float | None
+    groups: float
+    groups_correct: float
+    parse_failure_rate: float | None
+
+
+class TableJSON(TypedDict, total=False):
+    """A family table (`MetricTable.to_dict`)."""
+
+    title: str
+    headers: list[str]
+    rows: list[list[Any]]
+    note: str
+    caption: str
+
+
+class ReasoningJSON(TypedDict, total=False):
+    """How long the model reasoned (`Reasoning`; `results.reasoning_length`,
+    `results.thought_stats`)."""
+
+    unit: str
+    measure: str
+    source: str
+    items: int
+    quartiles: list[QuartileJSON]
+    selections: list[ReasoningSelectionJSON]
+    cut_off: CutOffJSON
+    contrasts: list[ContrastJSON]
+    conditions: list[ConditionJSON]
+
+
+class QuartileJSON(TypedDict, total=False):
+    """A quartile of reasoning length (`Quartile`)."""
+
+    metric: str
+    low: float | None
+    high: float | None
+    judged: int
+    median: float | None
+
+
+class ReasoningSelectionJSON(TypedDict, total=False):
+    """The accuracy a `reasoning.mean.<metric>` is of."""
+
+    metric: str
+    of: str
+    label: str
+    items: int
+    headline: bool
+
+
+class CutOffJSON(TypedDict, total=False):
+    """Cut-off items and the lower bounds of their thought lengths (`CutOff`)."""
+
+    items: int
+    with_length: int
+    low: float | None
+    median: float | None
+    high: float | None
+
+
+class ContrastJSON(TypedDict, total=False):
+    """A family's contrast of thought length (`Contrast`)."""
+
+    name: str
+    label: str
+    reference: str | None
+    reference_label: str
+    paired: bool
+    levels: list[LevelJSON]
+
+
+class LevelJSON(TypedDict, total=False):
+    """One level of a contrast: its mean thought length's ratio to the reference's."""
+
+    name: str
+    label: str
+    ratio: float | None
+    low: float | None
+    high: float | None
+    reference_mean: float | None
+    reference_items: int
+    mean: float | None
+    items: int
+    groups: int
+    paired: bool
+    method: str
+    resamples: int
+    seed: int
+
+
+class ConditionJSON(TypedDict, total=False):
+    """One condition of the contrasts (`Condition`)."""
+
+    name: str
+    label: str
+    items: int
+    mean: float | None
+    quartiles: list[ConditionQuartileJSON]
+    cut_off: CutOffJSON
+
+
+class ConditionQuartileJSON(TypedDict, total=False):
+    """A quartile of thought length within a condition (`ConditionQuartile`)."""
+
+    low: float | None
+    high: float | None
+    judged: int
+    right: int
+    accuracy: float | None
+    ci_low: float | None
+    ci_high: float | None
+
+
+class SweepJSON(TypedDict, total=False):
+    """--tom-sweep (`SweepView`; `results.sweep_results`)."""
+
+    setting: str
+    values: list[Any]
+    suites: dict[str, SweepSuiteJSON]
+
+
+class SweepSuiteJSON(TypedDict, total=False):
+    values: list[SweepRowJSON]
+    paired: list[SweepPairJSON]
+
+
+class SweepRowJSON(TypedDict, total=False):
+    """One value of a sweep in one suite (`SweepRow`)."""
+
+    value: Any
+    label: str
+    suite: str | None
+    family: str | None
+    items: float
+    right: float
+    wrong: float
+    unparseable: float
+    cut_off: float
+    errors: float
+    turn: float | None
+    answered: int
+    answered_accuracy: IntervalJSON
+    thought_mean: float | None
+    thought_mean_interval: IntervalJSON | None
+    thought_median: float | None
+    thought_unit: str
+    reasoning_tokens: int | None
+    metrics: dict[str, IntervalJSON]
+
+
+# `from` is a keyword: the functional form
+SweepPairJSON = TypedDict("SweepPairJSON", {"from": Any, "to": Any, "turn": "SweepTurnJSON",
+                                            "thought_mean": "SweepThoughtJSON | None"},
+                          total=False)
+
+
+class SweepTurnJSON(TypedDict, total=False):
+    """McNemar on turn accuracy between two adjacent values (`SweepTest`)."""
+
+    test: str
+    n: int
+    a: float | None
+    b: float | None
+    delta: float | None
+    worse: int
+    better: int
+    p_value: float | None
+
+
+class SweepThoughtJSON(TypedDict, total=False):
+    """The paired bootstrap of the mean thought length (`SweepTest`)."""
+
+    a: float | None
+    b: float | None
+    delta: float | None
+    low: float | None
+    high: float | None
+    p_value: float | None
+    test: str
+    n: int
+    items: int
+    unit: str
+
+
+class ProbesJSON(TypedDict, total=False):
+    """--tom-probe (`ProbesView`; `results.probe_results`)."""
+
+    suites: list[ProbeSuiteJSON]
+    not_applicable: list[NotApplicableJSON]
+
+
+class ProbeSuiteJSON(TypedDict, total=False):
+    suite: str
+    base: ProbeCountsJSON
+    probes: list[ProbeRowJSON]
+    no_story: NoStoryJSON
+    shuffle: ShuffleJSON
+
+
+class ProbeCountsJSON(TypedDict, total=False):
+    n: int
+    right: int
+    accuracy: float | None
+
+
+class ProbeRowJSON(TypedDict, total=False):
+    label: str
+    probe: str
+    n: int
+    right: int
+    accuracy: float | None
+    paired: ProbePairedJSON
+
+
+class ProbePairedJSON(TypedDict, total=False):
+    n: int
+    newly_right: int
+    newly_wrong: int
+    p_value: float
+
+
+class NoStoryJSON(TypedDict, total=False):
+    n: int
+    right: int
+    chance: float | None
+    p_value: float
+    right_items: list[str]
+
+
+class ShuffleJSON(TypedDict, total=False):
+    orders: int
+    items: int
+    consistent: int
+    consistency: float | None
+    by_position: list[PositionJSON]
+
+
+class PositionJSON(TypedDict, total=False):
+    position: int
+    n: int
+    right: int
+    accuracy: float
+
+
+class NotApplicableJSON(TypedDict, total=False):
+    family: str
+    probe: str
+    reason: str
 
 
 class IntervalJSON(TypedDict, total=False):
@@ -225,6 +522,115 @@ class Quartile:
         return self._data.get("median")
 
 
+def _float(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+@dataclass(frozen=True)
+class CutOff:
+    """The cut-off items of a suite or condition and the lower bounds of their thought
+    lengths (`results.thought_stats`): how many, how many with a length, the least, median
+    and greatest bound."""
+
+    items: int
+    with_length: int
+    low: float | None
+    median: float | None
+    high: float | None
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any]) -> CutOff:
+        return cls(int(data.get("items") or 0), int(data.get("with_length") or 0),
+                   _float(data.get("low")), _float(data.get("median")), _float(data.get("high")))
+
+
+@dataclass(frozen=True)
+class Level:
+    """One level of a contrast: its answered items' mean thought length, the reference's,
+    and their ratio with its bootstrap interval over groups."""
+
+    name: str
+    label: str
+    ratio: float | None
+    low: float | None
+    high: float | None
+    mean: float | None
+    items: int
+    reference_mean: float | None
+    reference_items: int
+    groups: int
+    paired: bool
+    method: str
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any]) -> Level:
+        return cls(str(data.get("name") or ""), str(data.get("label") or ""),
+                   _float(data.get("ratio")), _float(data.get("low")), _float(data.get("high")),
+                   _float(data.get("mean")), int(data.get("items") or 0),
+                   _float(data.get("reference_mean")), int(data.get("reference_items") or 0),
+                   int(data.get("groups") or 0), bool(data.get("paired")),
+                   str(data.get("method") or ""))
+
+
+@dataclass(frozen=True)
+class Contrast:
+    """A family's contrast of thought length: its levels against a reference condition
+    (None: each level against the suite's other items)."""
+
+    name: str
+    label: str
+    reference: str | None
+    reference_label: str
+    paired: bool
+    levels: list[Level]
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any]) -> Contrast:
+        ref = data.get("reference")
+        return cls(str(data.get("name") or ""), str(data.get("label") or ""),
+                   None if ref is None else str(ref), str(data.get("reference_label") or ""),
+                   bool(data.get("paired")), [Level.of(v) for v in data.get("levels") or []])
+
+
+@dataclass(frozen=True)
+class ConditionQuartile:
+    """Turn accuracy in one quartile of thought length within a condition."""
+
+    low: float | None
+    high: float | None
+    judged: int
+    right: int
+    accuracy: float | None
+    interval: Interval  # Wilson over the judged items (bounds None: none)
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any]) -> ConditionQuartile:
+        judged = int(data.get("judged") or 0)
+        return cls(_float(data.get("low")), _float(data.get("high")), judged,
+                   int(data.get("right") or 0), _float(data.get("accuracy")),
+                   Interval(_float(data.get("accuracy")), _float(data.get("ci_low")),
+                            _float(data.get("ci_high")), "wilson", judged))
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One condition of the contrasts: its mean, quartile accuracies and cut-off items."""
+
+    name: str
+    label: str
+    items: int
+    mean: float | None
+    quartiles: list[ConditionQuartile]
+    cut_off: CutOff
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any]) -> Condition:
+        return cls(str(data.get("name") or ""), str(data.get("label") or ""),
+                   int(data.get("items") or 0), _float(data.get("mean")),
+                   [ConditionQuartile.of(q) for q in data.get("quartiles") or []],
+                   CutOff.of(data.get("cut_off") or {}))
+
+
 class Reasoning:
     """A suite's `reasoning` block (`results.reasoning_length`): what the reasoning length counts
     (`unit` tokens or characters, `measure` as the reports name it, `source`), the items
@@ -260,21 +666,22 @@ class Reasoning:
         return [Quartile(q) for q in self._data.get("quartiles") or []]
 
     @property
-    def cut_off(self) -> dict[str, Any]:
-        """The cut-off items and the lower bounds of their thought lengths (empty: none
+    def cut_off(self) -> CutOff | None:
+        """The cut-off items and the lower bounds of their thought lengths (None: none
         was cut off; `results.thought_stats`)."""
-        return dict(self._data.get("cut_off") or {})
+        block = self._data.get("cut_off")
+        return CutOff.of(block) if block else None
 
     @property
-    def contrasts(self) -> list[dict[str, Any]]:
+    def contrasts(self) -> list[Contrast]:
         """The family's contrasts of thought length, each level's ratio to the reference
         with its interval (`results.thought_stats`)."""
-        return list(self._data.get("contrasts") or [])
+        return [Contrast.of(c) for c in self._data.get("contrasts") or []]
 
     @property
-    def conditions(self) -> list[dict[str, Any]]:
+    def conditions(self) -> list[Condition]:
         """Each condition of the contrasts: mean, quartile accuracies, cut-off items."""
-        return list(self._data.get("conditions") or [])
+        return [Condition.of(c) for c in self._data.get("conditions") or []]
 
     @property
     def selections(self) -> list[tuple[str, str, str, int, bool]]:
@@ -495,6 +902,28 @@ class SweepRow:
         return self._row.get("turn")
 
     @property
+    def items(self) -> float:
+        return self._row.get("items") or 0
+
+    @property
+    def thought_unit(self) -> str:
+        """What the thought lengths count ("tokens", "characters"; "": none shown)."""
+        return str(self._row.get("thought_unit") or "")
+
+    @property
+    def thought_mean(self) -> float | None:
+        return self._row.get("thought_mean")
+
+    @property
+    def thought_median(self) -> float | None:
+        return self._row.get("thought_median")
+
+    @property
+    def reasoning_tokens(self) -> int | None:
+        """Reasoning tokens the server reported, over every item (None: none reported)."""
+        return self._row.get("reasoning_tokens")
+
+    @property
     def answered(self) -> int:
         """The items answered at this value (neither cut off nor failed)."""
         return int(self._row.get("answered") or 0)
@@ -542,10 +971,164 @@ class SweepSuite:
         return [SweepRow(r) for r in self._block.get("values") or []]
 
     @property
-    def paired(self) -> list[dict[str, Any]]:
-        """Per pair of adjacent values: `from`, `to`, `turn` (McNemar), `thought_mean`
-        (paired bootstrap, None without lengths)."""
-        return list(self._block.get("paired") or [])
+    def paired(self) -> list[SweepPair]:
+        """Per pair of adjacent values: McNemar on turn accuracy, the paired bootstrap of
+        the mean thought length (None without lengths)."""
+        return [SweepPair.of(p) for p in self._block.get("paired") or []]
+
+
+@dataclass(frozen=True)
+class SweepTest:
+    """A paired test between two adjacent values of a sweep: `mcnemar` on turn accuracy
+    (`worse`, `better` of `n` paired items) or the `paired bootstrap` of the mean thought
+    length (`low`, `high`: the interval of `delta`; `items` answered at both, `unit`)."""
+
+    test: str
+    n: int
+    a: float | None
+    b: float | None
+    delta: float | None
+    p_value: float | None
+    worse: int = 0
+    better: int = 0
+    low: float | None = None
+    high: float | None = None
+    items: int = 0
+    unit: str = ""
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any]) -> SweepTest:
+        return cls(str(data.get("test") or ""), int(data.get("n") or 0), _float(data.get("a")),
+                   _float(data.get("b")), _float(data.get("delta")), _float(data.get("p_value")),
+                   int(data.get("worse") or 0), int(data.get("better") or 0),
+                   _float(data.get("low")), _float(data.get("high")),
+                   int(data.get("items") or 0), str(data.get("unit") or ""))
+
+
+@dataclass(frozen=True)
+class SweepPair:
+    """Two adjacent values of a sweep (`first` → `second`) and their paired tests."""
+
+    first: Any
+    second: Any
+    turn: SweepTest | None
+    thought_mean: SweepTest | None
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any]) -> SweepPair:
+        turn, thought = data.get("turn"), data.get("thought_mean")
+        return cls(data.get("from"), data.get("to"), SweepTest.of(turn) if turn else None,
+                   SweepTest.of(thought) if thought is not None else None)
+
+
+@dataclass(frozen=True)
+class ProbeCounts:
+    """Items asked, right, and their share (the base, or one probe's copies)."""
+
+    n: int
+    right: int
+    accuracy: float | None
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any]) -> ProbeCounts:
+        return cls(int(data.get("n") or 0), int(data.get("right") or 0),
+                   _float(data.get("accuracy")))
+
+
+@dataclass(frozen=True)
+class ProbeRow:
+    """One probe's copies of a suite beside the base: their counts, and McNemar on the
+    items both judged (`newly_right`, `newly_wrong` of `paired`)."""
+
+    label: str
+    probe: str
+    counts: ProbeCounts
+    paired: int
+    newly_right: int
+    newly_wrong: int
+    p_value: float | None
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any]) -> ProbeRow:
+        pair = data.get("paired") or {}
+        return cls(str(data.get("label") or ""), str(data.get("probe") or ""),
+                   ProbeCounts.of(data), int(pair.get("n") or 0),
+                   int(pair.get("newly_right") or 0), int(pair.get("newly_wrong") or 0),
+                   _float(pair.get("p_value")))
+
+
+@dataclass(frozen=True)
+class NoStory:
+    """The no-story probe against chance: right of n, chance, the binomial test, and the
+    items answered right without the story."""
+
+    n: int
+    right: int
+    chance: float | None
+    p_value: float | None
+    right_items: list[str]
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any]) -> NoStory:
+        return cls(int(data.get("n") or 0), int(data.get("right") or 0),
+                   _float(data.get("chance")), _float(data.get("p_value")),
+                   [str(i) for i in data.get("right_items") or []])
+
+
+@dataclass(frozen=True)
+class Position:
+    """Accuracy when the gold option was shown at `position` (from 1)."""
+
+    position: int
+    n: int
+    right: int
+    accuracy: float | None
+
+
+@dataclass(frozen=True)
+class Shuffle:
+    """The shuffle probe: items right in all `orders`, and accuracy by the gold's place."""
+
+    orders: int
+    items: int
+    consistent: int
+    consistency: float | None
+    by_position: list[Position]
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any]) -> Shuffle:
+        return cls(int(data.get("orders") or 0), int(data.get("items") or 0),
+                   int(data.get("consistent") or 0), _float(data.get("consistency")),
+                   [Position(int(p.get("position") or 0), int(p.get("n") or 0),
+                             int(p.get("right") or 0), _float(p.get("accuracy")))
+                    for p in data.get("by_position") or []])
+
+
+@dataclass(frozen=True)
+class ProbeSuite:
+    """One suite of the files under --tom-probe: its base and each probe's copies."""
+
+    suite: str
+    base: ProbeCounts
+    probes: list[ProbeRow]
+    no_story: NoStory | None
+    shuffle: Shuffle | None
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any]) -> ProbeSuite:
+        story, shuffle = data.get("no_story"), data.get("shuffle")
+        return cls(str(data.get("suite") or ""), ProbeCounts.of(data.get("base") or {}),
+                   [ProbeRow.of(r) for r in data.get("probes") or []],
+                   NoStory.of(story) if story else None, Shuffle.of(shuffle) if shuffle else None)
+
+
+@dataclass(frozen=True)
+class NotApplicable:
+    """A probe a family does not take, and its reason."""
+
+    family: str
+    probe: str
+    reason: str
 
 
 class ProbesView:
@@ -558,12 +1141,14 @@ class ProbesView:
         self._block = block
 
     @property
-    def suites(self) -> list[dict[str, Any]]:
-        return list(self._block.get("suites") or [])
+    def suites(self) -> list[ProbeSuite]:
+        return [ProbeSuite.of(s) for s in self._block.get("suites") or []]
 
     @property
-    def not_applicable(self) -> list[dict[str, Any]]:
-        return list(self._block.get("not_applicable") or [])
+    def not_applicable(self) -> list[NotApplicable]:
+        return [NotApplicable(str(r.get("family") or ""), str(r.get("probe") or ""),
+                              str(r.get("reason") or ""))
+                for r in self._block.get("not_applicable") or []]
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self._block)

@@ -28,14 +28,21 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypedDict
 
 from pytest_tom import families
 from pytest_tom.core.record import Record
 from pytest_tom.core.settings import Settings
+from pytest_tom.results.asked import derived_block
 from pytest_tom.results.asked import differences as asked_differences
-from pytest_tom.results.asked import of_settings
-from pytest_tom.results.results import Results
+from pytest_tom.results.results import (
+    CountsJSON,
+    IntervalJSON,
+    ProbesJSON,
+    Results,
+    SuiteJSON,
+    SweepJSON,
+)
 from pytest_tom.results.token_usage import usage_by_endpoint
 
 FORMAT_NAME = "pytest-tom-report"
@@ -47,6 +54,91 @@ STATUSES = ("complete", "interrupted", "incomplete")  # incomplete: merged with 
 
 PACKAGES = ("pytest-tom", "pytest", "pyyaml", "tabulate", "openai", "pytest-xdist",
             "sentence-transformers", "torch", "xllamacpp")
+
+
+# -- the JSON model (with results/results.py's: tests/test_report_model.py reads the keys
+# from these declarations) ---------------------------------------------------------------
+
+
+class ReportJSON(TypedDict, total=False):
+    """A report (`RunReport`), in the order the writer puts its keys."""
+
+    format: str
+    status: str
+    model: str
+    settings: SettingsJSON
+    versions: dict[str, str | None]
+    started: str
+    finished: str
+    duration_seconds: float
+    suites: dict[str, SuiteJSON]  # the results (`results.results.ResultsJSON`)
+    totals: CountsJSON
+    totals_intervals: dict[str, IntervalJSON]
+    samples: int
+    totals_spread: dict[str, float]
+    sweep: SweepJSON
+    probes: ProbesJSON
+    endpoints: list[EndpointJSON]
+    items: list[Record]  # the record model: core/record.py
+
+
+class SettingsJSON(TypedDict, total=False):
+    """A report's `settings` (`ReportSettings`; the live run's `RunContext.describe_settings`)."""
+
+    model: str
+    backend: Any  # the backend's identity, free-form (what its cache key holds)
+    method: str
+    seed: int
+    temperature: float | None
+    max_tokens: int | None
+    answer_length: str
+    asked: dict[str, Any]  # its fields: results/asked.py (KEYS), passed through
+    concurrency: int
+    options: dict[str, Any]  # family options away from their defaults
+    shard: ShardJSON
+    request_fields: dict[str, Any]  # free-form request fields, credentials redacted
+    selection: SelectionJSON
+    request_path: str
+    merged: list[str]
+
+
+class ShardJSON(TypedDict, total=False):
+    """`settings.shard` (`ShardRecord`)."""
+
+    index: int
+    total: int
+    items: int
+    selection: ShardSelectionJSON
+    merged: list[int]
+    parts: list[str]
+
+
+class ShardSelectionJSON(TypedDict, total=False):
+    """What the shards were cut from (`items.shards.selection_record`); the options that
+    chose it are informative keys beside these."""
+
+    items: int
+    units: int
+    digest: str
+    suites: dict[str, str]
+
+
+class SelectionJSON(TypedDict, total=False):
+    """`settings.selection` (`SelectionRecord`)."""
+
+    deselected: int | None
+    by: list[str]
+    named: bool
+    shard_cut: int
+
+
+class EndpointJSON(TypedDict, total=False):
+    """Requests of one endpoint (several endpoints of one model)."""
+
+    endpoint: str
+    requests: int
+    failures: int
+    moved: int
 
 
 def package_versions() -> dict[str, str | None]:
@@ -151,6 +243,12 @@ class SelectionRecord:
         return int(self.data.get("deselected") or 0)
 
     @property
+    def counted(self) -> int | None:
+        """The items deselected, None when they were not counted (a worker's count lost)."""
+        value = self.data.get("deselected")
+        return None if value is None else int(value)
+
+    @property
     def by(self) -> list[str]:
         return [str(o) for o in self.data.get("by") or []]
 
@@ -214,7 +312,14 @@ class ReportSettings:
     def asked(self) -> dict[str, Any]:
         """What the model was asked, as fields (`results/asked.py`): the run's `asked`
         block, or for a report written before it, the block derived from what it holds."""
-        return of_settings(self.data, families.BUILTIN)
+        block = self.data.get("asked")
+        if isinstance(block, Mapping):
+            return dict(block)
+        return derived_block(request_fields=self.data.get("request_fields"),
+                             answer_length=self.data.get("answer_length"),
+                             max_tokens=self.data.get("max_tokens"),
+                             method=str(self.data.get("method") or ""),
+                             family_names=families.BUILTIN)
 
     @property
     def concurrency(self) -> Any:
@@ -303,7 +408,7 @@ class RunReport:
             extra["probes"] = results["probes"]
         endpoints = usage_by_endpoint(records)  # several endpoints of one model: counts of each
         if endpoints:
-            extra["endpoints"] = [{"endpoint": k, **v} for k, v in endpoints.items()]
+            extra["endpoints"] = [{"endpoint": k, **v.as_dict()} for k, v in endpoints.items()]
         return cls({
             "format": FORMAT,
             "status": status,

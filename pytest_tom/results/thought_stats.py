@@ -146,9 +146,10 @@ def condition_block(table: RecordTable, condition: Condition, mask: np.ndarray
 
 
 def level_ratio(table: RecordTable, reference: np.ndarray, level: np.ndarray, paired: bool,
-                seed: int, resamples: int) -> dict[str, Any]:
+                seed: int, resamples: int) -> dict[str, Any] | None:
     """The ratio of the level's mean thought length to the reference's, with its bootstrap
-    interval over the suite's groups (paired: those with answered items of both)."""
+    interval over the suite's groups (paired: those with answered items of both); None
+    without an answered item on either side."""
     lengths = table.reasoning.lengths
     known = ~np.isnan(lengths)
     a, b = reference & known, level & known
@@ -167,6 +168,8 @@ def level_ratio(table: RecordTable, reference: np.ndarray, level: np.ndarray, pa
     total = Counter()
     for c in counters:
         total.update(c)
+    if not (int(total["nb"]) and int(total["na"])):
+        return None  # no answered item of the level, or of its reference
     iv = bootstrap(Summaries.of(counters), ratio_of_means, seed, resamples) if counters \
         else None
     return {"ratio": iv.value if iv is not None else None,
@@ -209,7 +212,7 @@ def contrast_blocks(table: RecordTable, contrasts: Sequence[Contrast], seed: int
             figures = level_ratio(table, reference, mask, contrast.paired,
                                   derive_seed(seed, "thought", family, contrast.name,
                                               level.name), resamples)
-            if not (figures["items"] and figures["reference_items"]):
+            if figures is None:
                 continue  # no answered item on one side (every one cut off, say)
             levels.append({"name": level.name, "label": level.label, **figures})
             conditions.setdefault(level.name, condition_block(table, level, mask))

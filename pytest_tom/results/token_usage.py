@@ -11,7 +11,7 @@ model matches the name the server reports or the start of it
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from pytest_tom.core.outcome import ERROR, status
@@ -112,17 +112,31 @@ def usage_by_model(records: Iterable[dict[str, Any]], default_model: str,
     return sorted(out.values(), key=lambda m: m.model)
 
 
-def usage_by_endpoint(records: Iterable[dict[str, Any]]) -> dict[str, dict[str, int]]:
+@dataclass(frozen=True)
+class EndpointUsage:
+    """Requests to one endpoint, those that failed, and the retries moved elsewhere."""
+
+    requests: int = 0
+    failures: int = 0
+    moved: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        """The report's form (`endpoints` of a report, beside `endpoint`)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def usage_by_endpoint(records: Iterable[dict[str, Any]]) -> dict[str, EndpointUsage]:
     """Requests, failures and retries moved elsewhere per endpoint (redacted URL), summed
     over the item records that carry them (runs against several endpoints of one model),
     sorted by URL (records arrive in any order under xdist); empty otherwise."""
     out: dict[str, dict[str, int]] = {}
+    names = [f.name for f in fields(EndpointUsage)]
     for rec in records:
         for endpoint, counts in (rec.get("endpoints") or {}).items():
-            row = out.setdefault(str(endpoint), {"requests": 0, "failures": 0, "moved": 0})
+            row = out.setdefault(str(endpoint), dict.fromkeys(names, 0))
             for k in row:
                 row[k] += int((counts or {}).get(k) or 0)
-    return dict(sorted(out.items()))
+    return {name: EndpointUsage(**row) for name, row in sorted(out.items())}
 
 
 def failed_requests(records: Iterable[dict[str, Any]]) -> list[tuple[str, str]]:

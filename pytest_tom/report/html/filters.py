@@ -10,6 +10,7 @@ from pytest_tom.metrics.intervals import Interval, MetricInterval, PairedDiff
 from pytest_tom.report.compare_text import diff_cell, run_cell, significant, value_cell
 from pytest_tom.report.terminal import cut_off_text
 from pytest_tom.results.asked import shown
+from pytest_tom.results.results import ConditionQuartile, Level
 from pytest_tom.results.run_report import ReportSettings
 
 
@@ -74,18 +75,17 @@ def times(value: Any) -> str:
     return "n/a" if value is None else f"×{float(value):.2f}"
 
 
-def ratio_interval(level: dict[str, Any]) -> str:
-    low, high = level.get("low"), level.get("high")
+def ratio_interval(level: Level) -> str:
+    low, high = level.low, level.high
     return "" if low is None or high is None else f"[{low:.2f}, {high:.2f}]"
 
 
-def quartile_html(q: dict[str, Any]) -> str:
+def quartile_html(q: ConditionQuartile) -> str:
     """`100–111: 84.4% [78.0, 89.2] (160)`; an empty quartile: `—`."""
-    if not q.get("judged"):
+    if not q.judged:
         return "—"
-    iv = numbers.fmt_interval(Interval(None, q.get("ci_low"), q.get("ci_high"), "wilson", 0))
-    return (f"{numbers.amount(q.get('low'))}–{numbers.amount(q.get('high'))}: "
-            f"{numbers.pct(q.get('accuracy'))} {iv} ({q['judged']})")
+    return (f"{numbers.amount(q.low)}–{numbers.amount(q.high)}: "
+            f"{numbers.pct(q.accuracy)} {numbers.fmt_interval(q.interval)} ({q.judged})")
 
 
 FILTERS = {"pct": pct, "figure": figure, "num": num, "interval": interval, "method": method,
