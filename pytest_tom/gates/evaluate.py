@@ -453,10 +453,8 @@ def settings_notes(base: RunReport, settings: ReportSettings | dict[str, Any]) -
     """Differences of method, seed, temperature ... between the baseline and this run."""
     before, now = base.settings, ReportSettings.of(settings)
     notes = []
-    for key in ("method", "seed", "temperature"):
-        if before.has(key) and before.data[key] != now.data.get(key):
-            notes.append(f"the baseline used {key} {before.data[key]!r}, this run "
-                         f"{now.data.get(key)!r}")
+    for key, then, here in before.scoring_differences(now):
+        notes.append(f"the baseline used {key} {then!r}, this run {here!r}")
     length_noted = False
     if before.has("max_tokens") and sent_text(before.data) != sent_text(now.data) and (
             before.max_tokens != now.max_tokens

@@ -13,7 +13,7 @@ those tables.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,7 +24,7 @@ from pytest_tom.metrics.declare import AMOUNT, GROUPED, PROPORTION, AllRight, Me
 from pytest_tom.metrics.intervals import RESAMPLES, MetricInterval
 from pytest_tom.metrics.record_table import RecordTable
 from pytest_tom.results import reasoning_length, thought_stats
-from pytest_tom.results.results import Results
+from pytest_tom.results.results import Figure, ReasoningJSON, Results
 
 
 @dataclass
@@ -99,8 +99,8 @@ class ReasoningFigures:
     """A suite's reasoning-length figures: the values of its reasoning metrics (those that
     select anything) and its `reasoning` block (None: its records show no reasoning)."""
 
-    values: dict[str, Any] = field(default_factory=dict)
-    block: dict[str, Any] | None = None
+    values: dict[str, Figure] = field(default_factory=dict)
+    block: ReasoningJSON | None = None
 
 
 def reasoning_figures(family: str, table: RecordTable,
@@ -128,7 +128,8 @@ def totals_catalog() -> Catalog:
                            finish=ratio_of(), unit=(suite_of, group_key), of_groups=True)])
 
 
-def suite_intervals(family: str, records: list[Record] | RecordTable, metrics: dict[str, Any],
+def suite_intervals(family: str, records: list[Record] | RecordTable,
+                    metrics: Mapping[str, Figure],
                     seed: int, resamples: int = RESAMPLES,
                     settings: Settings | None = None) -> dict[str, MetricInterval]:
     """Interval of every metric of the suite that has a value in `metrics` (the declared

@@ -34,6 +34,10 @@ from typing import Any, TypedDict
 from pytest_tom.families.base import MetricTable
 from pytest_tom.metrics.intervals import Interval, MetricInterval
 
+# a figure of the results: a count (a float when it is a mean over --tom-samples), a share,
+# a score, a mean; None where it is unavailable in the run
+Figure = int | float | None
+
 # the keys of a report that hold the results, in the order the report writes them
 RESULT_KEYS = ("suites", "totals", "totals_intervals", "samples", "totals_spread", "sweep",
                "probes")
@@ -76,7 +80,7 @@ class SuiteJSON(TypedDict, total=False):
 
     family: str
     path: str
-    metrics: dict[str, Any]  # the core block (`CountsJSON`), its tags, the family's figures
+    metrics: dict[str, Figure]  # the core block (`CountsJSON`), its tags, the family's
     tables: list[TableJSON]
     info: dict[str, Any]  # the family's notes, free-form
     reasoning: ReasoningJSON
@@ -382,9 +386,9 @@ def intervals_of(block: Mapping[str, Any] | None) -> dict[str, MetricInterval]:
     return {name: interval_of(iv) for name, iv in (block or {}).items() if iv}
 
 
-def intervals_json(intervals: Mapping[str, MetricInterval]) -> dict[str, dict[str, Any]]:
+def intervals_json(intervals: Mapping[str, MetricInterval]) -> dict[str, IntervalJSON]:
     """The JSON form of name -> interval (what a report writes)."""
-    return {name: iv.to_dict() for name, iv in intervals.items()}
+    return {name: IntervalJSON(**iv.to_dict()) for name, iv in intervals.items()}
 
 
 class Counts:
@@ -397,7 +401,7 @@ class Counts:
     def __init__(self, figures: Mapping[str, Any]):
         self._figures = figures
 
-    def get(self, name: str) -> Any:
+    def get(self, name: str) -> Figure:
         """Any figure of the block by its report name (`tag.belief.turn`, a family's), and
         `measured`: the items neither judged nor skipped (so that right + wrong + cut off +
         measured + skipped = items, every count of the table accounted for)."""
@@ -406,7 +410,7 @@ class Counts:
         return self._figures.get(name)
 
     @property
-    def measured(self) -> Any:
+    def measured(self) -> Figure:
         """Items scored by a measure only (`correct` None): in no accuracy, not wrong."""
         items, judged = self._figures.get("items"), self._figures.get("judged")
         if items is None or judged is None:
@@ -420,61 +424,61 @@ class Counts:
     def names(self) -> list[str]:
         return list(self._figures)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, Figure]:
         """The figures by name, as the report keeps them (a copy)."""
         return dict(self._figures)
 
     @property
-    def items(self) -> Any:
+    def items(self) -> Figure:
         return self._figures.get("items")
 
     @property
-    def judged(self) -> Any:
+    def judged(self) -> Figure:
         return self._figures.get("judged")
 
     @property
-    def correct(self) -> Any:
+    def correct(self) -> Figure:
         return self._figures.get("correct")
 
     @property
-    def wrong(self) -> Any:
+    def wrong(self) -> Figure:
         return self._figures.get("wrong")
 
     @property
-    def errors(self) -> Any:
+    def errors(self) -> Figure:
         return self._figures.get("errors")
 
     @property
-    def unparseable(self) -> Any:
+    def unparseable(self) -> Figure:
         return self._figures.get("unparseable")
 
     @property
-    def cut_off(self) -> Any:
+    def cut_off(self) -> Figure:
         """Answers the budget cut off (0 in a report made before they were counted)."""
         return self._figures.get("cut_off", 0)
 
     @property
-    def skipped(self) -> Any:
+    def skipped(self) -> Figure:
         return self._figures.get("skipped")
 
     @property
-    def turn(self) -> Any:
+    def turn(self) -> float | None:
         return self._figures.get("turn")
 
     @property
-    def goal(self) -> Any:
+    def goal(self) -> float | None:
         return self._figures.get("goal")
 
     @property
-    def groups(self) -> Any:
+    def groups(self) -> Figure:
         return self._figures.get("groups")
 
     @property
-    def groups_correct(self) -> Any:
+    def groups_correct(self) -> Figure:
         return self._figures.get("groups_correct")
 
     @property
-    def parse_failure_rate(self) -> Any:
+    def parse_failure_rate(self) -> float | None:
         return self._figures.get("parse_failure_rate")
 
     def tag_names(self) -> list[str]:
@@ -482,11 +486,12 @@ class Counts:
         return sorted({k.split(".")[1] for k in self._figures if k.startswith("tag.")})
 
 
-def suite_block(family: str, path: str, metrics: dict[str, Any], tables: list[dict[str, Any]],
-                info: dict[str, Any], reasoning: dict[str, Any] | None = None) -> dict[str, Any]:
+def suite_block(family: str, path: str, metrics: dict[str, Figure], tables: list[TableJSON],
+                info: dict[str, Any], reasoning: ReasoningJSON | None = None) -> SuiteJSON:
     """One suite's figures as aggregation makes them (intervals are added after); the
     `reasoning` block only when its records show reasoning (`results.reasoning_length.block`)."""
-    out = {"family": family, "path": path, "metrics": metrics, "tables": tables, "info": info}
+    out: SuiteJSON = {"family": family, "path": path, "metrics": metrics, "tables": tables,
+                      "info": info}
     if reasoning:
         out["reasoning"] = reasoning
     return out
@@ -704,7 +709,7 @@ class SuiteResult:
 
     __slots__ = ("name", "_block")
 
-    def __init__(self, name: str, block: dict[str, Any]):
+    def __init__(self, name: str, block: SuiteJSON):
         self.name = name
         self._block = block
 
@@ -717,7 +722,7 @@ class SuiteResult:
         return str(self._block.get("path", ""))
 
     @property
-    def metrics(self) -> dict[str, Any]:
+    def metrics(self) -> dict[str, Figure]:
         """Every figure of the suite by name: the core block, its tags, the family's."""
         return self._block.get("metrics") or {}
 
@@ -725,7 +730,7 @@ class SuiteResult:
     def counts(self) -> Counts:
         return Counts(self.metrics)
 
-    def metric(self, name: str) -> Any:
+    def metric(self, name: str) -> Figure:
         return self.metrics.get(name)
 
     def has(self, name: str) -> bool:
@@ -751,7 +756,7 @@ class SuiteResult:
         return [table_of(t) for t in self._block.get("tables") or []]
 
     @property
-    def table_data(self) -> list[dict[str, Any]]:
+    def table_data(self) -> list[TableJSON]:
         """The tables as the report keeps them."""
         return list(self._block.get("tables") or [])
 
@@ -776,8 +781,8 @@ class SuiteResult:
         """--tom-samples k: the standard deviation of each figure over the samples."""
         return self._block.get("spread") or {}
 
-    def over_samples(self, metrics: dict[str, Any], tables: list[dict[str, Any]],
-                     spread: dict[str, float], samples: int) -> dict[str, Any]:
+    def over_samples(self, metrics: dict[str, Figure], tables: list[TableJSON],
+                     spread: dict[str, float], samples: int) -> SuiteJSON:
         """This suite's block with figures that are means over `samples` samples."""
         return {**self._block, "metrics": metrics, "tables": tables, "spread": spread,
                 "samples": samples}
@@ -787,7 +792,7 @@ class Results(dict[str, Any]):
     """The results of a run (see the module docstring): read them through the accessors."""
 
     @classmethod
-    def build(cls, suites: dict[str, dict[str, Any]], totals: dict[str, Any]) -> Results:
+    def build(cls, suites: dict[str, SuiteJSON], totals: dict[str, Figure]) -> Results:
         """Results of one aggregation pass: the suites' blocks (`suite_block`) and totals."""
         return cls(suites=suites, totals=totals)
 
@@ -817,7 +822,7 @@ class Results(dict[str, Any]):
         """The core block over every suite (a group is a suite's group)."""
         return Counts(self["totals"])
 
-    def figure(self, suite: str | None, metric: str) -> Any:
+    def figure(self, suite: str | None, metric: str) -> Figure:
         """A metric of one suite, or of the totals (suite None); None when absent."""
         if suite is None:
             return self["totals"].get(metric)
@@ -862,8 +867,8 @@ class Results(dict[str, Any]):
         return ProbesView(block) if block else None
 
     @classmethod
-    def over_samples(cls, first: Results, suites: dict[str, dict[str, Any]],
-                     totals: dict[str, Any], totals_spread: dict[str, float],
+    def over_samples(cls, first: Results, suites: dict[str, SuiteJSON],
+                     totals: dict[str, Figure], totals_spread: dict[str, float],
                      samples: int) -> Results:
         """The results of a k-sample run: means over the samples and their spread."""
         return cls({**first, "suites": suites, "totals": totals, "totals_spread": totals_spread,
@@ -878,7 +883,7 @@ class SweepRow:
     def __init__(self, row: Mapping[str, Any]):
         self._row = row
 
-    def get(self, key: str) -> Any:
+    def get(self, key: str) -> Figure:
         """A count or figure of the row by its report name (`right`, `cut_off`,
         `thought_mean`, `reasoning_tokens` ...)."""
         return self._row.get(key)
@@ -1150,8 +1155,9 @@ class ProbesView:
                               str(r.get("reason") or ""))
                 for r in self._block.get("not_applicable") or []]
 
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self._block)
+    def as_dict(self) -> ProbesJSON:
+        """The block as the report keeps it (passed through to the report)."""
+        return ProbesJSON(**self._block)  # type: ignore[typeddict-item]
 
 
 class SweepView:
@@ -1175,6 +1181,7 @@ class SweepView:
         return [SweepSuite(name, block) for name, block in
                 (self._block.get("suites") or {}).items()]
 
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self._block)
+    def as_dict(self) -> SweepJSON:
+        """The block as the report keeps it (passed through to the report)."""
+        return SweepJSON(**self._block)  # type: ignore[typeddict-item]
 

@@ -202,17 +202,19 @@ class ShardRecord:
         return value if isinstance(value, int) else None
 
     @property
-    def selection(self) -> dict[str, Any]:
+    def selection(self) -> ShardSelectionJSON:
         """What the shards were cut from: items, units, digest of the (suite, id) pairs,
-        each suite's file digest, the selecting options."""
+        each suite's file digest, the selecting options (passed through to a merge)."""
         return self.data.get("selection") or {}
 
     @property
-    def digest(self) -> Any:
+    def digest(self) -> str | None:
+        """The digest of the (suite, id) pairs the shards were cut from."""
         return self.selection.get("digest")
 
     @property
-    def suite_digests(self) -> Any:
+    def suite_digests(self) -> dict[str, str] | None:
+        """Each suite's digest of its files (its version)."""
         return self.selection.get("suites")
 
     @property
@@ -280,7 +282,7 @@ class ReportSettings:
         return str(self.data.get("model") or "")
 
     @property
-    def backend(self) -> Any:
+    def backend(self) -> Any:  # free-form: each backend's identity
         """The backend's identity (what its cache key holds)."""
         return self.data.get("backend")
 
@@ -296,15 +298,15 @@ class ReportSettings:
             return 0
 
     @property
-    def temperature(self) -> Any:
+    def temperature(self) -> float | None:
         return self.data.get("temperature")
 
     @property
-    def max_tokens(self) -> Any:
+    def max_tokens(self) -> int | None:
         return self.data.get("max_tokens")
 
     @property
-    def answer_length(self) -> Any:
+    def answer_length(self) -> str | None:
         """The answer length as it was sent, in words (`max_tokens` None: per family)."""
         return self.data.get("answer_length")
 
@@ -322,8 +324,15 @@ class ReportSettings:
                              family_names=families.BUILTIN)
 
     @property
-    def concurrency(self) -> Any:
+    def concurrency(self) -> int | None:
         return self.data.get("concurrency")
+
+    def scoring_differences(self, other: ReportSettings) -> list[tuple[str, Any, Any]]:
+        """(setting, this value, the other's) of method, seed and temperature where this
+        report has the setting and the other differs (lacking it: None)."""
+        return [(key, self.data[key], other.data.get(key))
+                for key in ("method", "seed", "temperature")
+                if self.has(key) and self.data[key] != other.data.get(key)]
 
     def differences(self, other: ReportSettings) -> list[tuple[str, Any, Any]]:
         """(field, this value, the other's) of every setting that decides what the model
@@ -448,7 +457,7 @@ class RunReport:
         return ReportSettings(value if isinstance(value, Mapping) else None)
 
     @property
-    def versions(self) -> dict[str, Any]:
+    def versions(self) -> dict[str, str | None]:
         return dict(self.data.get("versions") or {})
 
     @property
@@ -460,7 +469,7 @@ class RunReport:
         return self.data.get("finished")
 
     @property
-    def duration_seconds(self) -> Any:
+    def duration_seconds(self) -> float | None:
         return self.data.get("duration_seconds")
 
     @property
@@ -469,7 +478,7 @@ class RunReport:
         return Results.of(self.data)
 
     @property
-    def endpoints(self) -> list[dict[str, Any]]:
+    def endpoints(self) -> list[EndpointJSON]:
         """Requests, failures and moved retries per endpoint (several endpoints only)."""
         return list(self.data.get("endpoints") or [])
 

@@ -42,7 +42,14 @@ from pytest_tom.metrics.intervals import (
 )
 from pytest_tom.metrics.mcnemar import mcnemar_exact, score_of
 from pytest_tom.metrics.record_table import reasoning_tokens, thought_characters
-from pytest_tom.results.results import Results, SuiteResult
+from pytest_tom.results.results import (
+    IntervalJSON,
+    Results,
+    SuiteResult,
+    SweepJSON,
+    SweepRowJSON,
+    SweepSuiteJSON,
+)
 
 ANSWERED = "answered_accuracy"  # the key (and, with its label, the name) of the second figure
 ANSWERED_LABEL = "accuracy on the answered items"
@@ -63,14 +70,14 @@ def _length(rec: Record, unit: str) -> float | None:
     return None if n is None else float(n)
 
 
-def _interval(iv: MetricInterval | None) -> dict[str, Any] | None:
+def _interval(iv: MetricInterval | None) -> IntervalJSON | None:
     """A metric's value and interval as the value's suite keeps it (label, headline,
     display and method included: the reports format it as the suite's tables do)."""
     return iv.to_dict() if iv is not None else None
 
 
 def _row(point: tuple[Any, str], suite: SuiteResult | None, records: list[Record]
-         ) -> dict[str, Any]:
+         ) -> SweepRowJSON:
     counts = suite.counts if suite is not None else None
 
     def metric(name: str) -> Any:
@@ -163,7 +170,7 @@ def _order(records: Iterable[Record]) -> list[tuple[Any, str]]:
 
 
 def sweep_block(results: Results, records: list[Record], seed: int = 0
-                ) -> dict[str, Any] | None:
+                ) -> SweepJSON | None:
     """The `sweep` block of a run's results (None: no record was asked in a sweep)."""
     swept = [r for r in records if r.get("sweep")]
     if not swept:
@@ -173,7 +180,7 @@ def sweep_block(results: Results, records: list[Record], seed: int = 0
     by_suite: dict[str, dict[str, list[Record]]] = defaultdict(lambda: defaultdict(list))
     for rec in swept:
         by_suite[str(rec["sweep"].get("suite"))][rec["item"]["suite"]].append(rec)
-    suites: dict[str, Any] = {}
+    suites: dict[str, SweepSuiteJSON] = {}
     for base in sorted(by_suite):
         values = by_suite[base]
         names = [f"{base}[{label}]" for _, label in points]
