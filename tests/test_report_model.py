@@ -34,6 +34,7 @@ from pytest_tom.results import run_report as report_model
 from pytest_tom.results.aggregate import aggregate
 from pytest_tom.results.results import Results, interval_of
 from pytest_tom.results.run_report import RunReport
+from pytest_tom.results.token_usage import EndpointUsage, usage_by_endpoint
 from pytest_tom.suite import ItemSpec as SuiteItemSpec
 
 PACKAGE = REPO / "pytest_tom"
@@ -176,3 +177,14 @@ def test_sample_runs_keep_their_spread_in_the_report() -> None:
     turn = one.suite("s").interval("turn")  # type: ignore[union-attr]
     assert isinstance(turn, MetricInterval) and turn.method == "wilson" and turn.n == 6
     assert one.total_interval("goal") is not None and one.totals_intervals["turn"] == turn
+
+
+def test_endpoints_read_back_typed() -> None:
+    records = _records(1)
+    records[0]["endpoints"] = {"http://a": {"requests": 3, "failures": 1, "moved": 1}}
+    records[1]["endpoints"] = {"http://b": {"requests": 2}, "http://a": {"requests": 1}}
+    report = RunReport.build(aggregate(records, Settings()), records, {"model": "m"}, 0.0, 1.0)
+    assert report.data["endpoints"][0] == {"endpoint": "http://a", "requests": 4,
+                                           "failures": 1, "moved": 1}
+    assert report.endpoints == usage_by_endpoint(records)
+    assert report.endpoints["http://b"] == EndpointUsage(requests=2)

@@ -43,7 +43,7 @@ from pytest_tom.results.results import (
     SuiteJSON,
     SweepJSON,
 )
-from pytest_tom.results.token_usage import usage_by_endpoint
+from pytest_tom.results.token_usage import EndpointUsage, usage_by_endpoint
 
 FORMAT_NAME = "pytest-tom-report"
 VERSION = 1
@@ -478,9 +478,12 @@ class RunReport:
         return Results.of(self.data)
 
     @property
-    def endpoints(self) -> list[EndpointJSON]:
+    def endpoints(self) -> dict[str, EndpointUsage]:
         """Requests, failures and moved retries per endpoint (several endpoints only)."""
-        return list(self.data.get("endpoints") or [])
+        return {str(e.get("endpoint") or ""): EndpointUsage(
+                    int(e.get("requests") or 0), int(e.get("failures") or 0),
+                    int(e.get("moved") or 0))
+                for e in self.data.get("endpoints") or []}
 
     @property
     def records(self) -> list[Record]:
