@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from pytest_tom.core.outcome import ERROR, status
+from pytest_tom.core.record import Record
 
 PRICE_HELP = ("--tom-prices: expected IN/OUT (USD per million prompt/completion tokens, e.g. "
               "0.15/0.6) or MODEL=IN/OUT,MODEL=IN/OUT (e.g. gpt-4o-mini=0.15/0.6,gpt-4o=2.5/10)")
@@ -90,7 +91,7 @@ def _add(into: dict[str, int], usage: dict[str, Any] | None) -> None:
             into[k] = into.get(k, 0) + int(v)
 
 
-def usage_by_model(records: Iterable[dict[str, Any]], default_model: str,
+def usage_by_model(records: Iterable[Record], default_model: str,
                    model_name: str = "") -> list[ModelUsage]:
     """One row per configured model. The name a server answers as (`gpt-4o-mini-2024-07-18`,
     a GGUF path) is kept beside it, not as a row of its own: items from the cache, errors and
@@ -125,7 +126,7 @@ class EndpointUsage:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
-def usage_by_endpoint(records: Iterable[dict[str, Any]]) -> dict[str, EndpointUsage]:
+def usage_by_endpoint(records: Iterable[Record]) -> dict[str, EndpointUsage]:
     """Requests, failures and retries moved elsewhere per endpoint (redacted URL), summed
     over the item records that carry them (runs against several endpoints of one model),
     sorted by URL (records arrive in any order under xdist); empty otherwise."""
@@ -139,7 +140,7 @@ def usage_by_endpoint(records: Iterable[dict[str, Any]]) -> dict[str, EndpointUs
     return {name: EndpointUsage(**row) for name, row in sorted(out.items())}
 
 
-def failed_requests(records: Iterable[dict[str, Any]]) -> list[tuple[str, str]]:
+def failed_requests(records: Iterable[Record]) -> list[tuple[str, str]]:
     """(item, error) of every item whose model call finally failed."""
     out = []
     for rec in records:
