@@ -118,9 +118,24 @@ def test_the_model_declares_every_key() -> None:
     assert {f.name for f in fields(MetricInterval)} - {"value"} <= KEYS
 
 
+def _json_form(node: ast.AST) -> bool:
+    """Is `node` a read by key from a view's JSON form (`report.data["model"]`,
+    `settings.data.get("seed")`) or from a report or results by name (`results["x"]`)?
+    Flagged whatever the key, so that a key the record shares (`model`, `value`) is
+    caught there too."""
+    found = _read(node)
+    if found is None:
+        return False
+    receiver = found[1]
+    return ((isinstance(receiver, ast.Attribute) and receiver.attr == "data")
+            or (isinstance(receiver, ast.Name) and receiver.id in ("report", "results")))
+
+
 def test_results_are_read_through_the_model_only() -> None:
     found = [f"{rel}:{n}: {text}" for rel, source in checked_modules()
              for n, key, text in reads(source) if key in KEYS]
+    found += [f"{rel}:{node.lineno}: {ast.unparse(node)}" for rel, source in checked_modules()
+              for node in ast.walk(ast.parse(source)) if _json_form(node)]
     assert not found, ("results or reports read by key outside results/results.py, "
                        "results/run_report.py and results/saved_report.py (use their typed "
                        "accessors):\n" + "\n".join(found))
@@ -131,6 +146,9 @@ def test_the_guard_sees_a_lookup() -> None:
         'x = results["suites"][name]\nblock.get("intervals") or {}\nrec["item"]["suite"]\n'
         'out["low"] = 1\niv.get("low", 0)\nrec["probe"]["label"]\noptions.get("items")\n')]
     assert sorted(k for k, _ in keys if k in KEYS) == ["intervals", "low", "suites"]
+    tree = ast.parse('report.data.get("model")\nrun.report.data["model"]\nresults["value"]\n'
+                     'rec["model"]\n')
+    assert sum(_json_form(node) for node in ast.walk(tree)) == 3
     assert "item" not in KEYS and "suite" not in KEYS  # the record's
     assert "report/terminal.py" in dict(checked_modules())
     assert "results/results.py" not in dict(checked_modules())
