@@ -24,7 +24,7 @@ from pytest_tom.gates.evaluate import settings_notes
 from pytest_tom.report.compare_text import render_markdown, render_text
 from pytest_tom.report.html.build import render_html
 from pytest_tom.results.asked import asked_block, derived_block, differences
-from pytest_tom.results.run_report import RunReport
+from pytest_tom.results.run_report import ReportSettings, RunReport
 
 SAVED = Path(__file__).parent / "data" / "saved-ffd460d"
 BUILTIN = [families.get(n) for n in families.BUILTIN]
@@ -66,9 +66,9 @@ def test_an_older_report_gets_the_block_from_its_prose() -> None:
         opts = TomOptions(**options)
         prose = budget_text(opts, header_text(BUILTIN, "vanilla"))
         now = block(**options)
-        then = derived_block({"max_tokens": None, "answer_length": prose, "method": "vanilla",
-                              **({"request_fields": now["request_fields"]}
-                                 if now["request_fields"] else {})}, families.BUILTIN)
+        then = ReportSettings({"max_tokens": None, "answer_length": prose, "method": "vanilla",
+                               **({"request_fields": now["request_fields"]}
+                                  if now["request_fields"] else {})}).asked
         assert then.pop("derived") is True
         assert then == now, options
     # the oldest reports said only "max_tokens: the backend's default": nothing derived
@@ -88,7 +88,7 @@ def test_differences_name_the_field() -> None:
     longer = block(max_tokens=1024)
     assert ("settings.asked.answer_tokens.bigtom", 64, None) in differences(a, longer)
     # a derived block that could not tell a field: not a difference
-    assert differences(derived_block({}), a) == []
+    assert differences(derived_block(), a) == []
 
 
 def saved_with(tmp_path: Path, name: str, asked: dict[str, Any] | None) -> Path:

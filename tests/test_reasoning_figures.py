@@ -166,7 +166,7 @@ def test_mean_median_and_quartile_accuracy_of_a_thinking_run() -> None:
     assert suite.metric("reasoning.median") == statistics.median(lengths)
     low, high = median_bounds(lengths) or (None, None)
     iv = suite.interval("reasoning.median")
-    assert (iv["low"], iv["high"], iv["method"], iv["display"]) == (low, high,
+    assert (iv.low, iv.high, iv.method, iv.display) == (low, high,
                                                                    "order statistics", "amount")
     # the mean's interval: a bootstrap over the suite's groups of their (sum, n)
     sums: dict[str, Counter] = defaultdict(Counter)
@@ -176,8 +176,8 @@ def test_mean_median_and_quartile_accuracy_of_a_thinking_run() -> None:
     expected = bootstrap(Summaries.of([sums[u] for u in units]), mean_of,
                          derive_seed(0, "bigtom-everyday", "reasoning.mean"))
     mean_iv = suite.interval("reasoning.mean")
-    assert (mean_iv["low"], mean_iv["high"]) == pytest.approx((expected.low, expected.high))
-    assert mean_iv["low"] < suite.metric("reasoning.mean") < mean_iv["high"]
+    assert (mean_iv.low, mean_iv.high) == pytest.approx((expected.low, expected.high))
+    assert mean_iv.low < suite.metric("reasoning.mean") < mean_iv.high
     # quartiles of the judged items' lengths, each with its accuracy and Wilson interval
     cuts = quartiles([float(tokens_of(r)) for r in records if judged(r)])
     edges = [-math.inf, *cuts, math.inf]
@@ -193,7 +193,7 @@ def test_mean_median_and_quartile_accuracy_of_a_thinking_run() -> None:
         assert q.median == statistics.median(map(tokens_of, inside))
         assert suite.metric(q.metric) == ok / len(inside)
         qiv = suite.interval(q.metric)
-        assert (qiv["low"], qiv["high"]) == pytest.approx(wilson(ok, len(inside)))
+        assert (qiv.low, qiv.high) == pytest.approx(wilson(ok, len(inside)))
 
 
 def test_the_mean_on_each_declared_accuracy_reads_false_belief_against_true_belief() -> None:

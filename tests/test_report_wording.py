@@ -71,12 +71,10 @@ def share(s: Counter) -> float:
 def test_no_bootstrap_interval_over_fewer_than_two_groups() -> None:
     one = bootstrap([Counter(ok=1, n=6)], share, seed=1)
     assert one.value == pytest.approx(1 / 6) and one.low is None and one.high is None
-    iv = {"value": one.value, "low": None, "high": None, "method": "bootstrap", "n": 1}
-    assert fmt_interval(iv) == "(no interval: 1 group)"
+    assert fmt_interval(one) == "(no interval: 1 group)"
     two = bootstrap([Counter(ok=1, n=6), Counter(ok=5, n=6)], share, seed=1)
     assert two.low is not None and two.low < two.high
-    assert fmt_interval({"value": two.value, "low": two.low, "high": two.high,
-                         "method": "bootstrap", "n": 2}).startswith("[")
+    assert fmt_interval(two).startswith("[")
 
 
 # -- Markdown answers and HTML gold ----------------------------------------------------------

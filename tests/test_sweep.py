@@ -171,7 +171,7 @@ def test_each_value_is_aggregated_as_its_own_suite_side_by_side() -> None:
     assert high["right"] == 12 and high["turn"] == large.metric("turn") == 0.5
     assert high["answered_accuracy"]["value"] == 0.5 and high["answered"] == 24
     assert high["thought_mean"] == 200 and high["reasoning_tokens"] == 12 * 100 + 12 * 300
-    assert high["metrics"]["turn"]["low"] == large.interval("turn")["low"]
+    assert high["metrics"]["turn"]["low"] == large.interval("turn").low
     assert set(high["metrics"]) == {k for k in large.intervals if not k.startswith("reasoning.")}
     pair = block["paired"][0]
     assert (pair["from"], pair["to"]) == (16, 4096)

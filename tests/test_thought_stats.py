@@ -163,7 +163,7 @@ def test_every_declared_contrast_selects_items_of_its_bundled_suite(
     (suite,) = results.suites.values()
     assert [c.name for c in families.get(family).thought_contrasts] == [contrast]
     (block,) = suite.reasoning.contrasts
-    assert block["levels"] and all(level["ratio"] is not None for level in block["levels"])
+    assert block.levels and all(level.ratio is not None for level in block.levels)
     lines = reasoning_lines(suite, verbose=True)
     assert max(map(len, lines)) <= WIDTH
     assert any(line.startswith("cut off, never answered (in no mean): ") for line in lines)

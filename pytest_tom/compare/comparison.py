@@ -8,10 +8,15 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from pytest_tom.metrics.intervals import PairedDiff
+from pytest_tom.metrics.intervals import Interval, MetricInterval, PairedDiff
 from pytest_tom.metrics.numbers import PERCENT
 
 FORMAT = "pytest-tom-compare/1"
+
+
+def bounds_json(iv: Interval | None) -> dict[str, Any] | None:
+    """A run's interval in the comparison's JSON: its bounds and method."""
+    return None if iv is None else {"low": iv.low, "high": iv.high, "method": iv.method}
 
 
 @dataclass
@@ -36,7 +41,7 @@ class Row:
     kind: str
     headline: bool
     values: list[Any]
-    intervals: list[dict[str, Any] | None]
+    intervals: list[Interval | None]
     diffs: list[PairedDiff | None]
     # how the values are shown (`metrics.numbers`): percent, 0-1, or "amount" (a mean or
     # median of reasoning tokens, whose difference is in tokens)
@@ -46,7 +51,8 @@ class Row:
 
     def to_dict(self) -> dict[str, Any]:
         out = {"metric": self.metric, "label": self.label, "kind": self.kind,
-               "headline": self.headline, "values": self.values, "intervals": self.intervals,
+               "headline": self.headline, "values": self.values,
+               "intervals": [bounds_json(iv) for iv in self.intervals],
                "diffs": [None if d is None else d.to_dict() for d in self.diffs]}
         if self.display != PERCENT:
             out["display"] = self.display
@@ -82,9 +88,17 @@ class TotalRow:
     metric: str
     label: str
     values: list[Any]
-    intervals: list[dict[str, Any] | None]
+    # turn and goal: each report's interval (`MetricInterval`); cut off: a Wilson interval
+    intervals: list[Interval | None]
     # a share of items (cut off): (items counted, items) per run
     counts: list[tuple[int, int] | None] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"metric": self.metric, "label": self.label, "values": self.values,
+                "intervals": [None if iv is None else iv.to_dict() if isinstance(
+                    iv, MetricInterval) else bounds_json(iv) for iv in self.intervals],
+                "counts": None if self.counts is None else [
+                    None if c is None else list(c) for c in self.counts]}
 
 
 @dataclass
@@ -153,6 +167,6 @@ class Comparison:
         return {"format": FORMAT, "seed": self.seed, "resamples": self.resamples,
                 "runs": [asdict(r) for r in self.runs],
                 "suites": [s.to_dict() for s in self.suites],
-                "totals": [asdict(t) for t in self.totals],
+                "totals": [t.to_dict() for t in self.totals],
                 "flips": [asdict(f) for f in self.flips],
                 "asked_differently": [asdict(a) for a in self.asked if a.fields]}

@@ -29,7 +29,6 @@ said so, field by field (`Comparison.asked`). The result is a `compare.compariso
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 from pytest_tom.compare.comparison import (
@@ -51,6 +50,8 @@ from pytest_tom.metrics.accuracy import judged
 from pytest_tom.metrics.declare import AMOUNT, GROUPED, MEDIAN, Metric
 from pytest_tom.metrics.intervals import (
     RESAMPLES,
+    Interval,
+    MetricInterval,
     PairedDiff,
     derive_seed,
     paired_bootstrap,
@@ -152,11 +153,10 @@ def cut_off_row(runs: list[Run], name: str) -> Row | None:
     if not any(c and c[0] for c in counts) and not any(reasoning_unit(r, name) for r in runs):
         return None
     values: list[Any] = [c[0] / c[1] if c and c[1] else None for c in counts]
-    intervals: list[dict[str, Any] | None] = []
+    intervals: list[Interval | None] = []
     for c in counts:
         w = wilson(*c) if c and c[1] else None
-        intervals.append({"low": w.low, "high": w.high, "method": "wilson"}
-                         if w is not None and w.low is not None else None)
+        intervals.append(w if w is not None and w.low is not None else None)
     diffs: list[PairedDiff | None] = [None]
     for run in runs[1:]:
         a, b = runs[0].records(name), run.records(name)
@@ -218,14 +218,15 @@ def flips(a: list[Record], b: list[Record]) -> list[Flip]:
     return out
 
 
-def run_intervals(run: Run, suite: str) -> dict[str, Any]:
+def run_intervals(run: Run, suite: str) -> dict[str, MetricInterval]:
     """A run's intervals of a suite: as its report keeps them, else computed from its
     records (a report of `--tom-samples` keeps none)."""
     data = run.results.suite(suite)
     if data is None:
         return {}
-    if data.intervals:
-        return data.intervals
+    kept = data.intervals
+    if kept:
+        return kept
     return suite_intervals(data.family, run.records(suite), dict(data.metrics), run.seed,
                            settings=run.settings)
 
@@ -265,19 +266,17 @@ def compare_runs(runs: list[Run], seed: int = 0, resamples: int = RESAMPLES) -> 
             if all(v is None for v in values):
                 continue
             label = unit_label(spec.label, units) if spec.quantity else spec.label
-            intervals = [iv.get(spec.name) for iv in ivs]
-            intervals = [None if i is None else {"low": i["low"], "high": i["high"],
-                                                 "method": i["method"]} for i in intervals]
+            intervals: list[Interval | None] = [by_name.get(spec.name) for by_name in ivs]
             for i, (v, iv) in enumerate(zip(values, intervals, strict=True)):
                 if iv is None and v is not None and spec.kind == MEDIAN:
                     m = spec.interval(runs[i].records(name), seed, name)
                     if m.low is not None:
-                        intervals[i] = {"low": m.low, "high": m.high, "method": m.method}
+                        intervals[i] = m
                 elif iv is None and v is not None and spec.kind != GROUPED and not spec.band:
                     right, n = spec.counts(runs[i].records(name))
                     w = wilson(right, n)
                     if w.low is not None:
-                        intervals[i] = {"low": w.low, "high": w.high, "method": "wilson"}
+                        intervals[i] = w
             diffs: list[PairedDiff | None] = [None]
             for i, run in enumerate(runs[1:], start=1):
                 a, b = first.records(name), run.records(name)
@@ -304,27 +303,25 @@ def compare_runs(runs: list[Run], seed: int = 0, resamples: int = RESAMPLES) -> 
         suites.append(SuiteComparison(name=name, family=family, items=counts, rows=rows))
     totals = [TotalRow(metric=key, label=label,
                        values=[res.totals.get(key) for res in results],
-                       intervals=[res.totals_intervals.get(key) for res in results])
+                       intervals=[res.total_interval(key) for res in results])
               for key, label in (("turn", "turn accuracy"), ("goal", "goal accuracy"))]
     if any(r.metric == CUT_OFF for s in suites for r in s.rows):
         cut_counts: list[tuple[int, int] | None] = [
-            (int(res.totals.get("cut_off") or 0), int(res.totals.get("items") or 0))
-            for res in results]
+            (int(res.totals.cut_off or 0), int(res.totals.items or 0)) for res in results]
         pairs = [(c, n) for c, n in (x for x in cut_counts if x is not None)]
         shares: list[Any] = [c / n if n else None for c, n in pairs]
-        cut_ivs: list[dict[str, Any] | None] = []
+        cut_ivs: list[Interval | None] = []
         for c, n in pairs:
             w = wilson(c, n) if n else None
-            cut_ivs.append({"low": w.low, "high": w.high, "method": "wilson"}
-                           if w is not None and w.low is not None else None)
+            cut_ivs.append(w if w is not None and w.low is not None else None)
         totals.append(TotalRow(metric=CUT_OFF, label="cut off by the budget (share of items)",
                                values=shares, intervals=cut_ivs, counts=cut_counts))
     flipped = []
     for run in runs[1:]:
         items = flips([x for n in names for x in first.records(n)],
                       [x for n in names for x in run.records(n)])
-        tally = Counter(f.direction for f in items)
-        flipped.append(Flips(against=run.label, worse=tally["worse"], better=tally["better"],
+        worse = sum(1 for f in items if f.direction == "worse")
+        flipped.append(Flips(against=run.label, worse=worse, better=len(items) - worse,
                              items=items))
     asked = [AskedDifferently(against=run.label, fields=[
         SettingDifference(name, a, b)

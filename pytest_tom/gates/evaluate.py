@@ -453,10 +453,8 @@ def settings_notes(base: RunReport, settings: ReportSettings | dict[str, Any]) -
     """Differences of method, seed, temperature ... between the baseline and this run."""
     before, now = base.settings, ReportSettings.of(settings)
     notes = []
-    for key in ("method", "seed", "temperature"):
-        if before.has(key) and before.data[key] != now.data.get(key):
-            notes.append(f"the baseline used {key} {before.data[key]!r}, this run "
-                         f"{now.data.get(key)!r}")
+    for key, then, here in before.scoring_differences(now):
+        notes.append(f"the baseline used {key} {then!r}, this run {here!r}")
     length_noted = False
     if before.has("max_tokens") and sent_text(before.data) != sent_text(now.data) and (
             before.max_tokens != now.max_tokens
@@ -471,8 +469,8 @@ def settings_notes(base: RunReport, settings: ReportSettings | dict[str, Any]) -
             continue  # said above in words
         notes.append("the baseline was asked differently: "
                      + difference_text(name, a, b, "the baseline", "this run"))
-    if base.data.get("model") and base.data.get("model") != now.data.get("model"):
-        notes.append(f"baseline model {base.data['model']}, this run {now.data.get('model')}")
+    if base.model and base.model != now.model:
+        notes.append(f"baseline model {base.model}, this run {now.model}")
     errors = int(base.results.totals.errors or 0)
     if errors:  # saved before baselines of errors were refused, or written by hand
         notes.append(f"warning: the baseline holds {errors} of {base.results.totals.items} "

@@ -65,11 +65,36 @@ class Interval:
     seed: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """The interval's JSON form (the report's `intervals` blocks)."""
         out: dict[str, Any] = {"value": self.value, "low": self.low, "high": self.high,
                                "level": LEVEL, "method": self.method, "n": self.n}
         if self.method == "bootstrap":  # "wilson", "wilson over groups" need no more
-            out["resamples"] = self.resamples
-            out["seed"] = self.seed
+            out.update(resamples=self.resamples, seed=self.seed)
+        return out
+
+
+@dataclass(frozen=True)
+class MetricInterval(Interval):
+    """The interval of one metric of a suite or of the totals, as the reports show it: the
+    `Interval` with the metric's label, whether it is a headline metric, and `display`
+    (`metrics.numbers.AMOUNT` for a figure that is not a share, a mean of reasoning tokens;
+    "": a share, shown as its metric is). It stays
+    this object from `results.headline` to the JSON writer and back from a saved report
+    (`results.results.interval_of`)."""
+
+    label: str = ""
+    headline: bool = False
+    display: str = ""
+
+    @classmethod
+    def of(cls, iv: Interval, label: str, headline: bool, display: str = "") -> MetricInterval:
+        return cls(iv.value, iv.low, iv.high, iv.method, iv.n, iv.resamples, iv.seed,
+                   label, headline, display)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {**super().to_dict(), "label": self.label, "headline": self.headline}
+        if self.display:  # a share writes none
+            out.update(display=self.display)
         return out
 
 

@@ -12,10 +12,9 @@ families), and the report layer uses them for its own tables.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-from pytest_tom.metrics.intervals import MIN_GROUPS
+from pytest_tom.metrics.intervals import MIN_GROUPS, Interval, MetricInterval
 
 NA = "n/a"
 # how a metric is shown (`metrics.declare.Metric.display`): a share in percent, a score on
@@ -89,25 +88,26 @@ def cell(value: Any) -> str:
     return str(value)
 
 
-def fmt_interval(iv: Mapping[str, Any] | None, percent: bool = True) -> str:
-    """A 95% interval as a report keeps it (`Interval.to_dict`): `[80.1, 86.2]` (percent
-    points) or `[0.801, 0.862]`, or `[380.0, 450.5]` for an amount (an interval whose
-    `display` is "amount", as the report marks a mean of reasoning tokens); empty when
-    there is none, and `(no interval: 1 group)` for a bootstrap over fewer than 2 groups."""
-    if iv and iv.get("low") is None and iv.get("method") == "bootstrap" \
-            and iv.get("value") is not None and int(iv.get("n") or 0) < MIN_GROUPS:
-        n = int(iv.get("n") or 0)
-        return f"(no interval: {n} group{'' if n == 1 else 's'})"
-    if not iv or iv.get("low") is None:
+def fmt_interval(iv: Interval | None, percent: bool = True, as_amount: bool = False) -> str:
+    """A 95% interval: `[80.1, 86.2]` (percent points) or `[0.801, 0.862]`, or
+    `[380.0, 450.5]` for an amount (`as_amount`, or a metric interval whose `display` is
+    AMOUNT, as the report marks a mean of reasoning tokens); empty when there is none, and
+    `(no interval: 1 group)` for a bootstrap over fewer than 2 groups."""
+    if iv is None:
         return ""
-    if iv.get("display") == AMOUNT:
-        return f"[{amount(iv['low'])}, {amount(iv['high'])}]"
+    if iv.low is None and iv.method == "bootstrap" and iv.value is not None \
+            and iv.n < MIN_GROUPS:
+        return f"(no interval: {iv.n} group{'' if iv.n == 1 else 's'})"
+    if iv.low is None or iv.high is None:
+        return ""
+    if as_amount or (isinstance(iv, MetricInterval) and iv.display == AMOUNT):
+        return f"[{amount(iv.low)}, {amount(iv.high)}]"
     if percent:
-        return f"[{points(iv['low'])}, {points(iv['high'])}]"
-    return f"[{unit(iv['low'])}, {unit(iv['high'])}]"
+        return f"[{points(iv.low)}, {points(iv.high)}]"
+    return f"[{unit(iv.low)}, {unit(iv.high)}]"
 
 
-def with_interval(text: str, iv: Mapping[str, Any] | None) -> str:
+def with_interval(text: str, iv: Interval | None) -> str:
     """`text [80.1, 86.2]`, or `text` alone when there is no interval."""
     bounds = fmt_interval(iv)
     return f"{text} {bounds}" if bounds else text

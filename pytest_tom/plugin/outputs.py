@@ -40,7 +40,7 @@ from pytest_tom.report.json_report import write_replay, write_report
 from pytest_tom.report.terminal import wrap_parts, write_summary
 from pytest_tom.results.aggregate import aggregate
 from pytest_tom.results.results import Results
-from pytest_tom.results.run_report import RunReport
+from pytest_tom.results.run_report import ReportSettings, RunReport
 
 
 class RunOutputs:
@@ -65,12 +65,12 @@ class RunOutputs:
 
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
         ctx = self.ctx
-        s = ctx.describe_settings()
+        s = ReportSettings(ctx.describe_settings())
         details = ctx.backend.details()
-        model = f"{s['model']} ({details})" if details else s["model"]
-        lines = [f"tom: model {model} · method {s['method']} · seed {s['seed']} · temperature "
-                 f"{s['temperature']} · {ctx.max_tokens_text()} · concurrency "
-                 f"{s['concurrency']} · suites {ctx.options.files}"
+        model = f"{s.model} ({details})" if details else s.model
+        lines = [f"tom: model {model} · method {s.method} · seed {s.seed} · temperature "
+                 f"{s.temperature} · {ctx.max_tokens_text()} · concurrency "
+                 f"{s.concurrency} · suites {ctx.options.files}"
                  + (f" · samples {ctx.options.samples}" if ctx.options.samples > 1 else "")
                  + f" · {self.requests.cache_label()}"]
         if ctx.options.sweep is not None:  # the items run once per value
@@ -86,7 +86,7 @@ class RunOutputs:
                          f"not take a probe says so under the scores)")
         if ctx.bundled is not None:
             lines.extend(ctx.bundled.header())
-        changed = s.get("options")
+        changed = s.options
         if changed:  # family options away from their defaults (a protocol's own decoding ...)
             lines.append("tom: family options " + " · ".join(
                 f"--tom-{name.replace('_', '-')}={value}" for name, value in sorted(changed.items())))
@@ -106,7 +106,7 @@ class RunOutputs:
         reruns = rerun_note(config)
         if reruns:
             lines.append(reruns)
-        note = method_note(s["method"])
+        note = method_note(s.method)
         return [*lines, note] if note else lines
 
     @pytest.hookimpl(optionalhook=True)

@@ -27,7 +27,7 @@ from pytest_tom.report.gate_summary import write_gates
 from pytest_tom.report.json_report import write_report
 from pytest_tom.report.markdown import write_markdown
 from pytest_tom.results.results import Results
-from pytest_tom.results.run_report import RunReport
+from pytest_tom.results.run_report import RunReport, SelectionRecord
 
 
 def gate_config(options: TomOptions, is_worker: bool) -> GateConfig:
@@ -57,13 +57,14 @@ class RunGates:
         record = self.selection.record(session.config)
         if record is None:
             return ""
-        by = list(record["by"])
-        deselected = record["deselected"]
+        selection = SelectionRecord(record)
+        by = selection.by
+        deselected = selection.counted
         if self.ctx.shard is not None and self.ctx.shard.total > 1:
             by.append("--tom-shard")
             if deselected is not None:
-                deselected += record["shard_cut"]
-        return subset_note(ran, deselected, by, record["named"])
+                deselected += selection.shard_cut
+        return subset_note(ran, deselected, by, selection.named)
 
     def header_note(self) -> str:
         """The header line of report mode: why wrong answers are xfails, what sets the

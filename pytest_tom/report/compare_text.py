@@ -16,11 +16,12 @@ from typing import Any
 from tabulate import tabulate
 
 from pytest_tom.compare.comparison import Comparison, Row, TotalRow
-from pytest_tom.metrics.intervals import PairedDiff
+from pytest_tom.metrics.intervals import Interval, PairedDiff
 from pytest_tom.metrics.numbers import AMOUNT, PERCENT, figure, fmt_interval
 from pytest_tom.metrics.numbers import signed_amount as signed
 from pytest_tom.report.markdown import cell, code, table
 from pytest_tom.results.asked import difference_text
+from pytest_tom.results.run_report import ReportSettings
 
 LISTED = 20  # flipped items printed per run in the terminal
 LISTED_MD = 200
@@ -28,14 +29,12 @@ TESTS = {"mcnemar": "M", "paired bootstrap": "B"}
 SIGNIFICANT = 0.05
 
 
-def value_cell(value: float | None, iv: dict[str, Any] | None, display: str = PERCENT) -> str:
+def value_cell(value: float | None, iv: Interval | None, display: str = PERCENT) -> str:
     if value is None:
         return "n/a"
-    if display == AMOUNT:
-        iv = {**iv, "display": AMOUNT} if iv else iv
-    if not iv or iv.get("low") is None:
+    if iv is None or iv.low is None:
         return figure(value, display)
-    return f"{figure(value, display)} {fmt_interval(iv)}"
+    return f"{figure(value, display)} {fmt_interval(iv, as_amount=display == AMOUNT)}"
 
 
 def p_text(p: float | None) -> str:
@@ -151,12 +150,17 @@ def short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
+def _method_seed(s: ReportSettings) -> list[Any]:
+    """A run's method and seed as its report gives them (empty when it gives none)."""
+    return [s.method if s.has("method") else "", s.seed if s.has("seed") else ""]
+
+
 def render_markdown(cmp: Comparison) -> str:
     labels = cmp.labels
     lines = ["## pytest-tom compare: " + " vs ".join(cell(lab) for lab in labels), ""]
     lines += table(["run", "model", "report", "items", "method", "seed"],
                    [[str(i + 1), cell(r.label), code(r.path), r.items,
-                     r.settings.get("method", ""), r.settings.get("seed", "")]
+                     *_method_seed(ReportSettings(r.settings))]
                     for i, r in enumerate(cmp.runs)])
     for a in cmp.asked:
         if a.fields:

@@ -37,9 +37,10 @@ def report_text(data: Any) -> str:
 def report_chunks(data: Any) -> Iterator[str]:
     """`report_text` in pieces, a record at a time: a file of 100,000 records is written
     without ever holding its whole text."""
-    items = data.get("items") if isinstance(data, dict) else None
-    if (not isinstance(items, list) or not items or len(data) < 2
-            or next(reversed(data)) != "items"):
+    # the records come last (`RunReport.build`): streamed one per line
+    last = next(reversed(data.items()), None) if isinstance(data, dict) else None
+    items = last[1] if last is not None and last[0] == "items" else None
+    if not isinstance(items, list) or not items or len(data) < 2:
         yield json.dumps(data, indent=1, ensure_ascii=False, default=str) + "\n"
         return
     head = json.dumps({k: v for k, v in data.items() if k != "items"}, indent=1,

@@ -12,6 +12,7 @@ from typing import Any
 
 from pytest_tom.core.record import Record
 from pytest_tom.gates.evaluate import GateReport, ItemDiff, power_text
+from pytest_tom.metrics.intervals import MetricInterval
 from pytest_tom.metrics.numbers import PERCENT, figure, fmt_interval, pct, with_interval
 from pytest_tom.report.atomic import write_atomic
 from pytest_tom.report.gate_summary import tested, within_allowed_note
@@ -96,12 +97,12 @@ def gates_section(report: GateReport) -> list[str]:
     return [*lines, ""]
 
 
-def intervals_table(intervals: dict[str, Any]) -> list[str]:
-    rows = [[cell(iv["label"]), code(name), figure(iv["value"], iv.get("display", PERCENT)),
+def intervals_table(intervals: dict[str, MetricInterval]) -> list[str]:
+    rows = [[cell(iv.label), code(name), figure(iv.value, iv.display or PERCENT),
              fmt_interval(iv),
-             iv["method"] + (f" ({iv['n']} groups, {iv['resamples']} resamples)"
-                             if iv["method"] == "bootstrap" else
-                             f" ({iv['n']} {'groups' if 'groups' in iv['method'] else 'items'})")]
+             iv.method + (f" ({iv.n} groups, {iv.resamples} resamples)"
+                          if iv.method == "bootstrap" else
+                          f" ({iv.n} {'groups' if 'groups' in iv.method else 'items'})")]
             for name, iv in intervals.items()]
     return table(["metric", "name", "value", "95% interval", "method"], rows) if rows else []
 
@@ -112,7 +113,7 @@ def endpoints_section(records: list[Record]) -> list[str]:
     endpoints = usage_by_endpoint(records)
     if not endpoints:
         return []
-    rows = [[code(name), c["requests"], c["failures"], c["moved"]]
+    rows = [[code(name), c.requests, c.failures, c.moved]
             for name, c in endpoints.items()]
     return ["### Endpoints", ""] + table(["endpoint", "requests", "failures", "moved elsewhere"],
                                          rows) + ["", "moved elsewhere: failures whose retry "
@@ -141,8 +142,9 @@ def suites_section(results: Results) -> list[str]:
                   "(scenarios, sets, sceneries) for grouped metrics; see docs/gating.md.", ""]
     for name, s in results.suites.items():
         lines += [f"<details><summary>{cell(name)}: every metric</summary>", ""]
-        if s.intervals:
-            lines += ["**95% intervals**", ""] + intervals_table(s.intervals) + [""]
+        intervals = s.intervals
+        if intervals:
+            lines += ["**95% intervals**", ""] + intervals_table(intervals) + [""]
         lines += table(["metric", "value"], [[code(k), num(v)] for k, v in s.metrics.items()])
         for t in s.tables:
             lines += ["", f"**{cell(t.title)}**", ""]
@@ -227,7 +229,6 @@ def render(results: Results, report: GateReport | None,
            baseline_items: list[Record] | None = None) -> str:
     s = ReportSettings.of(settings)
     t = results.totals
-    tiv = results.totals_intervals
     lines = [f"## pytest-tom: {cell(s.model)}", ""]
     if report is None:
         verdict = "no gates configured"
@@ -242,9 +243,9 @@ def render(results: Results, report: GateReport | None,
     lines += [verdict, "",
               f"method {code(s.method)} · seed {s.seed} · "
               f"temperature {s.temperature} · {t.items} items · "
-              + with_interval(f"turn {pct(t.turn)}", tiv.get("turn")) + " · "
+              + with_interval(f"turn {pct(t.turn)}", results.total_interval("turn")) + " · "
               + with_interval(f"goal {pct(t.goal)} ({t.groups_correct}/{t.groups})",
-                              tiv.get("goal")) + " · "
+                              results.total_interval("goal")) + " · "
               + " · ".join(f"{t.get(key)} {label}" for key, label, always in OUTCOME_COUNTS
                            if always or t.get(key)), ""]
     if report is not None:

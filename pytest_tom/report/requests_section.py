@@ -9,6 +9,7 @@ from typing import Any
 from tabulate import tabulate
 
 from pytest_tom.core.printable import escape_controls
+from pytest_tom.core.record import Record
 from pytest_tom.results.token_usage import failed_requests, usage_by_endpoint, usage_by_model
 
 WIDTH = 120  # no line of the section is wider (as the scores: report/terminal.WIDTH)
@@ -18,7 +19,7 @@ def _n(v: int) -> str:
     return f"{v:,}"
 
 
-def write_usage(tr: Any, records: list[dict[str, Any]], default_model: str,
+def write_usage(tr: Any, records: list[Record], default_model: str,
                 prices: dict[str, tuple[float, float]], max_failed: int = 10,
                 model_name: str = "", unscored: int = 0, made: int = 0) -> None:
     """The `tom requests` section of the terminal summary. `unscored`: requests made for
@@ -83,12 +84,12 @@ def narrow_table(rows: list[list[Any]], headers: list[str], width: int = WIDTH) 
                     maxcolwidths=[keep, *([None] * (len(headers) - 1))])
 
 
-def write_endpoints(tr: Any, records: list[dict[str, Any]]) -> None:
+def write_endpoints(tr: Any, records: list[Record]) -> None:
     """One row per endpoint when the model has several (`--tom-base-url "URL URL"`)."""
     endpoints = usage_by_endpoint(records)
     if not endpoints:
         return
-    rows = [[name, _n(c["requests"]), _n(c["failures"]), _n(c["moved"])]
+    rows = [[name, _n(c.requests), _n(c.failures), _n(c.moved)]
             for name, c in endpoints.items()]
     tr.write_line(narrow_table(rows, ["endpoint", "requests", "failures", "moved elsewhere"]))
     tr.write_line("moved elsewhere: failures whose retry went to another endpoint")

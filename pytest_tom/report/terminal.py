@@ -9,12 +9,22 @@ from tabulate import tabulate
 
 from pytest_tom import families
 from pytest_tom.families.base import MetricTable
+from pytest_tom.metrics.intervals import MetricInterval
 from pytest_tom.metrics.numbers import AMOUNT, amount, fmt_interval, pct, unit, with_interval
 from pytest_tom.metrics.numbers import cell as fmt
 from pytest_tom.pytest_compat import verbosity
 from pytest_tom.report.probe_table import not_applicable_lines, probe_tables
 from pytest_tom.report.sweep_table import paired_lines, sweep_tables
-from pytest_tom.results.results import OUTCOME_COUNTS, Counts, Reasoning, Results, SuiteResult
+from pytest_tom.results.results import (
+    OUTCOME_COUNTS,
+    ConditionQuartile,
+    Counts,
+    CutOff,
+    Level,
+    Reasoning,
+    Results,
+    SuiteResult,
+)
 
 WIDTH = 120  # no line of the section is wider (tables are cut into column blocks)
 # how a table's counts add up (the JSON report's `wrong` is the same)
@@ -47,17 +57,18 @@ def cut_long(text: str, width: int) -> list[str]:
     return [text[i:i + width] for i in range(0, len(text), width)]
 
 
-def interval_parts(intervals: dict[str, dict[str, Any]], skip: tuple[str, ...] = ("turn", "goal"),
-                   family: str | None = None) -> list[str]:
+def interval_parts(intervals: dict[str, MetricInterval],
+                   skip: tuple[str, ...] = ("turn", "goal"), family: str | None = None
+                   ) -> list[str]:
     """`TB 68.0% [60.2, 74.9]`, one per headline metric beyond turn and goal; on 0–1
     (`F1 0.412 [0.301, 0.520]`) for a metric its family displays on that scale."""
     out = []
     for name, iv in intervals.items():
-        if not iv.get("headline") or name in skip or iv.get("display") == AMOUNT:
+        if not iv.headline or name in skip or iv.display == AMOUNT:
             continue  # amounts (reasoning tokens) have lines of their own: `reasoning_lines`
         percent = families.in_percent(family, name)
         show = pct if percent else unit
-        out.append(f"{iv['label']} {show(iv['value'])} {fmt_interval(iv, percent)}")
+        out.append(f"{iv.label} {show(iv.value)} {fmt_interval(iv, percent)}")
     return out
 
 
@@ -82,10 +93,11 @@ def count(value: Any) -> str:
     return "n/a" if value is None else str(value)
 
 
-def suite_table(counts: Counts, intervals: dict[str, Any] | None = None) -> str:
+def suite_table(counts: Counts, turn: MetricInterval | None = None,
+                goal: MetricInterval | None = None) -> str:
     """The core table; turn and goal accuracy carry their 95% interval when known. Wider
     than `WIDTH`, it is cut into blocks of columns as a family table is (`render_table`)."""
-    iv = intervals or {}
+    iv = turn is not None or goal is not None
     shown = [(key, label) for key, label, always in OUTCOME_COUNTS
              if always or counts.get(key)]
     headers = ["", "items", "right", "wrong", *(label for _, label in shown),
@@ -93,9 +105,9 @@ def suite_table(counts: Counts, intervals: dict[str, Any] | None = None) -> str:
     c = count
     rows = [["all", c(counts.items), c(counts.correct), c(counts.wrong),
              *(c(counts.get(key)) for key, _ in shown),
-             with_interval(pct(counts.turn), iv.get("turn")),
+             with_interval(pct(counts.turn), turn),
              with_interval(f"{pct(counts.goal)} ({c(counts.groups_correct)}/"
-                           f"{c(counts.groups)})", iv.get("goal"))]]
+                           f"{c(counts.groups)})", goal)]]
     for tag in counts.tag_names():
         rows.append([f"tag {tag}", c(counts.get(f"tag.{tag}.items")), "", "",
                      *("" for _ in shown), pct(counts.get(f"tag.{tag}.turn")),
@@ -195,31 +207,30 @@ def reasoning_lines(suite: SuiteResult, verbose: bool = False, width: int = WIDT
     return lines + thought_stat_lines(r, verbose, width)
 
 
-def cut_off_text(block: dict[str, Any], measure: str) -> str:
+def cut_off_text(block: CutOff, measure: str) -> str:
     """`12 items, thought ≥ 64–300 reasoning tokens (lower bounds, median ≥ 290)`."""
-    n = block.get("items") or 0
-    if block.get("low") is None:
-        return f"{n} items (no length known)"
-    span = (amount(block["low"]) if block["low"] == block["high"]
-            else f"{amount(block['low'])}–{amount(block['high'])}")
-    return (f"{n} items, thought ≥ {span} {measure} (lower bounds, median ≥ "
-            f"{amount(block.get('median'))})")
+    if block.low is None or block.high is None:
+        return f"{block.items} items (no length known)"
+    span = (amount(block.low) if block.low == block.high
+            else f"{amount(block.low)}–{amount(block.high)}")
+    return (f"{block.items} items, thought ≥ {span} {measure} (lower bounds, median ≥ "
+            f"{amount(block.median)})")
 
 
-def level_text(level: dict[str, Any]) -> str:
+def level_text(level: Level) -> str:
     """`FB accuracy ×2.30 [2.21, 2.39] (230 vs 100, 25 groups)`."""
-    if level.get("ratio") is None:
-        return f"{level.get('label')} n/a"
-    iv = (f" [{level['low']:.2f}, {level['high']:.2f}]" if level.get("low") is not None
-          and level.get("high") is not None else "")
-    return (f"{level.get('label')} ×{level['ratio']:.2f}{iv} ({amount(level.get('mean'))} vs "
-            f"{amount(level.get('reference_mean'))}, {level.get('groups')} groups)")
+    if level.ratio is None:
+        return f"{level.label} n/a"
+    iv = (f" [{level.low:.2f}, {level.high:.2f}]" if level.low is not None
+          and level.high is not None else "")
+    return (f"{level.label} ×{level.ratio:.2f}{iv} ({amount(level.mean)} vs "
+            f"{amount(level.reference_mean)}, {level.groups} groups)")
 
 
-def quartile_cell(q: dict[str, Any]) -> str:
-    if not q.get("judged"):
+def quartile_cell(q: ConditionQuartile) -> str:
+    if not q.judged:
         return "—"
-    return f"{pct(q.get('accuracy'))} ({q['judged']})"
+    return f"{pct(q.accuracy)} ({q.judged})"
 
 
 def thought_stat_lines(r: Reasoning, verbose: bool, width: int = WIDTH) -> list[str]:
@@ -228,29 +239,29 @@ def thought_stat_lines(r: Reasoning, verbose: bool, width: int = WIDTH) -> list[
     A contrast against the suite's other items (one level per ability) and its
     conditions: with `-v`."""
     lines: list[str] = []
-    if r.cut_off:
+    cut = r.cut_off
+    if cut is not None:
         lines += wrap_parts("cut off, never answered (in no mean): ",
-                            [cut_off_text(r.cut_off, r.measure)], width)
+                            [cut_off_text(cut, r.measure)], width)
     shown_conditions: set[str] = set()
     hidden = 0
     for c in r.contrasts:
-        if c.get("reference") is None and not verbose:
-            hidden += len(c.get("levels") or [])
+        if c.reference is None and not verbose:
+            hidden += len(c.levels)
             continue
-        how = ", paired by scenario" if c.get("paired") else ""
-        head = f"mean {r.measure}, {c.get('label')} (ratio to {c.get('reference_label')}{how}):"
-        levels = [level_text(level) for level in c.get("levels") or []]
+        how = ", paired by scenario" if c.paired else ""
+        head = f"mean {r.measure}, {c.label} (ratio to {c.reference_label}{how}):"
+        levels = [level_text(level) for level in c.levels]
         if levels and len(head) + 1 + len(levels[0]) <= width:
             lines += wrap_parts(head + " ", levels, width)
         else:
             lines += [head, *wrap_parts("  ", levels, width)]
-        shown_conditions.update(str(level.get("name")) for level in c.get("levels") or [])
-        if c.get("reference"):
-            shown_conditions.add(str(c["reference"]))
-    rows = [[str(cond.get("label")), *(quartile_cell(q) for q in cond.get("quartiles") or []),
-             str((cond.get("cut_off") or {}).get("items") or 0)]
-            for cond in r.conditions if str(cond.get("name")) in shown_conditions
-            and len(cond.get("quartiles") or []) == 4]
+        shown_conditions.update(level.name for level in c.levels)
+        if c.reference:
+            shown_conditions.add(c.reference)
+    rows = [[cond.label, *(quartile_cell(q) for q in cond.quartiles), str(cond.cut_off.items)]
+            for cond in r.conditions if cond.name in shown_conditions
+            and len(cond.quartiles) == 4]
     if rows:
         table = MetricTable(title="", headers=[f"turn accuracy by quartile of {r.measure}",
                                                "Q1 (judged)", "Q2", "Q3", "Q4", "cut off"],
@@ -313,8 +324,9 @@ def write_summary(tr: Any, results: Results, model: str, report_path: str | None
         counts = suite.counts
         tr.write_line("")
         tr.write_line(f"{name}  (family {suite.family}, {counts.items} items)", bold=True)
-        tr.write_line(suite_table(counts, suite.intervals))
-        parts = interval_parts(suite.intervals, family=suite.family)
+        intervals = suite.intervals
+        tr.write_line(suite_table(counts, suite.interval("turn"), suite.interval("goal")))
+        parts = interval_parts(intervals, family=suite.family)
         if parts:
             for line in wrap_parts("95% intervals: ", parts):
                 tr.write_line(line)
@@ -346,17 +358,17 @@ def write_summary(tr: Any, results: Results, model: str, report_path: str | None
     if any(t.get(key) for key in ("errors", "unparseable", "cut_off", "skipped", "measured")):
         for line in note_lines(COUNTS_NOTE):  # how the counts add up, once
             tr.write_line(line)
-    tiv = results.totals_intervals
     sd = results.totals_spread
 
     def spread(name: str) -> str:  # --tom-samples: ± the standard deviation over samples
         return f" ± {pct(sd[name])}" if name in sd else ""
 
     c = count
+    turn, goal = results.total_interval("turn"), results.total_interval("goal")
     parts = [f"{c(t.items)} items",
-             with_interval(f"turn {pct(t.turn)}{spread('turn')}", tiv.get("turn")),
+             with_interval(f"turn {pct(t.turn)}{spread('turn')}", turn),
              with_interval(f"goal {pct(t.goal)}{spread('goal')} ({c(t.groups_correct)}/"
-                           f"{c(t.groups)})", tiv.get("goal")),
+                           f"{c(t.groups)})", goal),
              *(f"{c(t.get(key))} {label}" for key, label, always in OUTCOME_COUNTS
                if always or t.get(key))]
     if results.samples:

@@ -17,7 +17,7 @@ from pytest_tom.metrics.record_table import RecordTable, UndeclaredRead
 from pytest_tom.metrics.sample_spread import combine_flat, combine_table, sample_count, sample_view
 from pytest_tom.results.headline import add_intervals, reasoning_figures, table_of
 from pytest_tom.results.probe_results import probe_block
-from pytest_tom.results.results import Results, suite_block
+from pytest_tom.results.results import Figure, Results, SuiteJSON, suite_block
 from pytest_tom.results.sweep_results import sweep_block
 
 
@@ -54,7 +54,7 @@ def combine_samples(results: list[Results]) -> Results:
     its spread (the sample standard deviation) beside it; no interval."""
     k = len(results)
     first = results[0]
-    suites: dict[str, Any] = {}
+    suites: dict[str, SuiteJSON] = {}
     for name, suite in first.suites.items():
         per = [s for s in (r.suite(name) for r in results) if s is not None]
         metrics, spread = combine_flat([p.metrics for p in per])
@@ -93,7 +93,7 @@ def _family_figures(family: str, arrived: list[Record], by_id: list[Record],
     return result, table
 
 
-def set_declared(metrics: dict[str, Any], declared: dict[str, Value]) -> dict[str, Any]:
+def set_declared(metrics: dict[str, Figure], declared: dict[str, Value]) -> dict[str, Figure]:
     """`metrics` with the value of each declared metric: one the family reports as None
     stays None (unavailable in this run, e.g. FANToM's ALL* without free-response scores);
     one that selects nothing is left out."""
@@ -114,8 +114,8 @@ def _aggregate_once(records: list[Record], settings: Settings,
     grouped: dict[str, list[Record]] = defaultdict(list)
     for rec in records:
         grouped[rec["item"]["suite"]].append(rec)
-    suites: dict[str, Any] = {}
-    blocks: list[dict[str, Any]] = []  # each suite's share of the totals
+    suites: dict[str, SuiteJSON] = {}
+    blocks: list[dict[str, Figure]] = []  # each suite's share of the totals
     for name in sorted(grouped):
         arrived = grouped[name]
         # the family gets the suite's records by id (as one sort by (suite, id) would give:
@@ -138,7 +138,7 @@ def _aggregate_once(records: list[Record], settings: Settings,
     return Results.build(suites, sum_blocks(blocks))
 
 
-def _totals_share(records: list[Record], core: dict[str, Any]) -> dict[str, Any]:
+def _totals_share(records: list[Record], core: dict[str, Figure]) -> dict[str, Figure]:
     """A suite's block in the totals, whose groups are (suite, group): a suite's items
     without a group form one group there, while its core metrics group them by scenario.
     When every item has a group the two groupings are the same and the core block is it."""

@@ -24,7 +24,7 @@ them as fields, so that two reports asked differently are told apart by name
 - `probes` (only under `--tom-probe`): `probes` (the names) and, with shuffle, `orders`.
 
 A report written before the block existed (same format version: an added setting keeps
-it) is read with the block derived from what it holds (`of_settings`): `request_fields`
+it) is read with the block derived from what it holds (`derived_block`): `request_fields`
 gives `thinking` and `reasoning_effort`, and the answer-length text gives the families'
 lengths and the thought's room when it names them; what it cannot tell is None, and the
 block says `"derived": true`.
@@ -91,15 +91,15 @@ def _families_text(common: int, others: str | None, names: Iterable[str]) -> dic
     return out
 
 
-def derived_block(settings: Mapping[str, Any], family_names: Iterable[str] = ()
-                  ) -> dict[str, Any]:
-    """The block of a report written before it existed (module docstring)."""
-    fields = settings.get("request_fields")
-    fields = dict(fields) if isinstance(fields, Mapping) else {}
+def derived_block(*, request_fields: Any = None, answer_length: Any = "",
+                  max_tokens: int | None = None, method: str = "vanilla",
+                  family_names: Iterable[str] = ()) -> dict[str, Any]:
+    """The block of a report written before it existed (module docstring), from what its
+    settings hold (`results.run_report.ReportSettings.asked` reads them)."""
+    fields = dict(request_fields) if isinstance(request_fields, Mapping) else {}
     kwargs = fields.get("chat_template_kwargs")
     enable = kwargs.get("enable_thinking") if isinstance(kwargs, Mapping) else None
-    text = str(settings.get("answer_length") or "")
-    max_tokens = settings.get("max_tokens")
+    text = str(answer_length or "")
     answer: dict[str, int] | None = None
     step: dict[str, int] | None = None
     per_answer = _PER_ANSWER.match(text)
@@ -107,7 +107,7 @@ def derived_block(settings: Mapping[str, Any], family_names: Iterable[str] = ()
         names = sorted(set(family_names))
         answer = _families_text(int(per_answer.group(1)), per_answer.group(2), names)
         reason = _TO_REASON.search(text)
-        if reason and settings.get("method") in REASONING_METHODS:
+        if reason and method in REASONING_METHODS:
             lengths = reason.group(1).split("/")
             if len(lengths) == 1:  # one length for every family; several: not whose
                 step = {name: int(lengths[0]) for name in answer}
@@ -122,15 +122,6 @@ def derived_block(settings: Mapping[str, Any], family_names: Iterable[str] = ()
         "request_fields": fields,
         "derived": True,
     }
-
-
-def of_settings(settings: Mapping[str, Any], family_names: Iterable[str] = ()
-                ) -> dict[str, Any]:
-    """A report's `asked` block: as recorded, else derived (`derived_block`)."""
-    block = settings.get("asked")
-    if isinstance(block, Mapping):
-        return dict(block)
-    return derived_block(settings, family_names)
 
 
 def _flat(block: Mapping[str, Any]) -> dict[str, Any]:

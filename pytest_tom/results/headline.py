@@ -13,7 +13,7 @@ those tables.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,10 +21,10 @@ from pytest_tom import families
 from pytest_tom.core.settings import Settings
 from pytest_tom.metrics.accuracy import Record, group_key
 from pytest_tom.metrics.declare import AMOUNT, GROUPED, PROPORTION, AllRight, Metric, ratio_of
-from pytest_tom.metrics.intervals import RESAMPLES
+from pytest_tom.metrics.intervals import RESAMPLES, MetricInterval
 from pytest_tom.metrics.record_table import RecordTable
 from pytest_tom.results import reasoning_length, thought_stats
-from pytest_tom.results.results import Results
+from pytest_tom.results.results import Figure, ReasoningJSON, Results
 
 
 @dataclass
@@ -99,8 +99,8 @@ class ReasoningFigures:
     """A suite's reasoning-length figures: the values of its reasoning metrics (those that
     select anything) and its `reasoning` block (None: its records show no reasoning)."""
 
-    values: dict[str, Any] = field(default_factory=dict)
-    block: dict[str, Any] | None = None
+    values: dict[str, Figure] = field(default_factory=dict)
+    block: ReasoningJSON | None = None
 
 
 def reasoning_figures(family: str, table: RecordTable,
@@ -128,12 +128,13 @@ def totals_catalog() -> Catalog:
                            finish=ratio_of(), unit=(suite_of, group_key), of_groups=True)])
 
 
-def suite_intervals(family: str, records: list[Record] | RecordTable, metrics: dict[str, Any],
+def suite_intervals(family: str, records: list[Record] | RecordTable,
+                    metrics: Mapping[str, Figure],
                     seed: int, resamples: int = RESAMPLES,
-                    settings: Settings | None = None) -> dict[str, dict[str, Any]]:
+                    settings: Settings | None = None) -> dict[str, MetricInterval]:
     """Interval of every metric of the suite that has a value in `metrics` (the declared
     ones are set there by `results.aggregate.set_declared`)."""
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, MetricInterval] = {}
     table = records if isinstance(records, RecordTable) else table_of(family, records, settings)
     if not len(table):
         return out
@@ -142,21 +143,20 @@ def suite_intervals(family: str, records: list[Record] | RecordTable, metrics: d
         if metrics.get(spec.name) is None:
             continue  # not reported, or unavailable in this run
         iv = spec.interval(table, seed, suite, resamples)
-        if iv.low is not None:
-            out[spec.name] = {**iv.to_dict(), "label": spec.label, "headline": spec.headline}
-            if spec.display == AMOUNT:  # not a share: the reports show it as a number
-                out[spec.name]["display"] = AMOUNT
+        if iv.low is not None:  # an amount is not a share: the reports show it as a number
+            out[spec.name] = MetricInterval.of(iv, spec.label, spec.headline,
+                                               AMOUNT if spec.display == AMOUNT else "")
     return out
 
 
 def totals_intervals(records: list[Record] | RecordTable, seed: int,
-                     resamples: int = RESAMPLES) -> dict[str, dict[str, Any]]:
-    out: dict[str, dict[str, Any]] = {}
+                     resamples: int = RESAMPLES) -> dict[str, MetricInterval]:
+    out: dict[str, MetricInterval] = {}
     table = records if isinstance(records, RecordTable) else RecordTable(records)
     for spec in totals_catalog().specs:
         iv = spec.interval(table, seed, "totals", resamples)
         if iv.low is not None:
-            out[spec.name] = {**iv.to_dict(), "label": spec.label, "headline": True}
+            out[spec.name] = MetricInterval.of(iv, spec.label, True)
     return out
 
 

@@ -86,7 +86,7 @@ def merge_parts(parts: list[Part], partial: bool = False) -> Merged:
     """The records of `parts` as one run (MergeError when they are not one)."""
     if not parts:
         raise MergeError("no reports given")
-    _same(parts, "model", lambda p: p.report.data.get("model"))
+    _same(parts, "model", lambda p: p.report.model)
     for key, setting in COMPARED_SETTINGS:
         _same(parts, f"settings.{key}", lambda p, s=setting: s(p.report.settings))
     shards = [p for p in parts if p.shard is not None]
@@ -96,14 +96,14 @@ def merge_parts(parts: list[Part], partial: bool = False) -> Merged:
                          f"shards of one selection, or reports of runs without --tom-shard")
     missing: list[str] = []
     if shards:
-        _same(parts, "the shard count (--tom-shard K/N)", lambda p: _shard(p).data["total"])
+        _same(parts, "the shard count (--tom-shard K/N)", lambda p: _shard(p).total)
         _same(parts, "the suite versions (suite files changed between the jobs)",
               lambda p: _shard(p).suite_digests)
         _same(parts, "the selection they were cut from (suites, -k, -m, --tom-limit)",
               lambda p: _shard(p).digest)
         by_index: dict[int, Part] = {}
         for p in parts:
-            k = _shard(p).data["index"]
+            k = _shard(p).index
             if k in by_index:
                 raise MergeError(f"{by_index[k].path} and {p.path} overlap: both are shard "
                                  f"{k}/{_shard(p).total}; give each shard once")
@@ -138,7 +138,7 @@ def merge_parts(parts: list[Part], partial: bool = False) -> Merged:
                                  f"disjoint parts (the shards of one selection)")
             owner[key] = p.path
         records.extend(p.records)
-    merged_shard = (ShardRecord.of_merge(_shard(parts[0]), [_shard(p).data["index"] for p in parts],
+    merged_shard = (ShardRecord.of_merge(_shard(parts[0]), [_shard(p).index for p in parts],
                                          [p.path for p in parts]) if shards else None)
     settings = parts[0].report.settings.for_merge([p.path for p in parts], merged_shard)
     starts = [t for t in (timestamp(p.report.started) for p in parts) if t is not None]

@@ -23,12 +23,19 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from typing import Any
 
 from pytest_tom import families
 from pytest_tom.core.record import Record
 from pytest_tom.metrics.accuracy import is_judged
 from pytest_tom.metrics.mcnemar import mcnemar_exact
+from pytest_tom.results.results import (
+    NoStoryJSON,
+    ProbeCountsJSON,
+    ProbePairedJSON,
+    ProbesJSON,
+    ProbeSuiteJSON,
+    ShuffleJSON,
+)
 
 
 def right_count_pmf(chances: Iterable[float]) -> list[float]:
@@ -54,13 +61,13 @@ def binomial_test(right: int, chances: list[float]) -> float:
     return min(1.0, sum(q for q in pmf if q <= seen * (1 + 1e-9)))
 
 
-def _counts(records: list[Record]) -> dict[str, Any]:
+def _counts(records: list[Record]) -> ProbeCountsJSON:
     right = sum(1 for r in records if r["outcome"].get("correct"))
     return {"n": len(records), "right": right,
             "accuracy": right / len(records) if records else None}
 
 
-def _paired(base: dict[str, bool], copy: dict[str, bool]) -> dict[str, Any]:
+def _paired(base: dict[str, bool], copy: dict[str, bool]) -> ProbePairedJSON:
     shared = sorted(set(base) & set(copy))
     newly_wrong = sum(1 for i in shared if base[i] and not copy[i])
     newly_right = sum(1 for i in shared if copy[i] and not base[i])
@@ -68,7 +75,7 @@ def _paired(base: dict[str, bool], copy: dict[str, bool]) -> dict[str, Any]:
             "p_value": mcnemar_exact(newly_wrong, newly_right)}
 
 
-def _no_story(records: list[Record]) -> dict[str, Any]:
+def _no_story(records: list[Record]) -> NoStoryJSON:
     chances = [1 / len(r["item"]["choices"]) if r["item"].get("choices") else 0.5
                for r in records]
     right = sorted(r["item"]["id"] for r in records if r["outcome"].get("correct"))
@@ -77,7 +84,7 @@ def _no_story(records: list[Record]) -> dict[str, Any]:
             "p_value": binomial_test(len(right), chances), "right_items": right}
 
 
-def _shuffle(copies: dict[str, list[Record]]) -> dict[str, Any]:
+def _shuffle(copies: dict[str, list[Record]]) -> ShuffleJSON:
     per_item: dict[str, list[bool]] = defaultdict(list)
     places: dict[int, list[bool]] = defaultdict(list)
     for records in copies.values():
@@ -93,7 +100,7 @@ def _shuffle(copies: dict[str, list[Record]]) -> dict[str, Any]:
                              "accuracy": sum(v) / len(v)} for p, v in sorted(places.items())]}
 
 
-def probe_block(records: list[Record]) -> dict[str, Any] | None:
+def probe_block(records: list[Record]) -> ProbesJSON | None:
     """The probes' block of a run's records; None when no record is a probe's copy."""
     if not any("probe" in r for r in records):
         return None
@@ -116,7 +123,7 @@ def probe_block(records: list[Record]) -> dict[str, Any] | None:
             copy = {r["item"]["id"]: bool(r["outcome"].get("correct")) for r in recs}
             rows.append({"label": label, "probe": kinds[label], **_counts(recs),
                          "paired": _paired(right, copy)})
-        entry: dict[str, Any] = {"suite": suite, "base": _counts(base[suite]), "probes": rows}
+        entry: ProbeSuiteJSON = {"suite": suite, "base": _counts(base[suite]), "probes": rows}
         story = copies[suite].get("probe=no-story")
         if story is not None:
             entry["no_story"] = _no_story(story)

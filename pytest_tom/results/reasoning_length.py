@@ -28,7 +28,6 @@ belongs to) is the suite's `reasoning` block (`block`).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 import numpy as np
 
@@ -45,6 +44,7 @@ from pytest_tom.metrics.declare import (
     mean_of,
 )
 from pytest_tom.metrics.record_table import RecordTable
+from pytest_tom.results.results import ReasoningJSON
 
 PREFIX = "reasoning."
 MEAN = "reasoning.mean"
@@ -105,7 +105,7 @@ def specs(table: RecordTable, catalog: Iterable[Metric]) -> list[Metric]:
     return out
 
 
-def block(table: RecordTable, metrics: Iterable[Metric]) -> dict[str, Any] | None:
+def block(table: RecordTable, metrics: Iterable[Metric]) -> ReasoningJSON | None:
     """The suite's `reasoning` block (None without reasoning metrics): the unit and what
     it counts, how many items have a length, each quartile's metric, range of lengths
     (lowest, highest), judged items and median length, and each mean's accuracy."""

@@ -28,15 +28,22 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypedDict
 
 from pytest_tom import families
 from pytest_tom.core.record import Record
 from pytest_tom.core.settings import Settings
+from pytest_tom.results.asked import derived_block
 from pytest_tom.results.asked import differences as asked_differences
-from pytest_tom.results.asked import of_settings
-from pytest_tom.results.results import Results
-from pytest_tom.results.token_usage import usage_by_endpoint
+from pytest_tom.results.results import (
+    CountsJSON,
+    IntervalJSON,
+    ProbesJSON,
+    Results,
+    SuiteJSON,
+    SweepJSON,
+)
+from pytest_tom.results.token_usage import EndpointUsage, usage_by_endpoint
 
 FORMAT_NAME = "pytest-tom-report"
 VERSION = 1
@@ -47,6 +54,91 @@ STATUSES = ("complete", "interrupted", "incomplete")  # incomplete: merged with 
 
 PACKAGES = ("pytest-tom", "pytest", "pyyaml", "tabulate", "openai", "pytest-xdist",
             "sentence-transformers", "torch", "xllamacpp")
+
+
+# -- the JSON model (with results/results.py's: tests/test_report_model.py reads the keys
+# from these declarations) ---------------------------------------------------------------
+
+
+class ReportJSON(TypedDict, total=False):
+    """A report (`RunReport`), in the order the writer puts its keys."""
+
+    format: str
+    status: str
+    model: str
+    settings: SettingsJSON
+    versions: dict[str, str | None]
+    started: str
+    finished: str
+    duration_seconds: float
+    suites: dict[str, SuiteJSON]  # the results (`results.results.ResultsJSON`)
+    totals: CountsJSON
+    totals_intervals: dict[str, IntervalJSON]
+    samples: int
+    totals_spread: dict[str, float]
+    sweep: SweepJSON
+    probes: ProbesJSON
+    endpoints: list[EndpointJSON]
+    items: list[Record]  # the record model: core/record.py
+
+
+class SettingsJSON(TypedDict, total=False):
+    """A report's `settings` (`ReportSettings`; the live run's `RunContext.describe_settings`)."""
+
+    model: str
+    backend: Any  # the backend's identity, free-form (what its cache key holds)
+    method: str
+    seed: int
+    temperature: float | None
+    max_tokens: int | None
+    answer_length: str
+    asked: dict[str, Any]  # its fields: results/asked.py (KEYS), passed through
+    concurrency: int
+    options: dict[str, Any]  # family options away from their defaults
+    shard: ShardJSON
+    request_fields: dict[str, Any]  # free-form request fields, credentials redacted
+    selection: SelectionJSON
+    request_path: str
+    merged: list[str]
+
+
+class ShardJSON(TypedDict, total=False):
+    """`settings.shard` (`ShardRecord`)."""
+
+    index: int
+    total: int
+    items: int
+    selection: ShardSelectionJSON
+    merged: list[int]
+    parts: list[str]
+
+
+class ShardSelectionJSON(TypedDict, total=False):
+    """What the shards were cut from (`items.shards.selection_record`); the options that
+    chose it are informative keys beside these."""
+
+    items: int
+    units: int
+    digest: str
+    suites: dict[str, str]
+
+
+class SelectionJSON(TypedDict, total=False):
+    """`settings.selection` (`SelectionRecord`)."""
+
+    deselected: int | None
+    by: list[str]
+    named: bool
+    shard_cut: int
+
+
+class EndpointJSON(TypedDict, total=False):
+    """Requests of one endpoint (several endpoints of one model)."""
+
+    endpoint: str
+    requests: int
+    failures: int
+    moved: int
 
 
 def package_versions() -> dict[str, str | None]:
@@ -110,17 +202,19 @@ class ShardRecord:
         return value if isinstance(value, int) else None
 
     @property
-    def selection(self) -> dict[str, Any]:
+    def selection(self) -> ShardSelectionJSON:
         """What the shards were cut from: items, units, digest of the (suite, id) pairs,
-        each suite's file digest, the selecting options."""
+        each suite's file digest, the selecting options (passed through to a merge)."""
         return self.data.get("selection") or {}
 
     @property
-    def digest(self) -> Any:
+    def digest(self) -> str | None:
+        """The digest of the (suite, id) pairs the shards were cut from."""
         return self.selection.get("digest")
 
     @property
-    def suite_digests(self) -> Any:
+    def suite_digests(self) -> dict[str, str] | None:
+        """Each suite's digest of its files (its version)."""
         return self.selection.get("suites")
 
     @property
@@ -149,6 +243,12 @@ class SelectionRecord:
     @property
     def deselected(self) -> int:
         return int(self.data.get("deselected") or 0)
+
+    @property
+    def counted(self) -> int | None:
+        """The items deselected, None when they were not counted (a worker's count lost)."""
+        value = self.data.get("deselected")
+        return None if value is None else int(value)
 
     @property
     def by(self) -> list[str]:
@@ -182,7 +282,7 @@ class ReportSettings:
         return str(self.data.get("model") or "")
 
     @property
-    def backend(self) -> Any:
+    def backend(self) -> Any:  # free-form: each backend's identity
         """The backend's identity (what its cache key holds)."""
         return self.data.get("backend")
 
@@ -198,15 +298,15 @@ class ReportSettings:
             return 0
 
     @property
-    def temperature(self) -> Any:
+    def temperature(self) -> float | None:
         return self.data.get("temperature")
 
     @property
-    def max_tokens(self) -> Any:
+    def max_tokens(self) -> int | None:
         return self.data.get("max_tokens")
 
     @property
-    def answer_length(self) -> Any:
+    def answer_length(self) -> str | None:
         """The answer length as it was sent, in words (`max_tokens` None: per family)."""
         return self.data.get("answer_length")
 
@@ -214,11 +314,25 @@ class ReportSettings:
     def asked(self) -> dict[str, Any]:
         """What the model was asked, as fields (`results/asked.py`): the run's `asked`
         block, or for a report written before it, the block derived from what it holds."""
-        return of_settings(self.data, families.BUILTIN)
+        block = self.data.get("asked")
+        if isinstance(block, Mapping):
+            return dict(block)
+        return derived_block(request_fields=self.data.get("request_fields"),
+                             answer_length=self.data.get("answer_length"),
+                             max_tokens=self.data.get("max_tokens"),
+                             method=str(self.data.get("method") or ""),
+                             family_names=families.BUILTIN)
 
     @property
-    def concurrency(self) -> Any:
+    def concurrency(self) -> int | None:
         return self.data.get("concurrency")
+
+    def scoring_differences(self, other: ReportSettings) -> list[tuple[str, Any, Any]]:
+        """(setting, this value, the other's) of method, seed and temperature where this
+        report has the setting and the other differs (lacking it: None)."""
+        return [(key, self.data[key], other.data.get(key))
+                for key in ("method", "seed", "temperature")
+                if self.has(key) and self.data[key] != other.data.get(key)]
 
     def differences(self, other: ReportSettings) -> list[tuple[str, Any, Any]]:
         """(field, this value, the other's) of every setting that decides what the model
@@ -303,7 +417,7 @@ class RunReport:
             extra["probes"] = results["probes"]
         endpoints = usage_by_endpoint(records)  # several endpoints of one model: counts of each
         if endpoints:
-            extra["endpoints"] = [{"endpoint": k, **v} for k, v in endpoints.items()]
+            extra["endpoints"] = [{"endpoint": k, **v.as_dict()} for k, v in endpoints.items()]
         return cls({
             "format": FORMAT,
             "status": status,
@@ -315,7 +429,7 @@ class RunReport:
             "duration_seconds": round(finished - started, 3),
             "suites": results["suites"],
             "totals": results["totals"],
-            "totals_intervals": results.totals_intervals,
+            "totals_intervals": results.get("totals_intervals") or {},
             **extra,
             "items": sorted(records, key=lambda r: (r["item"]["suite"], r["item"]["id"])),
         })
@@ -343,7 +457,7 @@ class RunReport:
         return ReportSettings(value if isinstance(value, Mapping) else None)
 
     @property
-    def versions(self) -> dict[str, Any]:
+    def versions(self) -> dict[str, str | None]:
         return dict(self.data.get("versions") or {})
 
     @property
@@ -355,7 +469,7 @@ class RunReport:
         return self.data.get("finished")
 
     @property
-    def duration_seconds(self) -> Any:
+    def duration_seconds(self) -> float | None:
         return self.data.get("duration_seconds")
 
     @property
@@ -364,9 +478,12 @@ class RunReport:
         return Results.of(self.data)
 
     @property
-    def endpoints(self) -> list[dict[str, Any]]:
+    def endpoints(self) -> dict[str, EndpointUsage]:
         """Requests, failures and moved retries per endpoint (several endpoints only)."""
-        return list(self.data.get("endpoints") or [])
+        return {str(e.get("endpoint") or ""): EndpointUsage(
+                    int(e.get("requests") or 0), int(e.get("failures") or 0),
+                    int(e.get("moved") or 0))
+                for e in self.data.get("endpoints") or []}
 
     @property
     def records(self) -> list[Record]:

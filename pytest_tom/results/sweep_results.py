@@ -33,10 +33,23 @@ from typing import Any
 
 from pytest_tom.core.record import Record
 from pytest_tom.core.sweep import value_text
-from pytest_tom.metrics.intervals import derive_seed, paired_bootstrap, ratio_of, wilson
+from pytest_tom.metrics.intervals import (
+    MetricInterval,
+    derive_seed,
+    paired_bootstrap,
+    ratio_of,
+    wilson,
+)
 from pytest_tom.metrics.mcnemar import mcnemar_exact, score_of
 from pytest_tom.metrics.record_table import reasoning_tokens, thought_characters
-from pytest_tom.results.results import Results
+from pytest_tom.results.results import (
+    IntervalJSON,
+    Results,
+    SuiteResult,
+    SweepJSON,
+    SweepRowJSON,
+    SweepSuiteJSON,
+)
 
 ANSWERED = "answered_accuracy"  # the key (and, with its label, the name) of the second figure
 ANSWERED_LABEL = "accuracy on the answered items"
@@ -57,22 +70,26 @@ def _length(rec: Record, unit: str) -> float | None:
     return None if n is None else float(n)
 
 
-def _interval(block: dict[str, Any] | None) -> dict[str, Any] | None:
+def _interval(iv: MetricInterval | None) -> IntervalJSON | None:
     """A metric's value and interval as the value's suite keeps it (label, headline,
     display and method included: the reports format it as the suite's tables do)."""
-    return dict(block) if block else None
+    return iv.to_dict() if iv is not None else None
 
 
-def _row(point: dict[str, Any], suite: Any, records: list[Record]) -> dict[str, Any]:
+def _row(point: tuple[Any, str], suite: SuiteResult | None, records: list[Record]
+         ) -> SweepRowJSON:
     counts = suite.counts if suite is not None else None
-    metrics = suite.metrics if suite is not None else {}
+
+    def metric(name: str) -> Any:
+        return suite.metric(name) if suite is not None else None
+
     answered = [r for r in records if _answered(r)]
     right = sum(1 for r in answered if r["outcome"].get("correct") is True)
     iv = wilson(right, len(answered)) if answered else None
     tokens = [t for t in map(reasoning_tokens, records) if t is not None]
     reasoning = suite.reasoning if suite is not None else None
     return {
-        "value": point["value"], "label": point["label"],
+        "value": point[0], "label": point[1],
         "suite": suite.name if suite is not None else None,
         "family": suite.family if suite is not None else None,
         "items": counts.items if counts else 0,
@@ -81,18 +98,18 @@ def _row(point: dict[str, Any], suite: Any, records: list[Record]) -> dict[str, 
         "unparseable": counts.unparseable if counts else 0,
         "cut_off": counts.cut_off if counts else 0,
         "errors": counts.errors if counts else 0,
-        "turn": metrics.get("turn"),
+        "turn": metric("turn"),
         "answered": len(answered),
         ANSWERED: {"value": iv.value if iv else None, "low": iv.low if iv else None,
                    "high": iv.high if iv else None, "label": ANSWERED_LABEL,
                    "method": "wilson", "n": len(answered)},
-        "thought_mean": metrics.get("reasoning.mean"),
+        "thought_mean": metric("reasoning.mean"),
         "thought_mean_interval": _interval(suite.interval("reasoning.mean")
                                            if suite is not None else None),
-        "thought_median": metrics.get("reasoning.median"),
+        "thought_median": metric("reasoning.median"),
         "thought_unit": reasoning.unit if reasoning else "",
         "reasoning_tokens": sum(tokens) if tokens else None,
-        "metrics": {name: _interval(block) for name, block in
+        "metrics": {name: _interval(iv) for name, iv in
                     (suite.intervals if suite is not None else {}).items()
                     if not name.startswith("reasoning.")},
     }
@@ -121,6 +138,7 @@ def _paired(a: list[Record], b: list[Record], unit: str, seed: int, name: str
             "delta": (hits[1] - hits[0]) / n if n else None, "worse": worse, "better": better,
             "p_value": mcnemar_exact(worse, better) if n else None}
     groups: dict[Any, tuple[Counter, Counter]] = defaultdict(lambda: (Counter(), Counter()))
+    items = 0  # answered at both values, with a length
     for i in shared:
         la, lb = _length(first[i], unit), _length(second[i], unit)
         if la is None or lb is None or not (_answered(first[i]) and _answered(second[i])):
@@ -129,31 +147,30 @@ def _paired(a: list[Record], b: list[Record], unit: str, seed: int, name: str
         ca, cb = groups[group]
         ca.update(s=la, n=1)
         cb.update(s=lb, n=1)
+        items += 1
     thought = None
     if unit and groups:
         diff = paired_bootstrap(list(groups.values()), ratio_of("s", "n"),
                                 derive_seed(seed, "sweep", name, "thought"))
-        thought = {**diff.to_dict(), "items": sum(c[0]["n"] for c in groups.values()),
-                   "unit": unit}
+        thought = {**diff.to_dict(), "items": items, "unit": unit}
         for key in ("worse", "better"):
             thought.pop(key)
     return {"turn": turn, "thought_mean": thought}
 
 
-def _order(records: Iterable[Record]) -> list[dict[str, Any]]:
+def _order(records: Iterable[Record]) -> list[tuple[Any, str]]:
     """The sweep's values in its order (each record says its place), with their labels."""
-    points: dict[int, dict[str, Any]] = {}
+    points: dict[int, tuple[Any, str]] = {}
     for rec in records:
-        sw = rec.get("sweep") or {}
-        index = int(sw.get("index", 0))
+        index = int((rec.get("sweep") or {}).get("index", 0))
         if index not in points:
-            points[index] = {"value": sw.get("value"),
-                             "label": f"{sw.get('setting')}={value_text(sw.get('value'))}"}
+            setting, value = rec["sweep"].get("setting"), rec["sweep"].get("value")
+            points[index] = (value, f"{setting}={value_text(value)}")
     return [points[k] for k in sorted(points)]
 
 
 def sweep_block(results: Results, records: list[Record], seed: int = 0
-                ) -> dict[str, Any] | None:
+                ) -> SweepJSON | None:
     """The `sweep` block of a run's results (None: no record was asked in a sweep)."""
     swept = [r for r in records if r.get("sweep")]
     if not swept:
@@ -163,19 +180,21 @@ def sweep_block(results: Results, records: list[Record], seed: int = 0
     by_suite: dict[str, dict[str, list[Record]]] = defaultdict(lambda: defaultdict(list))
     for rec in swept:
         by_suite[str(rec["sweep"].get("suite"))][rec["item"]["suite"]].append(rec)
-    suites: dict[str, Any] = {}
+    suites: dict[str, SweepSuiteJSON] = {}
     for base in sorted(by_suite):
         values = by_suite[base]
-        rows = []
-        for point in points:
-            name = f"{base}[{point['label']}]"
-            rows.append(_row(point, results.suite(name), values.get(name, [])))
-        units = {r["thought_unit"] for r in rows if r["thought_unit"]}
+        names = [f"{base}[{label}]" for _, label in points]
+        found = [results.suite(name) for name in names]
+        rows = [_row(point, suite, values.get(name, []))
+                for point, name, suite in zip(points, names, found, strict=True)]
+        units = {s.reasoning.unit for s in found if s is not None and s.reasoning.unit}
         unit = "tokens" if units == {"tokens"} else ("characters" if units else "")
         paired = []
-        for one, two in zip(rows, rows[1:], strict=False):
-            test = _paired(values.get(one["suite"] or "", []), values.get(two["suite"] or "", []),
-                           unit, seed, f"{base}:{one['label']}:{two['label']}")
-            paired.append({"from": one["value"], "to": two["value"], **test})
+        for i in range(len(points) - 1):
+            one, two = (found[i], points[i]), (found[i + 1], points[i + 1])
+            test = _paired(values.get(one[0].name, []) if one[0] is not None else [],
+                           values.get(two[0].name, []) if two[0] is not None else [],
+                           unit, seed, f"{base}:{one[1][1]}:{two[1][1]}")
+            paired.append({"from": one[1][0], "to": two[1][0], **test})
         suites[base] = {"values": rows, "paired": paired}
-    return {"setting": setting, "values": [p["value"] for p in points], "suites": suites}
+    return {"setting": setting, "values": [value for value, _ in points], "suites": suites}

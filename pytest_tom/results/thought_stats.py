@@ -33,7 +33,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Hashable, Sequence
-from typing import Any
 
 import numpy as np
 
@@ -42,6 +41,14 @@ from pytest_tom.metrics.accuracy import group_key
 from pytest_tom.metrics.intervals import RESAMPLES, Summaries, bootstrap, derive_seed, wilson
 from pytest_tom.metrics.record_table import RecordTable
 from pytest_tom.metrics.thought_contrast import Condition, Contrast
+from pytest_tom.results.results import (
+    ConditionJSON,
+    ConditionQuartileJSON,
+    ContrastJSON,
+    CutOffJSON,
+    LevelJSON,
+    ReasoningJSON,
+)
 
 QUARTILES = (0.25, 0.5, 0.75)
 
@@ -73,7 +80,7 @@ def _mask(table: RecordTable, condition: Condition, who: str) -> np.ndarray:
     return table.selected(condition.select, condition.reads, who)
 
 
-def _bounds_of(bounds: np.ndarray) -> dict[str, Any]:
+def _bounds_of(bounds: np.ndarray) -> CutOffJSON:
     """Cut-off items and their lower bounds: how many, the least, median and greatest."""
     known = bounds[~np.isnan(bounds)]
     return {"items": int(len(bounds)), "with_length": int(len(known)),
@@ -82,7 +89,7 @@ def _bounds_of(bounds: np.ndarray) -> dict[str, Any]:
             "high": float(known.max()) if len(known) else None}
 
 
-def cut_off_block(table: RecordTable, mask: np.ndarray | None = None) -> dict[str, Any]:
+def cut_off_block(table: RecordTable, mask: np.ndarray | None = None) -> CutOffJSON:
     """The cut-off items (of `mask`, else of the suite): counted apart, lower bounds."""
     reasoning = table.reasoning
     bounds = reasoning.bounds
@@ -105,7 +112,7 @@ def table_cut(table: RecordTable) -> np.ndarray:
     return out
 
 
-def quartile_accuracy(table: RecordTable, mask: np.ndarray) -> list[dict[str, Any]]:
+def quartile_accuracy(table: RecordTable, mask: np.ndarray) -> list[ConditionQuartileJSON]:
     """The turn accuracy of the judged, answered items of `mask` in each quartile of their
     own thought lengths, with Wilson intervals (none when no such item)."""
     lengths = table.reasoning.lengths
@@ -134,7 +141,7 @@ def quartile_accuracy(table: RecordTable, mask: np.ndarray) -> list[dict[str, An
 
 
 def condition_block(table: RecordTable, condition: Condition, mask: np.ndarray
-                    ) -> dict[str, Any]:
+                    ) -> ConditionJSON:
     """One condition: its answered items' mean length, quartile accuracies, cut-offs."""
     lengths = table.reasoning.lengths
     known = mask & ~np.isnan(lengths)
@@ -146,9 +153,10 @@ def condition_block(table: RecordTable, condition: Condition, mask: np.ndarray
 
 
 def level_ratio(table: RecordTable, reference: np.ndarray, level: np.ndarray, paired: bool,
-                seed: int, resamples: int) -> dict[str, Any]:
+                seed: int, resamples: int) -> LevelJSON | None:
     """The ratio of the level's mean thought length to the reference's, with its bootstrap
-    interval over the suite's groups (paired: those with answered items of both)."""
+    interval over the suite's groups (paired: those with answered items of both); None
+    without an answered item on either side."""
     lengths = table.reasoning.lengths
     known = ~np.isnan(lengths)
     a, b = reference & known, level & known
@@ -167,6 +175,8 @@ def level_ratio(table: RecordTable, reference: np.ndarray, level: np.ndarray, pa
     total = Counter()
     for c in counters:
         total.update(c)
+    if not (int(total["nb"]) and int(total["na"])):
+        return None  # no answered item of the level, or of its reference
     iv = bootstrap(Summaries.of(counters), ratio_of_means, seed, resamples) if counters \
         else None
     return {"ratio": iv.value if iv is not None else None,
@@ -183,14 +193,14 @@ def level_ratio(table: RecordTable, reference: np.ndarray, level: np.ndarray, pa
 
 def contrast_blocks(table: RecordTable, contrasts: Sequence[Contrast], seed: int,
                     family: str = "", resamples: int = RESAMPLES
-                    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+                    ) -> tuple[list[ContrastJSON], list[ConditionJSON]]:
     """(contrasts, conditions) of a suite (module docstring): each contrast's levels with
     their ratio to the reference, and each condition named once with its quartile
     accuracies and cut-off items. A level without an answered item of its own and of its
     reference (in a paired contrast: in one scenario) is left out, and so is a contrast
     with no level left."""
-    out: list[dict[str, Any]] = []
-    conditions: dict[str, dict[str, Any]] = {}
+    out: list[ContrastJSON] = []
+    conditions: dict[str, ConditionJSON] = {}
     everything = np.ones(len(table), dtype=bool)
     for contrast in contrasts:
         ref_mask = (None if contrast.reference is None
@@ -209,7 +219,7 @@ def contrast_blocks(table: RecordTable, contrasts: Sequence[Contrast], seed: int
             figures = level_ratio(table, reference, mask, contrast.paired,
                                   derive_seed(seed, "thought", family, contrast.name,
                                               level.name), resamples)
-            if not (figures["items"] and figures["reference_items"]):
+            if figures is None:
                 continue  # no answered item on one side (every one cut off, say)
             levels.append({"name": level.name, "label": level.label, **figures})
             conditions.setdefault(level.name, condition_block(table, level, mask))
@@ -234,10 +244,10 @@ def contrasts_of(family: str) -> tuple[Contrast, ...]:
 
 
 def extra_block(table: RecordTable, family: str, seed: int,
-                resamples: int = RESAMPLES) -> dict[str, Any]:
+                resamples: int = RESAMPLES) -> ReasoningJSON:
     """What this module adds to a suite's `reasoning` block: `cut_off` when an item was
     cut off; `contrasts` and `conditions` when its family declares contrasts."""
-    out: dict[str, Any] = {}
+    out: ReasoningJSON = {}
     if table_cut(table).any():
         out["cut_off"] = cut_off_block(table)
     contrasts, conditions = contrast_blocks(table, contrasts_of(family), seed, family,

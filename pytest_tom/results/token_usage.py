@@ -11,10 +11,11 @@ model matches the name the server reports or the start of it
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from pytest_tom.core.outcome import ERROR, status
+from pytest_tom.core.record import Record
 
 PRICE_HELP = ("--tom-prices: expected IN/OUT (USD per million prompt/completion tokens, e.g. "
               "0.15/0.6) or MODEL=IN/OUT,MODEL=IN/OUT (e.g. gpt-4o-mini=0.15/0.6,gpt-4o=2.5/10)")
@@ -90,7 +91,7 @@ def _add(into: dict[str, int], usage: dict[str, Any] | None) -> None:
             into[k] = into.get(k, 0) + int(v)
 
 
-def usage_by_model(records: Iterable[dict[str, Any]], default_model: str,
+def usage_by_model(records: Iterable[Record], default_model: str,
                    model_name: str = "") -> list[ModelUsage]:
     """One row per configured model. The name a server answers as (`gpt-4o-mini-2024-07-18`,
     a GGUF path) is kept beside it, not as a row of its own: items from the cache, errors and
@@ -112,20 +113,34 @@ def usage_by_model(records: Iterable[dict[str, Any]], default_model: str,
     return sorted(out.values(), key=lambda m: m.model)
 
 
-def usage_by_endpoint(records: Iterable[dict[str, Any]]) -> dict[str, dict[str, int]]:
+@dataclass(frozen=True)
+class EndpointUsage:
+    """Requests to one endpoint, those that failed, and the retries moved elsewhere."""
+
+    requests: int = 0
+    failures: int = 0
+    moved: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        """The report's form (`endpoints` of a report, beside `endpoint`)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def usage_by_endpoint(records: Iterable[Record]) -> dict[str, EndpointUsage]:
     """Requests, failures and retries moved elsewhere per endpoint (redacted URL), summed
     over the item records that carry them (runs against several endpoints of one model),
     sorted by URL (records arrive in any order under xdist); empty otherwise."""
     out: dict[str, dict[str, int]] = {}
+    names = [f.name for f in fields(EndpointUsage)]
     for rec in records:
         for endpoint, counts in (rec.get("endpoints") or {}).items():
-            row = out.setdefault(str(endpoint), {"requests": 0, "failures": 0, "moved": 0})
+            row = out.setdefault(str(endpoint), dict.fromkeys(names, 0))
             for k in row:
                 row[k] += int((counts or {}).get(k) or 0)
-    return dict(sorted(out.items()))
+    return {name: EndpointUsage(**row) for name, row in sorted(out.items())}
 
 
-def failed_requests(records: Iterable[dict[str, Any]]) -> list[tuple[str, str]]:
+def failed_requests(records: Iterable[Record]) -> list[tuple[str, str]]:
     """(item, error) of every item whose model call finally failed."""
     out = []
     for rec in records:

@@ -6,10 +6,11 @@ from typing import Any
 
 from pytest_tom.asking.answer_length import sent_text
 from pytest_tom.metrics import numbers
-from pytest_tom.metrics.intervals import PairedDiff
+from pytest_tom.metrics.intervals import Interval, MetricInterval, PairedDiff
 from pytest_tom.report.compare_text import diff_cell, run_cell, significant, value_cell
 from pytest_tom.report.terminal import cut_off_text
 from pytest_tom.results.asked import shown
+from pytest_tom.results.results import ConditionQuartile, Level
 from pytest_tom.results.run_report import ReportSettings
 
 
@@ -19,12 +20,12 @@ def pct(value: Any) -> str:
     return numbers.pct(value)
 
 
-def figure(iv: dict[str, Any]) -> str:
+def figure(iv: MetricInterval) -> str:
     """An interval's value as its metric is shown: percent, or an amount (reasoning tokens)."""
-    value = iv.get("value")
+    value = iv.value
     if isinstance(value, bool) or not isinstance(value, int | float):
         return "n/a" if value is None else str(value)
-    return numbers.figure(value, str(iv.get("display") or numbers.PERCENT))
+    return numbers.figure(value, iv.display or numbers.PERCENT)
 
 
 def num(value: Any) -> str:
@@ -37,17 +38,17 @@ def num(value: Any) -> str:
     return str(value)
 
 
-def interval(iv: dict[str, Any] | None) -> str:
+def interval(iv: Interval | None) -> str:
     return numbers.fmt_interval(iv)
 
 
-def method(iv: dict[str, Any] | None) -> str:
+def method(iv: Interval | None) -> str:
     if not iv:
         return ""
-    if iv.get("method") == "bootstrap":
-        return f"bootstrap over {iv.get('n')} groups ({iv.get('resamples')} resamples)"
-    unit = "groups" if "groups" in str(iv.get("method")) else "items"
-    return f"{iv.get('method')} ({iv.get('n')} {unit})"
+    if iv.method == "bootstrap":
+        return f"bootstrap over {iv.n} groups ({iv.resamples} resamples)"
+    unit = "groups" if "groups" in iv.method else "items"
+    return f"{iv.method} ({iv.n} {unit})"
 
 
 def p_value(d: PairedDiff | None) -> str:
@@ -74,18 +75,17 @@ def times(value: Any) -> str:
     return "n/a" if value is None else f"×{float(value):.2f}"
 
 
-def ratio_interval(level: dict[str, Any]) -> str:
-    low, high = level.get("low"), level.get("high")
+def ratio_interval(level: Level) -> str:
+    low, high = level.low, level.high
     return "" if low is None or high is None else f"[{low:.2f}, {high:.2f}]"
 
 
-def quartile_html(q: dict[str, Any]) -> str:
+def quartile_html(q: ConditionQuartile) -> str:
     """`100–111: 84.4% [78.0, 89.2] (160)`; an empty quartile: `—`."""
-    if not q.get("judged"):
+    if not q.judged:
         return "—"
-    iv = numbers.fmt_interval({"low": q.get("ci_low"), "high": q.get("ci_high")})
-    return (f"{numbers.amount(q.get('low'))}–{numbers.amount(q.get('high'))}: "
-            f"{numbers.pct(q.get('accuracy'))} {iv} ({q['judged']})")
+    return (f"{numbers.amount(q.low)}–{numbers.amount(q.high)}: "
+            f"{numbers.pct(q.accuracy)} {numbers.fmt_interval(q.interval)} ({q.judged})")
 
 
 FILTERS = {"pct": pct, "figure": figure, "num": num, "interval": interval, "method": method,

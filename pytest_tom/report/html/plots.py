@@ -92,8 +92,8 @@ def triple(data: SuiteData, name: str) -> tuple[float | None, float | None, floa
     value = data.metric(name)
     if not isinstance(value, int | float) or isinstance(value, bool):
         return None
-    iv = data.interval(name) or {}
-    return float(value), iv.get("low"), iv.get("high")
+    iv = data.interval(name)
+    return float(value), iv.low if iv else None, iv.high if iv else None
 
 
 def metric_bars(title: str, rows: Sequence[tuple[str, str]], runs: Sequence[str],
@@ -215,8 +215,7 @@ def sweep_plots(setting: str, rows: Sequence[SweepRow]) -> list[str]:
         bottom = [0.0] * len(rows)
         for key, name, color in (("right", "right", PALETTE[2]), ("wrong", "wrong", PALETTE[3]),
                                  ("cut_off", "cut off", "#bbbbbb")):
-            share = [100 * (r.get(key) or 0) / r.get("items") if r.get("items") else 0.0
-                     for r in rows]
+            share = [100 * (r.get(key) or 0) / r.items if r.items else 0.0 for r in rows]
             ax.bar(xs, share, bottom=bottom, width=0.6, color=color, label=name)
             bottom = [b + v for b, v in zip(bottom, share, strict=True)]
         for key, name, shift, color in (("turn", "turn accuracy", -0.12, "#222222"),
@@ -224,14 +223,14 @@ def sweep_plots(setting: str, rows: Sequence[SweepRow]) -> list[str]:
                                          0.12, PALETTE[0])):
             px, py, lo, hi = [], [], [], []
             for x, r in zip(xs, rows, strict=True):
-                iv = r.intervals.get("turn") if key == "turn" else r.answered_accuracy
-                if not iv or iv.get("value") is None:
+                iv = r.interval("turn") if key == "turn" else r.answered_accuracy
+                if iv is None or iv.value is None:
                     continue
-                v = iv["value"]
+                v = iv.value
                 px.append(x + shift)
                 py.append(100 * v)
-                lo.append(100 * (v - iv["low"]) if iv.get("low") is not None else 0.0)
-                hi.append(100 * (iv["high"] - v) if iv.get("high") is not None else 0.0)
+                lo.append(100 * (v - iv.low) if iv.low is not None else 0.0)
+                hi.append(100 * (iv.high - v) if iv.high is not None else 0.0)
             if px:
                 ax.errorbar(px, py, yerr=[lo, hi], fmt="o", markersize=4, capsize=2,
                             elinewidth=0.8, color=color, label=name)
@@ -246,23 +245,24 @@ def sweep_plots(setting: str, rows: Sequence[SweepRow]) -> list[str]:
         ax.set_axisbelow(True)
         ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
         out.append(_svg(fig))
-    unit_name = next((r.get("thought_unit") for r in rows if r.get("thought_unit")), "")
-    means = [(x, r) for x, r in zip(xs, rows, strict=True) if r.get("thought_mean") is not None]
+    unit_name = next((r.thought_unit for r in rows if r.thought_unit), "")
+    means = [(x, r.thought_mean, r) for x, r in zip(xs, rows, strict=True)
+             if r.thought_mean is not None]
     if unit_name and means:
         with matplotlib.rc_context(RC):
             fig = Figure(figsize=(max(4.8, 1.2 + 1.1 * len(rows)), 3.0))
             ax = fig.add_subplot()
-            px = [x for x, _ in means]
-            py = [float(r.get("thought_mean")) for _, r in means]
+            px = [x for x, _, _ in means]
+            py = [float(mean) for _, mean, _ in means]
             lo, hi = [], []
-            for (_, r), v in zip(means, py, strict=True):
+            for (_, _, r), v in zip(means, py, strict=True):
                 iv = r.thought_mean_interval
-                lo.append(v - iv["low"] if iv.get("low") is not None else 0.0)
-                hi.append(iv["high"] - v if iv.get("high") is not None else 0.0)
+                lo.append(v - iv.low if iv is not None and iv.low is not None else 0.0)
+                hi.append(iv.high - v if iv is not None and iv.high is not None else 0.0)
             ax.errorbar(px, py, yerr=[lo, hi], marker="o", markersize=4, capsize=2,
                         linewidth=1.2, elinewidth=0.8, color=PALETTE[0], label="mean")
-            med = [(x, float(r.get("thought_median"))) for x, r in means
-                   if r.get("thought_median") is not None]
+            med = [(x, float(r.thought_median)) for x, _, r in means
+                   if r.thought_median is not None]
             if med:
                 ax.plot([x for x, _ in med], [y for _, y in med], marker="s", markersize=3,
                         linewidth=0.8, linestyle="--", color=PALETTE[1], label="median")
