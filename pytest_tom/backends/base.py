@@ -110,6 +110,10 @@ class ModelReply:
     server's token counts (prompt_tokens, completion_tokens, total_tokens) and
     `reasoning_tokens` where they are known (counted by the server, or by an in-process
     model's own tokenizer); a backend that does not know them leaves the key out.
+
+    One shape from the backend to the record: the runner keeps the reply as it came
+    (`asking/completion.Completion.replies`); it is written as plain values only at the
+    request process's pipe (`to_wire`/`from_wire`) and the cache's row (`cache.reply_row`).
     """
 
     text: str
