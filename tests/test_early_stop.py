@@ -13,9 +13,10 @@ import pytest
 from chat_server import ChatServer
 from conftest import SUITES, load_report
 
-from pytest_tom.asking.completion import Completion
+from pytest_tom.asking.completion import CallError, Completion
 from pytest_tom.asking.early_stop import CutOffAnswers, EarlyStop, UnreachableServer, rules_for
 from pytest_tom.asking.reasoning import budget_text, raise_text
+from pytest_tom.backends.base import ModelReply
 from pytest_tom.core.option_table import TomOptions
 
 GENERIC = SUITES / "generic" / "classic-false-belief.tom.yaml"
@@ -49,7 +50,7 @@ def test_the_rule_never_fires_for_a_server_that_answered_or_failures_that_differ
 
 def test_an_answer_from_the_cache_counts_as_answered() -> None:
     stop = EarlyStop([UnreachableServer()])
-    stop.finished(Completion(responses=["a)"], cached=1))
+    stop.finished(Completion(replies=[ModelReply("a)")], cached=1))
     for key in "abcd":
         stop.attempt(key, DOWN)
     assert stop.reason is None
@@ -127,19 +128,19 @@ def test_a_throttling_server_is_there_and_never_stops_the_run(pytester: pytest.P
 
 # -- most first answers cut off by the budget (issue 32) --------------------------------------
 def cut(thought: bool = True) -> Completion:
-    return Completion(responses=["" if thought else "b) the"], thoughts=["Sally left, so"],
-                      finish=["length"])
+    return Completion(replies=[ModelReply("" if thought else "b) the", thought="Sally left, so",
+                                          finish_reason="length")])
 
 
 def answered() -> Completion:
-    return Completion(responses=["b)"], thoughts=["Sally left."], finish=["stop"])
+    return Completion(replies=[ModelReply("b)", thought="Sally left.", finish_reason="stop")])
 
 
 def test_the_cut_off_rule_stops_the_suite_whose_first_answers_are_mostly_cut() -> None:
     stop = EarlyStop([CutOffAnswers(raise_with="raise --tom-thinking-tokens (now 256)")])
     assert not stop.watches_attempts  # it reads finished conversations only
     for comp in [cut(), answered(), cut(), cut(thought=False), answered(),
-                 Completion(error="HTTP 500"), cut(), cut()]:  # an error is no answer
+                 Completion(error=CallError("HTTP 500")), cut(), cut()]:  # an error is no answer
         stop.finished(comp, "bigtom", 320)
         stop.finished(answered(), "fantom", 384)  # another suite, answered: its own window
         assert stop.suite_stop("bigtom") is None
@@ -166,7 +167,7 @@ def test_a_thought_shown_changes_what_the_cut_off_rule_advises() -> None:
     stop = EarlyStop([CutOffAnswers(raise_with="raise --tom-max-tokens",
                                     raise_when_shown="the server ignored --tom-thinking=off")])
     for _ in range(6):
-        stop.finished(Completion(responses=["b) the"], thoughts=[None], finish=["length"]),
+        stop.finished(Completion(replies=[ModelReply("b) the", finish_reason="length")]),
                       "plain", 64)
         stop.finished(cut(), "thinks", 64)
     assert "raise --tom-max-tokens" in stop.suites["plain"]
@@ -181,8 +182,8 @@ def test_the_cut_off_rule_never_fires_on_half_or_after_the_first_answers() -> No
     # a chain of thought's first call cut inside its answer goes on: not cut off
     cot = EarlyStop([CutOffAnswers(raise_with="x")])
     for _ in range(10):
-        cot.finished(Completion(responses=["Step one", "b)"], thoughts=[None, None],
-                                finish=["length", "stop"]))
+        cot.finished(Completion(replies=[ModelReply("Step one", finish_reason="length"),
+                                         ModelReply("b)", finish_reason="stop")]))
     assert cot.reason is None and not cot.suites
 
 

@@ -223,9 +223,9 @@ def test_a_connection_not_made_in_time_is_retried_on_a_fresh_one(transport: str)
         for sock in [listener, *fillers]:
             sock.close()
     assert comp.error is not None
-    assert comp.error.startswith("connection failed: not connected within 0.3s "
+    assert comp.error.message.startswith("connection failed: not connected within 0.3s "
                                  "(--tom-connect-timeout)")
-    assert "gave up after 2 attempts" in comp.error and "timed out after 30s" not in comp.error
+    assert "gave up after 2 attempts" in comp.error.message and "timed out after 30s" not in comp.error.message
     assert (runner.stats.retries, runner.stats.connect_retries) == (1, 1)
     assert "1 connect retried (--tom-connect-timeout)" in status_line(runner.stats, final=True)
 

@@ -56,6 +56,23 @@ def test_frames_come_out_whole_however_the_stream_is_cut() -> None:
         assert got == [m for v in values for m in v]
 
 
+def test_a_reply_and_an_error_cross_the_pipe_whole() -> None:
+    """The one encode/decode pair of each (backends/base.py), through a real frame: every
+    field the parent reads comes back; the endpoint is the parent's pool's to set."""
+    reply = ModelReply(text="b) the van", usage={"prompt_tokens": 9, "reasoning_tokens": 4},
+                       model="m-1", thought="Sally left.", finish_reason="length")
+    error = BackendError("HTTP 503: busy", kind="request_failed", retryable=True, status=503,
+                         retry_after=1.5, timed_out=True, connect=True)
+    (got_reply, got_error), = Frames().feed(frame([(reply.to_wire(), error.to_wire())]))
+    assert ModelReply.from_wire(got_reply) == reply
+    back = BackendError.from_wire(got_error)
+    assert type(back) is BackendError and str(back) == "HTTP 503: busy"
+    assert ((back.kind, back.retryable, back.status, back.retry_after, back.timed_out,
+             back.connect, back.endpoint) == ("request_failed", True, 503, 1.5, True, True, None))
+    plain_reply = ModelReply(text="yes")
+    assert ModelReply.from_wire(Frames().feed(frame([plain_reply.to_wire()]))[0]) == plain_reply
+
+
 def test_a_body_marshal_cannot_write_is_sent_as_its_json() -> None:
     class Text(str):
         pass

@@ -111,7 +111,7 @@ def test_an_async_answerer_raising_system_exit_is_an_item_error() -> None:
         comp = runner.submit("k", lambda rs: None if rs else request).result(timeout=30)
     finally:
         runner.close()
-    assert comp.error == "mod:leave raised SystemExit: bye"
+    assert comp.error is not None and comp.error.message == "mod:leave raised SystemExit: bye"
 
 
 # -- 5. cache faults: one line naming the file and the fix, then no cache, never a crash -------

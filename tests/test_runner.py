@@ -16,17 +16,20 @@ from runner_support import expected_right, number_of, respond
 
 from pytest_tom.asking import runner as runner_module
 from pytest_tom.asking.cache import ResponseCache
-from pytest_tom.asking.completion import RunnerStats
+from pytest_tom.asking.completion import CallError, RunnerStats
+from pytest_tom.asking.early_stop import CutOffAnswers, EarlyStop
 from pytest_tom.asking.runner import AdaptiveLimit, Runner
 from pytest_tom.backends.base import (
     Backend,
     BackendAbilities,
     BackendError,
+    ItemView,
     ModelReply,
     ModelRequest,
     SamplingParams,
 )
 from pytest_tom.backends.options import BackendOptions
+from pytest_tom.core.outcome import MISSING_RESPONSE, Outcome
 
 
 def one_call(prompt: str, params: SamplingParams | None = None) -> Any:
@@ -107,12 +110,38 @@ def test_other_4xx_fail_at_once_and_retries_are_bounded() -> None:
     backend = Scripted(script={"bad": [bad], "down": [err(500)] * 10})
     runner = Runner(backend, retries=2, backoff=0.0)
     out = run_all(runner, ["bad", "down", "fine"])
-    assert backend.calls["bad"] == 1 and out["bad"].error == "HTTP 400: bad request"
+    assert backend.calls["bad"] == 1 and out["bad"].error == CallError("HTTP 400: bad request")
     assert backend.calls["down"] == 3  # the first try and two retries
-    assert "gave up after 3 attempts" in out["down"].error
+    assert "gave up after 3 attempts" in str(out["down"].error)
     assert out["fine"].error is None
     assert runner.stats.errors == 2
     assert sorted(k for k, _ in runner.failures) == ["bad", "down"]
+
+
+def test_the_error_of_a_call_is_one_value_from_the_backend_to_the_outcome() -> None:
+    gone = BackendError("no response recorded for s::1", kind=MISSING_RESPONSE)
+    out = run_all(Runner(Scripted(script={"gone": [gone]})), ["gone"])
+    error = out["gone"].error
+    assert error == CallError("no response recorded for s::1", MISSING_RESPONSE)
+    assert error.outcome() == Outcome(correct=False, error=MISSING_RESPONSE,
+                                      detail="no response recorded for s::1")
+    # a call of a suite that stopped early is never made: cut short, neither done nor
+    # failed, its reason typed (the item skips with it) rather than read from the message
+    stop = EarlyStop([CutOffAnswers(raise_with="x")])
+    stop.suites["s"] = "most answers cut off"
+    backend = Scripted()
+    runner = Runner(backend, early_stop=stop)
+    view = ItemView(id="1", suite="s", family="generic", kind="choice", question="q",
+                    choices=[], gold=None, tags=[], source={})
+    request = ModelRequest([{"role": "user", "content": "q"}], SamplingParams(), item=view)
+    try:
+        comp = runner.submit("s::1", lambda rs: None if rs else request).result(timeout=30)
+    finally:
+        runner.close()
+    assert comp.error == CallError("not asked: suite s stopped early (most answers cut off)",
+                                   suite_stop="most answers cut off")
+    assert backend.calls == {} and runner.stats.cut_short == 1
+    assert runner.stats.errors == 0 and runner.failures == []
 
 
 def test_the_deadline_bounds_a_request_and_its_retries() -> None:
@@ -121,13 +150,13 @@ def test_the_deadline_bounds_a_request_and_its_retries() -> None:
     start = time.perf_counter()
     out = run_all(runner, ["slow"])
     assert time.perf_counter() - start < 1.0  # a 5 s Retry-After cannot fit: fail now
-    assert "would pass the deadline" in out["slow"].error
+    assert "would pass the deadline" in str(out["slow"].error)
     hung = Scripted(latency=30.0)
     runner = Runner(hung, deadline=0.3)
     start = time.perf_counter()
     out = run_all(runner, ["hang"])
     assert time.perf_counter() - start < 5
-    assert "deadline" in out["hang"].error
+    assert "deadline" in str(out["hang"].error)
 
 
 def test_time_queued_for_a_slot_does_not_count_against_the_deadline() -> None:
@@ -145,7 +174,7 @@ def test_a_backend_exception_is_an_error_not_a_crash() -> None:
             raise ZeroDivisionError("boom")
 
     out = run_all(Runner(Broken()), ["x"])
-    assert out["x"].error == "ZeroDivisionError: boom"
+    assert out["x"].error == CallError("ZeroDivisionError: boom")
 
 
 class Gated(Backend):

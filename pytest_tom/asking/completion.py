@@ -1,5 +1,5 @@
-"""What the request side hands back and counts: one item's `Completion`, a runner's
-`RunnerStats`.
+"""What the request side hands back and counts: one item's `Completion` (its replies, or
+its `CallError`), a runner's `RunnerStats`.
 
 The runner (`asking/runner.py`), the cached-call layer (`asking/cached_call.py`) and the
 retry policy (`asking/retry_policy.py`) each count their own events here: the runner
@@ -14,22 +14,50 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_tom.backends.base import LENGTH
+from pytest_tom.backends.base import LENGTH, BackendError, ModelReply
+from pytest_tom.core.outcome import REQUEST_FAILED, Outcome
+
+
+@dataclass(frozen=True)
+class CallError:
+    """Why an item's conversation has no answer: made once, where the runner catches the
+    call's final error (`of`), and carried as it is through the `Completion` to the item's
+    outcome (`outcome`). `message` and `kind` become the record's `outcome.detail` and
+    `outcome.error`; `suite_stop`: the reason the item's suite stopped early when the call
+    was never made for that (asking/early_stop.py: the item is skipped, with no record)."""
+
+    message: str
+    kind: str = REQUEST_FAILED
+    suite_stop: str | None = None
+
+    @classmethod
+    def of(cls, exc: BaseException) -> CallError:
+        """The error of a call that raised `exc`: a `BackendError` keeps its message and
+        kind; anything else (a third-party backend's own exception, SystemExit ...) is a
+        failed request named by its type."""
+        if isinstance(exc, BackendError):
+            return cls(str(exc), exc.kind)
+        return cls(f"{type(exc).__name__}: {exc}")
+
+    def outcome(self) -> Outcome:
+        """The item's outcome: an error outcome of this kind, the message its detail."""
+        return Outcome.failed(self.kind, self.message)
+
+    def __str__(self) -> str:
+        return self.message
 
 
 @dataclass
 class Completion:
-    """The model side of one item (or one sample of it): responses in call order, or an error."""
+    """The model side of one item (or one sample of it): its replies in call order, or the
+    error that ended it. The replies are the backend's `ModelReply` objects as they came
+    (from the backend, the worker's pipe, the cache or a shared call), never copied into
+    another shape; `responses`, `thoughts` and `finish` are views over them."""
 
-    responses: list[str] = field(default_factory=list)  # the answers (what is scored)
-    # parallel to `responses`: each reply's thought (None: it showed none) and finish reason
-    thoughts: list[str | None] = field(default_factory=list)
-    finish: list[str | None] = field(default_factory=list)
-    error: str | None = None
-    error_kind: str | None = None
+    replies: list[ModelReply] = field(default_factory=list)
+    error: CallError | None = None
     usage: dict[str, int] = field(default_factory=dict)  # tokens of calls made in this run
     cached_usage: dict[str, int] = field(default_factory=dict)  # tokens of calls from the cache
-    model: str | None = None  # the model the server says answered
     requests: int = 0  # HTTP attempts, retries included
     retries: int = 0
     cached: int = 0  # calls answered by the response cache
@@ -42,19 +70,41 @@ class Completion:
     sent: list[list[dict[str, Any]]] = field(default_factory=list)
 
     @property
+    def responses(self) -> list[str]:
+        """The answers (what is scored), in call order."""
+        return [r.text for r in self.replies]
+
+    @property
+    def thoughts(self) -> list[str | None]:
+        """Each reply's thought (None: it showed none)."""
+        return [r.thought for r in self.replies]
+
+    @property
+    def finish(self) -> list[str | None]:
+        """Each reply's finish reason."""
+        return [r.finish_reason for r in self.replies]
+
+    @property
+    def model(self) -> str | None:
+        """The model the server says answered (the last reply that names one)."""
+        for reply in reversed(self.replies):
+            if reply.model:
+                return reply.model
+        return None
+
+    @property
     def final(self) -> str:
-        return self.responses[-1] if self.responses else ""
+        return self.replies[-1].text if self.replies else ""
 
 
-def cut_off_call(responses: list[str], finish: list[str | None]) -> int | None:
+def cut_off_call(replies: list[ModelReply]) -> int | None:
     """The call whose budget ran out so that the item has no finished answer, or None: the
     last (scored) call stopped at the budget ("length"), or a call was cut inside its
     thought (no answer to go on from). An earlier call cut inside its answer (a chain of
     thought's reasoning step at its length) is not: the next call goes on from it."""
-    for i, reason in enumerate(finish):
-        if reason != LENGTH:
-            continue
-        if i == len(responses) - 1 or not (responses[i] if i < len(responses) else "").strip():
+    last = len(replies) - 1
+    for i, reply in enumerate(replies):
+        if reply.finish_reason == LENGTH and (i == last or not reply.text.strip()):
             return i
     return None
 

@@ -38,24 +38,26 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from pytest_tom.asking.completion import Completion, cut_off_call
+from pytest_tom.backends.base import BackendError
 
 NOT_ASKED = "not asked: the run stopped early"
-# the start of every never-asked error: the whole run's (`NOT_ASKED`) and a suite's
-# (`suite_not_asked`)
-NOT_ASKED_START = "not asked: "
 
 
 def suite_not_asked(suite: str, reason: str) -> str:
     """The error of a request of suite `suite` never made because the suite stopped early."""
-    return f"{NOT_ASKED_START}suite {suite} stopped early ({reason})"
+    return f"not asked: suite {suite} stopped early ({reason})"
 
 
-def read_suite_not_asked(error: str | None, suite: str) -> str | None:
-    """The reason in `error` when it is `suite_not_asked(suite, reason)`, else None."""
-    start = f"{NOT_ASKED_START}suite {suite} stopped early ("
-    if error and error.startswith(start) and error.endswith(")"):
-        return error[len(start):-1]
-    return None
+class NotAsked(BackendError):
+    """A call never made because the run (`suite` None) or its suite stopped early: the
+    runner counts its conversation as cut short, not as failed, and (a suite's) the item
+    is skipped with `reason` (`CallError.suite_stop`)."""
+
+    def __init__(self, reason: str, suite: str | None = None):
+        super().__init__(f"{NOT_ASKED} ({reason})" if suite is None
+                         else suite_not_asked(suite, reason))
+        self.reason = reason
+        self.suite = suite
 
 
 class StopRule(Protocol):
@@ -118,7 +120,7 @@ class UnreachableServer:
 
     def finished(self, comp: Completion, suite: str = "", budget: int | None = None
                  ) -> str | None:
-        if not comp.error and (comp.responses or comp.cached):
+        if not comp.error and (comp.replies or comp.cached):
             self.answered = True  # answered (perhaps from the cache): never fire
         return None
 
@@ -154,19 +156,20 @@ class CutOffAnswers:
 
     def finished(self, comp: Completion, suite: str = "", budget: int | None = None
                  ) -> str | None:
-        if comp.error or not comp.finish:
+        replies = comp.replies
+        if comp.error or not replies:
             return None
         w = self.suites.setdefault(suite, SuiteWindow())
         if w.seen >= self.window:
             return None
         w.seen += 1
-        w.shown = w.shown or any(comp.thoughts)
-        call = cut_off_call(comp.responses, comp.finish)
+        w.shown = w.shown or any(r.thought for r in replies)
+        call = cut_off_call(replies)
         if call is None:
             return None
         w.cut += 1
         w.budgets.add(budget)
-        if not (comp.responses[call] if call < len(comp.responses) else "").strip():
+        if not replies[call].text.strip():
             w.in_thought += 1
         if 2 * w.cut <= self.window:
             return None

@@ -25,7 +25,9 @@ together (`BackendAbilities.in_flight`). What the backend can do is read once, f
 A key (an item, or one sample of it) is started at most once per process. The
 runner knows requests and responses only: which messages to send next is
 decided by a callback from the caller. Nothing here raises because of the
-server: a call that finally fails is the `error` of its Completion.
+server: a call that finally fails is the `error` of its Completion, a `CallError` made
+once here from the call's final exception and carried as it is into the item's outcome.
+The replies are kept as the backend (or the cache) gave them (`Completion.replies`).
 """
 
 from __future__ import annotations
@@ -43,20 +45,13 @@ from typing import Any
 
 from pytest_tom.asking.cache import ResponseCache
 from pytest_tom.asking.cached_call import CachedCalls, open_cache
-from pytest_tom.asking.completion import Completion, RunnerStats
-from pytest_tom.asking.early_stop import (
-    NOT_ASKED,
-    NOT_ASKED_START,
-    EarlyStop,
-    rules_for,
-    suite_not_asked,
-)
+from pytest_tom.asking.completion import CallError, Completion, RunnerStats
+from pytest_tom.asking.early_stop import EarlyStop, NotAsked, rules_for
 from pytest_tom.asking.reasoning import raise_text
 from pytest_tom.asking.retry_policy import THROTTLE_STATUS, RetryPolicy, Slots
 from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest
 from pytest_tom.core.bounded import within
 from pytest_tom.core.option_table import TomOptions
-from pytest_tom.core.outcome import REQUEST_FAILED
 
 # given the responses so far, the next request of a conversation, or None when done
 Conversation = Callable[[list[str]], ModelRequest | None]
@@ -235,7 +230,7 @@ class Runner:
         if abilities.cacheable:
             self.calls = CachedCalls(backend.identity(), self._ask, self.stats, cache=cache,
                                      deadline=self.retry.deadline, poll=poll)
-        self.failures: list[tuple[str, str]] = []  # (key, error) of conversations that failed
+        self.failures: list[tuple[str, CallError]] = []  # (key, error) of conversations that failed
         self._futures: dict[str, Future[Completion]] = {}
         # submitted, not started yet: (future, key, conversation, sample), see `submit`
         self._queued: list[tuple[Future[Completion], str, Conversation, int]] = []
@@ -486,32 +481,27 @@ class Runner:
                     suite = request.item.suite
                     stopped = self.early_stop.suite_stop(suite)
                     if stopped:  # its suite stopped early: this call is never made
-                        raise BackendError(suite_not_asked(suite, stopped))
+                        raise NotAsked(stopped, suite)
                 budget = request.params.max_tokens
                 comp.sent.append(request.messages)
                 reply, cached = await self._call(request, comp, sample)
-                comp.responses.append(reply.text)
-                comp.thoughts.append(reply.thought)
-                comp.finish.append(reply.finish_reason)
-                if reply.model:
-                    comp.model = reply.model
+                comp.replies.append(reply)
                 into = comp.cached_usage if cached else comp.usage
                 for k, v in (reply.usage or {}).items():
                     into[k] = into.get(k, 0) + int(v or 0)
                 if reply.cut_in_thought:  # no answer to go on from: the item is cut off
                     break
-        except BackendError as exc:
-            comp.error, comp.error_kind = str(exc), exc.kind
-            if comp.error.startswith(NOT_ASKED_START):  # the run or its suite stopped early
-                self._finish(key, comp, start, cut_short=True)
-                return comp
+        except NotAsked as exc:  # the run or its suite stopped early: cut short, not failed
+            comp.error = CallError(str(exc), suite_stop=exc.reason if exc.suite else None)
+            self._finish(key, comp, start, cut_short=True)
+            return comp
         except asyncio.CancelledError:
-            comp.error, comp.error_kind = "cancelled (the run was stopped)", REQUEST_FAILED
+            comp.error = CallError("cancelled (the run was stopped)")
             self._finish(key, comp, start, cut_short=True)
             raise
         except BaseException as exc:  # the run never crashes because of a model call:
             # a third-party backend's SystemExit or KeyboardInterrupt is an error of this item
-            comp.error, comp.error_kind = f"{type(exc).__name__}: {exc}", REQUEST_FAILED
+            comp.error = CallError.of(exc)
         self._finish(key, comp, start, suite=suite, budget=budget)
         return comp
 
@@ -549,7 +539,7 @@ class Runner:
 
 class StopGate:
     """The runner's slots, closed once the run stops early: an attempt waiting for its turn
-    then fails at once (`NOT_ASKED` and the reason), counted nowhere, as it was never made."""
+    then fails at once (`NotAsked`, with the reason), counted nowhere, as it was never made."""
 
     def __init__(self, slots: AdaptiveLimit, stop: EarlyStop):
         self.slots = slots
@@ -557,11 +547,11 @@ class StopGate:
 
     async def acquire(self) -> int:
         if self.stop.reason:
-            raise BackendError(f"{NOT_ASKED} ({self.stop.reason})")
+            raise NotAsked(self.stop.reason)
         epoch = await self.slots.acquire()
         if self.stop.reason:
             self.slots.release()
-            raise BackendError(f"{NOT_ASKED} ({self.stop.reason})")
+            raise NotAsked(self.stop.reason)
         return epoch
 
     def release(self) -> None:

@@ -110,6 +110,10 @@ class ModelReply:
     server's token counts (prompt_tokens, completion_tokens, total_tokens) and
     `reasoning_tokens` where they are known (counted by the server, or by an in-process
     model's own tokenizer); a backend that does not know them leaves the key out.
+
+    One shape from the backend to the record: the runner keeps the reply as it came
+    (`asking/completion.Completion.replies`); it is written as plain values only at the
+    request process's pipe (`to_wire`/`from_wire`) and the cache's row (`cache.reply_row`).
     """
 
     text: str
@@ -128,6 +132,24 @@ class ModelReply:
     def cut_in_thought(self) -> bool:
         """The budget ran out inside the thought: no answer was begun."""
         return self.finish_reason == LENGTH and not self.text.strip()
+
+    # The one pair that writes and reads a reply on the request process's pipe
+    # (backends/post_worker.py, `marshal` frames: plain values only). `endpoint` is not
+    # sent: the parent's endpoint pool sets it.
+    def to_wire(self) -> ReplyWire:
+        return (self.text, self.usage, self.model, self.thought, self.finish_reason)
+
+    @classmethod
+    def from_wire(cls, wire: ReplyWire) -> ModelReply:
+        text, usage, model, thought, finish = wire
+        return cls(text=text, usage=usage, model=model, thought=thought, finish_reason=finish)
+
+
+# a `ModelReply` as plain values: (text, usage, model, thought, finish_reason)
+ReplyWire = tuple[str, "dict[str, int] | None", "str | None", "str | None", "str | None"]
+# a `BackendError` as plain values: (message, kind, retryable, status, retry_after,
+# timed_out, connect)
+ErrorWire = tuple[str, str, bool, "int | None", "float | None", bool, bool]
 
 
 def retryable_status(status: int) -> bool:
@@ -151,6 +173,25 @@ class BackendError(Exception):
         self.endpoint = endpoint  # the endpoint that failed (redacted), when there are several
         # the connection was not made in time (backends/connect.py): retried on a fresh one
         self.connect = connect
+
+    # The one pair that writes and reads an error on the request process's pipe (as
+    # `ModelReply.to_wire`); `endpoint` is not sent: the parent's endpoint pool sets it.
+    def to_wire(self) -> ErrorWire:
+        return (str(self), self.kind, self.retryable, self.status, self.retry_after,
+                self.timed_out, self.connect)
+
+    @classmethod
+    def from_wire(cls, wire: ErrorWire) -> BackendError:
+        message, kind, retryable, status, retry_after, timed_out, connect = wire
+        return cls(message, kind=kind, retryable=retryable, status=status,
+                   retry_after=retry_after, timed_out=timed_out, connect=connect)
+
+    def named(self, label: str, retry_after: float | None) -> BackendError:
+        """This error as the endpoint `label` of a pool gives it: its message prefixed with
+        the label, `endpoint` set, the pool's `retry_after`; every other field kept."""
+        return BackendError(f"{label}: {self}", kind=self.kind, retryable=self.retryable,
+                          status=self.status, retry_after=retry_after,
+                          timed_out=self.timed_out, endpoint=label, connect=self.connect)
 
 
 @dataclass

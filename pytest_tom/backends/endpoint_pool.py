@@ -147,7 +147,7 @@ class EndpointPool(Backend):
         ep.counts["failures"] += 1
         if not exc.retryable:  # the server answered: the request is at fault, not the server
             self._answered(ep)
-            return _named(exc, ep.label, exc.retry_after)
+            return exc.named(ep.label, exc.retry_after)
         now = time.monotonic()
         request.failed_at.add(ep.index)
         ep.failures_in_row += 1
@@ -158,7 +158,7 @@ class EndpointPool(Backend):
             ep.failures_in_row = 0
         elsewhere = any(o.is_in(now) and o.index not in request.failed_at
                         for o in self.endpoints)
-        return _named(exc, ep.label, 0.0 if elsewhere else exc.retry_after)
+        return exc.named(ep.label, 0.0 if elsewhere else exc.retry_after)
 
     def status(self) -> list[dict[str, Any]]:
         """Each endpoint's counts and state in this process (for tests and benchmarks)."""
@@ -178,8 +178,3 @@ def _label(backend: Backend) -> str:
     identity = backend.identity()
     return str(identity.get("base_url") or backend.describe())
 
-
-def _named(exc: BackendError, label: str, retry_after: float | None) -> BackendError:
-    return BackendError(f"{label}: {exc}", kind=exc.kind, retryable=exc.retryable,
-                        status=exc.status, retry_after=retry_after, timed_out=exc.timed_out,
-                        endpoint=label, connect=exc.connect)

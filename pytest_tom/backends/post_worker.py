@@ -26,9 +26,10 @@ here.
   lists of `(n, body)` (post it) and `(n, None)` (forget it: the attempt was cancelled
   by its timeout, the deadline or the end of the run);
 - child -> main: first `(READY,)` once it has read the endpoint, then lists of
-  `(n, OK, text, usage, model, thought, finish_reason)` or `(n, FAILED, message, kind,
-  retryable, status, retry_after, timed_out, connect)`: the
-  `ModelReply` or the `BackendError` the in-thread path would have given.
+  `(n, OK, reply)` or `(n, FAILED, error)`: the `ModelReply` or the `BackendError` the
+  in-thread path would have given, written by `ModelReply.to_wire` /
+  `BackendError.to_wire` and read back by their `from_wire` (backends/base.py: the one
+  pair for each, next to its type).
 
 The child ends when its stdin closes (`close`, or this process ending). A child that
 ends while requests are in flight fails them with a retryable "connection failed"
@@ -228,14 +229,9 @@ class PostWorker:
             if fut is None or fut.done():
                 continue  # cancelled meanwhile
             if answer[1] == OK:
-                _, _, text, usage, model, thought, finish = answer
-                fut.set_result(ModelReply(text=text, usage=usage, model=model, thought=thought,
-                                          finish_reason=finish))
+                fut.set_result(ModelReply.from_wire(answer[2]))
             else:
-                _, _, message, kind, retryable, status, retry_after, timed_out, connect = answer
-                fut.set_exception(BackendError(message, kind=kind, retryable=retryable,
-                                               status=status, retry_after=retry_after,
-                                               timed_out=timed_out, connect=connect))
+                fut.set_exception(BackendError.from_wire(answer[2]))
 
     def _ended(self, protocol: _ChildProtocol) -> None:
         """The child ended: fail what it had not answered; the next request starts another."""
@@ -314,11 +310,9 @@ async def _serve() -> None:
         except Exception as exc:  # anything else the in-thread path raises: an error of the item
             error = exc if isinstance(exc, BackendError) else BackendError(
                 f"{type(exc).__name__}: {exc}")
-            answer((n, FAILED, str(error), error.kind, error.retryable, error.status,
-                    error.retry_after, error.timed_out, error.connect))
+            answer((n, FAILED, error.to_wire()))
         else:
-            answer((n, OK, reply.text, reply.usage, reply.model, reply.thought,
-                    reply.finish_reason))
+            answer((n, OK, reply.to_wire()))
         finally:
             tasks.pop(n, None)
 

@@ -12,10 +12,10 @@ from typing import Any
 
 from pytest_tom import families
 from pytest_tom.asking.answer_length import default_max_tokens
-from pytest_tom.asking.completion import cut_off_call
+from pytest_tom.asking.completion import CallError, Completion, cut_off_call
 from pytest_tom.backends.base import ItemView, ModelReply, ModelRequest, SamplingParams
 from pytest_tom.core.model import ItemSpec
-from pytest_tom.core.outcome import CUT_OFF, REQUEST_FAILED, Outcome
+from pytest_tom.core.outcome import CUT_OFF, Outcome
 from pytest_tom.core.record import Record
 from pytest_tom.core.settings import Settings
 from pytest_tom.families.base import Message, ScoringContext, method_for, single_call
@@ -181,11 +181,11 @@ class ItemEngine:
             return "--tom-thinking-tokens (or --tom-max-tokens)"
         return "--tom-thinking-tokens=N for a thought (or --tom-max-tokens)"
 
-    def score_completion(self, spec: ItemSpec, comp: Any, sample: int = 0) -> Outcome:
-        """The outcome of a finished conversation (`comp`: responses, thoughts, finish):
+    def score_completion(self, spec: ItemSpec, comp: Completion, sample: int = 0) -> Outcome:
+        """The outcome of a finished conversation (`comp`: its replies):
         cut off when the budget ran out (`cut_off_call`), else the family's score of the
         last answer. Only the answer is scored, never the thought."""
-        cut = cut_off_call(comp.responses, comp.finish)
+        cut = cut_off_call(comp.replies)
         if cut is not None:
             return self.cut_off(spec, comp.responses, cut, sample)
         return self.score(spec, comp.final)
@@ -211,15 +211,15 @@ class ItemEngine:
             return score_open_ended(families.get(spec.family), spec, final)
         return families.get(spec.family).score(spec, final, self.scoring)
 
-    def score_samples(self, spec: ItemSpec, completions: list[Any],
+    def score_samples(self, spec: ItemSpec, completions: list[Completion],
                       first: Outcome | None = None) -> list[Outcome]:
         """An outcome per completion: its score, or the error of its request."""
         out = []
         for s, comp in enumerate(completions):
             if s == 0 and first is not None:
                 out.append(first)
-            elif comp.error:
-                out.append(Outcome.failed(comp.error_kind or REQUEST_FAILED, comp.error))
+            elif comp.error is not None:
+                out.append(comp.error.outcome())
             else:
                 out.append(self.score_completion(spec, comp, s))
         return out
@@ -235,21 +235,24 @@ def _messages(family: Any, spec: ItemSpec, method: str, responses: list[str]
 
 
 def converse(next_request: NextRequest, ask: Callable[[ModelRequest], str | ModelReply]
-             ) -> tuple[list[ModelReply], str | None]:
-    """Follow a conversation synchronously: its replies (answer, thought, finish reason,
-    usage), and the error that ended it. A reply cut off inside its thought ends the
-    conversation, as in the runner; an answerer may return the text alone."""
-    replies: list[ModelReply] = []
+             ) -> Completion:
+    """Follow a conversation synchronously: its completion (the replies: answer, thought,
+    finish reason, usage), or the error that ended it (a failed request, its message the
+    exception's). A reply cut off inside its thought ends the conversation, as in the
+    runner; an answerer may return the text alone."""
+    comp = Completion()
+    replies = comp.replies
     while (request := next_request([r.text for r in replies])) is not None:
         try:
             out = ask(request)
         except Exception as exc:  # an error outcome, as the runner records it
-            return replies, str(exc)
+            comp.error = CallError(str(exc))
+            break
         reply = out if isinstance(out, ModelReply) else ModelReply(text=str(out))
         replies.append(reply)
         if reply.cut_in_thought:
             break
-    return replies, None
+    return comp
 
 
 def build_record(spec: ItemSpec, outcome: Outcome, responses: list[str],

@@ -12,10 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from pytest_tom.asking.completion import Completion
 from pytest_tom.backends.base import ModelReply, ModelRequest
 from pytest_tom.core.model import ItemSpec
-from pytest_tom.core.outcome import REQUEST_FAILED, Outcome
 from pytest_tom.core.settings import Settings
 from pytest_tom.items.item import ItemEngine, build_record, converse, item_view
 from pytest_tom.items.sample_requests import reply_parts
@@ -36,11 +34,8 @@ def score_records(items: Iterable[ItemSpec],
     engine = ItemEngine(settings or Settings())
     out = []
     for spec in items:
-        replies, error = converse(engine.conversation(spec), answer)
-        comp = Completion(responses=[r.text for r in replies],
-                          thoughts=[r.thought for r in replies],
-                          finish=[r.finish_reason for r in replies])
-        outcome = (Outcome.failed(REQUEST_FAILED, error) if error is not None
+        comp = converse(engine.conversation(spec), answer)
+        outcome = (comp.error.outcome() if comp.error is not None
                    else engine.score_completion(spec, comp))
         out.append(build_record(spec, outcome, comp.responses, **reply_parts(comp)))
     return out

@@ -96,7 +96,7 @@ def call_fields(completions: list[Completion], outcomes: list[Outcome] | None) -
     if completions:
         out.update(reply_parts(completions[0]))
     if len(completions) > 1 and outcomes is not None:
-        out["samples"] = [{"outcome": o.to_dict(), "responses": list(c.responses),
+        out["samples"] = [{"outcome": o.to_dict(), "responses": c.responses,
                            **reply_parts(c)}
                           for o, c in zip(outcomes, completions, strict=False)]
     return out
@@ -108,11 +108,12 @@ def reply_parts(comp: Completion) -> dict[str, Any]:
     every reply ended, and the reports made before, lack both; a missing finish reads as
     not cut off)."""
     out: dict[str, Any] = {}
-    thought = any(t is not None for t in comp.thoughts)
+    replies = comp.replies
+    thought = any(r.thought is not None for r in replies)
     if thought:
-        out["thoughts"] = list(comp.thoughts)
-    if thought or any(f is not None and f != STOP for f in comp.finish):
-        out["finish"] = list(comp.finish)
+        out["thoughts"] = [r.thought for r in replies]
+    if thought or any(r.finish_reason is not None and r.finish_reason != STOP for r in replies):
+        out["finish"] = [r.finish_reason for r in replies]
     return out
 
 

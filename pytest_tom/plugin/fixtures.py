@@ -40,8 +40,8 @@ class ModelHandle:
         messages: list[Message] = [{"role": "system", "content": system}] if system else []
         messages.append({"role": "user", "content": prompt})
         comp = self.complete(messages, **params)
-        if comp.error:
-            raise RuntimeError(f"{self.name}: {comp.error}")
+        if comp.error is not None:
+            raise RuntimeError(f"{self.name}: {comp.error.message}")
         return comp.final
 
     def __repr__(self) -> str:

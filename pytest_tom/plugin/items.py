@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 
 from pytest_tom.asking.completion import Completion
-from pytest_tom.asking.early_stop import read_suite_not_asked
 from pytest_tom.catalogue.load import load_suite
 from pytest_tom.catalogue.suite_files import SuiteNames
 from pytest_tom.core import probe
@@ -170,13 +169,13 @@ class TomItem(pytest.Item):
             pytest.skip(reason)
         self.completions = answers_of(self.config).completions(self.spec)  # asked ahead
         self.completion = self.completions[0]
-        stopped = read_suite_not_asked(self.completion.error, self.spec.suite)
-        if stopped:  # its suite stopped early (asking/early_stop.py): never asked, no record
-            self.suite_stop = stopped
-            pytest.skip(self.completion.error or "")
-        if self.completion.error:
-            self.outcome = Outcome.failed(self.completion.error_kind or "request_failed",
-                                          self.completion.error)
+        error = self.completion.error
+        if error is not None and error.suite_stop:
+            # its suite stopped early (asking/early_stop.py): never asked, no record
+            self.suite_stop = error.suite_stop
+            pytest.skip(error.message)
+        if error is not None:
+            self.outcome = error.outcome()
             if len(self.completions) > 1:
                 self.sample_outcomes = engine.score_samples(self.spec, self.completions,
                                                             self.outcome)
@@ -258,7 +257,7 @@ class TomItem(pytest.Item):
         if self.outcome is None:
             return None
         comp = self.completion
-        return build_record(self.spec, self.outcome, list(comp.responses) if comp else [],
+        return build_record(self.spec, self.outcome, comp.responses if comp else [],
                             messages=self.calls(),  # what the model saw, call by call
                             seconds=round(comp.seconds, 4) if comp else 0.0,
                             **call_fields(self.completions, self.sample_outcomes))

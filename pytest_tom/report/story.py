@@ -79,7 +79,7 @@ def failure_text(spec: Any, outcome: Any, comp: Any, calls: list[list[dict[str, 
     if spec.choices:
         lines.append(f"  choices:  {'  '.join(spec.choices_shown)}")
     lines.append(f"  expected: {expected_text(spec)}")
-    if not request_error and comp is not None and comp.responses:
+    if not request_error and comp is not None and comp.replies:
         lines += thought_lines(comp, verbose)
         raw = comp.final
         if not verbose and len(raw) > ANSWER_CHARS:
@@ -95,8 +95,7 @@ def failure_text(spec: Any, outcome: Any, comp: Any, calls: list[list[dict[str, 
 def thought_lines(comp: Any, verbose: bool) -> list[str]:
     """The thought before the scored answer (a reasoning model's): whole with -v, else its
     length and its last characters; nothing when the reply showed none."""
-    thoughts = getattr(comp, "thoughts", None) or []
-    thought = thoughts[-1] if len(thoughts) == len(comp.responses) else None
+    thought = comp.replies[-1].thought if comp.replies else None
     if thought is None:
         return []
     if verbose:
