@@ -14,9 +14,51 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 
+class ItemSummary(TypedDict, total=False):
+    """`ItemSpec.summary()`: every field of the item but its `data`, `sweep` and `probe`
+    (tests/test_record_view checks the two agree). Readers go through
+    `core/record_view.RecordView`."""
+
+    id: str  # "<scenario>::<question>", unique within the suite
+    suite: str
+    family: str
+    scenario: str
+    kind: str
+    question: str
+    gold: Any
+    group: str  # goal accuracy's unit ("": the scenario)
+    choices: list[str]
+    tags: list[str]
+    markers: list[str]
+    source: dict[str, Any]  # file, line, upstream id ...
+    meta: dict[str, Any]
+    line: int
+
+
+class OutcomeDict(TypedDict, total=False):
+    """`Outcome.to_dict()`: what the item scored (see `core/outcome.Outcome`)."""
+
+    correct: bool | None
+    parsed: Any
+    value: float | None
+    error: str | None
+    detail: str
+    extra: dict[str, Any]
+
+
+class Sample(TypedDict, total=False):
+    """One sample of a `--tom-samples` run: its outcome and answers (and, as on the
+    record, its thoughts and finish reasons when some reply had one)."""
+
+    outcome: OutcomeDict
+    responses: list[str]
+    thoughts: list[str | None]
+    finish: list[str | None]
+
+
 class Record(TypedDict, total=False):
-    item: dict[str, Any]  # ItemSpec.summary(): id, suite, family, scenario, kind, gold, meta ...
-    outcome: dict[str, Any]  # Outcome.to_dict(): correct, parsed, value, error, detail, extra
+    item: ItemSummary
+    outcome: OutcomeDict
     responses: list[str]  # every answer of the conversation; the last one is scored
     # a reasoning model's thought of each call, parallel to `responses` (None: the reply
     # showed none); present only when some reply had one, so plain runs lack the key
@@ -48,4 +90,4 @@ class Record(TypedDict, total=False):
     # and (shuffle) the order of the options and the gold's place; absent otherwise
     probe: dict[str, Any]
     # --tom-samples > 1: outcome and responses per sample (and its thoughts and finish, as above)
-    samples: list[dict[str, Any]]
+    samples: list[Sample]

@@ -34,8 +34,9 @@ from typing import Any
 
 import numpy as np
 
-from pytest_tom.core.outcome import CUT_OFF, ERROR, status
+from pytest_tom.core.outcome import CUT_OFF, ERROR
 from pytest_tom.core.record import Record
+from pytest_tom.core.record_view import RecordView, facet_fields
 from pytest_tom.metrics.accuracy import is_judged, is_skipped
 
 Select = Callable[[Record], bool]
@@ -341,8 +342,8 @@ def reasoning_tokens(rec: Record) -> int | None:
     """The record's reasoning tokens (summed over its calls, cached ones included), or
     None when no call of it reported a count."""
     total = None
-    for key in ("usage", "cached_usage"):
-        usage = rec.get(key)
+    view = RecordView(rec)
+    for usage in (view.usage, view.cached_usage):
         if usage:
             count = usage.get("reasoning_tokens")
             if count is not None:
@@ -354,7 +355,7 @@ def thought_characters(rec: Record) -> int | None:
     """The characters of the record's thoughts (0: no reply of it had one; None: the
     record has no thoughts but a positive reasoning token count, a reasoning kept
     hidden by the server)."""
-    thoughts = rec.get("thoughts")
+    thoughts = RecordView(rec).thoughts
     if thoughts:
         return sum(len(t) for t in thoughts if t)
     return None if reasoning_tokens(rec) else 0
@@ -362,9 +363,10 @@ def thought_characters(rec: Record) -> int | None:
 
 def _reasons(rec: Record) -> bool:
     """Does the record show any reasoning: a thought, or a positive reasoning token count."""
-    if "thoughts" in rec:
+    view = RecordView(rec)
+    if view.has_thoughts:
         return True
-    usage, cached = rec.get("usage"), rec.get("cached_usage")
+    usage, cached = view.usage, view.cached_usage
     return bool((usage and usage.get("reasoning_tokens"))
                 or (cached and cached.get("reasoning_tokens")))
 
@@ -375,7 +377,7 @@ def reasoning_of(records: Sequence[Record]) -> Reasoning:
     n = len(records)
     if not any(map(_reasons, records)):
         return Reasoning(np.full(n, np.nan), "")
-    statuses = [status(r.get("outcome")) for r in records]
+    statuses = [RecordView(r).status for r in records]
     answered = [s not in (ERROR, CUT_OFF) for s in statuses]
     cut = [s == CUT_OFF for s in statuses]
     tokens = [reasoning_tokens(r) for r in records]
@@ -403,7 +405,7 @@ def _ranks(labels: list[Hashable]) -> np.ndarray:
 def _status(rec: Record) -> tuple[bool, bool, bool, bool]:
     """(skipped, judged, judged and right, `correct is True`), as `metrics.accuracy`
     counts them."""
-    correct = rec["outcome"].get("correct")
+    correct = RecordView(rec).correct
     judged = is_judged(rec)
     return is_skipped(rec), judged, judged and bool(correct), correct is True
 
@@ -418,13 +420,11 @@ def _facets(records: Sequence[Record], meta_keys: list[str]) -> tuple[np.ndarray
     missing = (MISSING,) * len(meta_keys)
     frozen = False  # once a meta value is unhashable (a list, say): every facet frozen
     for r in records:
-        item, out = r["item"], r["outcome"]
-        correct = out.get("correct")
-        metas = tuple(map((item.get("meta") or _EMPTY).get, meta_keys, missing))
+        meta, tags, kind, error, correct = facet_fields(r, MISSING)
+        metas = tuple(map((meta or _EMPTY).get, meta_keys, missing))
         if frozen:
             metas = tuple(map(_hashable, metas))
-        facet = (tuple(item.get("tags", ())), item.get("kind", MISSING),
-                 out.get("error"), correct, correct is True, *metas)
+        facet = (tags, kind, error, correct, correct is True, *metas)
         try:
             code = index.get(facet)
         except TypeError:
@@ -511,9 +511,10 @@ class _Guarded(Mapping):
 
 def guarded(rec: Record, reads: frozenset[str]) -> Any:
     """`rec` as a selection may see it: `UndeclaredRead` on any other field."""
-    meta = rec["item"].get("meta")
+    view = RecordView(rec)
+    meta = view.meta_or_none
     views = {} if meta is None else {"meta": _Guarded(meta, reads, "item['meta']")}
-    item = _Guarded(rec["item"], ITEM_FIELDS, "item", views)
-    outcome = _Guarded(rec["outcome"], OUTCOME_FIELDS, "outcome")
+    item = _Guarded(view.item, ITEM_FIELDS, "item", views)
+    outcome = _Guarded(view.outcome, OUTCOME_FIELDS, "outcome")
     return _Guarded({"item": item, "outcome": outcome}, frozenset({"item", "outcome"}),
                     "record")

@@ -1,0 +1,240 @@
+"""One typed view of an item record: the only reader of a record's keys.
+
+A record stays a plain dict (`core/record.Record`: it crosses xdist and is written to
+the JSON report and replay files unchanged); everything that reads one does so through
+`RecordView`'s properties, so a field's key and its default for reports saved before it
+existed are written in one place. `RecordView(rec)` holds the dict and copies nothing:
+each property is one or two dict lookups (aggregation reads 20,000 records and more).
+
+Defaults follow what the writers leave out: a record of a skipped item may lack the
+request side (`requests` reads 0, `usage` None), a report saved before a field existed
+lacks it (`thoughts`, `finish`, `samples`, `sweep`, `probe`, `endpoints`: None), an
+item's `tags` and `meta` read as empty when absent. The item's identity (`suite`, `id`,
+`kind`, `scenario`, `family`, `gold`) and the outcome are on every record: reading them
+from a record without them is a KeyError, as before.
+
+tests/test_report_model.py fails on a read of a record, item or outcome key by string
+anywhere else in the package but the writers (items/item.py, items/sample_requests.py)
+and the JSON boundary modules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pytest_tom.core.outcome import status
+from pytest_tom.core.record import ItemSummary, OutcomeDict, Record, Sample
+
+_EMPTY: Mapping[str, Any] = {}
+
+
+class RecordView:
+    """Typed read access to one record (or one of its `samples`, which has the same
+    `outcome`, `responses`, `thoughts` and `finish`). A selection's guarded record
+    (`metrics/record_table.guarded`) reads through it too: it answers the same keys."""
+
+    __slots__ = ("record",)
+
+    def __init__(self, record: Record | Sample | Mapping[str, Any]) -> None:
+        self.record: Any = record
+
+    # the two parts, typed
+    @property
+    def item(self) -> ItemSummary:
+        return self.record["item"]
+
+    @property
+    def outcome(self) -> OutcomeDict:
+        return self.record["outcome"]
+
+    @property
+    def outcome_or_none(self) -> OutcomeDict | None:
+        """The outcome, None when the record has none (a foreign or truncated report)."""
+        return self.record.get("outcome")
+
+    # the item
+    @property
+    def id(self) -> str:
+        return self.record["item"]["id"]
+
+    @property
+    def suite(self) -> str:
+        return self.record["item"]["suite"]
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """(suite, id): the item's name across runs."""
+        item = self.record["item"]
+        return item["suite"], item["id"]
+
+    @property
+    def family(self) -> str:
+        return self.record["item"]["family"]
+
+    @property
+    def scenario(self) -> str:
+        return self.record["item"]["scenario"]
+
+    @property
+    def kind(self) -> str:
+        return self.record["item"]["kind"]
+
+    @property
+    def kind_or_none(self) -> str | None:
+        return self.record["item"].get("kind")
+
+    @property
+    def question(self) -> str:
+        return self.record["item"].get("question", "")
+
+    @property
+    def gold(self) -> Any:
+        return self.record["item"].get("gold")
+
+    @property
+    def group(self) -> str:
+        """The item's goal-accuracy group ("" when it has none: its scenario is)."""
+        return self.record["item"].get("group") or ""
+
+    @property
+    def unit(self) -> str:
+        """The unit goal accuracy groups by: the group, else the scenario."""
+        item = self.record["item"]
+        return item.get("group") or item["scenario"]
+
+    @property
+    def choices(self) -> list[str]:
+        return self.record["item"].get("choices") or []
+
+    @property
+    def tags(self) -> list[str]:
+        return self.record["item"].get("tags") or []
+
+    @property
+    def meta(self) -> Mapping[str, Any]:
+        return self.record["item"].get("meta") or _EMPTY
+
+    @property
+    def meta_or_none(self) -> dict[str, Any] | None:
+        """The item's meta as written (None when absent; `{}` stays `{}`)."""
+        return self.record["item"].get("meta")
+
+    @property
+    def source_file(self) -> str:
+        return (self.record["item"].get("source") or _EMPTY).get("file", "")
+
+    # the outcome
+    @property
+    def correct(self) -> bool | None:
+        return self.record["outcome"].get("correct")
+
+    @property
+    def parsed(self) -> Any:
+        return self.record["outcome"].get("parsed")
+
+    @property
+    def value(self) -> float | None:
+        return self.record["outcome"].get("value")
+
+    @property
+    def error(self) -> str | None:
+        return self.record["outcome"].get("error")
+
+    @property
+    def detail(self) -> str:
+        return self.record["outcome"].get("detail") or ""
+
+    @property
+    def extra(self) -> Mapping[str, Any]:
+        return self.record["outcome"].get("extra") or _EMPTY
+
+    @property
+    def status(self) -> str:
+        """`core/outcome.status` of the outcome (an outcome-less record reads as an error)."""
+        return status(self.record.get("outcome"))
+
+    # the answers and the request side
+    @property
+    def responses(self) -> list[str]:
+        return self.record.get("responses") or []
+
+    @property
+    def thoughts(self) -> list[str | None] | None:
+        return self.record.get("thoughts")
+
+    @property
+    def has_thoughts(self) -> bool:
+        """Is the key there (some reply showed a thought, even an empty one)?"""
+        return "thoughts" in self.record
+
+    @property
+    def finish(self) -> list[str | None] | None:
+        return self.record.get("finish")
+
+    @property
+    def messages(self) -> list[list[dict[str, Any]]] | None:
+        return self.record.get("messages")
+
+    @property
+    def usage(self) -> dict[str, int] | None:
+        return self.record.get("usage")
+
+    @property
+    def cached_usage(self) -> dict[str, int] | None:
+        return self.record.get("cached_usage")
+
+    @property
+    def requests(self) -> int:
+        return int(self.record.get("requests") or 0)
+
+    @property
+    def retries(self) -> int:
+        return int(self.record.get("retries") or 0)
+
+    @property
+    def cached(self) -> int:
+        return int(self.record.get("cached") or 0)
+
+    @property
+    def shared(self) -> int:
+        return int(self.record.get("shared") or 0)
+
+    @property
+    def model(self) -> str | None:
+        return self.record.get("model")
+
+    @property
+    def endpoints(self) -> dict[str, dict[str, int]]:
+        return self.record.get("endpoints") or {}
+
+    @property
+    def sweep(self) -> dict[str, Any] | None:
+        return self.record.get("sweep")
+
+    @property
+    def probe(self) -> dict[str, Any] | None:
+        return self.record.get("probe")
+
+    @property
+    def samples(self) -> list[Sample]:
+        return self.record.get("samples") or []
+
+
+def key_of(rec: Record) -> tuple[str, str]:
+    """(suite, id) of a record: the sort key of reports and the pairing key of compares."""
+    item = rec["item"]
+    return item["suite"], item["id"]
+
+
+def suite_of(rec: Record) -> str:
+    return rec["item"]["suite"]
+
+
+def facet_fields(rec: Record, missing: Any) -> tuple[Mapping[str, Any] | None, tuple[str, ...],
+                                                  Any, str | None, bool | None]:
+    """(meta or None, tags, kind or `missing`, error, correct) of a record in one call: what
+    `metrics/record_table` groups every record of a run by (a hot path: no view object)."""
+    item, out = rec["item"], rec["outcome"]
+    return (item.get("meta"), tuple(item.get("tags", ())), item.get("kind", missing),
+            out.get("error"), out.get("correct"))
