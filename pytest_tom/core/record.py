@@ -46,6 +46,27 @@ class OutcomeDict(TypedDict, total=False):
     extra: dict[str, Any]
 
 
+class SweepRecord(TypedDict, total=False):
+    """--tom-sweep: the setting, the value the item was asked with (typed as the setting
+    takes it), the suite of its file and the value's place in the sweep (from 0)."""
+
+    setting: str
+    value: Any
+    suite: str
+    index: int
+
+
+class ProbeRecord(TypedDict, total=False):
+    """--tom-probe: the probe, its label, the suite of its file and (shuffle) the order
+    of the options and where the gold was shown (from 0)."""
+
+    probe: str
+    label: str
+    suite: str
+    order: list[int]
+    gold_position: int | None
+
+
 class Sample(TypedDict, total=False):
     """One sample of a `--tom-samples` run: its outcome and answers (and, as on the
     record, its thoughts and finish reasons when some reply had one)."""
@@ -85,9 +106,9 @@ class Record(TypedDict, total=False):
     # takes it: int tokens, float temperature, str effort, JSON of a request field) and the
     # suite of its file (its `item.suite` is `<suite>[<setting>=<value>]`) and the value's
     # place in the sweep (`index`, from 0: the reports' order); absent otherwise
-    sweep: dict[str, Any]
+    sweep: SweepRecord
     # --tom-probe: the probe this copy was asked under, its label, the suite of its file
     # and (shuffle) the order of the options and the gold's place; absent otherwise
-    probe: dict[str, Any]
+    probe: ProbeRecord
     # --tom-samples > 1: outcome and responses per sample (and its thoughts and finish, as above)
     samples: list[Sample]

@@ -24,7 +24,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from pytest_tom.core.outcome import status
-from pytest_tom.core.record import ItemSummary, OutcomeDict, Record, Sample
+from pytest_tom.core.record import (
+    ItemSummary,
+    OutcomeDict,
+    ProbeRecord,
+    Record,
+    Sample,
+    SweepRecord,
+)
 
 _EMPTY: Mapping[str, Any] = {}
 
@@ -209,12 +216,46 @@ class RecordView:
         return self.record.get("endpoints") or {}
 
     @property
-    def sweep(self) -> dict[str, Any] | None:
+    def sweep(self) -> SweepRecord | None:
         return self.record.get("sweep")
 
     @property
-    def probe(self) -> dict[str, Any] | None:
+    def sweep_setting(self) -> str | None:
+        return (self.record.get("sweep") or _EMPTY).get("setting")
+
+    @property
+    def sweep_value(self) -> Any:
+        return (self.record.get("sweep") or _EMPTY).get("value")
+
+    @property
+    def sweep_suite(self) -> str | None:
+        """The suite of the file a swept item came from (its own `suite` names the value)."""
+        return (self.record.get("sweep") or _EMPTY).get("suite")
+
+    @property
+    def sweep_index(self) -> int:
+        return int((self.record.get("sweep") or _EMPTY).get("index", 0))
+
+    @property
+    def probe(self) -> ProbeRecord | None:
         return self.record.get("probe")
+
+    @property
+    def probe_kind(self) -> str:
+        """The probe a copy was asked under ("shuffle", ...)."""
+        return self.record["probe"]["probe"]
+
+    @property
+    def probe_label(self) -> str:
+        return self.record["probe"]["label"]
+
+    @property
+    def probe_suite(self) -> str:
+        return self.record["probe"]["suite"]
+
+    @property
+    def gold_position(self) -> int | None:
+        return self.record["probe"].get("gold_position")
 
     @property
     def samples(self) -> list[Sample]:
@@ -238,3 +279,16 @@ def facet_fields(rec: Record, missing: Any) -> tuple[Mapping[str, Any] | None, t
     item, out = rec["item"], rec["outcome"]
     return (item.get("meta"), tuple(item.get("tags", ())), item.get("kind", missing),
             out.get("error"), out.get("correct"))
+
+
+def unit_of(rec: Record) -> str:
+    """The unit goal accuracy groups the record by: its group, else its scenario (called
+    per record by aggregation: no view object)."""
+    item = rec["item"]
+    return item.get("group") or item["scenario"]
+
+
+def verdict_of(rec: Record) -> tuple[str | None, bool | None]:
+    """(error, correct) of the record's outcome (the per-record read of the tallies)."""
+    out = rec["outcome"]
+    return out.get("error"), out.get("correct")

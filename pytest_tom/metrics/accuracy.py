@@ -15,23 +15,24 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from pytest_tom.core.outcome import CUT_OFF, ERROR, SKIPPED, UNAVAILABLE, UNPARSEABLE, status
+from pytest_tom.core.outcome import CUT_OFF, ERROR, SKIPPED, UNAVAILABLE, UNPARSEABLE
 from pytest_tom.core.record import Record
+from pytest_tom.core.record_view import RecordView, unit_of, verdict_of
 
 
 def is_skipped(rec: Record) -> bool:
-    return status(rec["outcome"]) == SKIPPED
+    return RecordView(rec).status == SKIPPED
 
 
 def is_request_error(rec: Record) -> bool:
-    return status(rec["outcome"]) == ERROR
+    return RecordView(rec).status == ERROR
 
 
 def is_judged(rec: Record) -> bool:
     """Whether a record counts in accuracies: not skipped, and right/wrong (not merely
     measured; an unparseable or errored answer with `correct` False is judged wrong)."""
-    outcome = rec["outcome"]
-    return outcome.get("correct") is not None and status(outcome) != SKIPPED
+    view = RecordView(rec)
+    return view.correct is not None and view.status != SKIPPED
 
 
 def judged(records: Iterable[Record]) -> list[Record]:
@@ -44,7 +45,7 @@ def ratio(num: int, den: int) -> float | None:
 
 
 def group_key(rec: Record) -> str:
-    return rec["item"].get("group") or rec["item"]["scenario"]
+    return unit_of(rec)
 
 
 class AllRightGroups:
@@ -88,7 +89,7 @@ def goal_counts(records: Iterable[Record], key: Callable[[Record], Any] = group_
     groups = AllRightGroups()
     for r in records:
         if is_judged(r):
-            groups.add(key(r), bool(r["outcome"]["correct"]))
+            groups.add(key(r), bool(RecordView(r).correct))
     return groups.counts()
 
 
@@ -115,8 +116,7 @@ class _Tally:
         seen, failed = t.groups.seen, t.groups.failed  # `AllRightGroups.add`, inlined
         for r in records:
             items += 1
-            outcome = r["outcome"]
-            error = outcome.get("error")
+            error, verdict = verdict_of(r)
             if error is not None:
                 if error == UNAVAILABLE:
                     skipped += 1
@@ -127,7 +127,6 @@ class _Tally:
                     cut_off += 1
                 else:
                     errors += 1
-            verdict = outcome.get("correct")
             if verdict is None:
                 continue
             judged += 1
@@ -187,7 +186,7 @@ def _tally(records: Iterable[Record], key: Callable[[Record], Any],
         return _Tally.of(records, key), {}
     parts: dict[tuple[str, ...], list[Record]] = defaultdict(list)
     for r in records:
-        parts[tuple(r["item"].get("tags", ()))].append(r)
+        parts[tuple(RecordView(r).tags)].append(r)
     total = _Tally()
     per_tag: dict[str, _Tally] = {}
     for tag_list, part in parts.items():

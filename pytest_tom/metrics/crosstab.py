@@ -7,6 +7,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from pytest_tom.core.record_view import RecordView
 from pytest_tom.metrics.accuracy import Record, judged, ratio
 from pytest_tom.metrics.numbers import pct_of
 
@@ -20,7 +21,7 @@ def crosstab(records: Sequence[Record], row: Key, col: Key) -> dict[tuple[str, s
         rk, ck = row(r), col(r)
         if rk is None or ck is None:
             continue
-        ok = int(bool(r["outcome"]["correct"]))
+        ok = int(bool(RecordView(r).correct))
         for key in ((rk, ck), (rk, "all"), ("all", ck), ("all", "all")):
             cells[key][0] += ok
             cells[key][1] += 1

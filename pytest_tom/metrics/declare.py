@@ -36,6 +36,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from pytest_tom.core.record_view import RecordView
 from pytest_tom.metrics.accuracy import Record, group_key
 from pytest_tom.metrics.intervals import (
     RESAMPLES,
@@ -347,15 +348,15 @@ def _summaries(columns: dict[str, np.ndarray]) -> Summaries:
 
 
 def meta(rec: Record) -> dict[str, Any]:
-    return rec["item"].get("meta") or {}
+    return RecordView(rec).meta
 
 
 def scenario_of(rec: Record) -> Hashable:
-    return rec["item"]["scenario"]
+    return RecordView(rec).scenario
 
 
 def outcome_value(rec: Record) -> float:
-    return float(rec["outcome"].get("value") or 0.0)
+    return float(RecordView(rec).value or 0.0)
 
 
 def mean_of(c: Counter) -> float | None:
@@ -430,7 +431,7 @@ def _unique_or_raise(table: RecordTable, which: str, rows: np.ndarray, pair_key:
         dup = pair_key == uniq[int(np.argmax(count > 1))]
         second = rows[np.flatnonzero(dup)[1]]
         k = key_labels[int(keys[np.flatnonzero(dup)[0]])]
-        raise duplicate_key(which, k, table.records[int(second)]["item"].get("id"))
+        raise duplicate_key(which, k, RecordView(table.records[int(second)]).id)
 
 
 @dataclass(frozen=True)

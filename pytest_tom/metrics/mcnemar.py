@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from pytest_tom.core.record import Record
+from pytest_tom.core.record_view import RecordView
+from pytest_tom.core.record_view import key_of as record_key
 
 Key = tuple[str, str]  # (suite, item id)
 
@@ -69,7 +71,7 @@ def _log_tail(n: int, k: int) -> float:
 
 
 def key_of(rec: Record) -> Key:
-    return (rec["item"]["suite"], rec["item"]["id"])
+    return record_key(rec)
 
 
 def score_of(rec: Record, measured: bool = False) -> float | None:
@@ -77,13 +79,16 @@ def score_of(rec: Record, measured: bool = False) -> float | None:
 
     None for what cannot be compared: skipped items, and measured items unless asked.
     """
-    out = rec.get("outcome") or {}
-    if out.get("error") == "unavailable":
+    view = RecordView(rec)
+    if view.outcome_or_none is None:
         return None
-    if out.get("correct") is not None:
-        return 1.0 if out["correct"] else 0.0
-    if measured and isinstance(out.get("value"), int | float):
-        return float(out["value"])
+    if view.error == "unavailable":
+        return None
+    if view.correct is not None:
+        return 1.0 if view.correct else 0.0
+    value = view.value
+    if measured and isinstance(value, int | float):
+        return float(value)
     return None
 
 

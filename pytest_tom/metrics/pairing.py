@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 
+from pytest_tom.core.record_view import RecordView
 from pytest_tom.metrics.accuracy import Record, judged, ratio
 
 
@@ -87,5 +88,6 @@ def joint_score(records: Iterable[Record], *, key: Callable[[Record], Hashable],
     for rec in judged(records):
         which = role(rec)
         if which in (anchor, dependent):
-            pairs.add(which, key(rec), bool(rec["outcome"]["correct"]), rec["item"].get("id"))
+            view = RecordView(rec)
+            pairs.add(which, key(rec), bool(view.correct), view.id)
     return pairs.score()

@@ -13,10 +13,11 @@ import math
 from typing import Any
 
 from pytest_tom.core.record import Record
+from pytest_tom.core.record_view import RecordView
 
 
 def sample_count(records: list[Record]) -> int:
-    return max((len(r.get("samples") or ()) for r in records), default=0)
+    return max((len(RecordView(r).samples) for r in records), default=0)
 
 
 # what a record holds of its first sample (thoughts, finish) or sums over its samples
@@ -32,10 +33,11 @@ def sample_view(records: list[Record], s: int) -> list[Record]:
     record's summed token counts are known)."""
     out = []
     for r in records:
-        samples = r.get("samples") or ()
+        samples = RecordView(r).samples
         if s < len(samples):
             sample = samples[s]
-            view = {**r, "outcome": sample["outcome"], "responses": sample["responses"]}
+            one = RecordView(sample)
+            view = {**r, "outcome": one.outcome, "responses": one.responses}
             for key in PER_SAMPLE:
                 if key in sample:
                     view[key] = sample[key]

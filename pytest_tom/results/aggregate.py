@@ -10,6 +10,7 @@ from collections import defaultdict
 from typing import Any
 
 from pytest_tom import families
+from pytest_tom.core.record_view import RecordView, suite_of
 from pytest_tom.families.base import FamilyResult, Settings
 from pytest_tom.metrics.accuracy import Record, accuracy_block, core_metrics, sum_blocks
 from pytest_tom.metrics.declare import Value, evaluate
@@ -86,7 +87,7 @@ def _family_figures(family: str, arrived: list[Record], by_id: list[Record],
     try:
         declared = evaluate(fam.declared_metrics(settings), table)
     except UndeclaredRead as exc:
-        suite = arrived[0]["item"]["suite"] if arrived else "?"
+        suite = RecordView(arrived[0]).suite if arrived else "?"
         raise UndeclaredRead(f"family {family} (suite {suite}): {exc}") from None
     result = fam.aggregate(by_id, settings, declared)
     result.metrics = set_declared(dict(result.metrics), declared)
@@ -113,7 +114,7 @@ def _aggregate_once(records: list[Record], settings: Settings,
     intervals."""
     grouped: dict[str, list[Record]] = defaultdict(list)
     for rec in records:
-        grouped[rec["item"]["suite"]].append(rec)
+        grouped[suite_of(rec)].append(rec)
     suites: dict[str, SuiteJSON] = {}
     blocks: list[dict[str, Figure]] = []  # each suite's share of the totals
     for name in sorted(grouped):
@@ -123,7 +124,8 @@ def _aggregate_once(records: list[Record], settings: Settings,
         # of the core metrics do not depend on any order, so they read the records as they
         # arrived, which are also the closest together in memory
         recs = sorted(arrived, key=_item_id)
-        family_name = recs[0]["item"]["family"]
+        first = RecordView(recs[0])
+        family_name = first.family
         result, table = _family_figures(family_name, arrived, recs, settings)
         if tables is not None:
             tables[name] = table
@@ -132,7 +134,7 @@ def _aggregate_once(records: list[Record], settings: Settings,
         # how long the model reasoned (nothing when the records show no reasoning)
         thought = reasoning_figures(family_name, table, settings)
         metrics = {**core, **result.metrics, **thought.values}
-        suites[name] = suite_block(family_name, recs[0]["item"]["source"].get("file", ""),
+        suites[name] = suite_block(family_name, first.source_file,
                                    metrics, [t.to_dict() for t in result.tables], result.info,
                                    thought.block)
     return Results.build(suites, sum_blocks(blocks))
@@ -142,14 +144,14 @@ def _totals_share(records: list[Record], core: dict[str, Figure]) -> dict[str, F
     """A suite's block in the totals, whose groups are (suite, group): a suite's items
     without a group form one group there, while its core metrics group them by scenario.
     When every item has a group the two groupings are the same and the core block is it."""
-    if all(r["item"].get("group") for r in records):
+    if all(RecordView(r).group for r in records):
         return core
     return accuracy_block(records, key=_group)
 
 
 def _item_id(rec: Record) -> str:
-    return rec["item"]["id"]
+    return RecordView(rec).id
 
 
 def _group(rec: Record) -> Any:
-    return rec["item"].get("group")
+    return RecordView(rec).group

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_tom import families
+from pytest_tom.core.record_view import RecordView
 from pytest_tom.core.settings import Settings
 from pytest_tom.metrics.accuracy import Record, group_key
 from pytest_tom.metrics.declare import AMOUNT, GROUPED, PROPORTION, AllRight, Metric, ratio_of
@@ -38,7 +39,7 @@ class Catalog:
 
 
 def suite_of(rec: Record) -> Any:
-    return rec["item"]["suite"]
+    return RecordView(rec).suite
 
 
 def representatives(records: list[Record] | RecordTable) -> list[Record]:
@@ -52,10 +53,10 @@ def common_specs(records: list[Record] | RecordTable) -> list[Metric]:
              Metric("goal", "goal accuracy", GROUPED, summarize=AllRight(), finish=ratio_of(),
                     of_groups=True)]
     # the tags are part of every facet: its representatives carry every tag there is
-    tags = sorted({t for r in representatives(records) for t in r["item"].get("tags", [])})
+    tags = sorted({t for r in representatives(records) for t in RecordView(r).tags})
     for tag in tags:
         specs.append(Metric(f"tag.{tag}.turn", f"tag {tag}: turn accuracy", PROPORTION,
-                            select=lambda r, t=tag: t in r["item"].get("tags", []),
+                            select=lambda r, t=tag: t in RecordView(r).tags,
                             headline=False))
     return specs
 
@@ -138,7 +139,7 @@ def suite_intervals(family: str, records: list[Record] | RecordTable,
     table = records if isinstance(records, RecordTable) else table_of(family, records, settings)
     if not len(table):
         return out
-    suite = table.records[0]["item"]["suite"]
+    suite = RecordView(table.records[0]).suite
     for spec in catalog(family, table, settings).specs:
         if metrics.get(spec.name) is None:
             continue  # not reported, or unavailable in this run
@@ -171,7 +172,7 @@ def add_intervals(results: Results, records: list[Record], settings: Settings,
         return results
     by_suite: dict[str, list[Record]] = defaultdict(list)
     for r in records:
-        by_suite[r["item"]["suite"]].append(r)
+        by_suite[suite_of(r)].append(r)
     tables = []
     for name, recs in by_suite.items():
         suite = results.suite(name)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_tom.core.record import Record
+from pytest_tom.core.record_view import key_of
 from pytest_tom.results.run_report import ReportSettings, RunReport, ShardRecord, timestamp
 
 # settings that must agree between parts (concurrency, the shard itself, may differ)
@@ -129,10 +130,10 @@ def merge_parts(parts: list[Part], partial: bool = False) -> Merged:
     records: list[Record] = []
     for p in parts:
         for rec in p.records:
-            key = (rec["item"]["suite"], rec["item"]["id"])
+            key = key_of(rec)
             if key in owner:
                 twice = sum(1 for r in p.records
-                            if owner.get((r["item"]["suite"], r["item"]["id"]), p.path) != p.path)
+                            if owner.get(key_of(r), p.path) != p.path)
                 raise MergeError(f"{owner[key]} and {p.path} overlap: both hold item {key[1]} "
                                  f"of suite {key[0]} ({twice} shared item(s) in all); merge "
                                  f"disjoint parts (the shards of one selection)")

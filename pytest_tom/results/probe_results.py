@@ -26,6 +26,7 @@ from collections.abc import Iterable
 
 from pytest_tom import families
 from pytest_tom.core.record import Record
+from pytest_tom.core.record_view import RecordView
 from pytest_tom.metrics.accuracy import is_judged
 from pytest_tom.metrics.mcnemar import mcnemar_exact
 from pytest_tom.results.results import (
@@ -62,9 +63,14 @@ def binomial_test(right: int, chances: list[float]) -> float:
 
 
 def _counts(records: list[Record]) -> ProbeCountsJSON:
-    right = sum(1 for r in records if r["outcome"].get("correct"))
+    right = sum(1 for r in records if RecordView(r).correct)
     return {"n": len(records), "right": right,
             "accuracy": right / len(records) if records else None}
+
+
+def _verdicts(records: list[Record]) -> dict[str, bool]:
+    """Each record's id and whether it was right."""
+    return {(v := RecordView(r)).id: bool(v.correct) for r in records}
 
 
 def _paired(base: dict[str, bool], copy: dict[str, bool]) -> ProbePairedJSON:
@@ -76,9 +82,9 @@ def _paired(base: dict[str, bool], copy: dict[str, bool]) -> ProbePairedJSON:
 
 
 def _no_story(records: list[Record]) -> NoStoryJSON:
-    chances = [1 / len(r["item"]["choices"]) if r["item"].get("choices") else 0.5
-               for r in records]
-    right = sorted(r["item"]["id"] for r in records if r["outcome"].get("correct"))
+    views = [RecordView(r) for r in records]
+    chances = [1 / len(v.choices) if v.choices else 0.5 for v in views]
+    right = sorted(v.id for v in views if v.correct)
     return {"n": len(records), "right": len(right),
             "chance": sum(chances) / len(chances) if chances else None,
             "p_value": binomial_test(len(right), chances), "right_items": right}
@@ -89,8 +95,9 @@ def _shuffle(copies: dict[str, list[Record]]) -> ShuffleJSON:
     places: dict[int, list[bool]] = defaultdict(list)
     for records in copies.values():
         for r in records:
-            per_item[r["item"]["id"]].append(bool(r["outcome"].get("correct")))
-            places[r["probe"]["gold_position"]].append(bool(r["outcome"].get("correct")))
+            view = RecordView(r)
+            per_item[view.id].append(bool(view.correct))
+            places[view.gold_position].append(bool(view.correct))  # type: ignore[index]
     orders = len(copies)
     whole = [v for v in per_item.values() if len(v) == orders]
     consistent = sum(1 for v in whole if all(v))
@@ -102,7 +109,7 @@ def _shuffle(copies: dict[str, list[Record]]) -> ShuffleJSON:
 
 def probe_block(records: list[Record]) -> ProbesJSON | None:
     """The probes' block of a run's records; None when no record is a probe's copy."""
-    if not any("probe" in r for r in records):
+    if not any(RecordView(r).probe is not None for r in records):
         return None
     base: dict[str, list[Record]] = defaultdict(list)
     copies: dict[str, dict[str, list[Record]]] = defaultdict(lambda: defaultdict(list))
@@ -110,17 +117,18 @@ def probe_block(records: list[Record]) -> ProbesJSON | None:
     for r in records:
         if not is_judged(r):
             continue
-        if "probe" in r:
-            copies[r["probe"]["suite"]][r["probe"]["label"]].append(r)
-            kinds[r["probe"]["label"]] = r["probe"]["probe"]
+        view = RecordView(r)
+        if view.probe is not None:
+            copies[view.probe_suite][view.probe_label].append(r)
+            kinds[view.probe_label] = view.probe_kind
         else:
-            base[r["item"]["suite"]].append(r)
+            base[view.suite].append(r)
     suites = []
     for suite in sorted(copies):
-        right = {r["item"]["id"]: bool(r["outcome"].get("correct")) for r in base[suite]}
+        right = _verdicts(base[suite])
         rows = []
         for label, recs in sorted(copies[suite].items(), key=lambda kv: _order(kv[0])):
-            copy = {r["item"]["id"]: bool(r["outcome"].get("correct")) for r in recs}
+            copy = _verdicts(recs)
             rows.append({"label": label, "probe": kinds[label], **_counts(recs),
                          "paired": _paired(right, copy)})
         entry: ProbeSuiteJSON = {"suite": suite, "base": _counts(base[suite]), "probes": rows}
@@ -137,7 +145,7 @@ def probe_block(records: list[Record]) -> ProbesJSON | None:
 def _not_applicable(records: list[Record]) -> list[dict[str, str]]:
     """The probes each family of the run does not take, with its family's one-line reason
     (its items have no such copy)."""
-    names = sorted({r["item"]["family"] for r in records})
+    names = sorted({RecordView(r).family for r in records})
     return [{"family": name, "probe": probe, "reason": reason}
             for name in names
             for probe, reason in families.get(name).probes_not_applicable.items()]

@@ -32,6 +32,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from pytest_tom.core.record import Record
+from pytest_tom.core.record_view import RecordView
 from pytest_tom.core.sweep import value_text
 from pytest_tom.metrics.intervals import (
     MetricInterval,
@@ -58,10 +59,13 @@ NO_ANSWER = ("cut_off", "unavailable")
 
 def _answered(rec: Record) -> bool:
     """A judged item that got an answer: not cut off, not an error."""
-    out = rec.get("outcome") or {}
-    if out.get("correct") is None or out.get("error") in NO_ANSWER:
+    view = RecordView(rec)
+    if view.outcome_or_none is None:
         return False
-    return not (out.get("error") and out.get("error") != "unparseable")
+    error = view.error
+    if view.correct is None or error in NO_ANSWER:
+        return False
+    return not (error and error != "unparseable")
 
 
 def _length(rec: Record, unit: str) -> float | None:
@@ -84,7 +88,7 @@ def _row(point: tuple[Any, str], suite: SuiteResult | None, records: list[Record
         return suite.metric(name) if suite is not None else None
 
     answered = [r for r in records if _answered(r)]
-    right = sum(1 for r in answered if r["outcome"].get("correct") is True)
+    right = sum(1 for r in answered if RecordView(r).correct is True)
     iv = wilson(right, len(answered)) if answered else None
     tokens = [t for t in map(reasoning_tokens, records) if t is not None]
     reasoning = suite.reasoning if suite is not None else None
@@ -119,8 +123,8 @@ def _paired(a: list[Record], b: list[Record], unit: str, seed: int, name: str
             ) -> dict[str, Any]:
     """McNemar on turn accuracy and the bootstrap of the mean thought length, between the
     records of two values of one suite (paired by item id)."""
-    first = {r["item"]["id"]: r for r in a}
-    second = {r["item"]["id"]: r for r in b}
+    first = {RecordView(r).id: r for r in a}
+    second = {RecordView(r).id: r for r in b}
     shared = [i for i in first if i in second]
     worse = better = n = 0
     hits = [0, 0]
@@ -143,7 +147,7 @@ def _paired(a: list[Record], b: list[Record], unit: str, seed: int, name: str
         la, lb = _length(first[i], unit), _length(second[i], unit)
         if la is None or lb is None or not (_answered(first[i]) and _answered(second[i])):
             continue
-        group = first[i]["item"].get("group") or i
+        group = RecordView(first[i]).group or i
         ca, cb = groups[group]
         ca.update(s=la, n=1)
         cb.update(s=lb, n=1)
@@ -162,9 +166,10 @@ def _order(records: Iterable[Record]) -> list[tuple[Any, str]]:
     """The sweep's values in its order (each record says its place), with their labels."""
     points: dict[int, tuple[Any, str]] = {}
     for rec in records:
-        index = int((rec.get("sweep") or {}).get("index", 0))
+        view = RecordView(rec)
+        index = view.sweep_index
         if index not in points:
-            setting, value = rec["sweep"].get("setting"), rec["sweep"].get("value")
+            setting, value = view.sweep_setting, view.sweep_value
             points[index] = (value, f"{setting}={value_text(value)}")
     return [points[k] for k in sorted(points)]
 
@@ -172,14 +177,15 @@ def _order(records: Iterable[Record]) -> list[tuple[Any, str]]:
 def sweep_block(results: Results, records: list[Record], seed: int = 0
                 ) -> SweepJSON | None:
     """The `sweep` block of a run's results (None: no record was asked in a sweep)."""
-    swept = [r for r in records if r.get("sweep")]
+    swept = [r for r in records if RecordView(r).sweep]
     if not swept:
         return None
-    setting = str(swept[0]["sweep"].get("setting"))
+    setting = str(RecordView(swept[0]).sweep_setting)
     points = _order(swept)
     by_suite: dict[str, dict[str, list[Record]]] = defaultdict(lambda: defaultdict(list))
     for rec in swept:
-        by_suite[str(rec["sweep"].get("suite"))][rec["item"]["suite"]].append(rec)
+        view = RecordView(rec)
+        by_suite[str(view.sweep_suite)][view.suite].append(rec)
     suites: dict[str, SweepSuiteJSON] = {}
     for base in sorted(by_suite):
         values = by_suite[base]

@@ -37,6 +37,8 @@ from collections.abc import Hashable, Sequence
 import numpy as np
 
 from pytest_tom import families
+from pytest_tom.core.outcome import CUT_OFF
+from pytest_tom.core.record_view import RecordView
 from pytest_tom.metrics.accuracy import group_key
 from pytest_tom.metrics.intervals import RESAMPLES, Summaries, bootstrap, derive_seed, wilson
 from pytest_tom.metrics.record_table import RecordTable
@@ -106,7 +108,7 @@ def table_cut(table: RecordTable) -> np.ndarray:
     with no length known is found by its outcome)."""
     out = table.kept("thought_stats.cut")
     if out is None:
-        out = np.array([(r.get("outcome") or {}).get("error") == "cut_off"
+        out = np.array([RecordView(r).status == CUT_OFF
                         for r in table.records], dtype=bool).reshape(len(table))
         table.keep("thought_stats.cut", out)
     return out

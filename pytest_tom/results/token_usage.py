@@ -16,6 +16,7 @@ from typing import Any
 
 from pytest_tom.core.outcome import ERROR, status
 from pytest_tom.core.record import Record
+from pytest_tom.core.record_view import RecordView
 
 PRICE_HELP = ("--tom-prices: expected IN/OUT (USD per million prompt/completion tokens, e.g. "
               "0.15/0.6) or MODEL=IN/OUT,MODEL=IN/OUT (e.g. gpt-4o-mini=0.15/0.6,gpt-4o=2.5/10)")
@@ -99,17 +100,18 @@ def usage_by_model(records: Iterable[Record], default_model: str,
     out: dict[str, ModelUsage] = {}
     for rec in records:
         mu = out.setdefault(default_model, ModelUsage(default_model, name=model_name))
-        if rec.get("model"):
-            mu.served.add(str(rec["model"]))
+        view = RecordView(rec)
+        if view.model:
+            mu.served.add(str(view.model))
         mu.items += 1
-        mu.requests += int(rec.get("requests") or 0)
-        mu.retries += int(rec.get("retries") or 0)
-        mu.cached += int(rec.get("cached") or 0)
-        mu.shared += int(rec.get("shared") or 0)
-        if status(rec.get("outcome") or {}) == ERROR:
+        mu.requests += view.requests
+        mu.retries += view.retries
+        mu.cached += view.cached
+        mu.shared += view.shared
+        if status(view.outcome_or_none or {}) == ERROR:
             mu.errors += 1
-        _add(mu.tokens, rec.get("usage"))
-        _add(mu.cached_tokens, rec.get("cached_usage"))
+        _add(mu.tokens, view.usage)
+        _add(mu.cached_tokens, view.cached_usage)
     return sorted(out.values(), key=lambda m: m.model)
 
 
@@ -133,7 +135,7 @@ def usage_by_endpoint(records: Iterable[Record]) -> dict[str, EndpointUsage]:
     out: dict[str, dict[str, int]] = {}
     names = [f.name for f in fields(EndpointUsage)]
     for rec in records:
-        for endpoint, counts in (rec.get("endpoints") or {}).items():
+        for endpoint, counts in RecordView(rec).endpoints.items():
             row = out.setdefault(str(endpoint), dict.fromkeys(names, 0))
             for k in row:
                 row[k] += int((counts or {}).get(k) or 0)
@@ -144,7 +146,7 @@ def failed_requests(records: Iterable[Record]) -> list[tuple[str, str]]:
     """(item, error) of every item whose model call finally failed."""
     out = []
     for rec in records:
-        o = rec.get("outcome") or {}
-        if status(o) == ERROR:
-            out.append((f"{rec['item']['suite']}::{rec['item']['id']}", str(o.get("detail") or "")))
+        view = RecordView(rec)
+        if status(view.outcome_or_none or {}) == ERROR:
+            out.append((f"{view.suite}::{view.id}", view.detail))
     return sorted(out)
