@@ -256,8 +256,6 @@ def _family_meta(receiver: ast.expr) -> bool:
 
 # modules not converted yet (issue 44): each still reads records by key
 NOT_YET = {
-    "compare/paired.py",
-    "compare/runs.py",
     "families/bigtom/metrics.py",
     "families/fantom/headline.py",
     "families/fantom/metrics.py",
@@ -273,14 +271,7 @@ NOT_YET = {
     "families/tomato/headline.py",
     "families/tombench/metrics.py",
     "families/tombench/votes.py",
-    "gates/evaluate.py",
-    "plugin/outputs.py",
-    "plugin/request_phase.py",
     "report/compact.py",
-    "report/html/build.py",
-    "report/item_outcome.py",
-    "report/json_report.py",
-    "report/markdown_items.py",
 }
 
 

@@ -13,6 +13,7 @@ from runner_support import numbers_suite
 from test_gate_unit import cfg, rec, report_of
 
 from pytest_tom.asking.answer_length import sent_text
+from pytest_tom.core.record_view import RecordView
 from pytest_tom.families.base import Settings
 from pytest_tom.gates.evaluate import evaluate, settings_notes
 from pytest_tom.metrics.intervals import bootstrap
@@ -105,8 +106,9 @@ def test_markdown_changed_items_show_the_written_answer() -> None:
 def test_html_gold_of_a_contains_question_is_words() -> None:
     item = {"kind": "contains", "gold": {"contains": [["crayon", "crayons"], "box"],
                                          "excludes": ["bag"]}}
-    assert gold_of(item) == "an answer containing crayon or crayons, box; not bag"
-    assert gold_of({"kind": "choice", "gold": "b"}) == "b"
+    assert gold_of(RecordView({"item": item})) == \
+        "an answer containing crayon or crayons, box; not bag"
+    assert gold_of(RecordView({"item": {"kind": "choice", "gold": "b"}})) == "b"
 
 
 # -- the power of a baseline gate ------------------------------------------------------------

@@ -46,6 +46,7 @@ from pytest_tom.compare.comparison import (
 from pytest_tom.compare.runs import Run
 from pytest_tom.core.outcome import CUT_OFF, status
 from pytest_tom.core.record import Record
+from pytest_tom.core.record_view import RecordView
 from pytest_tom.metrics.accuracy import judged
 from pytest_tom.metrics.declare import AMOUNT, GROUPED, MEDIAN, Metric
 from pytest_tom.metrics.intervals import (
@@ -66,7 +67,7 @@ ANSWER_LIMIT = 300
 
 
 def key_of(rec: Record) -> tuple[str, str]:
-    return rec["item"]["suite"], rec["item"]["id"]
+    return RecordView(rec).key
 
 
 def mcnemar_diff(spec: Metric, a: list[Record], b: list[Record]) -> PairedDiff:
@@ -81,7 +82,7 @@ def mcnemar_diff(spec: Metric, a: list[Record], b: list[Record]) -> PairedDiff:
         if other is None:
             continue
         n += 1
-        ra, rb = bool(rec["outcome"]["correct"]), bool(other["outcome"]["correct"])
+        ra, rb = bool(RecordView(rec).correct), bool(RecordView(other).correct)
         a_right += ra
         b_right += rb
         both_right += ra and rb
@@ -117,19 +118,19 @@ def grouped_diff(spec: Metric, a: list[Record], b: list[Record], seed: int,
 
 def cut_off_counts(records: list[Record]) -> tuple[int, int]:
     """(cut-off items, items) of a run's records."""
-    return sum(1 for r in records if status(r.get("outcome")) == CUT_OFF), len(records)
+    return sum(1 for r in records if RecordView(r).status == CUT_OFF), len(records)
 
 
 def cut_off_diff(a: list[Record], b: list[Record]) -> PairedDiff:
     """The paired difference in the share of items cut off, on the items both runs have,
     with the exact McNemar test (`worse`: newly cut off; `better`: no longer cut off)."""
-    after = {key_of(r): status(r.get("outcome")) == CUT_OFF for r in b}
+    after = {key_of(r): RecordView(r).status == CUT_OFF for r in b}
     n = ca = cb = newly = no_longer = 0
     for rec in a:
         other = after.get(key_of(rec))
         if other is None:
             continue
-        mine = status(rec.get("outcome")) == CUT_OFF
+        mine = RecordView(rec).status == CUT_OFF
         n += 1
         ca += mine
         cb += other
@@ -184,20 +185,20 @@ def unit_label(label: str, units: list[str]) -> str:
 
 def answer_of(rec: Record) -> str:
     """What the run answered, short: the parsed answer, else the last response, else the error."""
-    out = rec.get("outcome") or {}
-    parsed = out.get("parsed")
+    view = RecordView(rec)
+    parsed = view.parsed
     if parsed not in (None, "", []):
         text = parsed if isinstance(parsed, str) else str(parsed)
-    elif rec.get("responses"):
-        text = str(rec["responses"][-1])
+    elif view.responses:
+        text = str(view.responses[-1])
     else:
-        text = f"({out.get('error') or 'no answer'}: {out.get('detail') or ''})".strip()
+        text = f"({view.error or 'no answer'}: {view.detail})".strip()
     text = " ".join(text.split())
     return text if len(text) <= ANSWER_LIMIT else text[:ANSWER_LIMIT - 1] + "…"
 
 
 def verdict(rec: Record) -> str:
-    return status(rec.get("outcome") or {})
+    return status(RecordView(rec).outcome_or_none or {})
 
 
 def flips(a: list[Record], b: list[Record]) -> list[Flip]:
@@ -206,12 +207,12 @@ def flips(a: list[Record], b: list[Record]) -> list[Flip]:
     out = []
     for rec in judged(a):
         other = after.get(key_of(rec))
-        if other is None or bool(rec["outcome"]["correct"]) == bool(other["outcome"]["correct"]):
+        view = RecordView(rec)
+        if other is None or bool(view.correct) == bool(RecordView(other).correct):
             continue
-        item = rec["item"]
-        out.append(Flip(suite=item["suite"], id=item["id"], kind=item.get("kind"),
-                        question=item.get("question", ""), gold=item.get("gold"),
-                        direction="worse" if rec["outcome"]["correct"] else "better",
+        out.append(Flip(suite=view.suite, id=view.id, kind=view.kind_or_none,
+                        question=view.question, gold=view.gold,
+                        direction="worse" if view.correct else "better",
                         before=Answer(verdict(rec), answer_of(rec)),
                         after=Answer(verdict(other), answer_of(other))))
     out.sort(key=lambda f: (f.direction != "worse", f.suite, f.id))

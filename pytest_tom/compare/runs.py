@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytest_tom.core.record import Record
+from pytest_tom.core.record_view import RecordView
 from pytest_tom.core.settings import Settings
 from pytest_tom.results.results import Results
 from pytest_tom.results.run_report import RunReport
@@ -26,7 +27,7 @@ class Run:
     def of(cls, path: str | Path, report: RunReport, label: str = "") -> Run:
         run = cls(Path(path), report, label)
         for rec in report.records:
-            run.by_suite.setdefault(rec["item"]["suite"], []).append(rec)
+            run.by_suite.setdefault(RecordView(rec).suite, []).append(rec)
         return run
 
     @property

@@ -10,8 +10,10 @@ Defaults follow what the writers leave out: a record of a skipped item may lack 
 request side (`requests` reads 0, `usage` None), a report saved before a field existed
 lacks it (`thoughts`, `finish`, `samples`, `sweep`, `probe`, `endpoints`: None), an
 item's `tags` and `meta` read as empty when absent. The item's identity (`suite`, `id`,
-`kind`, `scenario`, `family`, `gold`) and the outcome are on every record: reading them
-from a record without them is a KeyError, as before.
+`kind`, `scenario`, `family`) are on every record: reading them from a record without
+them is a KeyError, as before (their `_or_none` forms, and the item's other fields, read
+a missing item as empty); the outcome's fields of a record
+without an outcome read as absent (None, "", empty), its `status` as an error.
 
 tests/test_report_model.py fails on a read of a record, item or outcome key by string
 anywhere else in the package but the writers (items/item.py, items/sample_requests.py)
@@ -80,6 +82,15 @@ class RecordView:
         return self.record["item"]["family"]
 
     @property
+    def family_or_none(self) -> str | None:
+        return (self.record.get("item") or _EMPTY).get("family")
+
+    @property
+    def line(self) -> int:
+        """The item's line in its suite file (0: unknown)."""
+        return (self.record.get("item") or _EMPTY).get("line") or 0
+
+    @property
     def scenario(self) -> str:
         return self.record["item"]["scenario"]
 
@@ -89,20 +100,20 @@ class RecordView:
 
     @property
     def kind_or_none(self) -> str | None:
-        return self.record["item"].get("kind")
+        return (self.record.get("item") or _EMPTY).get("kind")
 
     @property
     def question(self) -> str:
-        return self.record["item"].get("question", "")
+        return (self.record.get("item") or _EMPTY).get("question", "")
 
     @property
     def gold(self) -> Any:
-        return self.record["item"].get("gold")
+        return (self.record.get("item") or _EMPTY).get("gold")
 
     @property
     def group(self) -> str:
         """The item's goal-accuracy group ("" when it has none: its scenario is)."""
-        return self.record["item"].get("group") or ""
+        return (self.record.get("item") or _EMPTY).get("group") or ""
 
     @property
     def unit(self) -> str:
@@ -112,49 +123,49 @@ class RecordView:
 
     @property
     def choices(self) -> list[str]:
-        return self.record["item"].get("choices") or []
+        return (self.record.get("item") or _EMPTY).get("choices") or []
 
     @property
     def tags(self) -> list[str]:
-        return self.record["item"].get("tags") or []
+        return (self.record.get("item") or _EMPTY).get("tags") or []
 
     @property
     def meta(self) -> Mapping[str, Any]:
-        return self.record["item"].get("meta") or _EMPTY
+        return (self.record.get("item") or _EMPTY).get("meta") or _EMPTY
 
     @property
     def meta_or_none(self) -> dict[str, Any] | None:
         """The item's meta as written (None when absent; `{}` stays `{}`)."""
-        return self.record["item"].get("meta")
+        return (self.record.get("item") or _EMPTY).get("meta")
 
     @property
     def source_file(self) -> str:
-        return (self.record["item"].get("source") or _EMPTY).get("file", "")
+        return ((self.record.get("item") or _EMPTY).get("source") or _EMPTY).get("file", "")
 
     # the outcome
     @property
     def correct(self) -> bool | None:
-        return self.record["outcome"].get("correct")
+        return (self.record.get("outcome") or _EMPTY).get("correct")
 
     @property
     def parsed(self) -> Any:
-        return self.record["outcome"].get("parsed")
+        return (self.record.get("outcome") or _EMPTY).get("parsed")
 
     @property
     def value(self) -> float | None:
-        return self.record["outcome"].get("value")
+        return (self.record.get("outcome") or _EMPTY).get("value")
 
     @property
     def error(self) -> str | None:
-        return self.record["outcome"].get("error")
+        return (self.record.get("outcome") or _EMPTY).get("error")
 
     @property
     def detail(self) -> str:
-        return self.record["outcome"].get("detail") or ""
+        return (self.record.get("outcome") or _EMPTY).get("detail") or ""
 
     @property
     def extra(self) -> Mapping[str, Any]:
-        return self.record["outcome"].get("extra") or _EMPTY
+        return (self.record.get("outcome") or _EMPTY).get("extra") or _EMPTY
 
     @property
     def status(self) -> str:

@@ -24,6 +24,7 @@ from typing import Any
 
 from pytest_tom.asking.answer_length import sent_text
 from pytest_tom.core.record import Record
+from pytest_tom.core.record_view import RecordView
 from pytest_tom.families import declared
 from pytest_tom.gates.spec import (
     TOTALS,
@@ -316,12 +317,12 @@ def _scope(suite: str | None, metric: str, select: Any = None) -> Any:
     tag = metric.split(".")[1] if metric.startswith("tag.") and metric.count(".") >= 2 else None
 
     def keep(rec: Record) -> bool:
-        item = rec["item"]
-        if suite is not None and item["suite"] != suite:
+        view = RecordView(rec)
+        if suite is not None and view.suite != suite:
             return False
         if select is not None and not select(rec):
             return False
-        return tag is None or tag in item.get("tags", [])
+        return tag is None or tag in view.tags
 
     return keep
 
@@ -331,10 +332,10 @@ def _grouped_p(decl: Metric, before: list[Record], now: list[Record],
     """A declared grouped metric's paired bootstrap p-value over the units both runs have,
     on their shared items (the test `pytest-tom compare` shows); None without shared units."""
     def key(rec: Record) -> tuple[str, str]:
-        return rec["item"]["suite"], rec["item"]["id"]
+        return RecordView(rec).key
 
-    mine = [r for r in now if r["item"]["suite"] == suite]
-    theirs = [r for r in before if r["item"]["suite"] == suite]
+    mine = [r for r in now if RecordView(r).suite == suite]
+    theirs = [r for r in before if RecordView(r).suite == suite]
     shared = {key(r) for r in mine} & {key(r) for r in theirs}
     sa = decl.summaries([r for r in theirs if key(r) in shared])
     sb = decl.summaries([r for r in mine if key(r) in shared])

@@ -17,8 +17,9 @@ import pytest
 
 from pytest_tom.asking.reasoning import raise_text
 from pytest_tom.core.option_table import TomOptions
-from pytest_tom.core.outcome import CUT_OFF, MEASURED, RIGHT, UNPARSEABLE, WRONG, status
+from pytest_tom.core.outcome import CUT_OFF, MEASURED, RIGHT, UNPARSEABLE, WRONG
 from pytest_tom.core.record import Record
+from pytest_tom.core.record_view import RecordView
 from pytest_tom.metrics.record_table import UndeclaredRead
 from pytest_tom.plugin.context import RunContext
 from pytest_tom.plugin.other_plugins import rerun_note
@@ -229,20 +230,20 @@ def cut_off_lines(records: list[Record], options: TomOptions) -> list[str]:
     """The lines under the totals when answers were cut off by the budget: how many (how
     many inside the thought) and what to raise, within the section's width; none when no
     answer was cut off."""
-    cut = [r for r in records if status(r["outcome"]) == CUT_OFF]
+    cut = [r for r in records if RecordView(r).status == CUT_OFF]
     if not cut:
         return []
-    inside = sum(1 for r in cut if (r["outcome"].get("extra") or {}).get("in_thought"))
+    inside = sum(1 for r in cut if RecordView(r).extra.get("in_thought"))
     where = f" ({inside} inside the thought)" if inside else ""
     # a plain model: its replies that ended showed no thought (when every reply was cut off,
     # nobody can tell: a template that opens the thought in the prompt shows no tag
     # until the model closes it, so the thinking options stay in the line)
-    ended = any(status(r["outcome"]) in (RIGHT, WRONG, UNPARSEABLE, MEASURED) for r in records)
-    shown = any(t for r in records for t in (r.get("thoughts") or ()))
+    ended = any(RecordView(r).status in (RIGHT, WRONG, UNPARSEABLE, MEASURED) for r in records)
+    shown = any(t for r in records for t in (RecordView(r).thoughts or ()))
     thinks = not ended or shown
     advice = raise_text(options, thinks, shown)
     if options.sweep is not None:  # the budget is the sweep's: each value's cut-offs apart
-        per_value = Counter(r["item"]["suite"] for r in cut)
+        per_value = Counter(RecordView(r).suite for r in cut)
         advice = "per value: " + ", ".join(f"{n} in {suite}" for suite, n in
                                            sorted(per_value.items()))
     return wrap_parts("tom: ", [f"{len(cut)} of {len(records)} answers cut off by the "

@@ -32,6 +32,7 @@ from pytest_tom.asking.runner import Runner
 from pytest_tom.backends.base import Backend
 from pytest_tom.core.option_table import TomOptions
 from pytest_tom.core.record import Record
+from pytest_tom.core.record_view import RecordView
 from pytest_tom.families.base import Family
 from pytest_tom.items.sample_requests import (
     sample_count,
@@ -263,13 +264,13 @@ class RequestPhase:
     def write_summary(self, terminalreporter: Any, records: Sequence[Record]) -> None:
         """The `tom requests` section: requests, cache hits, tokens, cost, failed items."""
         if verbosity(terminalreporter.config) < 0 and not any(
-                r.get("outcome", {}).get("error") for r in records):
+                RecordView(r).error for r in records):
             return  # -q: only when something failed
 
         unscored = made = 0
         if self._runner is not None:  # without xdist this process's runner made every request
             made = self._runner.stats.requests
-            unscored = made - sum(int(r.get("requests") or 0) for r in records)
+            unscored = made - sum(RecordView(r).requests for r in records)
         backend = self.ctx.backend
         write_usage(terminalreporter, list(records), backend.describe(), self.prices,
                     model_name=backend.model, unscored=unscored, made=made)

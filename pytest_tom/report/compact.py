@@ -16,6 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_tom.core.outcome import CUT_OFF, ERROR, UNPARSEABLE, status
+from pytest_tom.core.record import Record
+from pytest_tom.core.record_view import RecordView
 from pytest_tom.pytest_compat import reports_of, set_reports
 from pytest_tom.report.item_outcome import short
 from pytest_tom.report.story import gold_text
@@ -94,7 +96,7 @@ def count_line(reports: list[Any]) -> str:
     errors" stood beside a table of 174 wrong)."""
     errors = sum(1 for r in reports if _errored(r))
     cut = sum(1 for r in reports if _cut_off(r))
-    unparseable = sum(1 for r in reports if status(r.tom.get("outcome", {})) == UNPARSEABLE)
+    unparseable = sum(1 for r in reports if _status(r.tom) == UNPARSEABLE)
     wrong = len(reports) - cut
     of = [f"{unparseable} unparseable"] if unparseable else []
     if errors:
@@ -105,31 +107,33 @@ def count_line(reports: list[Any]) -> str:
     return text
 
 
+def _status(rec: Record) -> str:
+    """The record's status (one without an outcome: measured, not an error)."""
+    return status(RecordView(rec).outcome_or_none or {})
+
+
 def _errored(rep: Any) -> bool:
-    return status(rep.tom.get("outcome", {})) == ERROR
+    return _status(rep.tom) == ERROR
 
 
 def _cut_off(rep: Any) -> bool:
-    return status(rep.tom.get("outcome", {})) == CUT_OFF
+    return _status(rep.tom) == CUT_OFF
 
 
 def one_line(rep: Any) -> str:
     """`WRONG file::scenario::question - answer 'b)', expected 'a) the box'`"""
-    rec = rep.tom
-    out = rec.get("outcome", {})
-    item = rec.get("item", {})
-
-    expected = gold_text(str(item.get("kind")), item.get("gold"), item.get("meta") or {})
+    rec = RecordView(rep.tom)
+    expected = gold_text(str(rec.kind_or_none), rec.gold, dict(rec.meta))
     if _errored(rep):
-        return f"ERROR {rep.nodeid} - {short(out.get('detail') or out.get('error'), 160)}"
+        return f"ERROR {rep.nodeid} - {short(rec.detail or rec.error, 160)}"
     if _cut_off(rep):
-        return f"CUT OFF {rep.nodeid} - {short(out.get('detail'), 160)}"
-    head = "UNPARSEABLE" if status(out) == UNPARSEABLE else "WRONG"
-    samples = rec.get("samples") or []
+        return f"CUT OFF {rep.nodeid} - {short(rec.detail, 160)}"
+    head = "UNPARSEABLE" if _status(rep.tom) == UNPARSEABLE else "WRONG"
+    samples = rec.samples
     if len(samples) > 1:  # --tom-samples: the item fails when any sample is wrong
-        right = sum(1 for s in samples if s.get("outcome", {}).get("correct"))
+        right = sum(1 for s in samples if RecordView(s).correct)
         return (f"{head} {rep.nodeid} - {right}/{len(samples)} samples right, expected "
                 f"{short(expected, 60)!r}")
-    responses = rec.get("responses") or [""]
+    responses = rec.responses or [""]
     said = short(responses[-1], 60)
     return f"{head} {rep.nodeid} - answered {said!r}, expected {short(expected, 60)!r}"

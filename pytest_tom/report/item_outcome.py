@@ -12,6 +12,7 @@ from typing import Any
 
 from pytest_tom.core.outcome import CUT_OFF, UNPARSEABLE, Outcome
 from pytest_tom.core.printable import escape_controls
+from pytest_tom.core.record_view import RecordView
 from pytest_tom.suite import ItemSpec
 
 LIMIT = 200
@@ -26,17 +27,17 @@ def short(value: Any, limit: int = LIMIT) -> str:
 def junit_properties(record: dict[str, Any]) -> list[tuple[str, str]]:
     """`tom_kind`, `tom_correct` (true/false/none), `tom_parsed`, and `tom_error`/`tom_value`
     when set: the per-item properties of the JUnit XML report."""
-    out = record["outcome"]
-    correct = out.get("correct")
-    props = [("tom_suite", str(record["item"]["suite"])),
-             ("tom_kind", str(record["item"]["kind"])),
+    view = RecordView(record)
+    correct = view.correct
+    props = [("tom_suite", str(view.suite)), ("tom_kind", str(view.kind)),
              ("tom_correct", "none" if correct is None else str(bool(correct)).lower())]
-    if out.get("parsed") is not None:
-        props.append(("tom_parsed", short(out["parsed"])))
-    if out.get("error"):
-        props.append(("tom_error", str(out["error"])))
-    if isinstance(out.get("value"), int | float) and not isinstance(out["value"], bool):
-        props.append(("tom_value", f"{out['value']:.4g}"))
+    if view.parsed is not None:
+        props.append(("tom_parsed", short(view.parsed)))
+    if view.error:
+        props.append(("tom_error", str(view.error)))
+    value = view.value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        props.append(("tom_value", f"{value:.4g}"))
     return props
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tom.core.record import Record
+from pytest_tom.core.record_view import RecordView, key_of
 from pytest_tom.report.atomic import write_atomic
 from pytest_tom.results.run_report import RunReport
 
@@ -54,11 +55,11 @@ def report_chunks(data: Any) -> Iterator[str]:
 
 def write_replay(path: str | Path, records: list[Record]) -> None:
     """Responses as a replay file (`--tom-model=replay:PATH` answers the same way)."""
-    ordered = sorted(records, key=lambda r: (r["item"]["suite"], r["item"]["id"]))
-    write_atomic(path, (json.dumps({"suite": r["item"]["suite"], "id": r["item"]["id"],
-                                    "responses": r["responses"], **reply_parts(r)},
+    ordered = [RecordView(r) for r in sorted(records, key=key_of)]
+    write_atomic(path, (json.dumps({"suite": r.suite, "id": r.id,
+                                    "responses": r.responses, **reply_parts(r.record)},
                                    ensure_ascii=False) + "\n"
-                        for r in ordered if r["responses"]))
+                        for r in ordered if r.responses))
 
 
 def reply_parts(record: Record) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from typing import Any
 
 from pytest_tom.core.outcome import CUT_OFF
 from pytest_tom.core.record import Record
+from pytest_tom.core.record_view import RecordView, key_of
 
 Key = tuple[str, str]
 
@@ -46,16 +47,17 @@ def answer_of(rec: Record | None) -> str:
     it when that says something else: `The box, I think. (read: b)`."""
     if rec is None:
         return "—"
-    out = rec.get("outcome", {})
-    if out.get("error") == CUT_OFF:
+    view = RecordView(rec)
+    error = view.error
+    if error == CUT_OFF:
         return "cut off by the budget"
-    if out.get("error") and out.get("error") != "unparseable":
-        return f"error: {trim(out.get('detail') or out.get('error'), 50)}"
-    responses = rec.get("responses") or []
+    if error and error != "unparseable":
+        return f"error: {trim(view.detail or error, 50)}"
+    responses = view.responses
     said = trim(responses[-1], 60) if responses else ""
-    if out.get("error") == "unparseable":
+    if error == "unparseable":
         return f"{said or '—'} (unparseable)"
-    read = trim(reading(out.get("parsed")), 40)
+    read = trim(reading(view.parsed), 40)
     if not said:
         return f"(read: {read})" if read else "—"
     if not read or _words(read) == _words(said):
@@ -64,7 +66,7 @@ def answer_of(rec: Record | None) -> str:
 
 
 def by_key(records: list[Record]) -> dict[Key, Record]:
-    return {(r["item"]["suite"], r["item"]["id"]): r for r in records}
+    return {key_of(r): r for r in records}
 
 
 def flipped_lines(title: str, keys: list[Key], before: dict[Key, Record],
@@ -75,7 +77,8 @@ def flipped_lines(title: str, keys: list[Key], before: dict[Key, Record],
     rows = []
     for suite, item in keys[:FLIPPED_ROWS]:
         cur = now.get((suite, item))
-        question = trim((cur or before.get((suite, item)) or {}).get("item", {}).get("question"))
+        shown = cur or before.get((suite, item))
+        question = trim(RecordView(shown).question if shown is not None else None)
         rows.append([f"`{suite}::{item}`", question, answer_of(before.get((suite, item))),
                      answer_of(cur)])
     lines = [f"<details><summary>{title} ({len(keys)})</summary>", ""]
@@ -89,13 +92,13 @@ def weakest_lines(records: list[Record], table: Any) -> list[str]:
     """The tags and kinds with the lowest turn accuracy (judged items only)."""
     counts: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0])
     for r in records:
-        correct = r.get("outcome", {}).get("correct")
+        view = RecordView(r)
+        correct = view.correct
         if correct is None:
             continue
-        item = r["item"]
-        groups = [("kind", item.get("kind", ""))] + [("tag", t) for t in item.get("tags", [])]
+        groups = [("kind", view.kind_or_none or "")] + [("tag", t) for t in view.tags]
         for what, name in groups:
-            c = counts[(item["suite"], what, name)]
+            c = counts[(view.suite, what, name)]
             c[0] += bool(correct)
             c[1] += 1
     ranked = sorted(((right / n, -n, key) for key, (right, n) in counts.items() if n >= MIN_ITEMS))

@@ -24,6 +24,7 @@ from pytest_tom.compare.comparison import Comparison
 from pytest_tom.compare.runs import Run
 from pytest_tom.core.outcome import status
 from pytest_tom.core.record import Record
+from pytest_tom.core.record_view import RecordView, key_of
 from pytest_tom.report.atomic import write_atomic
 from pytest_tom.report.html import filters
 from pytest_tom.report.probe_table import not_applicable_lines, probe_tables
@@ -41,7 +42,7 @@ ITEMS_MARK = f"tom-items-{uuid.uuid4().hex}"
 def verdict(rec: Record) -> str:
     """right | wrong | unparseable | cut_off | error | skipped | measured
     (`core.outcome.status`)."""
-    return status(rec.get("outcome") or {})
+    return status(RecordView(rec).outcome_or_none or {})
 
 
 def text_of(value: Any) -> str:
@@ -52,12 +53,12 @@ def text_of(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def gold_of(item: dict[str, Any]) -> str:
+def gold_of(item: RecordView) -> str:
     """The gold as a reader writes it: a `contains` question's words (`an answer containing
     crayon or crayons; not box`), not its JSON; other golds as stored."""
-    gold = item.get("gold")
-    if item.get("kind") == "contains" and isinstance(gold, dict):
-        return gold_text("contains", gold, item.get("meta") or {})
+    gold = item.gold
+    if item.kind_or_none == "contains" and isinstance(gold, dict):
+        return gold_text("contains", gold, dict(item.meta))
     return text_of(gold)
 
 
@@ -85,7 +86,7 @@ def lines_of(text: str, strings: Strings) -> list[int]:
 def messages_of(rec: Record, strings: Strings) -> list[list[list[Any]]] | None:
     """`record["messages"]` (a list of calls, each a list of {role, content}) as
     [[role, [line indices]], ...] per call; None when the report does not keep them."""
-    calls = rec.get("messages")
+    calls = RecordView(rec).messages
     if not isinstance(calls, list) or not calls:
         return None
     out = []
@@ -102,23 +103,23 @@ def messages_of(rec: Record, strings: Strings) -> list[list[list[Any]]] | None:
 def run_view(rec: Record | None, strings: Strings) -> dict[str, Any] | None:
     if rec is None:
         return None
-    out = rec.get("outcome") or {}
-    value = out.get("value")
+    rv = RecordView(rec)
+    value = rv.value
     view: dict[str, Any] = {
         "v": verdict(rec),
-        "p": text_of(out.get("parsed")),
-        "d": text_of(out.get("detail")),
-        "e": text_of(out.get("error")),
-        "r": [text_of(x)[:RESPONSE_LIMIT] for x in rec.get("responses") or []],
+        "p": text_of(rv.parsed),
+        "d": text_of(rv.detail),
+        "e": text_of(rv.error),
+        "r": [text_of(x)[:RESPONSE_LIMIT] for x in rv.responses],
         "m": messages_of(rec, strings),
     }
-    thoughts = rec.get("thoughts")
+    thoughts = rv.thoughts
     if thoughts and any(t is not None for t in thoughts):  # a reasoning model's, per call
         view["t"] = [None if t is None else text_of(t)[:RESPONSE_LIMIT] for t in thoughts]
     if isinstance(value, int | float) and not isinstance(value, bool):
         view["x"] = value
-    if out.get("extra"):
-        view["xt"] = text_of(out["extra"])
+    if rv.extra:
+        view["xt"] = text_of(rv.extra)
     return view
 
 
@@ -131,7 +132,7 @@ class ItemTable:
         self.per_run: list[dict[tuple[str, str], Record]] = []
         keys: dict[tuple[str, str], Record] = {}
         for run in runs:
-            index = {(r["item"]["suite"], r["item"]["id"]): r for r in run.report.records}
+            index = {key_of(r): r for r in run.report.records}
             self.per_run.append(index)
             for k, r in index.items():
                 keys.setdefault(k, r)
@@ -145,18 +146,18 @@ class ItemTable:
     def rows(self) -> Iterator[dict[str, Any]]:
         suite_index = {s: i for i, s in enumerate(self.suites)}
         for key in sorted(self.keys):
-            item = self.keys[key]["item"]
+            item = RecordView(self.keys[key])
             yield {
                 "s": suite_index[key[0]],
-                "f": item.get("family", ""),
-                "k": item.get("kind", ""),
-                "id": item["id"],
-                "t": list(item.get("tags") or []),
-                "q": text_of(item.get("question")),
-                "c": [text_of(c) for c in item.get("choices") or []],
+                "f": item.family_or_none or "",
+                "k": item.kind_or_none or "",
+                "id": item.id,
+                "t": list(item.tags),
+                "q": text_of(item.question),
+                "c": [text_of(c) for c in item.choices],
                 "g": gold_of(item),
-                "src": text_of((item.get("source") or {}).get("file", "")).rsplit("/", 1)[-1]
-                       + (f":{item['line']}" if item.get("line") else ""),
+                "src": text_of(item.source_file).rsplit("/", 1)[-1]
+                       + (f":{item.line}" if item.line else ""),
                 "o": [run_view(idx.get(key), self.strings) for idx in self.per_run],
             }
 
@@ -177,11 +178,12 @@ def usage_of(run: Run) -> dict[str, Any]:
     totals: dict[str, int] = {}
     requests = cached = 0
     for rec in run.report.records:
-        for k, v in (rec.get("usage") or {}).items():
+        view = RecordView(rec)
+        for k, v in (view.usage or {}).items():
             if isinstance(v, int | float) and not isinstance(v, bool):
                 totals[k] = totals.get(k, 0) + int(v)
-        requests += int(rec.get("requests") or 0)
-        cached += int(rec.get("cached") or 0)
+        requests += view.requests
+        cached += view.cached
     return {"requests": requests, "from cache": cached, **totals}
 
 
