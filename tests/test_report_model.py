@@ -243,36 +243,19 @@ OTHER_DATA = {
     ("plugin/large_runs.py", "kwargs", "item"): "a pytest hook's keyword arguments (the test item)",
     ("plugin/markers.py", "options", "model"): "the run's options",
     ("families/hitom/headline.py", "m", "order"): "the item's meta (the family's own keys)",
+    ("families/fantom/prompts.py", "d", "question"): "the item's data (the family's own keys)",
+    ("families/mmtomqa/prompts.py", "s", "question"): "a scenario of the release's file",
+    ("report/compact.py", "ours", "error"): "pytest's reports by outcome",
 }
 
 
 def _family_meta(receiver: ast.expr) -> bool:
-    """Is the read inside an item's `meta` (`view.meta["order"]`, `meta(r).get("order")`)?
-    Its keys are the family's own (free-form data, `ItemSummary.meta`), not the model's."""
+    """Is the read inside an item's `meta` or `data` (`view.meta["order"]`,
+    `meta(r).get("order")`, `item.data["scenario"]`)? Their keys are the family's own
+    (free-form data: `ItemSummary.meta`, `ItemSpec.data`), not the model's."""
     return any((isinstance(n, ast.Name) and n.id == "meta")
-               or (isinstance(n, ast.Attribute) and n.attr == "meta")
+               or (isinstance(n, ast.Attribute) and n.attr in ("meta", "data"))
                for n in ast.walk(receiver))
-
-
-# modules not converted yet (issue 44): each still reads records by key
-NOT_YET = {
-    "families/bigtom/metrics.py",
-    "families/fantom/headline.py",
-    "families/fantom/metrics.py",
-    "families/fantom/prompts.py",
-    "families/generic/metrics.py",
-    "families/mmtomqa/probes.py",
-    "families/mmtomqa/prompts.py",
-    "families/opentom/headline.py",
-    "families/opentom/metrics.py",
-    "families/robustness/metrics.py",
-    "families/simpletom/headline.py",
-    "families/simpletom/joint.py",
-    "families/tomato/headline.py",
-    "families/tombench/metrics.py",
-    "families/tombench/votes.py",
-    "report/compact.py",
-}
 
 
 def _receiver_name(receiver: ast.expr) -> str:
@@ -304,11 +287,8 @@ def record_checked_modules() -> list[tuple[str, str]]:
 
 
 def test_records_are_read_through_the_view_only() -> None:
-    found = [line for rel, source in record_checked_modules() if rel not in NOT_YET
+    found = [line for rel, source in record_checked_modules()
              for line in record_reads(rel, source)]
-    # a module left to convert still reads by key (when it no longer does: off the list)
-    assert not [rel for rel, source in record_checked_modules()
-                if rel in NOT_YET and not record_reads(rel, source)]
     assert not found, ("a record, item or outcome read by key outside core/record_view.py "
                        "(use RecordView's properties):\n" + "\n".join(found))
 

@@ -37,6 +37,7 @@ from pytest_tom.core.outcome import UNAVAILABLE
 from pytest_tom.core.outcome import UNPARSEABLE
 from pytest_tom.core.outcome import Outcome
 from pytest_tom.core.outcome import status
+from pytest_tom.core.record_view import RecordView
 from pytest_tom.core.settings import Settings
 
 # the Family base class and what its hooks take and return; the converters' kit module
@@ -182,7 +183,7 @@ __all__ = [
     "Contrast", "Declared", "EmbedderError", "Enum", "Family", "FamilyResult", "Field", "Int",
     "ItemSpec", "Joint", "KeywordTable", "LabelPairs", "ListOf", "Message", "Metric",
     "MetricTable", "Node", "Obj", "Opt", "Outcome", "Parts", "Path_", "Plot", "Record",
-    "RecordTable", "ScoringContext", "Settings", "Str", "Suite", "Summaries", "Text", "Value",
+    "RecordTable", "RecordView", "ScoringContext", "Settings", "Str", "Suite", "Summaries", "Text", "Value",
     "ValueMean",
     "accuracies", "after_last", "check_unique_ids", "checked_scenarios", "choice_problems",
     "condition_of", "contains_normalised", "crosstab", "describe", "describe_spec", "did_you_mean",

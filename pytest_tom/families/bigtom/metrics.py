@@ -41,6 +41,7 @@ from pytest_tom.families.kit import Declared
 from pytest_tom.families.kit import FamilyResult
 from pytest_tom.families.kit import MetricTable
 from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import RecordView
 from pytest_tom.families.kit import Settings
 from pytest_tom.families.kit import Value
 from pytest_tom.families.kit import is_judged
@@ -77,7 +78,7 @@ def initial_state_rate(records: list[Record]) -> float | None:
     """The share of judged answers naming one option that name the initial-state one."""
     picked = picked_initial = 0
     for r in records:
-        extra = r["outcome"].get("extra")
+        extra = RecordView(r).extra
         if extra and "initial_state" in extra and is_judged(r):
             picked += 1
             picked_initial += bool(extra["initial_state"])

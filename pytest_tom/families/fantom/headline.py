@@ -35,6 +35,7 @@ from pytest_tom.families.kit import LabelPairs
 from pytest_tom.families.kit import Metric
 from pytest_tom.families.kit import Plot
 from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import RecordView
 from pytest_tom.families.kit import Settings
 from pytest_tom.families.kit import ValueMean
 from pytest_tom.families.kit import condition_of
@@ -68,12 +69,12 @@ def fantom_set(r: Record) -> Hashable:
 def yn_label(r: Record) -> str:
     """A yes/no answer's label for the F1: yes, no, or irrelevant (anything else, a
     request error included)."""
-    parsed = r["outcome"].get("parsed")
+    parsed = RecordView(r).parsed
     return parsed if parsed in (YES, NO) else IRRELEVANT
 
 
 def yn_pair(r: Record) -> tuple[Hashable, Hashable]:
-    return str(r["item"]["gold"]), yn_label(r)
+    return str(RecordView(r).gold), yn_label(r)
 
 
 # the selections look at the kind first: most facets are of another kind, and the meta
@@ -81,18 +82,17 @@ def yn_pair(r: Record) -> tuple[Hashable, Hashable]:
 
 
 def in_scenario(scenario: str, kinds: tuple[str, ...]) -> Callable[[Record], bool]:
-    return lambda r: r["item"]["kind"] in kinds and meta(r).get("accessibility") == scenario
+    return lambda r: RecordView(r).kind in kinds and meta(r).get("accessibility") == scenario
 
 
 def dist_correct(scenario: str) -> Callable[[Record], bool]:
     """The Dist.-correct free responses of the scenario (their token F1 is averaged)."""
-    return lambda r: (r["item"]["kind"] == "belief_dist"
-                      and r["outcome"].get("correct") is True
+    return lambda r: ((v := RecordView(r)).kind == "belief_dist" and v.correct is True
                       and meta(r).get("accessibility") == scenario)
 
 
 def of_order(scenario: str, kind: str, orders: tuple[str, ...]) -> Callable[[Record], bool]:
-    return lambda r: (r["item"]["kind"] == kind and meta(r).get("tom_order") in orders
+    return lambda r: (RecordView(r).kind == kind and meta(r).get("tom_order") in orders
                       and meta(r).get("accessibility") == scenario)
 
 
@@ -172,7 +172,7 @@ def _headline() -> tuple[Metric, ...]:
         alls["answerability"], a_list, a_yn,
         alls["infoaccess"], i_list, i_yn,
         Metric("fact_token_f1", "Fact token F1", GROUPED,
-               select=lambda r: r["item"]["kind"] == "fact", summarize=ValueMean(outcome_value),
+               select=lambda r: RecordView(r).kind == "fact", summarize=ValueMean(outcome_value),
                finish=mean_of, unit=fantom_set, plot="table9", short="Fact TokenF1"),
     )
 

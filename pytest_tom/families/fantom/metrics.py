@@ -47,13 +47,13 @@ from pytest_tom.families.kit import AllRightGroups
 from pytest_tom.families.kit import FamilyResult
 from pytest_tom.families.kit import MetricTable
 from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import RecordView
 from pytest_tom.families.kit import Settings
 from pytest_tom.families.kit import Value
 from pytest_tom.families.kit import describe_spec
 from pytest_tom.families.kit import is_skipped
 from pytest_tom.families.kit import points
 from pytest_tom.families.kit import resolve_dtype
-from pytest_tom.families.kit import status
 
 SCENARIOS = ((INACCESSIBLE, "inaccessible"), (ACCESSIBLE, "control"))
 COLUMNS = (
@@ -79,7 +79,7 @@ QUESTION_FAMILY = {k: k.split("_")[0] for k in (*LIST_KINDS, *YN_KINDS)}
 
 
 def kind(rec: Record) -> str:
-    return rec["item"]["kind"]
+    return RecordView(rec).kind
 
 
 def ratio(pair: tuple[int, int]) -> float | None:
@@ -153,14 +153,14 @@ class ScenarioTally:
 
     def add(self, k: str, rec: Record, m: dict[str, Any]) -> None:
         """Count one ToM record of kind `k` (`m`: its meta)."""
-        outcome = rec["outcome"]
-        right = outcome.get("correct") is True
+        view = RecordView(rec)
+        right = view.correct is True
         set_id = m.get("set")
         self.count[k] += 1
         self.sets.add(set_id)
         if self.control is not None:
             self.control.add(k, set_id, m.get(self.field), right)
-        state = status(outcome)
+        state = view.status
         if k in BELIEF_KINDS:
             skipped = state == SKIPPED
             if skipped:
@@ -180,7 +180,7 @@ class ScenarioTally:
         errors[3] += request_error
         self.cut[k] += state == CUT_OFF
         if k in LIST_KINDS:
-            extra = outcome.get("extra") or {}
+            extra = view.extra
             named = extra.get("named")
             self.by_set[set_id].add_list(fam, None if named is None else
                                          {name_key(n) for n in named})
@@ -189,8 +189,8 @@ class ScenarioTally:
                 errors[1] += bool(extra.get("excluded_aware"))
                 errors[2] += "named" not in extra
             return
-        gold = rec["item"]["gold"]
-        parsed = outcome.get("parsed")
+        gold = view.gold
+        parsed = view.parsed
         label = parsed if parsed in (YES, NO) else IRRELEVANT  # as `headline.yn_label`
         claim = None if label == IRRELEVANT else label == YES
         self.by_set[set_id].add_yes_no(name_key(m["character"]), fam, right, claim, gold == YES)
@@ -300,9 +300,9 @@ class Reading:
         accessible: set[Any] = set()  # sets with an accessible ToM question ...
         other: set[Any] = set()  # ... and with another one
         for r in records:
-            item = r["item"]
-            k = item["kind"]
-            m = item.get("meta") or {}
+            view = RecordView(r)
+            k = view.kind
+            m = view.meta
             contexts.add(m.get("context"))
             if k in TOM_KINDS:
                 scen = m.get("accessibility")
@@ -321,14 +321,14 @@ class Reading:
 
 def embedder_info(records: list[Record], settings: Settings) -> str:
     for r in records:
-        name = (r["outcome"].get("extra") or {}).get("embedder")
+        name = RecordView(r).extra.get("embedder")
         if name:
             return str(name)
     configured = describe_spec(settings.options.get("embedder"),
                                resolve_dtype(settings.options.get("embedder_dtype")))
     for r in records:
         if kind(r) == "belief_dist" and is_skipped(r):
-            return f"unavailable ({r['outcome'].get('detail')})"
+            return f"unavailable ({RecordView(r).detail})"
     return f"{configured} (not used: no belief_dist answer was scored)"
 
 
@@ -337,7 +337,7 @@ def unavailable_reason(records: list[Record]) -> str:
     reason they carry: the extra or the embedder), or none ran (deselected)."""
     for r in records:
         if kind(r) == "belief_dist" and is_skipped(r):
-            return str(r["outcome"].get("detail") or "the belief_dist items were skipped")
+            return str(RecordView(r).detail or "the belief_dist items were skipped")
     return ("no belief_dist item ran in this session (deselected: -k, -m, --lf or "
             "--tom-limit); ALL* and the Dist. figures need them")
 

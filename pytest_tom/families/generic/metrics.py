@@ -13,6 +13,7 @@ from typing import Any
 from pytest_tom.families.kit import FamilyResult
 from pytest_tom.families.kit import MetricTable
 from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import RecordView
 from pytest_tom.families.kit import Settings
 from pytest_tom.families.kit import Value
 from pytest_tom.families.kit import accuracies
@@ -29,7 +30,7 @@ STORY_TYPES = ("true_belief", "false_belief", "second_order_false_belief")
 
 
 def _tomi(rec: Record, field: str) -> str | None:
-    meta: Any = rec["item"].get("meta", {}).get("tomi")
+    meta: Any = RecordView(rec).meta.get("tomi")
     return str(meta[field]) if isinstance(meta, dict) and field in meta else None
 
 

@@ -33,6 +33,7 @@ from pytest_tom.families.kit import LabelPairs
 from pytest_tom.families.kit import Metric
 from pytest_tom.families.kit import Plot
 from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import RecordView
 from pytest_tom.families.kit import ValueMean
 from pytest_tom.families.kit import is_skipped
 from pytest_tom.families.kit import macro_f1_of
@@ -85,8 +86,8 @@ def subsets_of(meta: dict[str, Any]) -> list[Any]:
 
 def predicted(rec: Record) -> str | None:
     """The label the answer gave; None for an unparseable answer or a failed request."""
-    out = rec["outcome"]
-    return out.get("parsed") if not out.get("error") else None
+    view = RecordView(rec)
+    return view.parsed if not view.error else None
 
 
 def pair(r: Record) -> tuple[Hashable, Hashable]:
@@ -94,7 +95,7 @@ def pair(r: Record) -> tuple[Hashable, Hashable]:
 
 
 def unparseable(r: Record) -> float:
-    return 1.0 if r["outcome"].get("error") == UNPARSEABLE else 0.0
+    return 1.0 if RecordView(r).error == UNPARSEABLE else 0.0
 
 
 def counted_in(key: str) -> Callable[[Record], bool]:

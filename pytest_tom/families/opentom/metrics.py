@@ -34,6 +34,7 @@ from pytest_tom.families.kit import Metric
 from pytest_tom.families.kit import MetricTable
 from pytest_tom.families.kit import Record
 from pytest_tom.families.kit import RecordTable
+from pytest_tom.families.kit import RecordView
 from pytest_tom.families.kit import Settings
 from pytest_tom.families.kit import Value
 from pytest_tom.families.kit import disjoint_samples
@@ -69,11 +70,11 @@ class Reading:
             if is_skipped(rec):
                 continue
             self.kept.append(rec)
-            item = rec["item"]
-            meta = item["meta"]
+            view = RecordView(rec)
+            meta = view.meta
             genre, role = meta["genre"], meta.get("role")
             if genre in ("loc_coarse", "loc_fine") and role in ROLE_NAMES:
-                self.location_pairs[(item["scenario"], meta["order"], role)][genre] = predicted(rec)
+                self.location_pairs[(view.scenario, meta["order"], role)][genre] = predicted(rec)
             self.versions.add(meta.get("narrative", "short"))
 
 
@@ -132,8 +133,8 @@ def aggregate(records: list[Record], settings: Settings, declared: Declared) -> 
     if protocol == "samples":
         recs = reading.kept
         count, size = int(opts.get("opentom_samples", 5)), int(opts.get("opentom_sample_size", 50))
-        suite = recs[0]["item"]["suite"] if recs else ""
-        narratives = {r["item"]["scenario"] for r in recs}
+        suite = RecordView(recs[0]).suite if recs else ""
+        narratives = {RecordView(r).scenario for r in recs}
         samples = disjoint_samples(narratives, count, size,
                                    settings.rng("opentom-samples", suite))
         info["opentom protocol"] = (f"{count} disjoint samples of {size} narratives "
@@ -165,7 +166,7 @@ def sample_values(records: list[Record], samples: Sequence[Sequence[Any]],
     reads = frozenset(k for m in metrics for k in m.reads)
     for sample in samples:
         chosen = set(sample)
-        table = RecordTable([r for r in records if r["item"]["scenario"] in chosen], reads)
+        table = RecordTable([r for r in records if RecordView(r).scenario in chosen], reads)
         for name, v in evaluate(metrics, table).items():
             out[name].append(v.value)
     return out

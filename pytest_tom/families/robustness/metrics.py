@@ -26,6 +26,7 @@ from pytest_tom.families.kit import Declared
 from pytest_tom.families.kit import FamilyResult
 from pytest_tom.families.kit import MetricTable
 from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import RecordView
 from pytest_tom.families.kit import Settings
 from pytest_tom.families.kit import is_judged
 from pytest_tom.families.kit import pct
@@ -134,15 +135,15 @@ def _count(records: list[Record]) -> _Counted:
     counted = _Counted()
     declared_variants = frozenset(DECLARED_VARIANTS)
     for r in records:
-        item, outcome = r["item"], r["outcome"]
-        meta = item["meta"]
+        view = RecordView(r)
+        meta = view.meta
         cls = meta.get("class", "?")
-        counted.sizes[cls][item.get("group") or item["scenario"]] += 1
-        if outcome.get("error") == UNPARSEABLE:
+        counted.sizes[cls][view.unit] += 1
+        if view.error == UNPARSEABLE:
             counted.unparseable[cls] += 1
         variant = meta.get("variant")
         if variant not in declared_variants and is_judged(r):
-            right = bool(outcome["correct"])
+            right = bool(view.correct)
             for cell in (counted.own_variants[(variant, meta.get("question"))],
                          counted.own_variants[(variant, ALL)]):
                 cell[0] += right

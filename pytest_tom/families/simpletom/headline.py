@@ -20,6 +20,7 @@ from pytest_tom.families.kit import AllRight
 from pytest_tom.families.kit import Metric
 from pytest_tom.families.kit import Plot
 from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import RecordView
 from pytest_tom.families.kit import ValueMean
 from pytest_tom.families.kit import mean_of
 from pytest_tom.families.kit import ratio_of
@@ -37,15 +38,15 @@ PLOTS = (
 
 
 def of_kind(kind: str) -> Callable[[Record], bool]:
-    return lambda r: r["item"]["kind"] == kind
+    return lambda r: RecordView(r).kind == kind
 
 
 def judged_of_kind(kind: str) -> Callable[[Record], bool]:
-    return lambda r: r["item"]["kind"] == kind and r["outcome"].get("correct") is not None
+    return lambda r: (v := RecordView(r)).kind == kind and v.correct is not None
 
 
 def unreadable(rec: Record) -> float:
-    return 1.0 if rec["outcome"].get("error") == UNPARSEABLE else 0.0
+    return 1.0 if RecordView(rec).error == UNPARSEABLE else 0.0
 
 
 def _metrics() -> tuple[Metric, ...]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pytest_tom.families.kit import RecordTable
+from pytest_tom.families.kit import RecordView
 from pytest_tom.families.kit import Summaries
 
 
@@ -30,7 +31,7 @@ class GivenRight:
         for pos, row in enumerate(rows.tolist()):
             if not table.judged[row]:
                 continue
-            kind = table.records[row]["item"]["meta"]["kind"]
+            kind = RecordView(table.records[row]).meta["kind"]
             unit = unit_of[pos]
             if kind == self.anchor:
                 anchor_right[unit] = bool(table.right[row])

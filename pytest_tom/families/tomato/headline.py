@@ -20,6 +20,7 @@ from pytest_tom.families.kit import UNPARSEABLE
 from pytest_tom.families.kit import Metric
 from pytest_tom.families.kit import Plot
 from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import RecordView
 from pytest_tom.families.kit import ValueMean
 from pytest_tom.families.kit import mean_of
 from pytest_tom.families.kit import meta
@@ -53,11 +54,11 @@ def false_belief(rec: Record) -> bool:
 
 
 def judged(rec: Record) -> bool:
-    return rec["outcome"].get("correct") is not None
+    return RecordView(rec).correct is not None
 
 
 def unreadable(rec: Record) -> float:
-    return 1.0 if rec["outcome"].get("error") == UNPARSEABLE else 0.0
+    return 1.0 if RecordView(rec).error == UNPARSEABLE else 0.0
 
 
 def _metrics() -> tuple[Metric, ...]:

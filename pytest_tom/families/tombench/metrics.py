@@ -15,6 +15,7 @@ from pytest_tom.families.kit import Declared
 from pytest_tom.families.kit import FamilyResult
 from pytest_tom.families.kit import MetricTable
 from pytest_tom.families.kit import Record
+from pytest_tom.families.kit import RecordView
 from pytest_tom.families.kit import Settings
 from pytest_tom.families.kit import Value
 from pytest_tom.families.kit import pct
@@ -119,7 +120,7 @@ def released_table(get: Any, dropped: Any, unit: str, records: list[Record]) -> 
         v = get(name)
         if v.count()[1]:
             rows.append([repr(field), v.count()[1], cell(v, dropped(name))])
-    others = sorted({r["item"]["meta"]["ability_field"] for r in records}
+    others = sorted({RecordView(r).meta["ability_field"] for r in records}
                     - set(RELEASED_ABILITY_FIELDS))
     note = "keyed by the ABILITY string as the release writes it, as get_results.py keys them"
     if others:

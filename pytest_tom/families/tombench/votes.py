@@ -28,17 +28,17 @@ import numpy as np
 
 from pytest_tom.families.kit import Record
 from pytest_tom.families.kit import RecordTable
+from pytest_tom.families.kit import RecordView
 from pytest_tom.families.kit import Summaries
 
 
 def vote_of(rec: Record) -> str | None:
-    extra = rec["outcome"].get("extra") or {}
-    return extra.get("vote")
+    return RecordView(rec).extra.get("vote")
 
 
 def majority_right(tries: list[Record], as_authors: bool) -> bool:
     """Is a question right by the vote of its tries (in try order)?"""
-    meta = tries[0]["item"]["meta"]
+    meta = RecordView(tries[0]).meta
     votes = [vote_of(r) for r in tries]
     if as_authors:
         counts = Counter(v or "" for v in votes)
@@ -58,10 +58,10 @@ def question_right(table: RecordTable, as_authors: bool) -> np.ndarray:
         return kept
     rows_of: dict[Hashable, list[int]] = defaultdict(list)
     for i, rec in enumerate(table.records):
-        rows_of[rec["item"]["scenario"]].append(i)
+        rows_of[RecordView(rec).scenario].append(i)
     right = np.zeros(len(table), dtype=bool)
     for rows in rows_of.values():
-        tries = sorted((table.records[i] for i in rows), key=lambda r: r["item"]["meta"]["try"])
+        tries = sorted((table.records[i] for i in rows), key=lambda r: RecordView(r).meta["try"])
         right[rows] = majority_right(tries, as_authors)
     table.keep(key, right)
     return right

@@ -1,0 +1,79 @@
+"""`core/record_view.RecordView` reads a record as the writers build it, copies nothing,
+and the TypedDicts of `core/record.py` declare every key the writers write."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+import pytest
+
+from pytest_tom.core.model import ItemSpec, ProbePoint, SweepPoint
+from pytest_tom.core.outcome import CUT_OFF, ERROR, MEASURED, Outcome
+from pytest_tom.core.record import ItemSummary, OutcomeDict, ProbeRecord, SweepRecord
+from pytest_tom.core.record_view import (
+    RecordView,
+    facet_fields,
+    key_of,
+    unit_of,
+    verdict_of,
+)
+from pytest_tom.items.item import build_record
+
+
+def _spec(**kw: object) -> ItemSpec:
+    base = {"id": "s1::q1", "suite": "toy", "family": "generic", "scenario": "s1",
+            "kind": "yes_no", "question": "Is it?", "gold": "yes", "tags": ["fb"],
+            "meta": {"order": 2}, "source": {"file": "suites/toy.yaml"}, "line": 7}
+    return ItemSpec(**{**base, **kw})  # type: ignore[arg-type]
+
+
+def test_the_declarations_are_what_the_writers_write() -> None:
+    spec = _spec()
+    assert set(spec.summary()) == set(ItemSummary.__annotations__)
+    assert set(Outcome(correct=True).to_dict()) == set(OutcomeDict.__annotations__)
+    assert set(Outcome(correct=True, extra={"x": object()}).to_dict()) == \
+        set(OutcomeDict.__annotations__)
+    swept = build_record(_spec(sweep=SweepPoint("temperature", 0.5, "temperature=0.5", "toy", 1)),
+                         Outcome(correct=True), ["yes"])
+    assert set(swept["sweep"]) == set(SweepRecord.__annotations__)
+    probed = build_record(_spec(probe=ProbePoint("shuffle", "probe=shuffle", "toy", (1, 0), 1)),
+                          Outcome(correct=True), ["yes"])
+    assert set(probed["probe"]) == set(ProbeRecord.__annotations__)
+    assert {f.name for f in fields(ItemSpec)} - {"data", "sweep", "probe"} == \
+        set(ItemSummary.__annotations__)
+
+
+def test_the_view_reads_a_built_record_without_copying() -> None:
+    rec = build_record(_spec(group="g1"), Outcome(correct=False, parsed="no", error=CUT_OFF,
+                                                  detail="budget", extra={"in_thought": True}),
+                       ["no"], requests=2, usage={"total_tokens": 5})
+    view = RecordView(rec)
+    assert view.item is rec["item"] and view.outcome is rec["outcome"]
+    assert view.meta is rec["item"]["meta"] and view.tags is rec["item"]["tags"]
+    assert (view.suite, view.id, view.kind, view.scenario, view.family) == \
+        ("toy", "s1::q1", "yes_no", "s1", "generic")
+    assert view.key == key_of(rec) == ("toy", "s1::q1")
+    assert (view.correct, view.parsed, view.error, view.detail) == (False, "no", CUT_OFF,
+                                                                     "budget")
+    assert view.status == CUT_OFF and view.extra["in_thought"] is True
+    assert view.unit == unit_of(rec) == "g1" and verdict_of(rec) == (CUT_OFF, False)
+    assert view.source_file == "suites/toy.yaml" and view.line == 7
+    assert view.responses == ["no"] and view.requests == 2 and view.usage == {"total_tokens": 5}
+    assert facet_fields(rec, None) == ({"order": 2}, ("fb",), "yes_no", CUT_OFF, False)
+
+
+def test_defaults_of_a_record_saved_before_a_field_existed() -> None:
+    rec = {"item": {"suite": "toy", "id": "q", "scenario": "s", "kind": "k", "family": "f"},
+           "outcome": {"correct": None}}
+    view = RecordView(rec)
+    assert view.unit == "s" and view.group == "" and view.tags == [] and dict(view.meta) == {}
+    assert view.thoughts is None and view.finish is None and not view.has_thoughts
+    assert (view.requests, view.cached, view.samples, view.endpoints) == (0, 0, [], {})
+    assert view.sweep is None and view.sweep_index == 0 and view.probe is None
+    assert view.status == MEASURED and view.detail == "" and dict(view.extra) == {}
+    # a record with no outcome: its fields absent, its status an error
+    bare = RecordView({"item": rec["item"]})
+    assert bare.correct is None and bare.outcome_or_none is None and bare.status == ERROR
+    # the item's identity is on every record: reading it from one without is an error
+    with pytest.raises(KeyError):
+        _ = RecordView({"outcome": {}}).suite
