@@ -83,12 +83,14 @@ class RecordView:
 
     @property
     def family_or_none(self) -> str | None:
-        return (self.record.get("item") or _EMPTY).get("family")
+        item = self.record.get("item")
+        return (item.get("family") if item is not None else None)
 
     @property
     def line(self) -> int:
         """The item's line in its suite file (0: unknown)."""
-        return (self.record.get("item") or _EMPTY).get("line") or 0
+        item = self.record.get("item")
+        return (item.get("line") if item is not None else None) or 0
 
     @property
     def scenario(self) -> str:
@@ -100,20 +102,24 @@ class RecordView:
 
     @property
     def kind_or_none(self) -> str | None:
-        return (self.record.get("item") or _EMPTY).get("kind")
+        item = self.record.get("item")
+        return (item.get("kind") if item is not None else None)
 
     @property
     def question(self) -> str:
-        return (self.record.get("item") or _EMPTY).get("question", "")
+        item = self.record.get("item")
+        return (item.get("question", "") if item is not None else "")
 
     @property
     def gold(self) -> Any:
-        return (self.record.get("item") or _EMPTY).get("gold")
+        item = self.record.get("item")
+        return (item.get("gold") if item is not None else None)
 
     @property
     def group(self) -> str:
         """The item's goal-accuracy group ("" when it has none: its scenario is)."""
-        return (self.record.get("item") or _EMPTY).get("group") or ""
+        item = self.record.get("item")
+        return (item.get("group") if item is not None else None) or ""
 
     @property
     def unit(self) -> str:
@@ -123,49 +129,60 @@ class RecordView:
 
     @property
     def choices(self) -> list[str]:
-        return (self.record.get("item") or _EMPTY).get("choices") or []
+        item = self.record.get("item")
+        return (item.get("choices") if item is not None else None) or []
 
     @property
     def tags(self) -> list[str]:
-        return (self.record.get("item") or _EMPTY).get("tags") or []
+        item = self.record.get("item")
+        return (item.get("tags") if item is not None else None) or []
 
     @property
     def meta(self) -> Mapping[str, Any]:
-        return (self.record.get("item") or _EMPTY).get("meta") or _EMPTY
+        item = self.record.get("item")
+        return (item.get("meta") if item is not None else None) or _EMPTY
 
     @property
     def meta_or_none(self) -> dict[str, Any] | None:
         """The item's meta as written (None when absent; `{}` stays `{}`)."""
-        return (self.record.get("item") or _EMPTY).get("meta")
+        item = self.record.get("item")
+        return (item.get("meta") if item is not None else None)
 
     @property
     def source_file(self) -> str:
-        return ((self.record.get("item") or _EMPTY).get("source") or _EMPTY).get("file", "")
+        item = self.record.get("item")
+        return ((item.get("source") if item is not None else None) or _EMPTY).get("file", "")
 
     # the outcome
     @property
     def correct(self) -> bool | None:
-        return (self.record.get("outcome") or _EMPTY).get("correct")
+        out = self.record.get("outcome")
+        return (out.get("correct") if out is not None else None)
 
     @property
     def parsed(self) -> Any:
-        return (self.record.get("outcome") or _EMPTY).get("parsed")
+        out = self.record.get("outcome")
+        return (out.get("parsed") if out is not None else None)
 
     @property
     def value(self) -> float | None:
-        return (self.record.get("outcome") or _EMPTY).get("value")
+        out = self.record.get("outcome")
+        return (out.get("value") if out is not None else None)
 
     @property
     def error(self) -> str | None:
-        return (self.record.get("outcome") or _EMPTY).get("error")
+        out = self.record.get("outcome")
+        return (out.get("error") if out is not None else None)
 
     @property
     def detail(self) -> str:
-        return (self.record.get("outcome") or _EMPTY).get("detail") or ""
+        out = self.record.get("outcome")
+        return (out.get("detail") if out is not None else None) or ""
 
     @property
     def extra(self) -> Mapping[str, Any]:
-        return (self.record.get("outcome") or _EMPTY).get("extra") or _EMPTY
+        out = self.record.get("outcome")
+        return (out.get("extra") if out is not None else None) or _EMPTY
 
     @property
     def status(self) -> str:
@@ -273,6 +290,12 @@ class RecordView:
         return self.record.get("samples") or []
 
 
+def meta_of(rec: Record) -> Mapping[str, Any]:
+    """The item's meta (empty when absent): `RecordView(rec).meta` without a view object (the
+    selections of declared metrics read it for every facet)."""
+    return rec["item"].get("meta") or _EMPTY
+
+
 def key_of(rec: Record) -> tuple[str, str]:
     """(suite, id) of a record: the sort key of reports and the pairing key of compares."""
     item = rec["item"]
@@ -303,3 +326,27 @@ def verdict_of(rec: Record) -> tuple[str | None, bool | None]:
     """(error, correct) of the record's outcome (the per-record read of the tallies)."""
     out = rec["outcome"]
     return out.get("error"), out.get("correct")
+
+
+# one field of every record of a run, without a view object: what aggregation's
+# per-record loops read (the same keys and defaults as the view's properties)
+
+def id_of(rec: Record) -> str:
+    return rec["item"]["id"]
+
+
+def group_of(rec: Record) -> str:
+    return rec["item"].get("group") or ""
+
+
+def tags_of(rec: Record) -> list[str]:
+    return rec["item"].get("tags") or []
+
+
+def samples_of(rec: Record) -> list[Sample]:
+    return rec.get("samples") or []
+
+
+def status_of(rec: Record) -> str:
+    """`RecordView(rec).status`."""
+    return status(rec.get("outcome"))

@@ -17,22 +17,22 @@ from typing import Any
 
 from pytest_tom.core.outcome import CUT_OFF, ERROR, SKIPPED, UNAVAILABLE, UNPARSEABLE
 from pytest_tom.core.record import Record
-from pytest_tom.core.record_view import RecordView, unit_of, verdict_of
+from pytest_tom.core.record_view import RecordView, status_of, tags_of, unit_of, verdict_of
 
 
 def is_skipped(rec: Record) -> bool:
-    return RecordView(rec).status == SKIPPED
+    return status_of(rec) == SKIPPED
 
 
 def is_request_error(rec: Record) -> bool:
-    return RecordView(rec).status == ERROR
+    return status_of(rec) == ERROR
 
 
 def is_judged(rec: Record) -> bool:
     """Whether a record counts in accuracies: not skipped, and right/wrong (not merely
     measured; an unparseable or errored answer with `correct` False is judged wrong)."""
-    view = RecordView(rec)
-    return view.correct is not None and view.status != SKIPPED
+    error, correct = verdict_of(rec)
+    return correct is not None and error != UNAVAILABLE
 
 
 def judged(records: Iterable[Record]) -> list[Record]:
@@ -186,7 +186,7 @@ def _tally(records: Iterable[Record], key: Callable[[Record], Any],
         return _Tally.of(records, key), {}
     parts: dict[tuple[str, ...], list[Record]] = defaultdict(list)
     for r in records:
-        parts[tuple(RecordView(r).tags)].append(r)
+        parts[tuple(tags_of(r))].append(r)
     total = _Tally()
     per_tag: dict[str, _Tally] = {}
     for tag_list, part in parts.items():

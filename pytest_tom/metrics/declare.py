@@ -36,7 +36,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from pytest_tom.core.record_view import RecordView
+from pytest_tom.core.record_view import RecordView, meta_of
 from pytest_tom.metrics.accuracy import Record, group_key
 from pytest_tom.metrics.intervals import (
     RESAMPLES,
@@ -348,7 +348,7 @@ def _summaries(columns: dict[str, np.ndarray]) -> Summaries:
 
 
 def meta(rec: Record) -> dict[str, Any]:
-    return RecordView(rec).meta
+    return meta_of(rec)
 
 
 def scenario_of(rec: Record) -> Hashable:

@@ -13,11 +13,11 @@ import math
 from typing import Any
 
 from pytest_tom.core.record import Record
-from pytest_tom.core.record_view import RecordView
+from pytest_tom.core.record_view import RecordView, samples_of
 
 
 def sample_count(records: list[Record]) -> int:
-    return max((len(RecordView(r).samples) for r in records), default=0)
+    return max((len(samples_of(r)) for r in records), default=0)
 
 
 # what a record holds of its first sample (thoughts, finish) or sums over its samples

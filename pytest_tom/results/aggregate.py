@@ -10,7 +10,7 @@ from collections import defaultdict
 from typing import Any
 
 from pytest_tom import families
-from pytest_tom.core.record_view import RecordView, suite_of
+from pytest_tom.core.record_view import RecordView, group_of, id_of, suite_of
 from pytest_tom.families.base import FamilyResult, Settings
 from pytest_tom.metrics.accuracy import Record, accuracy_block, core_metrics, sum_blocks
 from pytest_tom.metrics.declare import Value, evaluate
@@ -144,14 +144,14 @@ def _totals_share(records: list[Record], core: dict[str, Figure]) -> dict[str, F
     """A suite's block in the totals, whose groups are (suite, group): a suite's items
     without a group form one group there, while its core metrics group them by scenario.
     When every item has a group the two groupings are the same and the core block is it."""
-    if all(RecordView(r).group for r in records):
+    if all(map(group_of, records)):
         return core
     return accuracy_block(records, key=_group)
 
 
 def _item_id(rec: Record) -> str:
-    return RecordView(rec).id
+    return id_of(rec)
 
 
 def _group(rec: Record) -> Any:
-    return RecordView(rec).group
+    return group_of(rec)
