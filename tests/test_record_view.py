@@ -12,7 +12,7 @@ from pytest_tom.core.outcome import CUT_OFF, ERROR, MEASURED, Outcome
 from pytest_tom.core.record import ItemSummary, OutcomeDict, ProbeRecord, SweepRecord
 from pytest_tom.core.record_view import (
     RecordView,
-    facet_fields,
+    facet_rows,
     key_of,
     unit_of,
     verdict_of,
@@ -59,7 +59,8 @@ def test_the_view_reads_a_built_record_without_copying() -> None:
     assert view.unit == unit_of(rec) == "g1" and verdict_of(rec) == (CUT_OFF, False)
     assert view.source_file == "suites/toy.yaml" and view.line == 7
     assert view.responses == ["no"] and view.requests == 2 and view.usage == {"total_tokens": 5}
-    assert facet_fields(rec, None) == ({"order": 2}, ("fb",), "yes_no", CUT_OFF, False)
+    assert list(facet_rows([rec], None)) == [(rec, ({"order": 2}, ("fb",), "yes_no", CUT_OFF,
+                                                    False))]
 
 
 def test_defaults_of_a_record_saved_before_a_field_existed() -> None:

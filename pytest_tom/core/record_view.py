@@ -22,7 +22,7 @@ and the JSON boundary modules.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from pytest_tom.core.outcome import status
@@ -306,13 +306,23 @@ def suite_of(rec: Record) -> str:
     return rec["item"]["suite"]
 
 
-def facet_fields(rec: Record, missing: Any) -> tuple[Mapping[str, Any] | None, tuple[str, ...],
-                                                  Any, str | None, bool | None]:
-    """(meta or None, tags, kind or `missing`, error, correct) of a record in one call: what
-    `metrics/record_table` groups every record of a run by (a hot path: no view object)."""
-    item, out = rec["item"], rec["outcome"]
-    return (item.get("meta"), tuple(item.get("tags", ())), item.get("kind", missing),
-            out.get("error"), out.get("correct"))
+def facet_rows(records: Iterable[Record], missing: Any
+               ) -> Iterator[tuple[Record, tuple[Mapping[str, Any] | None, tuple[str, ...], Any,
+                                                 str | None, bool | None]]]:
+    """Each record with (meta or None, tags, kind or `missing`, error, correct): what
+    `metrics/record_table` groups every record of a run by, in one loop (no call per record)."""
+    for rec in records:
+        item, out = rec["item"], rec["outcome"]
+        yield rec, (item.get("meta"), tuple(item.get("tags", ())), item.get("kind", missing),
+                    out.get("error"), out.get("correct"))
+
+
+def verdicts(records: Iterable[Record]) -> Iterator[tuple[Record, tuple[str | None,
+                                                                         bool | None]]]:
+    """Each record with its `verdict_of`, in one loop (the tallies read every record)."""
+    for rec in records:
+        out = rec["outcome"]
+        yield rec, (out.get("error"), out.get("correct"))
 
 
 def unit_of(rec: Record) -> str:
@@ -350,3 +360,12 @@ def samples_of(rec: Record) -> list[Sample]:
 def status_of(rec: Record) -> str:
     """`RecordView(rec).status`."""
     return status(rec.get("outcome"))
+
+
+def scenario_of(rec: Record) -> str:
+    return rec["item"]["scenario"]
+
+
+def reasoning_fields(rec: Record) -> tuple[bool, dict[str, int] | None, dict[str, int] | None]:
+    """(has thoughts, usage, cached usage): what tells whether a record shows reasoning."""
+    return "thoughts" in rec, rec.get("usage"), rec.get("cached_usage")

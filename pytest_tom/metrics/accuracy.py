@@ -17,7 +17,14 @@ from typing import Any
 
 from pytest_tom.core.outcome import CUT_OFF, ERROR, SKIPPED, UNAVAILABLE, UNPARSEABLE
 from pytest_tom.core.record import Record
-from pytest_tom.core.record_view import RecordView, status_of, tags_of, unit_of, verdict_of
+from pytest_tom.core.record_view import (
+    RecordView,
+    status_of,
+    tags_of,
+    unit_of,
+    verdict_of,
+    verdicts,
+)
 
 
 def is_skipped(rec: Record) -> bool:
@@ -44,8 +51,8 @@ def ratio(num: int, den: int) -> float | None:
     return num / den if den else None
 
 
-def group_key(rec: Record) -> str:
-    return unit_of(rec)
+# goal accuracy's unit of a record: its group, else its scenario
+group_key = unit_of
 
 
 class AllRightGroups:
@@ -114,9 +121,8 @@ class _Tally:
         t = cls()
         items = judged = correct = errors = unparseable = cut_off = skipped = 0
         seen, failed = t.groups.seen, t.groups.failed  # `AllRightGroups.add`, inlined
-        for r in records:
+        for r, (error, verdict) in verdicts(records):
             items += 1
-            error, verdict = verdict_of(r)
             if error is not None:
                 if error == UNAVAILABLE:
                     skipped += 1

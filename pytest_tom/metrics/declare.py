@@ -32,11 +32,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
 from pytest_tom.core.record_view import RecordView, meta_of
+from pytest_tom.core.record_view import scenario_of as scenario_of_record
 from pytest_tom.metrics.accuracy import Record, group_key
 from pytest_tom.metrics.intervals import (
     RESAMPLES,
@@ -347,12 +348,11 @@ def _summaries(columns: dict[str, np.ndarray]) -> Summaries:
     return Summaries(tuple(keys), matrix.reshape(-1, len(keys)))
 
 
-def meta(rec: Record) -> dict[str, Any]:
-    return meta_of(rec)
+# a record's meta (what selections read: the view's reader itself, no call between)
+meta = meta_of
 
 
-def scenario_of(rec: Record) -> Hashable:
-    return RecordView(rec).scenario
+scenario_of = scenario_of_record
 
 
 def outcome_value(rec: Record) -> float:

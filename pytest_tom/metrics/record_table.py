@@ -36,7 +36,7 @@ import numpy as np
 
 from pytest_tom.core.outcome import CUT_OFF, ERROR
 from pytest_tom.core.record import Record
-from pytest_tom.core.record_view import RecordView, facet_fields
+from pytest_tom.core.record_view import RecordView, facet_rows, reasoning_fields
 from pytest_tom.metrics.accuracy import is_judged, is_skipped
 
 Select = Callable[[Record], bool]
@@ -363,10 +363,9 @@ def thought_characters(rec: Record) -> int | None:
 
 def _reasons(rec: Record) -> bool:
     """Does the record show any reasoning: a thought, or a positive reasoning token count."""
-    view = RecordView(rec)
-    if view.has_thoughts:
+    shown, usage, cached = reasoning_fields(rec)
+    if shown:
         return True
-    usage, cached = view.usage, view.cached_usage
     return bool((usage and usage.get("reasoning_tokens"))
                 or (cached and cached.get("reasoning_tokens")))
 
@@ -419,8 +418,7 @@ def _facets(records: Sequence[Record], meta_keys: list[str]) -> tuple[np.ndarray
     append = codes.append
     missing = (MISSING,) * len(meta_keys)
     frozen = False  # once a meta value is unhashable (a list, say): every facet frozen
-    for r in records:
-        meta, tags, kind, error, correct = facet_fields(r, MISSING)
+    for r, (meta, tags, kind, error, correct) in facet_rows(records, MISSING):
         metas = tuple(map((meta or _EMPTY).get, meta_keys, missing))
         if frozen:
             metas = tuple(map(_hashable, metas))

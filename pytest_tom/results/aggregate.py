@@ -149,8 +149,7 @@ def _totals_share(records: list[Record], core: dict[str, Figure]) -> dict[str, F
     return accuracy_block(records, key=_group)
 
 
-def _item_id(rec: Record) -> str:
-    return id_of(rec)
+_item_id = id_of
 
 
 def _group(rec: Record) -> Any:
