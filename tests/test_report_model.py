@@ -233,7 +233,7 @@ RECORD_ROOMS = ("metrics", "results", "report", "compare", "gates", "plugin", "f
 # the report's own JSON model (its keys `suite`, `family`, `value`, `samples` ... are the
 # report's: the test above checks them)
 NOT_RECORDS = ("/expand.py", "/schema.py", "/convert.py", "/scenes.py", "families/convert_kit.py",
-               "results/results.py", "results/run_report.py")
+               "results/results.py")
 # single reads of a record key from something else, by module: (receiver, key) and why
 OTHER_DATA = {
     ("gates/spec.py", "m", "value"): "a regex match of --tom-fail-under",
@@ -246,6 +246,7 @@ OTHER_DATA = {
     ("families/fantom/prompts.py", "d", "question"): "the item's data (the family's own keys)",
     ("families/mmtomqa/prompts.py", "s", "question"): "a scenario of the release's file",
     ("report/compact.py", "ours", "error"): "pytest's reports by outcome",
+    ("results/run_report.py", "e", "requests"): "an entry of the report's endpoints",
 }
 
 

@@ -32,6 +32,7 @@ from typing import Any, TypedDict
 
 from pytest_tom import families
 from pytest_tom.core.record import Record
+from pytest_tom.core.record_view import key_of
 from pytest_tom.core.settings import Settings
 from pytest_tom.results.asked import derived_block
 from pytest_tom.results.asked import differences as asked_differences
@@ -431,7 +432,7 @@ class RunReport:
             "totals": results["totals"],
             "totals_intervals": results.get("totals_intervals") or {},
             **extra,
-            "items": sorted(records, key=lambda r: (r["item"]["suite"], r["item"]["id"])),
+            "items": sorted(records, key=key_of),
         })
 
     @property
