@@ -4,9 +4,12 @@ stays a dict across xdist while its shape is written down in one place.
 
 Every key a run writes is declared here (`items/item.build_record` writes the item,
 outcome and responses, `items/sample_requests.call_fields` the request side, the pytest
-item the messages and seconds). A new field is one line here plus the line that writes
-it; a report saved before the field existed lacks it, so readers take it with `.get`
-(see `results/run_report` for the report's format version).
+item the messages and seconds), its parts too (`ItemSummary`, `OutcomeDict`, `Sample`,
+`SweepRecord`, `ProbeRecord`). A new field is one line here, the line that writes it and
+a property of `core/record_view.RecordView`, the one reader of a record's keys (a report
+saved before the field existed lacks it: the property gives its default; see
+`results/run_report` for the report's format version). tests/test_report_model.py takes
+the keys from these declarations and fails on a read of one by string elsewhere.
 """
 
 from __future__ import annotations
