@@ -1,11 +1,12 @@
-"""The direct request path of `openai:` (`--tom-openai-transport=direct`): one POST per call.
+"""pytest-tom's own POST of `openai:`, made by the worker request path's child process
+(`backends/post_worker.py`, `--tom-openai-transport=worker`): one POST per call.
 
 Per endpoint, everything that does not change between requests is made once: the URL
 (joined from the base URL exactly as the openai client joins it), the headers (the
 names and values the openai client sends for the same request, so that a server or a
 proxy sees one request shape whichever path is used), the key's Authorization header
 and the JSON encoder. Each call then encodes its body, POSTs it on one aiohttp session
-(made on the runner's event loop at the first call, closed by `close`) and reads the
+(made on the child's event loop at the first call, closed by `close`) and reads the
 answer with the checks of the client path:
 
 - a status of 400 or more is a `BackendError` "HTTP <status>: <the server's message>"

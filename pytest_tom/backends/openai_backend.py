@@ -14,7 +14,7 @@ Two request paths (`--tom-openai-transport`, decided once per endpoint, `pick_pa
   per endpoint) in a child process fed through a pipe (backends/post_worker.py), so that
   its HTTP work runs on another core than pytest's item loop; this process imports
   neither aiohttp nor openai;
-- `sdk`: the official openai client, for what the direct path does not do (a base URL
+- `sdk`: the official openai client, for what the worker's POST does not do (a base URL
   with user:password, which goes through httpx, or with a query string such as Azure's
   `?api-version=`; the client's httpx transport) and as an option; its HTTP transport is
   below.
