@@ -19,7 +19,7 @@ from pytest_tom.asking.cache import request_key
 from pytest_tom.asking.runner import Runner
 from pytest_tom.backends import BackendSpecError, create_backend
 from pytest_tom.backends.base import ModelRequest, SamplingParams
-from pytest_tom.backends.endpoint_pool import EndpointPool
+from pytest_tom.backends.openai_api.endpoint_pool import EndpointPool
 from pytest_tom.backends.options import BackendOptions
 
 ITEMS = 60

@@ -1,5 +1,5 @@
 """pytest-tom's own POST of `openai:`, made by the worker request path's child process
-(`backends/post_worker.py`, `--tom-openai-transport=worker`): one POST per call.
+(`backends/openai_api/post_worker.py`, `--tom-openai-transport=worker`): one POST per call.
 
 Per endpoint, everything that does not change between requests is made once: the URL
 (joined from the base URL exactly as the openai client joins it), the headers (the
@@ -14,7 +14,7 @@ answer with the checks of the client path:
   retryable for 408, 409, 425, 429 and 5xx, with the Retry-After header's seconds;
 - a connection that cannot be made or breaks is "connection failed: ..." (retryable); one
   not made within the connect timeout, or whose request the server's machine never
-  acknowledged, is marked `connect` (backends/connect.py);
+  acknowledged, is marked `connect` (backends/openai_api/connect.py);
 - a body that is not JSON is handed on as text: `openai_backend._reply`, the one
   decoding of a chat completion of both paths, says it is not a chat completion.
 
@@ -37,7 +37,7 @@ import aiohttp
 from yarl import URL
 
 from pytest_tom.backends.base import BackendError, retryable_status
-from pytest_tom.backends.connect import (
+from pytest_tom.backends.openai_api.connect import (
     DEFAULT_CONNECT_TIMEOUT,
     aiohttp_connector,
     connect_message,
@@ -76,7 +76,7 @@ class DirectPost:
         of its own on connections (the runner's slots bound the requests in flight, and ramp
         them up at the start of a run: asking/runner.py), each kept alive for the next
         request; no timeout of its own but the connect timeout (the backend bounds each whole
-        attempt; backends/connect.py says why a connection gets a short one). The proxy of the
+        attempt; backends/openai_api/connect.py says why a connection gets a short one). The proxy of the
         environment is looked up once (`env_proxy`), not by the session for every request
         (aiohttp's trust_env: two trips to a thread per request, about as much CPU as the
         request itself)."""

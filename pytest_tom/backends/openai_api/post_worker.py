@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tom.backends.base import BackendError, ModelReply
-from pytest_tom.backends.connect import DEFAULT_CONNECT_TIMEOUT
+from pytest_tom.backends.openai_api.connect import DEFAULT_CONNECT_TIMEOUT
 from pytest_tom.backends.reply_parts import ThinkTags, chat_reply
 
 OK, FAILED = 0, 1
@@ -128,7 +128,7 @@ _CHILD = ("import importlib.util as u, sys\n"
           "submodule_search_locations=[p])\n"
           "m = sys.modules['pytest_tom'] = u.module_from_spec(s)\n"
           "s.loader.exec_module(m)\n"
-          "from pytest_tom.backends.post_worker import main\n"
+          "from pytest_tom.backends.openai_api.post_worker import main\n"
           "main()\n")
 
 
@@ -185,7 +185,7 @@ class PostWorker:
 
     async def _spawn(self) -> None:
         loop = asyncio.get_running_loop()
-        package = str(Path(__file__).resolve().parents[1])
+        package = str(Path(__file__).resolve().parents[2])
         try:
             transport, protocol = await loop.subprocess_exec(
                 lambda: _ChildProtocol(self), sys.executable, "-c", _CHILD, package)
@@ -325,7 +325,7 @@ async def _serve() -> None:
                 config = message
                 base_url, headers, pair, path, connect_timeout = config
                 sys.path[:] = path
-                from pytest_tom.backends.direct_post import DirectPost  # noqa: PLC0415 after sys.path is set
+                from pytest_tom.backends.openai_api.direct_post import DirectPost  # noqa: PLC0415 after sys.path is set
 
                 tags = None if pair is None else ThinkTags(*pair)
                 poster = DirectPost(base_url, headers, connect_timeout)
