@@ -13,7 +13,7 @@ same run:
 - `openai aiohttp`: the same with `http_client=openai.DefaultAioHttpClient()`;
 - `openai aiohttp, lean`: `client.post("/chat/completions", cast_to=object)`,
   which skips the per-call parameter transform and the response model;
-- `direct POST alone, no runner`: `backends/direct_post.DirectPost` (what the worker's
+- `direct POST alone, no runner`: `backends/openai_api/direct_post.DirectPost` (what the worker's
   child runs) in this process, driven by the same plain loop as the references: what
   pytest-tom's own POST costs;
 - `pytest-tom backend (...)`: pytest-tom's own `openai:` backend driven by its
@@ -126,7 +126,7 @@ if sys.argv[5] == "worker":
     import aiohttp  # imported before the clock starts, as by the raw loop
 else:
     import openai  # ... as by the openai loops
-from pytest_tom.backends.openai_backend import create
+from pytest_tom.backends.openai_api.openai_backend import create
 from pytest_tom.backends.options import BackendOptions
 from pytest_tom.backends.base import ModelRequest, SamplingParams
 from pytest_tom.asking.runner import Runner
@@ -158,8 +158,8 @@ print(wall, used + child_cpu, f"{backend.path}/{backend.transport}")
 # pytest-tom's own POST (what the worker's child runs) driven by the plain loop above
 BACKEND_ALONE = """
 import aiohttp  # imported before the clock starts, as by the raw loop
-from pytest_tom.backends.direct_post import DirectPost
-from pytest_tom.backends.openai_headers import request_headers
+from pytest_tom.backends.openai_api.direct_post import DirectPost
+from pytest_tom.backends.openai_api.openai_headers import request_headers
 from pytest_tom.backends.reply_parts import DEFAULT_TAGS, chat_reply
 async def main():
     post = DirectPost(URL, request_headers("not-needed", 120.0, None, None), 5.0)

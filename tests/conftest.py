@@ -16,7 +16,7 @@ from chat_server import ChatServer  # tests/ is on sys.path: `pythonpath` in pyp
 from html_browser import browser  # noqa: F401  (fixture: headless Chromium)
 from report_runs import demo_reports  # noqa: F401  (fixture: two saved reports)
 
-from pytest_tom.backends.openai_backend import PATH_ENV, pick_path, pick_transport
+from pytest_tom.backends.openai_api.openai_backend import PATH_ENV, pick_path, pick_transport
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
@@ -29,7 +29,7 @@ FAMILY_TESTS = TESTS / "families"  # tests/families/<name>/: a family's tests an
 # (PYTHONDONTWRITEBYTECODE is set on these machines).
 for _name in ("pytest_tom.plugin", "pytest_tom.plugin.items", "pytest_tom.catalogue.load", "pytest_tom.results.aggregate",
               "pytest_tom.asking.runner", "pytest_tom.families.generic.family", "pytest_tom.backends.python_backend",
-              "pytest_tom.backends.openai_backend", "pytest_tom.report.terminal",
+              "pytest_tom.backends.openai_api.openai_backend", "pytest_tom.report.terminal",
               "pytest_tom.report.json_report", "tabulate"):
     importlib.import_module(_name)
 

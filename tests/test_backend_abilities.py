@@ -21,9 +21,9 @@ from pytest_tom.backends.base import (
     ModelRequest,
     SamplingParams,
 )
-from pytest_tom.backends.connect import DEFAULT_CONNECT_TIMEOUT
 from pytest_tom.backends.in_process import InProcessBackend
 from pytest_tom.backends.local import LocalBackend
+from pytest_tom.backends.openai_api.connect import DEFAULT_CONNECT_TIMEOUT
 from pytest_tom.backends.options import BackendOptions
 from pytest_tom.backends.replay import ReplayBackend
 from pytest_tom.core.option_table import TomOptions, build_options
@@ -185,7 +185,7 @@ def test_no_backend_is_probed_for_attributes() -> None:
 
 def test_no_backend_reads_an_option_by_string_key() -> None:
     found = []
-    for path in (PACKAGE / "backends").glob("*.py"):
+    for path in (PACKAGE / "backends").rglob("*.py"):
         for call in _calls(path):
             func = call.func
             if isinstance(func, ast.Attribute) and func.attr == "get" \

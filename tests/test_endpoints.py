@@ -19,7 +19,7 @@ from pytest_tom.asking.cache import request_key
 from pytest_tom.asking.runner import Runner
 from pytest_tom.backends import BackendSpecError, create_backend
 from pytest_tom.backends.base import ModelRequest, SamplingParams
-from pytest_tom.backends.endpoint_pool import EndpointPool
+from pytest_tom.backends.openai_api.endpoint_pool import EndpointPool
 from pytest_tom.backends.options import BackendOptions
 
 ITEMS = 60
@@ -210,7 +210,10 @@ def request(prompt: str) -> ModelRequest:
 
 
 def test_the_least_busy_endpoint_asks() -> None:
-    """Eight calls in flight over two slow servers: four at each, never more."""
+    """Eight calls in flight over two slow servers: four at each, never more. The split is
+    even up to the connection ramp (the runner starts with RAMP_START in flight and adds one
+    per answer): on a loaded machine an answer may come in while the other endpoint's are
+    still on their way, so one endpoint can take a call or two more."""
     with ChatServer(latency=0.2) as a, ChatServer(latency=0.2) as b:
         pool = create_backend("openai:m", BackendOptions(base_url=[a.base_url, b.base_url]))
         runner = Runner(pool, concurrency=8, retries=0)
@@ -219,7 +222,7 @@ def test_the_least_busy_endpoint_asks() -> None:
         comps = [f.result(60) for f in futures]
         runner.close()
     assert all(c.error is None for c in comps)
-    assert a.requests == b.requests == 16
+    assert a.requests + b.requests == 32 and abs(a.requests - b.requests) <= 2
     assert a.peak_in_flight <= 4 and b.peak_in_flight <= 4
 
 

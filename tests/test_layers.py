@@ -431,3 +431,14 @@ def test_inactive_plugin_loads_no_yaml_and_no_family(tmp_path: Path, active: boo
     else:
         assert loaded == "LOADED []", out
         assert "RC 0" in out  # the plain test ran, the suite file was left alone
+
+
+def test_the_exit_status_has_one_writer() -> None:
+    """Only the outputs' end of the session sets pytest's exit status (the gates and the
+    baseline return the status they ask for): two writers could undo each other."""
+    writers = sorted(name for name, path in MODULES.items()
+                     if any(isinstance(node, ast.Assign) and any(
+                         isinstance(t, ast.Attribute) and t.attr == "exitstatus"
+                         for t in node.targets)
+                         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))))
+    assert writers == ["pytest_tom.plugin.outputs"], writers

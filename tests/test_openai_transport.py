@@ -18,7 +18,7 @@ from chat_server import ChatServer
 from pytest_tom.asking.runner import Runner
 from pytest_tom.backends import BackendSpecError, create_backend
 from pytest_tom.backends.base import BackendError, ModelReply, ModelRequest, SamplingParams
-from pytest_tom.backends.openai_backend import aiohttp_available
+from pytest_tom.backends.openai_api.openai_backend import aiohttp_available
 from pytest_tom.backends.options import BackendOptions
 
 needs_aiohttp = pytest.mark.skipif(not aiohttp_available(),
@@ -236,7 +236,7 @@ def test_what_counts_as_a_connection_not_made_in_time() -> None:
     aiohttp transport reports it as a connect timeout."""
     import errno
 
-    from pytest_tom.backends.connect import is_connect_stall
+    from pytest_tom.backends.openai_api.connect import is_connect_stall
 
     class ConnectTimeout(Exception):  # the name httpx and httpcore give theirs
         pass
@@ -344,7 +344,7 @@ def test_requests_go_where_the_client_sends_them_with_its_headers(
 
 # -- the request path (--tom-openai-transport): a worker's direct POST or the openai client --
 def test_the_request_path_is_picked_once_and_explained(monkeypatch: pytest.MonkeyPatch) -> None:
-    from pytest_tom.backends.openai_backend import PATH_ENV, pick_path
+    from pytest_tom.backends.openai_api.openai_backend import PATH_ENV, pick_path
 
     monkeypatch.delenv(PATH_ENV, raising=False)
     plain, query = "http://127.0.0.1:9/v1", "http://127.0.0.1:9/v1?api-version=1&key=SECRET-Q"

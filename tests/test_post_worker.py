@@ -1,4 +1,4 @@
-"""The worker request path (`--tom-openai-transport=worker`, backends/post_worker.py): its
+"""The worker request path (`--tom-openai-transport=worker`, backends/openai_api/post_worker.py): its
 frames, and its child process against the real loopback chat server: answers as the
 openai client gives them, a child that dies mid-flight, cancelled attempts, and
 the child's end at close. The behaviour a run sees (retries, timeouts, redaction, failover,
@@ -18,8 +18,8 @@ from chat_server import ChatServer
 from runner_support import respond
 
 from pytest_tom.backends.base import BackendError, ModelReply, ModelRequest, SamplingParams
-from pytest_tom.backends.openai_backend import OpenAIBackend
-from pytest_tom.backends.post_worker import Frames, frame, plain
+from pytest_tom.backends.openai_api.openai_backend import OpenAIBackend
+from pytest_tom.backends.openai_api.post_worker import Frames, frame, plain
 
 pytest.importorskip("aiohttp")
 

@@ -17,7 +17,7 @@ from pytest_tom.core.settings import Settings
 from pytest_tom.items.item import ItemEngine
 from pytest_tom.items.offline import score_records
 from pytest_tom.items.probe_expand import not_applicable, probe_copies
-from pytest_tom.results.probe_results import binomial_test, probe_block, right_count_pmf
+from pytest_tom.results.reasoning.probe_results import binomial_test, probe_block, right_count_pmf
 
 ITEMS = load_suite(SUITES / "simpletom" / "bundled-stories.tom.yaml").items[:12]
 LETTERS = "ABCD"

@@ -464,7 +464,7 @@ def test_hostile_yaml_is_refused_in_runs_and_in_validate(pytester: pytest.Pytest
 def test_a_url_with_credentials_picks_httpx_and_never_names_the_password() -> None:
     pytest.importorskip("aiohttp")
     from pytest_tom.backends import BackendSpecError
-    from pytest_tom.backends.openai_backend import aiohttp_available, pick_transport
+    from pytest_tom.backends.openai_api.openai_backend import aiohttp_available, pick_transport
 
     url = "http://ann:PASSWORD-2@127.0.0.1:9/v1"
     assert pick_transport("auto", url) == "httpx"

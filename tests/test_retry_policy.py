@@ -19,7 +19,7 @@ from pytest_tom.asking.retry_policy import RetryPolicy, attempts_error
 from pytest_tom.asking.runner import AdaptiveLimit, Runner
 from pytest_tom.backends import create_backend
 from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest, SamplingParams
-from pytest_tom.backends.endpoint_pool import EndpointPool
+from pytest_tom.backends.openai_api.endpoint_pool import EndpointPool
 from pytest_tom.backends.options import BackendOptions
 from pytest_tom.core.option_table import build_options
 

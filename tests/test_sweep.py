@@ -192,7 +192,7 @@ def test_each_value_is_aggregated_as_its_own_suite_side_by_side() -> None:
 
 def test_the_mean_thought_is_compared_on_items_answered_at_both_values() -> None:
     from pytest_tom.results.aggregate import aggregate  # noqa: PLC0415
-    from pytest_tom.results.sweep_results import sweep_block  # noqa: PLC0415
+    from pytest_tom.results.reasoning.sweep_results import sweep_block  # noqa: PLC0415
 
     records = sweep_records()
     for r in records:  # 16 now answers (right), thinking 50 tokens

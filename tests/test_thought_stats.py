@@ -23,7 +23,7 @@ from pytest_tom.metrics.record_table import RecordTable
 from pytest_tom.metrics.thought_contrast import Condition, Contrast
 from pytest_tom.report.terminal import WIDTH, reasoning_lines
 from pytest_tom.results.aggregate import aggregate
-from pytest_tom.results.thought_stats import contrast_blocks
+from pytest_tom.results.reasoning.thought_stats import contrast_blocks
 
 HITOM = REPO / "suites" / "hitom" / "higher-order-stories.tom.yaml"
 TOMBENCH = REPO / "suites" / "tombench" / "false-belief-task.tom.yaml"

@@ -125,7 +125,7 @@ class RunnerStats:
     shared: int = 0  # calls answered by an identical call in flight in this process
     retries: int = 0
     throttled: int = 0  # 429 answers
-    # attempts whose connection was not made in time (backends/connect.py), tried again
+    # attempts whose connection was not made in time (backends/openai_api/connect.py), tried again
     connect_retries: int = 0
     # attempts stopped by the request timeout (--tom-timeout) and tried again
     timed_out: int = 0

@@ -6,7 +6,7 @@ after how long:
 
 - retryable failures (429, 5xx, timeouts, connection resets: `BackendError.retryable`)
   are tried again, at most `retries` times; any other failure is final; a connection not
-  made within the connect timeout (`BackendError.connect`, backends/connect.py) is one of
+  made within the connect timeout (`BackendError.connect`, backends/openai_api/connect.py) is one of
   them, tried again on a fresh connection and counted apart (`connect_retries`);
 - the pause is the server's Retry-After when it gives one (plus up to 10% jitter), else
   exponential backoff with full jitter, capped at `max_backoff`;
@@ -18,7 +18,7 @@ after how long:
 `RetryPolicy.call` is that loop around one call: each attempt holds one of the runner's
 slots (`Slots`, the runner's `AdaptiveLimit`) while it runs, is counted (requests,
 retries, 429s) and, when the backend has several endpoints, noted at the endpoint that
-answered or failed (`Completion.attempts`; the pool in `backends/endpoint_pool.py`
+answered or failed (`Completion.attempts`; the pool in `backends/openai_api/endpoint_pool.py`
 chooses the endpoint, the policy only notes it). A call that finally fails raises one
 `BackendError` saying what each attempt did (`attempts_error`).
 """

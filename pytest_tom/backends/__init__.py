@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # imported by the factories themselves; this module stays lig
 
 ENTRY_POINT_GROUP = "pytest_tom.backends"
 BUILTIN: dict[str, str] = {
-    "openai": "pytest_tom.backends.openai_backend:create",
+    "openai": "pytest_tom.backends.openai_api.openai_backend:create",
     "python": "pytest_tom.backends.python_backend:create",
     "replay": "pytest_tom.backends.replay:create",
     "local": "pytest_tom.backends.local:create",

@@ -63,7 +63,7 @@ class ModelRequest:
     params: SamplingParams
     item: Any = None  # pytest_tom.backends.base.ItemView for items; None for free calls
     step: int = 0  # 0 for the first call of an item, 1 for a chain-of-thought follow-up ...
-    # endpoints of a pool (backends/endpoint_pool.py) where this request already failed: the
+    # endpoints of a pool (backends/openai_api/endpoint_pool.py) where this request already failed: the
     # runner retries the same request object, and the retry goes elsewhere while it can
     failed_at: set[int] = field(default_factory=set, compare=False, repr=False)
     # the endpoint (redacted) of the attempt under way, set by a pool: an attempt the
@@ -134,7 +134,7 @@ class ModelReply:
         return self.finish_reason == LENGTH and not self.text.strip()
 
     # The one pair that writes and reads a reply on the request process's pipe
-    # (backends/post_worker.py, `marshal` frames: plain values only). `endpoint` is not
+    # (backends/openai_api/post_worker.py, `marshal` frames: plain values only). `endpoint` is not
     # sent: the parent's endpoint pool sets it.
     def to_wire(self) -> ReplyWire:
         return (self.text, self.usage, self.model, self.thought, self.finish_reason)
@@ -171,7 +171,7 @@ class BackendError(Exception):
         self.retry_after = retry_after
         self.timed_out = timed_out  # no answer in time: often a very long answer
         self.endpoint = endpoint  # the endpoint that failed (redacted), when there are several
-        # the connection was not made in time (backends/connect.py): retried on a fresh one
+        # the connection was not made in time (backends/openai_api/connect.py): retried on a fresh one
         self.connect = connect
 
     # The one pair that writes and reads an error on the request process's pipe (as

@@ -7,7 +7,7 @@ to the first with a paired test on the items both runs judged:
   the usual normal approximation for paired proportions, for reading only;
 * grouped and F1-type metrics: a paired bootstrap over the shared groups (the same draw
   of groups for both runs), percentile interval and two-sided bootstrap p-value;
-* reasoning length (`results.reasoning_length`, when the runs show reasoning): the mean reasoning
+* reasoning length (`results.reasoning.reasoning_length`, when the runs show reasoning): the mean reasoning
   length, overall and on each accuracy's items, is compared the grouped way, on the
   items both runs answered (the difference in tokens, or in characters: only between
   runs whose lengths count the same unit); a median or the accuracy of a quartile of

@@ -119,7 +119,7 @@ class Family:
     headline_metrics: ClassVar[tuple[Metric, ...]] = ()
     plots: ClassVar[tuple[Plot, ...]] = ()
     # the contrasts of thought length a reasoning model's run reports (`CONTRASTS` of
-    # headline.py; `metrics.thought_contrast`, `results.thought_stats`): none by default
+    # headline.py; `metrics.thought_contrast`, `results.reasoning.thought_stats`): none by default
     thought_contrasts: ClassVar[tuple[Contrast, ...]] = ()
     # other metrics of `aggregate` (fnmatch patterns over its names) where lower is better:
     # a threshold `name=value` is a ceiling for them and a baseline drop is a rise (a

@@ -216,7 +216,7 @@ def family_metric_names(family_name: str, options: dict[str, Any]) -> tuple[set[
         return None
     declared = {m.name for m in fam.headline_metrics}
     # every suite's data-dependent names: its tags' and, when it reasoned, the reasoning
-    # figures (results/reasoning_length)
+    # figures (results/reasoning/reasoning_length)
     return (static | declared | set(TOTALS_METRICS) | {"parse_failure_rate"},
             (*fam.metric_patterns, "tag.*", "reasoning.*"))
 

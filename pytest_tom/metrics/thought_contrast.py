@@ -8,7 +8,7 @@ the suite's other items (ToMBench: an ability against the rest). `paired`: the f
 asks every condition of the contrast in one scenario (a BigToM template has a
 true-belief and a false-belief story; a Hi-ToM story asks every order), so the ratio is
 taken over the scenarios that have answered items of both, resampled together.
-`results/thought_stats.py` computes the figures.
+`results/reasoning/thought_stats.py` computes the figures.
 """
 
 from __future__ import annotations

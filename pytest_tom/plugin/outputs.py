@@ -154,17 +154,22 @@ class RunOutputs:
         interrupted = bool(stopped) or exitstatus in (pytest.ExitCode.INTERRUPTED,
                                                       pytest.ExitCode.INTERNAL_ERROR)
         options, records = self.ctx.options, self.records
-        data = None
-        if options.report or options.html:
-            data = RunReport.build(results, records, self.settings(), self.ctx.started,
-                                   time.time(), "interrupted" if interrupted else "complete")
+        settings = self.settings()  # described once, for every file and the gates
+        built: list[RunReport] = []
 
-        def write_html(path: str) -> None:
-            write_report_html(path, data, options.report)
+        def run_report() -> RunReport:
+            """The run's report, built once at its first use (the JSON and HTML reports
+            and the baseline are the same report)."""
+            if not built:
+                built.append(RunReport.build(results, records, settings, self.ctx.started,
+                                             time.time(),
+                                             "interrupted" if interrupted else "complete"))
+            return built[0]
 
         for what, path, write in (
-                ("report", options.report, lambda p: write_report(p, data)),
-                ("HTML report", options.html, write_html),
+                ("report", options.report, lambda p: write_report(p, run_report())),
+                ("HTML report", options.html,
+                 lambda p: write_report_html(p, run_report(), options.report)),
                 ("replay record", options.record, lambda p: write_replay(p, records))):
             if not path:
                 continue
@@ -174,10 +179,13 @@ class RunOutputs:
             else:
                 try_write(self.write_errors, what, path, lambda p=path, w=write: w(p))
 
-        # thresholds, baseline -> session.exitstatus; baseline, Markdown
-        self.gates.finish(session, results, records, self.write_errors, stopped)
-        if self.write_errors and session.exitstatus == pytest.ExitCode.OK:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED  # asked for a file, did not get it
+        # the exit status has one writer, here: what the gates and the baseline ask for,
+        # then a file asked for and not written fails the run
+        status = self.gates.finish(session, results, records, settings, run_report,
+                                   self.write_errors, stopped)
+        if self.write_errors and status == pytest.ExitCode.OK:
+            status = pytest.ExitCode.TESTS_FAILED
+        session.exitstatus = status
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int,

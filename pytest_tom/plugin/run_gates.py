@@ -7,8 +7,7 @@ run and the exit status. `RunGates` owns what the gates found (`gates.evaluate.G
 
 from __future__ import annotations
 
-import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -100,29 +99,31 @@ class RunGates:
         return ""
 
     def finish(self, session: pytest.Session, results: Results, records: Sequence[Record],
-               write_errors: list[str], stopped: str | None = None) -> None:
-        """Evaluate the gates after aggregation, set the exit status, write baseline and
-        Markdown (a file that could not be written: a line in `write_errors`). `stopped`:
-        why the run stopped early (no gate, no baseline: the run judged too little)."""
+               settings: dict[str, Any], run_report: Callable[[], RunReport],
+               write_errors: list[str], stopped: str | None = None) -> pytest.ExitCode | int:
+        """Evaluate the gates after aggregation, write baseline and Markdown (a file that
+        could not be written: a line in `write_errors`), and return the exit status they
+        ask for (the session's as it stands, raised by a failed gate or a refused baseline).
+        The caller sets it (`outputs.RunOutputs`, the one writer of the exit status);
+        `settings` and `run_report` are the run's, described and built once there.
+        `stopped`: why the run stopped early (no gate, no baseline: the run judged too
+        little)."""
         state = self.state
+        status = session.exitstatus
         if session.config.getoption("--collect-only"):
-            return
+            return status
         cfg = state.config
-        if stopped or session.exitstatus in (pytest.ExitCode.INTERRUPTED,
-                                             pytest.ExitCode.INTERNAL_ERROR):
+        if stopped or status in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR):
             if cfg.active or cfg.save_baseline:
                 # a suite that stopped early (asking/early_stop.py) names itself
                 what = (stopped if stopped and stopped.startswith("suite ")
                         else "the run stopped early" if stopped else "the run was interrupted")
                 state.not_evaluated = (what + ": gates not evaluated"
                                        + (", baseline not saved" if cfg.save_baseline else ""))
-            if stopped and session.exitstatus in (pytest.ExitCode.OK,
-                                                  pytest.ExitCode.INTERRUPTED):
+            if stopped and status in (pytest.ExitCode.OK, pytest.ExitCode.INTERRUPTED):
                 # a failure of the run, not a user's Ctrl-C (xdist ends it as interrupted)
-                session.exitstatus = pytest.ExitCode.TESTS_FAILED
-            return
-        settings = self.ctx.describe_settings(self.selection.shard_record,
-                                              self.selection.record(session.config))
+                return pytest.ExitCode.TESTS_FAILED
+            return status
         records = list(records)
         if cfg.active:
             report = evaluate(cfg, results, records)
@@ -135,36 +136,38 @@ class RunGates:
 
             add_gate_cases(session.config, report)  # each gate a test case of --junitxml
             if report.error:
-                session.exitstatus = pytest.ExitCode.USAGE_ERROR
-            elif report.failed and session.exitstatus == pytest.ExitCode.OK:
-                session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        if cfg.save_baseline:
-            self._save_baseline(session, cfg.save_baseline, results, records, settings,
-                                write_errors)
+                status = pytest.ExitCode.USAGE_ERROR
+            elif report.failed and status == pytest.ExitCode.OK:
+                status = pytest.ExitCode.TESTS_FAILED
+        saved = not cfg.save_baseline or self._save_baseline(cfg.save_baseline, results,
+                                                             records, run_report, write_errors)
+        if not saved and status == pytest.ExitCode.OK:  # refused: the run judged too little
+            status = pytest.ExitCode.TESTS_FAILED
         if cfg.markdown and try_write(
                 write_errors, "Markdown summary", cfg.markdown,
                 lambda: write_markdown(cfg.markdown, results, state.report, settings,
-                                       exitstatus=int(session.exitstatus), records=records,
+                                       exitstatus=int(status), records=records,
                                        baseline_items=(cfg.baseline.records
                                                        if cfg.baseline else None))):
             state.written.append(f"tom markdown summary: {cfg.markdown}")
+        return status
 
-    def _save_baseline(self, session: pytest.Session, path: str, results: Results,
-                       records: list[Record], settings: dict[str, Any],
-                       write_errors: list[str]) -> None:
+    def _save_baseline(self, path: str, results: Results, records: list[Record],
+                       run_report: Callable[[], RunReport], write_errors: list[str]) -> bool:
+        """Save the run's report as the baseline; False when saving it was refused (a
+        failed file write is a line in `write_errors`, which fails the run anyway)."""
         state = self.state
         refused = self.save_refused(results)
         if refused:
             state.written.append(f"tom baseline not saved: {refused}")
-            if session.exitstatus == pytest.ExitCode.OK:
-                session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        elif records:
+            return False
+        if records:
             if try_write(write_errors, "baseline", path,
-                         lambda: write_report(path, RunReport.build(
-                             results, records, settings, self.ctx.started, time.time()))):
+                         lambda: write_report(path, run_report())):
                 state.written.append(f"tom baseline saved: {path}")
         else:
             state.written.append("tom baseline not saved: no tom items ran")
+        return True
 
     def write(self, terminalreporter: Any) -> None:
         """The gates' section of the terminal summary."""

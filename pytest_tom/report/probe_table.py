@@ -3,7 +3,7 @@ a table with the base and each probe side by side (items, right, accuracy, and t
 McNemar test against the base), then the no-story test against chance with the items
 answered right without the story, and the shuffle's consistency and accuracy by the gold
 option's position. The figures are those of the report's `probes` block
-(`results.probe_results`); this module only formats them."""
+(`results.reasoning.probe_results`); this module only formats them."""
 
 from __future__ import annotations
 

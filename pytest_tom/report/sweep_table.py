@@ -1,7 +1,7 @@
 """A `--tom-sweep` run's figures per value, side by side, for the terminal, the Markdown
 and the HTML: one table per suite of the file (a row per figure, a column per value) and
 one line per pair of adjacent values with its paired tests. The figures are those of the
-report's `sweep` block (`results.sweep_results`); this module only formats them."""
+report's `sweep` block (`results.reasoning.sweep_results`); this module only formats them."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from pytest_tom.metrics.numbers import (
     unit,
     with_interval,
 )
+from pytest_tom.results.reasoning.sweep_results import ANSWERED_LABEL
 from pytest_tom.results.results import SweepSuite, SweepView
-from pytest_tom.results.sweep_results import ANSWERED_LABEL
 
 COUNTS = (("items", "items"), ("right", "right"), ("wrong", "wrong"),
           ("unparseable", "unparseable"), ("cut_off", "cut off"), ("errors", "errors"))

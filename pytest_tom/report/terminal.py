@@ -235,7 +235,7 @@ def quartile_cell(q: ConditionQuartile) -> str:
 
 def thought_stat_lines(r: Reasoning, verbose: bool, width: int = WIDTH) -> list[str]:
     """The cut-off items' lower bounds, each declared contrast's ratios of mean thought
-    length, and the accuracy by quartile within each condition (`results.thought_stats`).
+    length, and the accuracy by quartile within each condition (`results.reasoning.thought_stats`).
     A contrast against the suite's other items (one level per ability) and its
     conditions: with `-v`."""
     lines: list[str] = []

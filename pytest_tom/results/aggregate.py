@@ -17,9 +17,9 @@ from pytest_tom.metrics.declare import Value, evaluate
 from pytest_tom.metrics.record_table import RecordTable, UndeclaredRead
 from pytest_tom.metrics.sample_spread import combine_flat, combine_table, sample_count, sample_view
 from pytest_tom.results.headline import add_intervals, reasoning_figures, table_of
-from pytest_tom.results.probe_results import probe_block
+from pytest_tom.results.reasoning.probe_results import probe_block
+from pytest_tom.results.reasoning.sweep_results import sweep_block
 from pytest_tom.results.results import Figure, Results, SuiteJSON, suite_block
-from pytest_tom.results.sweep_results import sweep_block
 
 
 def aggregate(records: list[Record], settings: Settings) -> Results:

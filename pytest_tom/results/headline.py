@@ -1,6 +1,6 @@
 """The headline metrics of a suite, each defined once: the common ones (turn, goal, one
 turn accuracy per tag; when the records show reasoning, the reasoning-length figures of
-`results.reasoning_length`) and those its family declares (`Family.declared_metrics`, see
+`results.reasoning.reasoning_length`) and those its family declares (`Family.declared_metrics`, see
 `pytest_tom.metrics.declare`). From those declarations come the point value in the
 report's metrics, the 95% interval of a run and (in `compare`) the paired test between
 two runs. Nothing here knows a family by name.
@@ -24,7 +24,7 @@ from pytest_tom.metrics.accuracy import Record, group_key
 from pytest_tom.metrics.declare import AMOUNT, GROUPED, PROPORTION, AllRight, Metric, ratio_of
 from pytest_tom.metrics.intervals import RESAMPLES, MetricInterval
 from pytest_tom.metrics.record_table import RecordTable
-from pytest_tom.results import reasoning_length, thought_stats
+from pytest_tom.results.reasoning import reasoning_length, thought_stats
 from pytest_tom.results.results import Figure, ReasoningJSON, Results
 
 
@@ -83,7 +83,7 @@ def table_of(family: str, records: list[Record], settings: Settings | None = Non
 def catalog(family: str, records: list[Record] | RecordTable,
             settings: Settings | None = None) -> Catalog:
     """The metrics of a suite: the common ones, its family's, then (when its records show
-    reasoning) the reasoning-length figures of both (`results.reasoning_length`)."""
+    reasoning) the reasoning-length figures of both (`results.reasoning.reasoning_length`)."""
     declared = family_metrics(family, settings)
     table = (records if isinstance(records, RecordTable)
              else RecordTable(records, reads_of(declared)))

@@ -118,8 +118,8 @@ class TableJSON(TypedDict, total=False):
 
 
 class ReasoningJSON(TypedDict, total=False):
-    """How long the model reasoned (`Reasoning`; `results.reasoning_length`,
-    `results.thought_stats`)."""
+    """How long the model reasoned (`Reasoning`; `results.reasoning.reasoning_length`,
+    `results.reasoning.thought_stats`)."""
 
     unit: str
     measure: str
@@ -216,7 +216,7 @@ class ConditionQuartileJSON(TypedDict, total=False):
 
 
 class SweepJSON(TypedDict, total=False):
-    """--tom-sweep (`SweepView`; `results.sweep_results`)."""
+    """--tom-sweep (`SweepView`; `results.reasoning.sweep_results`)."""
 
     setting: str
     values: list[Any]
@@ -287,7 +287,7 @@ class SweepThoughtJSON(TypedDict, total=False):
 
 
 class ProbesJSON(TypedDict, total=False):
-    """--tom-probe (`ProbesView`; `results.probe_results`)."""
+    """--tom-probe (`ProbesView`; `results.reasoning.probe_results`)."""
 
     suites: list[ProbeSuiteJSON]
     not_applicable: list[NotApplicableJSON]
@@ -489,7 +489,7 @@ class Counts:
 def suite_block(family: str, path: str, metrics: dict[str, Figure], tables: list[TableJSON],
                 info: dict[str, Any], reasoning: ReasoningJSON | None = None) -> SuiteJSON:
     """One suite's figures as aggregation makes them (intervals are added after); the
-    `reasoning` block only when its records show reasoning (`results.reasoning_length.block`)."""
+    `reasoning` block only when its records show reasoning (`results.reasoning.reasoning_length.block`)."""
     out: SuiteJSON = {"family": family, "path": path, "metrics": metrics, "tables": tables,
                       "info": info}
     if reasoning:
@@ -534,7 +534,7 @@ def _float(value: Any) -> float | None:
 @dataclass(frozen=True)
 class CutOff:
     """The cut-off items of a suite or condition and the lower bounds of their thought
-    lengths (`results.thought_stats`): how many, how many with a length, the least, median
+    lengths (`results.reasoning.thought_stats`): how many, how many with a length, the least, median
     and greatest bound."""
 
     items: int
@@ -637,7 +637,7 @@ class Condition:
 
 
 class Reasoning:
-    """A suite's `reasoning` block (`results.reasoning_length`): what the reasoning length counts
+    """A suite's `reasoning` block (`results.reasoning.reasoning_length`): what the reasoning length counts
     (`unit` tokens or characters, `measure` as the reports name it, `source`), the items
     with a length, the quartiles, and the accuracies each `reasoning.mean.<metric>` is of
     (`selections`)."""
@@ -673,14 +673,14 @@ class Reasoning:
     @property
     def cut_off(self) -> CutOff | None:
         """The cut-off items and the lower bounds of their thought lengths (None: none
-        was cut off; `results.thought_stats`)."""
+        was cut off; `results.reasoning.thought_stats`)."""
         block = self._data.get("cut_off")
         return CutOff.of(block) if block else None
 
     @property
     def contrasts(self) -> list[Contrast]:
         """The family's contrasts of thought length, each level's ratio to the reference
-        with its interval (`results.thought_stats`)."""
+        with its interval (`results.reasoning.thought_stats`)."""
         return [Contrast.of(c) for c in self._data.get("contrasts") or []]
 
     @property
@@ -855,14 +855,14 @@ class Results(dict[str, Any]):
     @property
     def sweep(self) -> SweepView | None:
         """--tom-sweep: each suite's values side by side and the paired tests between
-        adjacent values (`results.sweep_results`); None without a sweep."""
+        adjacent values (`results.reasoning.sweep_results`); None without a sweep."""
         block = self.get("sweep")
         return SweepView(block) if block else None
 
     @property
     def probes(self) -> ProbesView | None:
         """--tom-probe: each suite's probes beside its base with the paired tests
-        (`results.probe_results`); None without probes."""
+        (`results.reasoning.probe_results`); None without probes."""
         block = self.get("probes")
         return ProbesView(block) if block else None
 
@@ -876,7 +876,7 @@ class Results(dict[str, Any]):
 
 
 class SweepRow:
-    """One value of a sweep in one suite of the file (`results.sweep_results._row`)."""
+    """One value of a sweep in one suite of the file (`results.reasoning.sweep_results._row`)."""
 
     __slots__ = ("_row",)
 
@@ -1137,7 +1137,7 @@ class NotApplicable:
 
 
 class ProbesView:
-    """The `probes` block of the results (`results.probe_results`): per suite of the files
+    """The `probes` block of the results (`results.reasoning.probe_results`): per suite of the files
     its base and each probe's figures, and the probes each family does not take."""
 
     __slots__ = ("_block",)
@@ -1161,7 +1161,7 @@ class ProbesView:
 
 
 class SweepView:
-    """The `sweep` block of the results (`results.sweep_results`)."""
+    """The `sweep` block of the results (`results.reasoning.sweep_results`)."""
 
     __slots__ = ("_block",)
 

@@ -110,7 +110,7 @@ def _declared(name: str) -> Metric:
 
 
 # a reasoning model's thought length, false-belief against true-belief stories: each
-# template tells both, so the ratio is paired by scenario (results/thought_stats.py)
+# template tells both, so the ratio is paired by scenario (results/reasoning/thought_stats.py)
 CONTRASTS = (
     Contrast("belief", "false against true belief", condition_of(_declared(TRUE_BELIEF)),
              (condition_of(_declared(FALSE_BELIEF)),), paired=True),

@@ -141,7 +141,7 @@ def _declared(name: str) -> Metric:
 
 
 # a reasoning model's thought length by ToM order against order 0; a story asks every
-# order, so the ratios are paired by story (results/thought_stats.py)
+# order, so the ratios are paired by story (results/reasoning/thought_stats.py)
 CONTRASTS = (
     Contrast("order", "by ToM order", condition_of(_declared("order0")),
              tuple(condition_of(_declared(f"order{k}")) for k in ORDERS if k), paired=True),

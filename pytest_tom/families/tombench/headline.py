@@ -137,7 +137,7 @@ def declared_metrics(settings: Settings) -> tuple[Metric, ...]:
 
 
 # a reasoning model's thought length on each ability's questions against the suite's
-# other questions (results/thought_stats.py); stories differ: not paired
+# other questions (results/reasoning/thought_stats.py); stories differ: not paired
 CONTRASTS = (
     Contrast("ability", "by ability", None,
              tuple(condition_of(m) for m in METRICS if m.name.startswith("ability.")

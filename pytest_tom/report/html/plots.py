@@ -199,7 +199,7 @@ def suite_plots(family: str, runs: Sequence[str], per_run: Sequence[SuiteData]) 
 
 
 def sweep_plots(setting: str, rows: Sequence[SweepRow]) -> list[str]:
-    """--tom-sweep, one suite (`rows`: its values, `results.sweep_results`): the items'
+    """--tom-sweep, one suite (`rows`: its values, `results.reasoning.sweep_results`): the items'
     outcomes against the value as stacked bars (right, wrong, cut off, in % of the items),
     turn accuracy and the accuracy on the answered items as points with their 95%
     intervals; and the thought length against the value (mean with its interval, median),

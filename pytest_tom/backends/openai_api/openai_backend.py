@@ -5,16 +5,16 @@ leak into reports); the endpoint from --tom-base-url or OPENAI_BASE_URL
 (vLLM, Ollama, llama.cpp servers ...). A local endpoint needs no key. The
 client's own retries are off: the runner retries with its own policy.
 Several URLs (replicas of one model) make one `OpenAIBackend` each behind an
-`EndpointPool` (backends/endpoint_pool.py), which picks the endpoint of each request.
+`EndpointPool` (backends/openai_api/endpoint_pool.py), which picks the endpoint of each request.
 
 Two request paths (`--tom-openai-transport`, decided once per endpoint, `pick_path`):
 
 - `worker` (the default when aiohttp is installed): pytest-tom POSTs the JSON body itself
-  (backends/direct_post.py: one aiohttp session, the URL, headers and encoder made once
-  per endpoint) in a child process fed through a pipe (backends/post_worker.py), so that
+  (backends/openai_api/direct_post.py: one aiohttp session, the URL, headers and encoder made once
+  per endpoint) in a child process fed through a pipe (backends/openai_api/post_worker.py), so that
   its HTTP work runs on another core than pytest's item loop; this process imports
   neither aiohttp nor openai;
-- `sdk`: the official openai client, for what the direct path does not do (a base URL
+- `sdk`: the official openai client, for what the worker's POST does not do (a base URL
   with user:password, which goes through httpx, or with a query string such as Azure's
   `?api-version=`; the client's httpx transport) and as an option; its HTTP transport is
   below.
@@ -42,7 +42,7 @@ time would otherwise hold an attempt for as long as it likes.
 
 `--tom-connect-timeout` (default 5 s) bounds the making of a connection on every path,
 apart from the time a model may take: the connect itself and, on Linux, the server's
-machine acknowledging the request (backends/connect.py: a server whose listen queue
+machine acknowledging the request (backends/openai_api/connect.py: a server whose listen queue
 overflowed never does). A connection not made in time is a retryable error marked
 `connect`, tried again on a fresh connection.
 """
@@ -73,15 +73,15 @@ from pytest_tom.backends.base import (
     redact_url,
     retryable_status,
 )
-from pytest_tom.backends.connect import (
+from pytest_tom.backends.openai_api.connect import (
     DEFAULT_CONNECT_TIMEOUT,
     aiohttp_connector,
     connect_message,
     is_connect_stall,
     socket_options,
 )
-from pytest_tom.backends.endpoint_pool import EndpointPool
-from pytest_tom.backends.openai_headers import request_headers
+from pytest_tom.backends.openai_api.endpoint_pool import EndpointPool
+from pytest_tom.backends.openai_api.openai_headers import request_headers
 from pytest_tom.backends.options import BackendOptions
 from pytest_tom.backends.reply_parts import DEFAULT_TAGS, ThinkTags, chat_reply
 from pytest_tom.core.bounded import within
@@ -147,7 +147,7 @@ class OpenAIBackend(Backend):
         self._secrets = [Secret(s) for s in _url_secrets(base_url) + [api_key] if s and len(s) > 3]
         self.transport = pick_transport(transport, base_url)
         self.path = pick_path(path, self.transport, base_url)
-        self._direct: Any = None  # backends.post_worker.PostWorker, made at the first call
+        self._direct: Any = None  # backends.openai_api.post_worker.PostWorker, made at the first call
         self._client: Any = None
         self._url = "/chat/completions"  # made absolute once with the client (see `client`)
         # the client makes an idempotency key per request, a fresh uuid4 (os.urandom and its
@@ -214,7 +214,7 @@ class OpenAIBackend(Backend):
             headers = request_headers(
                 self._api_key, self.timeout, os.environ.get("OPENAI_ORG_ID"),
                 os.environ.get("OPENAI_PROJECT_ID"))
-            from pytest_tom.backends.post_worker import PostWorker  # noqa: PLC0415 only when asked
+            from pytest_tom.backends.openai_api.post_worker import PostWorker  # noqa: PLC0415 only when asked
 
             self._direct = PostWorker(self.base_url, headers, self.tags, self.connect_timeout)
         return self._direct

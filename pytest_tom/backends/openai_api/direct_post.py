@@ -1,11 +1,12 @@
-"""The direct request path of `openai:` (`--tom-openai-transport=direct`): one POST per call.
+"""pytest-tom's own POST of `openai:`, made by the worker request path's child process
+(`backends/openai_api/post_worker.py`, `--tom-openai-transport=worker`): one POST per call.
 
 Per endpoint, everything that does not change between requests is made once: the URL
 (joined from the base URL exactly as the openai client joins it), the headers (the
 names and values the openai client sends for the same request, so that a server or a
 proxy sees one request shape whichever path is used), the key's Authorization header
 and the JSON encoder. Each call then encodes its body, POSTs it on one aiohttp session
-(made on the runner's event loop at the first call, closed by `close`) and reads the
+(made on the child's event loop at the first call, closed by `close`) and reads the
 answer with the checks of the client path:
 
 - a status of 400 or more is a `BackendError` "HTTP <status>: <the server's message>"
@@ -13,7 +14,7 @@ answer with the checks of the client path:
   retryable for 408, 409, 425, 429 and 5xx, with the Retry-After header's seconds;
 - a connection that cannot be made or breaks is "connection failed: ..." (retryable); one
   not made within the connect timeout, or whose request the server's machine never
-  acknowledged, is marked `connect` (backends/connect.py);
+  acknowledged, is marked `connect` (backends/openai_api/connect.py);
 - a body that is not JSON is handed on as text: `openai_backend._reply`, the one
   decoding of a chat completion of both paths, says it is not a chat completion.
 
@@ -36,7 +37,7 @@ import aiohttp
 from yarl import URL
 
 from pytest_tom.backends.base import BackendError, retryable_status
-from pytest_tom.backends.connect import (
+from pytest_tom.backends.openai_api.connect import (
     DEFAULT_CONNECT_TIMEOUT,
     aiohttp_connector,
     connect_message,
@@ -75,7 +76,7 @@ class DirectPost:
         of its own on connections (the runner's slots bound the requests in flight, and ramp
         them up at the start of a run: asking/runner.py), each kept alive for the next
         request; no timeout of its own but the connect timeout (the backend bounds each whole
-        attempt; backends/connect.py says why a connection gets a short one). The proxy of the
+        attempt; backends/openai_api/connect.py says why a connection gets a short one). The proxy of the
         environment is looked up once (`env_proxy`), not by the session for every request
         (aiohttp's trust_env: two trips to a thread per request, about as much CPU as the
         request itself)."""

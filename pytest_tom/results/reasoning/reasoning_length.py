@@ -20,7 +20,7 @@ none otherwise (a plain model's report is unchanged):
 
 A cut-off answer (the budget ran out) was never answered: its length is only a lower
 bound (`metrics.record_table.Reasoning.bounds`), so it is in no mean, median or quartile
-(`results.thought_stats` reports the cut-off items apart, with their lower bounds). What
+(`results.reasoning.thought_stats` reports the cut-off items apart, with their lower bounds). What
 the metrics cannot hold (the unit, the quartiles' ranges, which accuracy each mean
 belongs to) is the suite's `reasoning` block (`block`).
 """

@@ -1,4 +1,5 @@
-"""The direct path's requests made in a child process (`--tom-openai-transport=worker`).
+"""pytest-tom's own POST (`direct_post.py`) made in a child process
+(`--tom-openai-transport=worker`).
 
 Why: at latency 0 a run is CPU-bound in one process, and its two busy threads share one
 GIL: pytest's item loop in the main thread, the runner's event loop in the other. The
@@ -12,8 +13,7 @@ its answer move.
 
 The child (this module's `main`, one per endpoint and process, started on the runner's
 loop when the run submits its first conversation: `OpenAIBackend.warm`) runs `direct_post.DirectPost` and
-`reply_parts.chat_reply` exactly as the in-thread direct path does, on its own event
-loop. Both sides speak in frames on the child's stdin and stdout: a 4-byte length, then
+`reply_parts.chat_reply` on its own event loop. Both sides speak in frames on the child's stdin and stdout: a 4-byte length, then
 a `marshal`-ed list (all requests or answers of one turn of a loop go in one frame, so a
 thousand requests are a few writes, not a thousand). marshal reads back only plain values
 (dicts, lists, strings, numbers) that this process or its own child wrote; nothing from a
@@ -27,7 +27,7 @@ here.
   by its timeout, the deadline or the end of the run);
 - child -> main: first `(READY,)` once it has read the endpoint, then lists of
   `(n, OK, reply)` or `(n, FAILED, error)`: the `ModelReply` or the `BackendError` the
-  in-thread path would have given, written by `ModelReply.to_wire` /
+  POST gave, written by `ModelReply.to_wire` /
   `BackendError.to_wire` and read back by their `from_wire` (backends/base.py: the one
   pair for each, next to its type).
 
@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tom.backends.base import BackendError, ModelReply
-from pytest_tom.backends.connect import DEFAULT_CONNECT_TIMEOUT
+from pytest_tom.backends.openai_api.connect import DEFAULT_CONNECT_TIMEOUT
 from pytest_tom.backends.reply_parts import ThinkTags, chat_reply
 
 OK, FAILED = 0, 1
@@ -91,7 +91,7 @@ class Frames:
 def plain(body: dict[str, Any]) -> Any:
     """`body` as marshal can write it: unchanged when it is plain JSON data already; else
     (a str subclass, a tuple ...) as the JSON it would be sent as, read back. A body that
-    is no JSON raises the encoder's error here, as the in-thread path raises it."""
+    is no JSON raises the encoder's error here, as `DirectPost.post` would raise it."""
     try:
         marshal.dumps(body)
     except ValueError:
@@ -128,13 +128,13 @@ _CHILD = ("import importlib.util as u, sys\n"
           "submodule_search_locations=[p])\n"
           "m = sys.modules['pytest_tom'] = u.module_from_spec(s)\n"
           "s.loader.exec_module(m)\n"
-          "from pytest_tom.backends.post_worker import main\n"
+          "from pytest_tom.backends.openai_api.post_worker import main\n"
           "main()\n")
 
 
 class PostWorker:
     """Posts chat-completions bodies to one endpoint from a child process; answers with the
-    `ModelReply` (or raises the `BackendError`) of the in-thread direct path."""
+    `ModelReply` (or raises the `BackendError`) that `direct_post` and `chat_reply` make."""
 
     def __init__(self, base_url: str | None, headers: dict[str, str], tags: ThinkTags | None,
                  connect_timeout: float = DEFAULT_CONNECT_TIMEOUT):
@@ -185,14 +185,14 @@ class PostWorker:
 
     async def _spawn(self) -> None:
         loop = asyncio.get_running_loop()
-        package = str(Path(__file__).resolve().parents[1])
+        package = str(Path(__file__).resolve().parents[2])
         try:
             transport, protocol = await loop.subprocess_exec(
                 lambda: _ChildProtocol(self), sys.executable, "-c", _CHILD, package)
         except OSError as exc:
             raise BackendError(f"connection failed: the request process did not start: {exc} "
-                               f"(--tom-openai-transport=direct makes the requests in this "
-                               f"process)", retryable=True) from None
+                               f"(--tom-openai-transport=sdk makes the requests in this "
+                               f"process, through the openai client)", retryable=True) from None
         self._transport, self._protocol = transport, protocol
         stdin = transport.get_pipe_transport(0)
         stdin.write(frame([self._config]))
@@ -307,7 +307,7 @@ async def _serve() -> None:
     async def one(n: int, body: dict[str, Any]) -> None:
         try:
             reply = chat_reply(await poster.post(body), tags)
-        except Exception as exc:  # anything else the in-thread path raises: an error of the item
+        except Exception as exc:  # anything else the POST raises: an error of the item
             error = exc if isinstance(exc, BackendError) else BackendError(
                 f"{type(exc).__name__}: {exc}")
             answer((n, FAILED, error.to_wire()))
@@ -325,7 +325,7 @@ async def _serve() -> None:
                 config = message
                 base_url, headers, pair, path, connect_timeout = config
                 sys.path[:] = path
-                from pytest_tom.backends.direct_post import DirectPost  # noqa: PLC0415 after sys.path is set
+                from pytest_tom.backends.openai_api.direct_post import DirectPost  # noqa: PLC0415 after sys.path is set
 
                 tags = None if pair is None else ThinkTags(*pair)
                 poster = DirectPost(base_url, headers, connect_timeout)
