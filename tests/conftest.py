@@ -40,6 +40,13 @@ for _name in ("pytest_tom.plugin", "pytest_tom.plugin.items", "pytest_tom.engine
 # again. Keep them loaded, as pytester keeps zope and readline for the same reason.
 KEEP_LOADED = ("torch", "transformers", "sentence_transformers", "tokenizers", "safetensors",
                "accelerate", "huggingface_hub", "gguf", "scipy", "sklearn", "xllamacpp")
+# The plugin's own modules stay too, once a run imported them: the modules a run imports
+# lazily (the run loop, the outputs, the gates, the compare and HTML writers: about 20 in a
+# plain run) were compiled and executed again in every in-process run (PYTHONDONTWRITEBYTECODE:
+# no bytecode cache), about a fifth of such a run's cost. Those imported before the first
+# run (the list above, and what the test modules import) stayed already; the plugin is
+# installed in this process, as in a user's, and keeps its modules there.
+KEEP_OWN = "pytest_tom"
 
 
 def _keep_native_packages_loaded() -> None:
@@ -50,7 +57,8 @@ def _keep_native_packages_loaded() -> None:
         return
 
     def keep(name: str, given: Any = None) -> bool:
-        return name.split(".", 1)[0] in KEEP_LOADED or bool(given and given(name))
+        top = name.split(".", 1)[0]
+        return top in KEEP_LOADED or top == KEEP_OWN or bool(given and given(name))
 
     class KeepingSnapshot(original):  # type: ignore[misc, valid-type]
         keeps_native_packages = True
