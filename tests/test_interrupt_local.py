@@ -109,6 +109,7 @@ def test_ctrl_c_ends_the_process_with_its_summary(tmp_path: Path) -> None:
     env.pop("PYTEST_XDIST_WORKER_COUNT", None)
     cmd = [sys.executable, "-m", "pytest", str(SUITES / "generic"), "--tom-model=local",
            "--tom-limit=60", "--tom-concurrency=32", "--tom-threads=1", "--tom-cache=off",
+           "--tom-max-tokens=16",  # short answers: the queue, not their length, is the subject
            "-v", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:xdist",
            "-p", "tom_generations",
            f"--rootdir={tmp_path}"]
