@@ -6,6 +6,7 @@ import importlib
 import json
 import os
 import re
+import sys
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,6 +41,33 @@ for _name in ("pytest_tom.plugin", "pytest_tom.plugin.items", "pytest_tom.catalo
 # again. Keep them loaded, as pytester keeps zope and readline for the same reason.
 KEEP_LOADED = ("torch", "transformers", "sentence_transformers", "tokenizers", "safetensors",
                "accelerate", "huggingface_hub", "gguf", "scipy", "sklearn", "xllamacpp")
+# Installed modules stay too, once a run imported them: the plugin's own (about 20 that a
+# plain run imports lazily: the run loop, the outputs, the gates, the compare and HTML
+# writers) and what they import from the standard library and site-packages (matplotlib for
+# the HTML page ...): they were compiled and executed again in every in-process run
+# (PYTHONDONTWRITEBYTECODE: no bytecode cache), about a fifth of such a run's cost. Kept
+# together, as in a user's process: a kept module never holds a copy of a library the next
+# run imports anew. What an inner run defines itself (its conftest, test files, answerers,
+# the packages a test installs in its folder, tests/' support modules) is dropped, as before.
+KEEP_OWN = "pytest_tom"
+INSTALLED = tuple(dict.fromkeys(
+    os.path.join(p, "") for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
+                                  sys.base_exec_prefix)))
+_INSTALLED_FILES: dict[str, bool] = {}  # a module's file -> installed (asked at every run's end)
+
+
+def installed(name: str) -> bool:
+    """Whether sys.modules[name] is the plugin's or comes from the interpreter's own
+    folders (the standard library, site-packages)."""
+    if name.split(".", 1)[0] == KEEP_OWN:
+        return True
+    file = getattr(sys.modules.get(name), "__file__", None)
+    if not isinstance(file, str):
+        return False
+    known = _INSTALLED_FILES.get(file)
+    if known is None:
+        known = _INSTALLED_FILES[file] = file.startswith(INSTALLED)
+    return known
 
 
 def _keep_native_packages_loaded() -> None:
@@ -50,7 +78,8 @@ def _keep_native_packages_loaded() -> None:
         return
 
     def keep(name: str, given: Any = None) -> bool:
-        return name.split(".", 1)[0] in KEEP_LOADED or bool(given and given(name))
+        return (name.split(".", 1)[0] in KEEP_LOADED or installed(name)
+                or bool(given and given(name)))
 
     class KeepingSnapshot(original):  # type: ignore[misc, valid-type]
         keeps_native_packages = True

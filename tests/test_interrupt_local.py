@@ -6,12 +6,17 @@ been printed (the interpreter joins them at exit): the CPU stayed busy for secon
 minutes and the answers were thrown away. Now a queued call that nobody waits for any more
 is not generated; only the generation under way when Ctrl-C came runs to its end.
 
-The test runs pytest in a subprocess, sends SIGINT after the first answers, and measures
-the CPU time the process spent after its summary line: CPU, not wall-clock time, so a busy
-machine does not change the figure (a wall-clock bound failed at load 16). The bound is
-relative to the model's own cost: a few times the most CPU one answer took before the
-interrupt (the CPU between two answer lines), never less than 5 s; the old code's tail was
-every queued generation (the concurrency, 32 here, minus the ones done).
+The test runs pytest in a subprocess, sends SIGINT after the first answers, and counts,
+through a plugin in that process (GENERATIONS), the generations llama.cpp started after
+pytest's last output: none may start (the old code started every queued one, the
+concurrency, 32 here, minus the ones done). It also measures the CPU time the process
+spent after its summary line, the cost a user sees: CPU, not wall-clock time, so a busy
+machine does not change the figure (a wall-clock bound failed at load 16). That bound is
+relative to the model's own cost, a few times the most CPU one answer took before the
+interrupt (the CPU between two answer lines), never less than 5 s, and so loose: the
+calls take the model's slot in no set order, and one answer line can wait for many
+generations (104 s measured), more than the old code's whole tail. The count is the
+test's sharp edge.
 """
 
 from __future__ import annotations
@@ -35,6 +40,44 @@ RESULT = re.compile(r" (PASSED|FAILED|XFAIL|XPASS|ERROR)\b")
 SUMMARY = re.compile(r"^=+ .* in [\d.]+s")
 ANSWERS_BEFORE_INTERRUPT = 3
 
+# A plugin of the child process (`-p tom_generations`): counts the generations llama.cpp
+# starts before and after pytest's last hook, and writes the counts once the interpreter
+# has joined its threads (atexit runs after that), where the old code's tail ran.
+GENERATIONS = """
+import atexit, os
+import pytest
+from pytest_tom.backends import local
+
+COUNTS = {"ended": False, "before": 0, "after": 0}
+
+
+class Counting:
+    def __init__(self, server):
+        self._server = server
+
+    def __getattr__(self, name):
+        return getattr(self._server, name)
+
+    def handle_chat_completions(self, body):
+        COUNTS["after" if COUNTS["ended"] else "before"] += 1
+        return self._server.handle_chat_completions(body)
+
+
+_server = local.LoadedModel.server
+local.LoadedModel.server = lambda self: Counting(_server(self))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure():
+    COUNTS["ended"] = True
+
+
+@atexit.register
+def _write():
+    with open(os.environ["TOM_GENERATIONS"], "w") as out:
+        out.write(f"{COUNTS['before']} {COUNTS['after']}")
+"""
+
 
 def cpu_seconds(pid: int) -> float:
     """The user and system CPU time of a live process, all its threads (Linux's /proc)."""
@@ -57,12 +100,18 @@ def read_lines(stream: object, into: queue.Queue[tuple[float, str | None]]) -> N
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads CPU times from /proc")
 def test_ctrl_c_ends_the_process_with_its_summary(tmp_path: Path) -> None:
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    (tmp_path / "tom_generations.py").write_text(GENERATIONS)
+    counts = tmp_path / "generations.txt"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "TOM_GENERATIONS": str(counts),
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(tmp_path),
+                                                       os.environ.get("PYTHONPATH")]))}
     env.pop("PYTEST_XDIST_WORKER", None)
     env.pop("PYTEST_XDIST_WORKER_COUNT", None)
     cmd = [sys.executable, "-m", "pytest", str(SUITES / "generic"), "--tom-model=local",
            "--tom-limit=60", "--tom-concurrency=32", "--tom-threads=1", "--tom-cache=off",
+           "--tom-max-tokens=16",  # short answers: the queue, not their length, is the subject
            "-v", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:xdist",
+           "-p", "tom_generations",
            f"--rootdir={tmp_path}"]
     cpu_before = children_cpu()  # the CPU of children already waited for
     child = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
@@ -94,6 +143,9 @@ def test_ctrl_c_ends_the_process_with_its_summary(tmp_path: Path) -> None:
     assert summary_at is not None, out[-3000:]
     assert child.returncode == pytest.ExitCode.INTERRUPTED, out[-3000:]
     assert "KeyboardInterrupt" in out
+    before, after = map(int, counts.read_text().split())
+    assert before >= ANSWERS_BEFORE_INTERRUPT, out[-3000:]
+    assert after == 0, f"{after} generations started after pytest's last output\n{out[-3000:]}"
     one_answer = max(b - a for a, b in zip(answers, answers[1:], strict=False))
     bound = max(5.0, 4 * one_answer)
     tail = total - summary_at

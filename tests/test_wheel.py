@@ -122,17 +122,14 @@ def test_installed_wheel_runs_every_bundled_family_from_an_empty_folder(
     assert (project / ".pytest_cache").is_dir() and (project / "report.json").is_file()
     assert "site-packages" not in (project / ".pytest_cache" / "v" / "cache" / "nodeids"
                                    ).read_text()
-    # the benchmarks by name, as `pytest-tom suites` lists them (issue 34)
-    proc = run([str(python), "-m", "pytest", "--tom-suite=hitom,mmtomqa",
+    # the benchmarks by name, as `pytest-tom suites` lists them (issue 34), and the two
+    # families of issue 45 whole, from the installed package's data: one run
+    proc = run([str(python), "-m", "pytest", "--tom-suite=hitom,mmtomqa,tomato,simpletom",
                 "--tom-model=python:answer.py:first", "--tom-items=report", "-p", "no:randomly"],
                cwd=project)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert set(re.findall(r"\(family (\w+), \d+ items\)", proc.stdout)) == {"hitom", "mmtomqa"}
-    # the two families of issue 45, whole, from the installed package's data
-    proc = run([str(python), "-m", "pytest", "--tom-suite=tomato,simpletom",
-                "--tom-model=python:answer.py:first", "--tom-items=report", "-p", "no:randomly"],
-               cwd=project)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert set(re.findall(r"\(family (\w+), \d+ items\)", proc.stdout)) == {
+        "hitom", "mmtomqa", "tomato", "simpletom"}
     assert re.search(r"\(family tomato, 100 items\)", proc.stdout), proc.stdout
     assert re.search(r"\(family simpletom, 126 items\)", proc.stdout), proc.stdout
 
