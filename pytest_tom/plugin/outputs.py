@@ -42,6 +42,7 @@ from pytest_tom.report.terminal import wrap_parts, write_summary
 from pytest_tom.results.aggregate import aggregate
 from pytest_tom.results.results import Results
 from pytest_tom.results.run_report import ReportSettings, RunReport
+from pytest_tom.results.token_usage import RequestUsage, request_usage
 
 
 class RunOutputs:
@@ -55,6 +56,7 @@ class RunOutputs:
         self.gates = gates
         self.records: list[Record] = []  # every item's record, in the order they arrive
         self.results: Results | None = None  # set by aggregation at the end
+        self.usage = RequestUsage([], {}, [])  # the request figures, made at the end
         self.notes: list[str] = []  # other lines for the end of the summary
         self.write_errors: list[str] = []  # files asked for that could not be written
         self._reporter: Any = None  # pytest's terminal reporter (False: none), found once
@@ -155,6 +157,10 @@ class RunOutputs:
                                                       pytest.ExitCode.INTERNAL_ERROR)
         options, records = self.ctx.options, self.records
         settings = self.settings()  # described once, for every file and the gates
+        # the request figures, one pass over the records: the JSON report, the Markdown
+        # summary and the terminal's requests section read them
+        usage = self.usage = request_usage(records, self.ctx.backend.describe(),
+                                           self.ctx.backend.model)
         built: list[RunReport] = []
 
         def run_report() -> RunReport:
@@ -163,7 +169,8 @@ class RunOutputs:
             if not built:
                 built.append(RunReport.build(results, records, settings, self.ctx.started,
                                              time.time(),
-                                             "interrupted" if interrupted else "complete"))
+                                             "interrupted" if interrupted else "complete",
+                                             endpoints=usage.endpoints))
             return built[0]
 
         for what, path, write in (
@@ -182,7 +189,7 @@ class RunOutputs:
         # the exit status has one writer, here: what the gates and the baseline ask for,
         # then a file asked for and not written fails the run
         status = self.gates.finish(session, results, records, settings, run_report,
-                                   self.write_errors, stopped)
+                                   self.write_errors, stopped, endpoints=usage.endpoints)
         if self.write_errors and status == pytest.ExitCode.OK:
             status = pytest.ExitCode.TESTS_FAILED
         session.exitstatus = status
@@ -203,7 +210,7 @@ class RunOutputs:
             compact.write()
         ran = self.results is not None and self.records
         if ran:  # requests, cache hits, tokens, cost, failures
-            self.requests.write_summary(terminalreporter, self.records)
+            self.requests.write_summary(terminalreporter, self.usage)
         self.gates.write(terminalreporter)
         if ran and self.results is not None:
             write_summary(terminalreporter, self.results, self.ctx.backend.describe(),

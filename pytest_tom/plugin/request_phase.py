@@ -31,8 +31,6 @@ from pytest_tom.asking.completion import Completion
 from pytest_tom.asking.runner import Runner
 from pytest_tom.backends.base import Backend
 from pytest_tom.core.option_table import TomOptions
-from pytest_tom.core.record import Record
-from pytest_tom.core.record_view import RecordView
 from pytest_tom.families.base import Family
 from pytest_tom.items.sample_requests import (
     sample_count,
@@ -45,7 +43,7 @@ from pytest_tom.plugin.large_runs import freeze_more
 from pytest_tom.pytest_compat import collected_items, verbosity
 from pytest_tom.report.progress import Progress
 from pytest_tom.report.requests_section import write_usage
-from pytest_tom.results.token_usage import PriceError, parse_prices
+from pytest_tom.results.token_usage import PriceError, RequestUsage, parse_prices
 from pytest_tom.suite import ItemSpec
 
 Prices = dict[str, tuple[float, float]]
@@ -261,19 +259,18 @@ class RequestPhase:
         return sum(len(pairs) for pairs in by_family.values())
 
     # -- the summary ----------------------------------------------------------------------
-    def write_summary(self, terminalreporter: Any, records: Sequence[Record]) -> None:
-        """The `tom requests` section: requests, cache hits, tokens, cost, failed items."""
-        if verbosity(terminalreporter.config) < 0 and not any(
-                RecordView(r).error for r in records):
+    def write_summary(self, terminalreporter: Any, usage: RequestUsage) -> None:
+        """The `tom requests` section: requests, cache hits, tokens, cost, failed items,
+        from the run's request figures (`token_usage.request_usage`, made once)."""
+        if verbosity(terminalreporter.config) < 0 and not usage.failed:
             return  # -q: only when something failed
 
         unscored = made = 0
         if self._runner is not None:  # without xdist this process's runner made every request
             made = self._runner.stats.requests
-            unscored = made - sum(RecordView(r).requests for r in records)
-        backend = self.ctx.backend
-        write_usage(terminalreporter, list(records), backend.describe(), self.prices,
-                    model_name=backend.model, unscored=unscored, made=made)
+            unscored = made - sum(m.requests for m in usage.models)
+        write_usage(terminalreporter, usage, self.prices, model_name=self.ctx.backend.model,
+                    unscored=unscored, made=made)
 
     def cache_problems(self) -> list[str]:
         """The cache's lines for the summary: repaired by --tom-cache-clear, or turned off

@@ -7,7 +7,7 @@ run and the exit status. `RunGates` owns what the gates found (`gates.evaluate.G
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -27,6 +27,7 @@ from pytest_tom.report.json_report import write_report
 from pytest_tom.report.markdown import write_markdown
 from pytest_tom.results.results import Results
 from pytest_tom.results.run_report import RunReport, SelectionRecord
+from pytest_tom.results.token_usage import EndpointUsage
 
 
 def gate_config(options: TomOptions, is_worker: bool) -> GateConfig:
@@ -100,14 +101,15 @@ class RunGates:
 
     def finish(self, session: pytest.Session, results: Results, records: Sequence[Record],
                settings: dict[str, Any], run_report: Callable[[], RunReport],
-               write_errors: list[str], stopped: str | None = None) -> pytest.ExitCode | int:
+               write_errors: list[str], stopped: str | None = None, *,
+               endpoints: Mapping[str, EndpointUsage] | None = None) -> pytest.ExitCode | int:
         """Evaluate the gates after aggregation, write baseline and Markdown (a file that
         could not be written: a line in `write_errors`), and return the exit status they
         ask for (the session's as it stands, raised by a failed gate or a refused baseline).
         The caller sets it (`outputs.RunOutputs`, the one writer of the exit status);
         `settings` and `run_report` are the run's, described and built once there.
         `stopped`: why the run stopped early (no gate, no baseline: the run judged too
-        little)."""
+        little); `endpoints`: the run's counts per endpoint for the Markdown summary."""
         state = self.state
         status = session.exitstatus
         if session.config.getoption("--collect-only"):
@@ -148,7 +150,8 @@ class RunGates:
                 lambda: write_markdown(cfg.markdown, results, state.report, settings,
                                        exitstatus=int(status), records=records,
                                        baseline_items=(cfg.baseline.records
-                                                       if cfg.baseline else None))):
+                                                       if cfg.baseline else None),
+                                       endpoints=endpoints)):
             state.written.append(f"tom markdown summary: {cfg.markdown}")
         return status
 

@@ -7,6 +7,7 @@ items that changed since the baseline. Written once, atomically.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from pytest_tom.report.probe_table import not_applicable_lines, probe_tables
 from pytest_tom.report.sweep_table import paired_lines, sweep_tables
 from pytest_tom.results.results import OUTCOME_COUNTS, Results
 from pytest_tom.results.run_report import ReportSettings
-from pytest_tom.results.token_usage import usage_by_endpoint
+from pytest_tom.results.token_usage import EndpointUsage, usage_by_endpoint
 
 LISTED = 200  # item ids listed per kind of change
 
@@ -107,10 +108,9 @@ def intervals_table(intervals: dict[str, MetricInterval]) -> list[str]:
     return table(["metric", "name", "value", "95% interval", "method"], rows) if rows else []
 
 
-def endpoints_section(records: list[Record]) -> list[str]:
+def endpoints_section(endpoints: Mapping[str, EndpointUsage]) -> list[str]:
     """Requests, failures and retries moved elsewhere per endpoint (several endpoints of
     one model, `--tom-base-url "URL URL"`); nothing otherwise. URLs are redacted."""
-    endpoints = usage_by_endpoint(records)
     if not endpoints:
         return []
     rows = [[code(name), c.requests, c.failures, c.moved]
@@ -226,7 +226,11 @@ def diff_section(diff: ItemDiff, listed: int = LISTED, records: list[Record] | N
 def render(results: Results, report: GateReport | None,
            settings: ReportSettings | dict[str, Any], exitstatus: int | None = None,
            records: list[Record] | None = None,
-           baseline_items: list[Record] | None = None) -> str:
+           baseline_items: list[Record] | None = None,
+           endpoints: Mapping[str, EndpointUsage] | None = None) -> str:
+    """The Markdown summary. `endpoints`: the run's counts per endpoint when the caller
+    has them (`token_usage.request_usage`, made once at the end of a run), else read
+    from `records`."""
     s = ReportSettings.of(settings)
     t = results.totals
     lines = [f"## pytest-tom: {cell(s.model)}", ""]
@@ -253,7 +257,8 @@ def render(results: Results, report: GateReport | None,
     lines += suites_section(results)
     lines += sweep_section(results)
     lines += probe_section(results)
-    lines += endpoints_section(records or [])
+    lines += endpoints_section(usage_by_endpoint(records or []) if endpoints is None
+                               else endpoints)
     if report is not None and report.diff is not None and not report.error:
         lines += diff_section(report.diff, records=records, baseline_items=baseline_items)
     elif records:  # no baseline: where the model is weakest
@@ -264,8 +269,9 @@ def render(results: Results, report: GateReport | None,
 def write_markdown(path: str | Path, results: Results, report: GateReport | None,
                    settings: ReportSettings | dict[str, Any], exitstatus: int | None = None,
                    records: list[Record] | None = None,
-                   baseline_items: list[Record] | None = None) -> None:
+                   baseline_items: list[Record] | None = None,
+                   endpoints: Mapping[str, EndpointUsage] | None = None) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = render(results, report, settings, exitstatus, records, baseline_items)
+    text = render(results, report, settings, exitstatus, records, baseline_items, endpoints)
     write_atomic(path, text)

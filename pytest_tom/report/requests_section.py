@@ -9,8 +9,7 @@ from typing import Any
 from tabulate import tabulate
 
 from pytest_tom.core.printable import escape_controls
-from pytest_tom.core.record import Record
-from pytest_tom.results.token_usage import failed_requests, usage_by_endpoint, usage_by_model
+from pytest_tom.results.token_usage import EndpointUsage, RequestUsage
 
 WIDTH = 120  # no line of the section is wider (as the scores: report/terminal.WIDTH)
 
@@ -19,15 +18,16 @@ def _n(v: int) -> str:
     return f"{v:,}"
 
 
-def write_usage(tr: Any, records: list[Record], default_model: str,
-                prices: dict[str, tuple[float, float]], max_failed: int = 10,
-                model_name: str = "", unscored: int = 0, made: int = 0) -> None:
-    """The `tom requests` section of the terminal summary. `unscored`: requests made for
-    items that were never scored (a run stopped by -x or Ctrl-C), counted apart; `made`:
-    every request of the run (the requests line's), which the table and they add up to."""
-    if not records:
+def write_usage(tr: Any, usage: RequestUsage, prices: dict[str, tuple[float, float]],
+                max_failed: int = 10, model_name: str = "", unscored: int = 0,
+                made: int = 0) -> None:
+    """The `tom requests` section of the terminal summary, from the run's request figures
+    (`token_usage.request_usage`). `unscored`: requests made for items that were never
+    scored (a run stopped by -x or Ctrl-C), counted apart; `made`: every request of the
+    run (the requests line's), which the table and they add up to."""
+    models = usage.models
+    if not models:
         return
-    models = usage_by_model(records, default_model, model_name)
     tr.write_sep("-", "tom requests")
     any_tokens = any(m.tokens or m.cached_tokens for m in models)
     headers = ["model", "items", "requests", "retries", "from cache", "shared", "errors"]
@@ -48,7 +48,7 @@ def write_usage(tr: Any, records: list[Record], default_model: str,
     tr.write_line(narrow_table(rows, headers))
     if not any_tokens:
         tr.write_line("(the backend reported no token usage)")
-    write_endpoints(tr, records)
+    write_endpoints(tr, usage.endpoints)
     served = sorted({s for m in models for s in m.served})
     if served and served != [model_name]:
         for line in textwrap.wrap(f"the server answered as: {', '.join(served)}", WIDTH,
@@ -60,7 +60,7 @@ def write_usage(tr: Any, records: list[Record], default_model: str,
         whole = f"; {made} in all, as on the tom requests line" if made else ""
         tr.write_line(f"{unscored} further request(s) for items that were not scored "
                       f"(the run stopped early{whole})")
-    failed = failed_requests(records)
+    failed = usage.failed
     if failed:
         tr.write_line(f"{len(failed)} item(s) without an answer (error outcomes, counted as wrong):")
         for item, err in failed[:max_failed]:
@@ -84,9 +84,8 @@ def narrow_table(rows: list[list[Any]], headers: list[str], width: int = WIDTH) 
                     maxcolwidths=[keep, *([None] * (len(headers) - 1))])
 
 
-def write_endpoints(tr: Any, records: list[Record]) -> None:
+def write_endpoints(tr: Any, endpoints: dict[str, EndpointUsage]) -> None:
     """One row per endpoint when the model has several (`--tom-base-url "URL URL"`)."""
-    endpoints = usage_by_endpoint(records)
     if not endpoints:
         return
     rows = [[name, _n(c.requests), _n(c.failures), _n(c.moved)]

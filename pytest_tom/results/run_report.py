@@ -403,7 +403,8 @@ class RunReport:
     @classmethod
     def build(cls, results: Results, records: list[Record],
               settings: ReportSettings | Mapping[str, Any], started: float, finished: float,
-              status: str = "complete", versions: Mapping[str, Any] | None = None) -> RunReport:
+              status: str = "complete", versions: Mapping[str, Any] | None = None,
+              endpoints: Mapping[str, EndpointUsage] | None = None) -> RunReport:
         """The report of a run (or a merge) from its results and records; `status` is
         "complete", "interrupted" (Ctrl-C, a crash: only the items scored before it; never
         a baseline) or "incomplete" (a merge with parts missing); `versions`: those of the
@@ -416,7 +417,8 @@ class RunReport:
             extra["sweep"] = results.sweep.as_dict()
         if results.get("probes") is not None:  # --tom-probe: each probe beside the base
             extra["probes"] = results["probes"]
-        endpoints = usage_by_endpoint(records)  # several endpoints of one model: counts of each
+        if endpoints is None:  # several endpoints of one model: counts of each
+            endpoints = usage_by_endpoint(records)
         if endpoints:
             extra["endpoints"] = [{"endpoint": k, **v.as_dict()} for k, v in endpoints.items()]
         return cls({

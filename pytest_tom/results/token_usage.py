@@ -92,29 +92,6 @@ def _add(into: dict[str, int], usage: dict[str, Any] | None) -> None:
             into[k] = into.get(k, 0) + int(v)
 
 
-def usage_by_model(records: Iterable[Record], default_model: str,
-                   model_name: str = "") -> list[ModelUsage]:
-    """One row per configured model. The name a server answers as (`gpt-4o-mini-2024-07-18`,
-    a GGUF path) is kept beside it, not as a row of its own: items from the cache, errors and
-    skipped items carry no such name, and a row per name split one model in two."""
-    out: dict[str, ModelUsage] = {}
-    for rec in records:
-        mu = out.setdefault(default_model, ModelUsage(default_model, name=model_name))
-        view = RecordView(rec)
-        if view.model:
-            mu.served.add(str(view.model))
-        mu.items += 1
-        mu.requests += view.requests
-        mu.retries += view.retries
-        mu.cached += view.cached
-        mu.shared += view.shared
-        if status(view.outcome_or_none or {}) == ERROR:
-            mu.errors += 1
-        _add(mu.tokens, view.usage)
-        _add(mu.cached_tokens, view.cached_usage)
-    return sorted(out.values(), key=lambda m: m.model)
-
-
 @dataclass(frozen=True)
 class EndpointUsage:
     """Requests to one endpoint, those that failed, and the retries moved elsewhere."""
@@ -128,25 +105,56 @@ class EndpointUsage:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
-def usage_by_endpoint(records: Iterable[Record]) -> dict[str, EndpointUsage]:
-    """Requests, failures and retries moved elsewhere per endpoint (redacted URL), summed
-    over the item records that carry them (runs against several endpoints of one model),
-    sorted by URL (records arrive in any order under xdist); empty otherwise."""
-    out: dict[str, dict[str, int]] = {}
+@dataclass(frozen=True)
+class RequestUsage:
+    """The request figures of a run, from one pass over its records: one row per configured
+    model, the counts per endpoint (several endpoints of one model; empty otherwise), and
+    (item, error) of every item whose model call finally failed. The terminal's requests
+    section, the JSON report and the Markdown summary read the one made at the end of the
+    run (`plugin/outputs.RunOutputs.usage`)."""
+
+    models: list[ModelUsage]
+    endpoints: dict[str, EndpointUsage]
+    failed: list[tuple[str, str]]
+
+
+def request_usage(records: Iterable[Record], default_model: str,
+                  model_name: str = "") -> RequestUsage:
+    """`RequestUsage` of `records`, each read once. The name a server answers as
+    (`gpt-4o-mini-2024-07-18`, a GGUF path) is kept beside the configured model, not as a
+    row of its own: items from the cache, errors and skipped items carry no such name, and
+    a row per name split one model in two. Endpoints are sorted by URL (records arrive in
+    any order under xdist)."""
     names = [f.name for f in fields(EndpointUsage)]
+    models: dict[str, ModelUsage] = {}
+    endpoints: dict[str, dict[str, int]] = {}
+    failed = []
     for rec in records:
-        for endpoint, counts in RecordView(rec).endpoints.items():
-            row = out.setdefault(str(endpoint), dict.fromkeys(names, 0))
+        mu = models.setdefault(default_model, ModelUsage(default_model, name=model_name))
+        view = RecordView(rec)
+        if view.model:
+            mu.served.add(str(view.model))
+        mu.items += 1
+        mu.requests += view.requests
+        mu.retries += view.retries
+        mu.cached += view.cached
+        mu.shared += view.shared
+        if status(view.outcome_or_none or {}) == ERROR:
+            mu.errors += 1
+            failed.append((f"{view.suite}::{view.id}", view.detail))
+        _add(mu.tokens, view.usage)
+        _add(mu.cached_tokens, view.cached_usage)
+        for endpoint, counts in view.endpoints.items():
+            row = endpoints.setdefault(str(endpoint), dict.fromkeys(names, 0))
             for k in row:
                 row[k] += int((counts or {}).get(k) or 0)
-    return {name: EndpointUsage(**row) for name, row in sorted(out.items())}
+    return RequestUsage(sorted(models.values(), key=lambda m: m.model),
+                        {name: EndpointUsage(**row) for name, row in sorted(endpoints.items())},
+                        sorted(failed))
 
 
-def failed_requests(records: Iterable[Record]) -> list[tuple[str, str]]:
-    """(item, error) of every item whose model call finally failed."""
-    out = []
-    for rec in records:
-        view = RecordView(rec)
-        if status(view.outcome_or_none or {}) == ERROR:
-            out.append((f"{view.suite}::{view.id}", view.detail))
-    return sorted(out)
+def usage_by_endpoint(records: Iterable[Record]) -> dict[str, EndpointUsage]:
+    """Requests, failures and retries moved elsewhere per endpoint (redacted URL), summed
+    over the item records that carry them; empty otherwise (`request_usage`'s, for a
+    report built without one)."""
+    return request_usage(records, "").endpoints
