@@ -20,6 +20,7 @@ from typing import Any
 from pytest_tom.core.outcome import Outcome
 from pytest_tom.families.base import Settings
 from pytest_tom.gates.evaluate import GateConfig, evaluate
+from pytest_tom.gates.spec import GateOptions
 from pytest_tom.metrics.mcnemar import mcnemar_exact
 from pytest_tom.results.aggregate import aggregate
 from pytest_tom.results.run_report import RunReport
@@ -55,8 +56,10 @@ def main(sizes: list[int]) -> None:
         results = aggregate(now, Settings())
         t_agg = time.perf_counter() - t0
         baseline = RunReport.build(base_results, base, {}, 0.0, 0.0)
-        cfg = GateConfig.from_options({"fail_under": "turn=0.5,*:goal=0.1", "baseline": "b.json",
-                                       "max_drop": "0.01,*:tag.belief.turn=0.02"}, load=False)
+        cfg = GateConfig.from_options(GateOptions(fail_under="turn=0.5,*:goal=0.1",
+                                                  baseline="b.json",
+                                                  max_drop="0.01,*:tag.belief.turn=0.02"),
+                                      load=False)
         cfg.baseline = baseline
         t0 = time.perf_counter()
         report = evaluate(cfg, results, now)

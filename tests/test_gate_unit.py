@@ -14,7 +14,13 @@ import pytest
 from pytest_tom.core.outcome import Outcome
 from pytest_tom.families.base import Settings
 from pytest_tom.gates.evaluate import GateConfig, evaluate, load_baseline
-from pytest_tom.gates.spec import GateSpecError, MetricRef, parse_max_drop, parse_thresholds
+from pytest_tom.gates.spec import (
+    GateOptions,
+    GateSpecError,
+    MetricRef,
+    parse_max_drop,
+    parse_thresholds,
+)
 from pytest_tom.metrics import mcnemar
 from pytest_tom.metrics.mcnemar import mcnemar_exact, pair_records
 from pytest_tom.report.item_outcome import junit_properties, short, xfail_reason
@@ -112,13 +118,13 @@ def test_max_drop_default_and_overrides() -> None:
 
 
 def test_config_items_mode_and_checks(tmp_path: Path) -> None:
-    assert GateConfig.from_options({}).items == "fail"
-    assert GateConfig.from_options({"fail_under": "turn=0.5"}).items == "report"
-    assert GateConfig.from_options({"fail_under": "turn=0.5", "items": "fail"}).items == "fail"
+    assert GateConfig.from_options(GateOptions()).items == "fail"
+    assert GateConfig.from_options(GateOptions(fail_under="turn=0.5")).items == "report"
+    assert GateConfig.from_options(GateOptions(fail_under="turn=0.5", items="fail")).items == "fail"
     with pytest.raises(GateSpecError, match="needs --tom-baseline"):
-        GateConfig.from_options({"max_drop": "0.1"})
+        GateConfig.from_options(GateOptions(max_drop="0.1"))
     with pytest.raises(GateSpecError, match="significance level"):
-        GateConfig.from_options({"alpha": 1.5})
+        GateConfig.from_options(GateOptions(alpha=1.5))
 
 
 def test_baseline_file_is_checked(tmp_path: Path) -> None:
@@ -161,7 +167,7 @@ def report_of(records: list[dict[str, Any]]) -> RunReport:
 def cfg(baseline: RunReport | None = None, **options: Any) -> GateConfig:
     if baseline is not None:
         options["baseline"] = "base.json"
-    c = GateConfig.from_options(options, load=False)
+    c = GateConfig.from_options(GateOptions(**options), load=False)
     c.baseline = baseline
     return c
 

@@ -241,7 +241,6 @@ OTHER_DATA = {
     ("families/opentom/metrics.py", "c", "parsed"): "a Counter of the faithfulness pairs",
     ("families/base.py", "owner", "tags"): "a metric's declared owner (a suite-file entry)",
     ("plugin/large_runs.py", "kwargs", "item"): "a pytest hook's keyword arguments (the test item)",
-    ("plugin/markers.py", "options", "model"): "the run's options",
     ("families/hitom/headline.py", "m", "order"): "the item's meta (the family's own keys)",
     ("families/fantom/prompts.py", "d", "question"): "the item's data (the family's own keys)",
     ("families/mmtomqa/prompts.py", "s", "question"): "a scenario of the release's file",

@@ -25,7 +25,7 @@ from typing import Any
 
 from pytest_tom.core.option_table import core_table
 from pytest_tom.gates.evaluate import GateConfig, GateReport, GateState, evaluate, settings_notes
-from pytest_tom.gates.spec import GateSpecError
+from pytest_tom.gates.spec import GateOptions, GateSpecError
 from pytest_tom.gates.subset import subset_note
 from pytest_tom.report.gate_junit import write_gate_junit
 from pytest_tom.report.gate_summary import write_gates
@@ -98,12 +98,12 @@ def run(args: argparse.Namespace) -> int:
         data = read_saved_report(args.report, label=args.report,
                                  how_to_write=f"--tom-report={args.report}")
         table = {o.name: o for o in core_table()}
-        options = {name: getattr(args, name) for name in GATE_OPTIONS}
-        for name, value in options.items():  # given several times: every value, as in a run
+        given = {name: getattr(args, name) for name in GATE_OPTIONS}
+        for name, value in given.items():  # given several times: every value, as in a run
             if table[name].repeat and value is not None:
-                options[name] = table[name].parse(value)
-        options["alpha"] = float(options["alpha"])
-        cfg = GateConfig.from_options({**options, "markdown": args.markdown})
+                given[name] = table[name].parse(value)
+        given["alpha"] = float(given["alpha"])  # argparse's text, as the option table's
+        cfg = GateConfig.from_options(GateOptions(**given, markdown=args.markdown))
     except (SavedReportError, GateSpecError, ValueError) as exc:
         print(f"pytest-tom gate: {exc}", file=sys.stderr)
         return USAGE_ERROR

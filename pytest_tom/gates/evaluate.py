@@ -30,6 +30,7 @@ from pytest_tom.gates.spec import (
     TOTALS,
     TOTALS_METRICS,
     DropSpec,
+    GateOptions,
     GateSpecError,
     MetricRef,
     Threshold,
@@ -72,24 +73,25 @@ class GateConfig:
         return bool(self.thresholds) or self.baseline_path is not None
 
     @classmethod
-    def from_options(cls, options: dict[str, Any], load: bool = True) -> GateConfig:
+    def from_options(cls, options: GateOptions, load: bool = True) -> GateConfig:
+        """The gates of `options`, parsed and checked (GateSpecError if bad); the baseline
+        read when `load`."""
         known = family_names()
         cfg = cls(
-            thresholds=parse_thresholds(options.get("fail_under"), known),
-            baseline_path=options.get("baseline") or None,
-            drops=parse_max_drop(options.get("max_drop"), known),
-            alpha=float(options.get("alpha", 0.05)),
-            save_baseline=options.get("save_baseline") or None,
-            markdown=options.get("markdown") or None,
+            thresholds=parse_thresholds(options.fail_under, known),
+            baseline_path=options.baseline or None,
+            drops=parse_max_drop(options.max_drop, known),
+            alpha=float(options.alpha),
+            save_baseline=options.save_baseline or None,
+            markdown=options.markdown or None,
         )
         if not 0 < cfg.alpha <= 1:
             raise GateSpecError(f"--tom-alpha {cfg.alpha:g}: the significance level must be "
                                 f"above 0 and at most 1 (1 turns the significance test off)")
-        if options.get("max_drop") and not cfg.baseline_path:
+        if options.max_drop and not cfg.baseline_path:
             raise GateSpecError("--tom-max-drop needs --tom-baseline REPORT.json to compare with")
         # saving a baseline is a success: its wrong answers are the baseline, not failures
-        cfg.items = options.get("items") or ("report" if cfg.active or cfg.save_baseline
-                                             else "fail")
+        cfg.items = options.items or ("report" if cfg.active or cfg.save_baseline else "fail")
         if load and cfg.baseline_path:
             cfg.baseline = load_baseline(cfg.baseline_path)
         return cfg

@@ -10,11 +10,12 @@ import difflib
 import fnmatch
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_tom import families
+from pytest_tom.core.option_table import TomOptions
 from pytest_tom.families.base import Settings
 from pytest_tom.metrics.accuracy import accuracy_block
 from pytest_tom.metrics.declare import evaluate
@@ -197,11 +198,34 @@ def _drop_value(text: str, entry: str) -> float:
     return value
 
 
+@dataclass(frozen=True)
+class GateOptions:
+    """The gate options as given, typed: from a run's `TomOptions` (`of`) or the
+    `pytest-tom gate` command's arguments. The specs stay text until `GateConfig` parses
+    them (a usage error names the option)."""
+
+    fail_under: str | None = None
+    baseline: str | None = None
+    max_drop: str | None = None
+    alpha: float = 0.05
+    save_baseline: str | None = None
+    markdown: str | None = None
+    items: str | None = None
+
+    @classmethod
+    def of(cls, options: TomOptions) -> GateOptions:
+        return cls(fail_under=options.fail_under, baseline=options.baseline,
+                   max_drop=options.max_drop, alpha=options.alpha,
+                   save_baseline=options.save_baseline, markdown=options.markdown,
+                   items=options.items)
+
+
 # -- family metric names, known before the run -------------------------------------------
 SHOWN_NAMES = 12  # names listed in an unknown-metric message (the rest counted)
 
 
-def family_metric_names(family_name: str, options: dict[str, Any]) -> tuple[set[str], tuple[str, ...]] | None:
+def family_metric_names(family_name: str, options: Mapping[str, Any]
+                        ) -> tuple[set[str], tuple[str, ...]] | None:
     """(the metric names a family's suite reports, patterns of data-dependent names), or None
     when the family cannot say before the run (`Family.metric_patterns` is None)."""
     fam = families.get(family_name)
@@ -231,12 +255,13 @@ def name_list(names: Iterable[str], near: str = "") -> str:
                                f"suites.<suite>.metrics)" if more > 0 else "")
 
 
-def check_family_metrics(options: dict[str, Any]) -> None:
+def check_family_metrics(gate: GateOptions, options: Mapping[str, Any]) -> None:
     """GateSpecError when `--tom-fail-under`/`--tom-max-drop` name a family metric the family
-    never reports, with the closest valid name; before the run rather than after it."""
+    never reports, with the closest valid name; before the run rather than after it.
+    `options`: the families' option values, with which a family says its metric names."""
     known = family_names()
-    refs = [t.ref for t in parse_thresholds(options.get("fail_under"), known)]
-    refs += [ref for ref, _ in parse_max_drop(options.get("max_drop"), known).overrides]
+    refs = [t.ref for t in parse_thresholds(gate.fail_under, known)]
+    refs += [ref for ref, _ in parse_max_drop(gate.max_drop, known).overrides]
     problems = []
     for ref in refs:
         if ref.family is None:

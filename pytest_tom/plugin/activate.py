@@ -77,7 +77,7 @@ def activate(config: pytest.Config, options: TomOptions) -> None:
     bundled = configure_bundled(config, options)  # --tom-suite: usage error or paths added
     # --tom-prices read; --tom-cache-clear (controller only)
     prices, cache_notes = configure_requests(config, options, is_worker, project_dir(config))
-    check_start(config, settings, is_worker)  # method, family options, metric names, outputs
+    check_start(config, options, settings, is_worker)  # method, family options, metric names, outputs
     gates = gate_config(options, is_worker)  # usage errors now, not after the run
     problem = usage_problem(options.html)  # --tom-html: extra installed, before the run
     if problem:

@@ -41,14 +41,14 @@ def register_markers(config: pytest.Config, options: TomOptions) -> None:
     config.addinivalue_line("markers", "<tag>: every tag of a pytest-tom suite is a marker of "
                             "its items (e.g. -m false_belief); with --tom-model, pytest "
                             "--markers SUITES lists them")
-    if not options.get("model"):
+    if not options.model:
         return
 
-    settings = Settings(method=options.get("method") or "vanilla", seed=options.get("seed") or 0,
+    settings = Settings(method=options.method or "vanilla", seed=options.seed or 0,
                         options=options.as_dict())
     seen: dict[str, set[str]] = {}
     kinds: dict[str, str] = {}
-    for path in suite_files(list(config.args), str(options.get("files") or "*.tom.yaml").split()):
+    for path in suite_files(list(config.args), str(options.files or "*.tom.yaml").split()):
         try:
             suite = load_suite(path, settings)
         except SuiteError:

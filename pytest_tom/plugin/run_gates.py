@@ -15,7 +15,7 @@ import pytest
 from pytest_tom.core.option_table import TomOptions
 from pytest_tom.core.record import Record
 from pytest_tom.gates.evaluate import GateConfig, GateState, evaluate, settings_notes
-from pytest_tom.gates.spec import GateSpecError
+from pytest_tom.gates.spec import GateOptions, GateSpecError
 from pytest_tom.gates.subset import subset_note
 from pytest_tom.plugin.context import RunContext
 from pytest_tom.plugin.pytest_options import option_source
@@ -37,7 +37,7 @@ def gate_config(options: TomOptions, is_worker: bool) -> GateConfig:
     read the baseline: only the controller evaluates gates.
     """
     try:
-        return GateConfig.from_options(options, load=not is_worker)
+        return GateConfig.from_options(GateOptions.of(options), load=not is_worker)
     except GateSpecError as exc:
         raise pytest.UsageError(str(exc)) from None
 

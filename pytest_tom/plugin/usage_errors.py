@@ -20,8 +20,9 @@ from __future__ import annotations
 import pytest
 
 from pytest_tom import families
+from pytest_tom.core.option_table import TomOptions
 from pytest_tom.core.settings import Settings
-from pytest_tom.gates.spec import GateSpecError, check_family_metrics
+from pytest_tom.gates.spec import GateOptions, GateSpecError, check_family_metrics
 from pytest_tom.pytest_compat import junit_path
 from pytest_tom.report.atomic import unwritable
 
@@ -30,7 +31,8 @@ PATH_OPTIONS = ("report", "record", "markdown", "save_baseline", "baseline", "em
                 "cache_dir")
 
 
-def check_start(config: pytest.Config, settings: Settings, is_worker: bool) -> None:
+def check_start(config: pytest.Config, options: TomOptions, settings: Settings,
+                is_worker: bool) -> None:
     """Raise one UsageError listing every problem of the options (controller and workers)."""
     problems: list[str] = []
     for name in PATH_OPTIONS:  # `--tom-markdown="$GITHUB_STEP_SUMMARY"` with the variable unset
@@ -54,7 +56,7 @@ def check_start(config: pytest.Config, settings: Settings, is_worker: bool) -> N
         problems += fam.option_problems(settings.options)
 
     try:
-        check_family_metrics(settings.options)
+        check_family_metrics(GateOptions.of(options), settings.options)
     except GateSpecError as exc:
         problems.append(str(exc))
     if problems:
