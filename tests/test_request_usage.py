@@ -37,5 +37,9 @@ def test_one_pass_gives_models_endpoints_and_failures() -> None:
                                "http://b/v1": EndpointUsage(1, 1, 1)}
     assert list(usage.endpoints) == ["http://a/v1", "http://b/v1"]  # sorted by URL
     assert usage.failed == [("toy::s2::q", "HTTP 500: boom")]
+    assert usage.flagged == 1  # outcomes with an error of any kind (-q shows the section then)
+    unparsed = build_record(_spec(3), Outcome(correct=False, error="unparseable"), ["?"])
+    assert (request_usage([unparsed], "m").flagged, request_usage([unparsed], "m").failed) == \
+        (1, [])
     assert usage_by_endpoint(records) == usage.endpoints
     assert request_usage([], "openai:m").models == []

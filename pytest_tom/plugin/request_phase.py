@@ -262,8 +262,8 @@ class RequestPhase:
     def write_summary(self, terminalreporter: Any, usage: RequestUsage) -> None:
         """The `tom requests` section: requests, cache hits, tokens, cost, failed items,
         from the run's request figures (`token_usage.request_usage`, made once)."""
-        if verbosity(terminalreporter.config) < 0 and not usage.failed:
-            return  # -q: only when something failed
+        if verbosity(terminalreporter.config) < 0 and not usage.flagged:
+            return  # -q: only when an outcome carries an error
 
         unscored = made = 0
         if self._runner is not None:  # without xdist this process's runner made every request

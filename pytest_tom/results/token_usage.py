@@ -116,6 +116,9 @@ class RequestUsage:
     models: list[ModelUsage]
     endpoints: dict[str, EndpointUsage]
     failed: list[tuple[str, str]]
+    # records whose outcome carries an error of any kind (a failed request, an unparseable
+    # or cut-off answer, a skipped item): under -q the requests section shows only then
+    flagged: int = 0
 
 
 def request_usage(records: Iterable[Record], default_model: str,
@@ -129,6 +132,7 @@ def request_usage(records: Iterable[Record], default_model: str,
     models: dict[str, ModelUsage] = {}
     endpoints: dict[str, dict[str, int]] = {}
     failed = []
+    flagged = 0
     for rec in records:
         mu = models.setdefault(default_model, ModelUsage(default_model, name=model_name))
         view = RecordView(rec)
@@ -139,6 +143,8 @@ def request_usage(records: Iterable[Record], default_model: str,
         mu.retries += view.retries
         mu.cached += view.cached
         mu.shared += view.shared
+        if view.error:
+            flagged += 1
         if status(view.outcome_or_none or {}) == ERROR:
             mu.errors += 1
             failed.append((f"{view.suite}::{view.id}", view.detail))
@@ -150,7 +156,7 @@ def request_usage(records: Iterable[Record], default_model: str,
                 row[k] += int((counts or {}).get(k) or 0)
     return RequestUsage(sorted(models.values(), key=lambda m: m.model),
                         {name: EndpointUsage(**row) for name, row in sorted(endpoints.items())},
-                        sorted(failed))
+                        sorted(failed), flagged)
 
 
 def usage_by_endpoint(records: Iterable[Record]) -> dict[str, EndpointUsage]:
