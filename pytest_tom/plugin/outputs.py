@@ -9,6 +9,7 @@ writes the JSON report, the HTML report and the replay file, hands over to the g
 
 from __future__ import annotations
 
+import functools
 import time
 from collections import Counter
 from typing import Any
@@ -161,17 +162,13 @@ class RunOutputs:
         # summary and the terminal's requests section read them
         usage = self.usage = request_usage(records, self.ctx.backend.describe(),
                                            self.ctx.backend.model)
-        built: list[RunReport] = []
-
+        @functools.cache
         def run_report() -> RunReport:
             """The run's report, built once at its first use (the JSON and HTML reports
             and the baseline are the same report)."""
-            if not built:
-                built.append(RunReport.build(results, records, settings, self.ctx.started,
-                                             time.time(),
-                                             "interrupted" if interrupted else "complete",
-                                             endpoints=usage.endpoints))
-            return built[0]
+            return RunReport.build(results, records, settings, self.ctx.started, time.time(),
+                                   "interrupted" if interrupted else "complete",
+                                   endpoints=usage.endpoints)
 
         for what, path, write in (
                 ("report", options.report, lambda p: write_report(p, run_report())),
