@@ -6,19 +6,21 @@ is known: these TypedDicts write down the part every family shares. A family dec
 its own document in its schema.py by extending them, one TypedDict per level of its
 YAML, and annotates its hooks with it:
 
-    class MyScenario(Scenario, total=False):
+    class MyScenario(Scenario):         # its keys required, as in SCENARIO
         question: str
         answer: str
 
-    class MyDocument(SuiteDocument, total=False):
-        defaults: Defaults
+    class MyDocument(SuiteDocument):    # `scenarios` is required
         scenarios: list[MyScenario]
 
     def check(data: MyDocument, ck: Checker) -> None: ...
     def expand(suite: Suite, data: MyDocument, settings: Settings, line_of: LineOf) -> ...
 
-`scenarios` and `defaults` are the family's own (a TypedDict cannot narrow a key it
-inherits, so the base does not declare them). `check` also meets documents the schema
+(optional keys go in a `total=False` class: `class MyDefaults(Defaults, total=False)`, and
+a document with defaults is `class MyDocument(SuiteDocument, _MyScenarios, total=False):
+defaults: MyDefaults`, as BigToM's, OpenToM's and FANToM's schema.py). `scenarios` and
+`defaults` are the family's own (a TypedDict cannot narrow a key it inherits, so the base
+does not declare them). `check` also meets documents the schema
 found faults in (the loader runs it to report every problem at once): it reads with
 `.get` and `isinstance` where the schema may have failed. TypedDicts are plain dicts at
 runtime; nothing here checks or converts a value.
