@@ -21,6 +21,9 @@ from dataclasses import field
 from dataclasses import replace
 from typing import Any
 from typing import ClassVar
+from typing import TypedDict
+from typing import TypeVar
+from typing import cast
 
 from pytest_tom.core.download import Download
 from pytest_tom.core.model import LETTERS
@@ -30,7 +33,11 @@ from pytest_tom.core.option_table import Opt
 from pytest_tom.core.option_table import choice_problems
 from pytest_tom.core.outcome import UNPARSEABLE
 from pytest_tom.core.outcome import Outcome
+from pytest_tom.core.record import Record
 from pytest_tom.core.settings import Settings
+from pytest_tom.families.document import LineOf
+from pytest_tom.families.document import SuiteDocument
+from pytest_tom.families.document import Tagged
 from pytest_tom.families.parts import Parts
 from pytest_tom.families.parts import apply_parts
 from pytest_tom.metrics.declare import Metric
@@ -42,6 +49,7 @@ from pytest_tom.suite.schema import Checker
 from pytest_tom.suite.schema import Obj
 
 Message = dict[str, str]  # {"role": ..., "content": ...}
+T = TypeVar("T")
 
 METHOD_HELP = {
     "vanilla": "the question alone (zero-shot)",
@@ -50,6 +58,17 @@ METHOD_HELP = {
     "1shot": "one worked example before the question",
     "1shot-cot": "one worked example with reasoning, then chain of thought",
 }
+
+
+class MetricTableDict(TypedDict, total=False):
+    """`MetricTable.to_dict()`: the table as the JSON report keeps it (`caption` only
+    when the table has one)."""
+
+    title: str
+    headers: list[str]
+    rows: list[list[Any]]
+    note: str
+    caption: str
 
 
 @dataclass
@@ -62,8 +81,9 @@ class MetricTable:
     note: str = ""
     caption: str = ""  # the scale of its numbers, stated once ("scores in %, as the paper's")
 
-    def to_dict(self) -> dict[str, Any]:
-        out = {"title": self.title, "headers": self.headers, "rows": self.rows, "note": self.note}
+    def to_dict(self) -> MetricTableDict:
+        out: MetricTableDict = {"title": self.title, "headers": self.headers, "rows": self.rows,
+                                "note": self.note}
         return {**out, "caption": self.caption} if self.caption else out
 
 
@@ -73,7 +93,8 @@ class FamilyResult:
 
     metrics: dict[str, float | int | None] = field(default_factory=dict)
     tables: list[MetricTable] = field(default_factory=list)
-    info: dict[str, Any] = field(default_factory=dict)  # e.g. the embedder used
+    # notes on how the figures were made, shown as `name: text` lines (e.g. the embedder used)
+    info: dict[str, str] = field(default_factory=dict)
 
 
 class ScoringContext:
@@ -81,12 +102,16 @@ class ScoringContext:
 
     def __init__(self, settings: Settings):
         self.settings = settings
-        self._services: dict[str, Any] = {}
+        # name -> the object its factory made: services differ in type, so the entry is
+        # `object` and `service` gives it back as its factory's type
+        self._services: dict[str, object] = {}
 
-    def service(self, name: str, factory: Callable[[], Any]) -> Any:
+    def service(self, name: str, factory: Callable[[], T]) -> T:
+        """The service `name`, made by `factory` at the first call (a name is always
+        asked for with the same factory)."""
         if name not in self._services:
             self._services[name] = factory()
-        return self._services[name]
+        return cast(T, self._services[name])
 
 
 class Family:
@@ -146,12 +171,17 @@ class Family:
         one of its options, e.g. FANToM's ALL* grouping, overrides this)."""
         return self.headline_metrics
 
-    def check(self, data: dict[str, Any], ck: Checker) -> None:
-        """Semantic checks of the whole (schema-valid) document; report problems on `ck`."""
+    def check(self, data: SuiteDocument, ck: Checker) -> None:
+        """Semantic checks of the whole document; report problems on `ck`. Also called
+        when the schema found faults (every problem is reported at once): read what the
+        schema may have refused with `.get` and `isinstance`. A family's module function
+        takes its own document type, a `SuiteDocument` with its `scenarios`
+        (`families.document`)."""
 
-    def expand(self, suite: Suite, data: dict[str, Any], settings: Settings,
-               line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
-        """Turn the scenarios of a validated document into items."""
+    def expand(self, suite: Suite, data: SuiteDocument, settings: Settings,
+               line_of: LineOf) -> list[ItemSpec]:
+        """Turn the scenarios of a validated document into items (`data`: the family's own
+        document type, as for `check`; `line_of`: a YAML path's line in the file)."""
         raise NotImplementedError(_missing(self, "expand"))
 
     def conversation(self, item: ItemSpec, method: str, responses: list[str]) -> list[Message] | None:
@@ -193,7 +223,7 @@ class Family:
         return replace(item, choices=[item.choices[i] for i in order],
                        gold=letter.upper() if gold.isupper() else letter)
 
-    def aggregate(self, records: list[dict[str, Any]], settings: Settings,
+    def aggregate(self, records: list[Record], settings: Settings,
                   declared: Mapping[str, Value]) -> FamilyResult:
         """The figures of one suite beyond the declared metrics (named numbers, usable in
         gates) and its tables in the paper's layout.
@@ -224,7 +254,7 @@ class Family:
     # so gate options naming this family's metrics are checked after the run only
     metric_patterns: tuple[str, ...] | None = None
 
-    def option_problems(self, options: dict[str, Any]) -> list[str]:
+    def option_problems(self, options: Mapping[str, object]) -> list[str]:
         """Usage errors in this family's options (checked at start), one text per problem:
         by default a value none of its option's choices (a family with checks of its own
         adds them to `choice_problems(options, OPTIONS)`)."""
@@ -261,7 +291,7 @@ def _takes_two(fn: Callable[..., Any]) -> bool:
 
 def _with_declared(fn: Callable[..., FamilyResult]) -> Callable[..., FamilyResult]:
     @functools.wraps(fn)
-    def aggregate(self: Family, records: list[dict[str, Any]], settings: Settings,
+    def aggregate(self: Family, records: list[Record], settings: Settings,
                   declared: Mapping[str, Value] | None = None) -> FamilyResult:
         return fn(self, records, settings)
 
@@ -275,7 +305,7 @@ def method_for(family: Family, method: str) -> str:
     return method if method in family.methods else "vanilla"
 
 
-def tags_of(*owners: Mapping[str, Any] | str) -> list[str]:
+def tags_of(*owners: Tagged | str) -> list[str]:
     """An item's tags, each once, in order: the `tags` of each mapping given (the suite's
     `defaults`, the scenario, the question ...) and each string given itself."""
     tags = (tag for owner in owners

@@ -18,9 +18,9 @@ import sys
 from collections.abc import Callable
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 from typing import TypeVar
 
+from pytest_tom.families.document import SuiteDocument
 from pytest_tom.suite.schema import ITEM_ID
 from pytest_tom.suite.yaml_out import dump_suite
 
@@ -101,14 +101,14 @@ def suite_file(folder: Path, stem: str) -> Path:
     return folder / f"{stem}{SUITE_SUFFIX}"
 
 
-def write_suite(document: dict[str, Any], path: Path) -> Path:
+def write_suite(document: SuiteDocument, path: Path) -> Path:
     """Write the suite document as YAML at `path` (its folder created); `path`."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(dump_suite(document), encoding="utf-8")
     return path
 
 
-def write_suite_in(folder: Path, stem: str, document: dict[str, Any]) -> Path:
+def write_suite_in(folder: Path, stem: str, document: SuiteDocument) -> Path:
     """Write the suite document as `<folder>/<stem>.tom.yaml`; its path."""
     return write_suite(document, suite_file(folder, stem))
 

@@ -23,6 +23,11 @@ from pytest_tom.core.download import Remote
 from pytest_tom.core.download import github_file
 from pytest_tom.core.download import github_page
 
+# JSON and nothing more precise: an upstream row before its converter checks it, a
+# free-form `source` or `meta`
+from pytest_tom.core.json_value import JSONObject
+from pytest_tom.core.json_value import JSONValue
+
 # the nouns: an item, a suite, an outcome, the run's settings
 from pytest_tom.core.model import ItemSpec
 from pytest_tom.core.model import Suite
@@ -46,6 +51,7 @@ from pytest_tom.families.base import Family
 from pytest_tom.families.base import FamilyResult
 from pytest_tom.families.base import Message
 from pytest_tom.families.base import MetricTable
+from pytest_tom.families.base import MetricTableDict
 from pytest_tom.families.base import ScoringContext
 from pytest_tom.families.base import letter_outcome
 from pytest_tom.families.base import single_call
@@ -62,6 +68,13 @@ from pytest_tom.families.convert_kit import problems_reported
 from pytest_tom.families.convert_kit import suite_file
 from pytest_tom.families.convert_kit import write_suite
 from pytest_tom.families.convert_kit import write_suite_in
+
+# the suite document the hooks take: a family's schema.py extends these TypedDicts
+from pytest_tom.families.document import Defaults
+from pytest_tom.families.document import LineOf
+from pytest_tom.families.document import Scenario
+from pytest_tom.families.document import SuiteDocument
+from pytest_tom.families.document import Tagged
 from pytest_tom.families.option_kit import Opt
 
 # the parts a family names in its family.py: `parts = Parts(schema, expand, ...)`
@@ -181,8 +194,8 @@ __all__ = [
     "UNIT_SCALE", "UNPARSEABLE",
     "AllRight", "AllRightGroups", "Any_", "Bool", "Checker", "ChoiceReading", "Condition",
     "Contrast", "Declared", "EmbedderError", "Enum", "Family", "FamilyResult", "Field", "Int",
-    "ItemSpec", "Joint", "KeywordTable", "LabelPairs", "ListOf", "Message", "Metric",
-    "MetricTable", "Node", "Obj", "Opt", "Outcome", "Parts", "Path_", "Plot", "Record",
+    "ItemSpec", "JSONObject", "JSONValue", "Joint", "KeywordTable", "LabelPairs", "ListOf",
+    "Message", "Metric", "MetricTable", "MetricTableDict", "Node", "Obj", "Opt", "Outcome", "Parts", "Path_", "Plot", "Record",
     "RecordTable", "RecordView", "ScoringContext", "Settings", "Str", "Suite", "Summaries", "Text", "Value",
     "ValueMean",
     "accuracies", "after_last", "check_unique_ids", "checked_scenarios", "choice_problems",
@@ -198,6 +211,8 @@ __all__ = [
     "yes_no_word",
     # downloads (download.py)
     "Download", "GitHubRelease", "Licence", "Member", "Remote", "github_file", "github_page",
+    # the suite document (schema.py declares the family's own)
+    "Defaults", "LineOf", "Scenario", "SuiteDocument", "Tagged",
     # the convert command (convert.py)
     "ConvertError", "add_input_output", "add_suite_limit", "arguments_refused", "convert_kit",
     "problems_reported", "suite_file", "write_suite", "write_suite_in",

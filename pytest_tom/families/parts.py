@@ -28,6 +28,7 @@ from dataclasses import fields
 from types import ModuleType
 from typing import Any
 
+from pytest_tom.core.record import Record
 from pytest_tom.core.settings import Settings
 from pytest_tom.metrics.declare import Declared
 from pytest_tom.metrics.declare import Value
@@ -146,7 +147,7 @@ def _aggregate(fn: Callable[..., Any]) -> Callable[..., Any]:
     `aggregate(records, settings, declared)`, which gets the values as a `Declared` (a
     table asks for any name it lays out): called without `declared` (a script, a test),
     the values come from the family's own declarations, as the engine computes them."""
-    def aggregate(self: Any, records: list[dict[str, Any]], settings: Settings,
+    def aggregate(self: Any, records: list[Record], settings: Settings,
                   declared: Mapping[str, Value] | None = None) -> Any:
         if declared is None:
             declared = evaluate(self.declared_metrics(settings), records)

@@ -23,7 +23,11 @@ same; it is kept so that the figures stay comparable (see docs/differences.md).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Literal
+
+from pytest_tom.families.bigtom.schema import AWARE
+from pytest_tom.families.bigtom.schema import NOT_AWARE
+from pytest_tom.families.bigtom.schema import Template
 
 FORWARD_BELIEF = "forward_belief"
 FORWARD_ACTION = "forward_action"
@@ -41,8 +45,6 @@ WITH_INITIAL = "with_initial_belief"  # markers of the initial-belief variant
 WITHOUT_INITIAL = "without_initial_belief"
 VARIANT_ID = {True: "with_init", False: "no_init"}  # the short form used in item ids
 
-AWARE = "aware"  # answer keys of a question block: the new-state answer ...
-NOT_AWARE = "not_aware"  # ... and the initial-state answer
 
 
 @dataclass(frozen=True)
@@ -70,12 +72,12 @@ class Condition:
         return [m for m in (self.inference, self.belief, self.variant_marker) if m]
 
     @property
-    def question_block(self) -> str:
+    def question_block(self) -> Literal["action_question", "belief_question"]:
         """The template key of the question asked (with its two answers)."""
         return "action_question" if self.inference == FORWARD_ACTION else "belief_question"
 
     @property
-    def right_answer(self) -> str:
+    def right_answer(self) -> Literal["aware", "not_aware"]:
         """Which answer of the question block is right: `aware` (new state) or `not_aware`."""
         return AWARE if self.belief == TRUE_BELIEF else NOT_AWARE
 
@@ -105,7 +107,7 @@ class Composed:
         return " ".join(s.strip() for s in self.sentences)
 
 
-def compose(template: dict[str, Any], cond: Condition) -> Composed:
+def compose(template: Template, cond: Condition) -> Composed:
     """The story, question and answers of `cond` for one (validated) template."""
     sentences = [template["context"], template["desire"], template["percept"]]
     if cond.initial_belief:
@@ -123,7 +125,7 @@ def compose(template: dict[str, Any], cond: Condition) -> Composed:
             perceived = cond.belief in (TRUE_BELIEF, TRUE_CONTROL)
             sentences.append(event[AWARE if perceived else NOT_AWARE])
     right_key = cond.right_answer
-    wrong_key = NOT_AWARE if right_key == AWARE else AWARE
+    wrong_key: Literal["aware", "not_aware"] = NOT_AWARE if right_key == AWARE else AWARE
     return Composed(
         sentences=[str(s) for s in sentences],
         question=str(block["ask"]),

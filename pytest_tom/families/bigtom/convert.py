@@ -24,8 +24,9 @@ import csv
 import io
 import re
 from pathlib import Path
-from typing import Any
 
+from pytest_tom.families.bigtom.schema import BigtomDocument
+from pytest_tom.families.bigtom.schema import Template
 from pytest_tom.families.kit import ConvertError
 from pytest_tom.families.kit import convert_kit
 
@@ -50,7 +51,7 @@ def _agent(context: str) -> str:
     return word.group(0).lower() if word else ""
 
 
-def template_of(row: list[str], index: int) -> dict[str, Any]:
+def template_of(row: list[str], index: int) -> Template:
     """One suite template from one CSV row (already checked by `read_rows`)."""
     cells = [c.strip() for c in row]
     context, desire, percept, initial_belief, event = split_story(cells[0])
@@ -105,7 +106,7 @@ def read_rows(path: Path) -> list[list[str]]:
     return rows
 
 
-def convert(path: Path, suite: str = "bigtom", limit: int | None = None) -> dict[str, Any]:
+def convert(path: Path, suite: str = "bigtom", limit: int | None = None) -> BigtomDocument:
     """The suite document (a plain dict ready for YAML) for the CSV at `path`."""
     rows = read_rows(path)
     if limit is not None:
@@ -122,7 +123,7 @@ def convert(path: Path, suite: str = "bigtom", limit: int | None = None) -> dict
 
 
 def run(args: argparse.Namespace) -> int:
-    def written(doc: dict[str, Any]) -> list[str]:
+    def written(doc: BigtomDocument) -> list[str]:
         out = convert_kit.write_suite_in(Path(args.output), args.suite, doc)
         n = len(doc["scenarios"])
         return [f"{out}: {n} templates -> {25 * n} items (25 conditions each)"]

@@ -3,23 +3,24 @@ item shuffled with the seed."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from pytest_tom.families.bigtom import prompts
-from pytest_tom.families.bigtom.conditions import AWARE
 from pytest_tom.families.bigtom.conditions import CONDITIONS
-from pytest_tom.families.bigtom.conditions import NOT_AWARE
+from pytest_tom.families.bigtom.conditions import Condition
 from pytest_tom.families.bigtom.conditions import compose
+from pytest_tom.families.bigtom.schema import AWARE
+from pytest_tom.families.bigtom.schema import NOT_AWARE
+from pytest_tom.families.bigtom.schema import BigtomDocument
+from pytest_tom.families.bigtom.schema import Template
 from pytest_tom.families.kit import LETTERS
 from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import LineOf
 from pytest_tom.families.kit import Settings
 from pytest_tom.families.kit import Suite
 from pytest_tom.families.kit import tags_of
 
 
-def expand(suite: Suite, data: dict[str, Any], settings: Settings,
-           line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
+def expand(suite: Suite, data: BigtomDocument, settings: Settings,
+           line_of: LineOf) -> list[ItemSpec]:
     """The items of a BigToM suite, template by template."""
     family, defaults = suite.family, data.get("defaults") or {}
     items: list[ItemSpec] = []
@@ -31,7 +32,7 @@ def expand(suite: Suite, data: dict[str, Any], settings: Settings,
     return items
 
 
-def item_of(family: str, suite: Suite, t: dict[str, Any], cond: Any, tags: list[str],
+def item_of(family: str, suite: Suite, t: Template, cond: Condition, tags: list[str],
             settings: Settings, line: int) -> ItemSpec:
     """The item of template `t` under condition `cond`."""
     tid = str(t["id"])

@@ -4,21 +4,74 @@ sentences differ."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Final
+from typing import TypedDict
 
-from pytest_tom.families.bigtom.conditions import AWARE
-from pytest_tom.families.bigtom.conditions import NOT_AWARE
 from pytest_tom.families.kit import ID
 from pytest_tom.families.kit import TAG
 from pytest_tom.families.kit import Any_
 from pytest_tom.families.kit import Checker
+from pytest_tom.families.kit import Defaults
 from pytest_tom.families.kit import Field
 from pytest_tom.families.kit import ListOf
 from pytest_tom.families.kit import Obj
+from pytest_tom.families.kit import Scenario
 from pytest_tom.families.kit import Str
+from pytest_tom.families.kit import SuiteDocument
 from pytest_tom.families.kit import checked_scenarios
 from pytest_tom.families.kit import describe
 from pytest_tom.families.kit import normalise
+
+AWARE: Final = "aware"  # answer keys of a question block: the new-state answer ...
+NOT_AWARE: Final = "not_aware"  # ... and the initial-state answer
+
+
+class EventBlock(TypedDict):
+    """`causal_event` / `random_event`: the event and how the agent perceives it, or not."""
+
+    event: str
+    aware: str
+    not_aware: str
+
+
+class ActionBlock(TypedDict):
+    """`action`: what the agent does given the new state or the initial one."""
+
+    new_state: str
+    initial_state: str
+
+
+class QuestionBlock(TypedDict):
+    """`belief_question` / `action_question`: the question, the aware agent's answer (the
+    new state) and the unaware one's (the initial state)."""
+
+    ask: str
+    aware: str
+    not_aware: str
+
+
+class Template(Scenario):
+    """A BigToM scenario, a causal template (`SCENARIO`): every sentence is required."""
+
+    context: str
+    desire: str
+    percept: str
+    initial_belief: str
+    causal_event: EventBlock
+    random_event: EventBlock
+    action: ActionBlock
+    belief_question: QuestionBlock
+    action_question: QuestionBlock
+
+
+class _Templates(TypedDict):
+    scenarios: list[Template]
+
+
+class BigtomDocument(SuiteDocument, _Templates, total=False):
+    """A BigToM suite file (the converter writes one per release)."""
+
+    defaults: Defaults
 
 
 def _sentence(doc: str) -> Field:
@@ -57,7 +110,7 @@ SCENARIO = Obj(what="template", fields={  # a BigToM scenario is a causal templa
 DEFAULTS = Obj(what="defaults mapping", fields={"tags": Field(ListOf(TAG))})
 
 
-def check(data: dict[str, Any], ck: Checker) -> None:
+def check(data: BigtomDocument, ck: Checker) -> None:
     """Report every BigToM-specific error of a suite's `data` to `ck`."""
     for base, t in checked_scenarios(data, ck, "template"):
         for block, what in (("belief_question", "answers"), ("action_question", "answers"),

@@ -18,12 +18,67 @@ import re
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
+from typing import cast
 
+from pytest_tom.families.fantom.schema import Awareness
+from pytest_tom.families.fantom.schema import Belief
+from pytest_tom.families.fantom.schema import Conversation
+from pytest_tom.families.fantom.schema import Fact
+from pytest_tom.families.fantom.schema import FantomDocument
+from pytest_tom.families.fantom.schema import FantomSet
+from pytest_tom.families.fantom.schema import Missed
+from pytest_tom.families.fantom.schema import YesNo
+from pytest_tom.families.kit import JSONValue
 from pytest_tom.families.kit import convert_kit
 
 BINARY_NAME = re.compile(r"^\s*Does\s+(.+?)\s+know\b", re.IGNORECASE)
 SAFE_ID = re.compile(r"[^A-Za-z0-9_.\-]+")
+
+
+# The layout of a set of the authors' fantom_v1.json, as `convert_set` reads it; a set that
+# differs raises KeyError or TypeError there and is reported, and left out.
+
+
+class RawFact(TypedDict):
+    question: str
+    correct_answer: str
+
+
+class RawBelief(TypedDict):
+    question: str
+    correct_answer: str
+    wrong_answer: str
+    tom_type: str  # first-order, second-order:cyclic, second-order:acyclic
+    missed_info_accessibility: str
+
+
+class RawList(TypedDict, total=False):
+    correct_answer: list[str]  # the aware characters ...
+    wrong_answer: list[str] | None  # ... and the unaware ones
+    missed_info_accessibility: str
+
+
+class RawBinary(TypedDict):
+    question: str  # "Does <name> know ..."
+    correct_answer: str  # yes, no, no:long
+    missed_info_accessibility: str
+
+
+class RawSet(TypedDict, total=False):
+    set_id: JSONValue
+    part_id: JSONValue
+    conv_id: JSONValue
+    joining_speaker: str
+    missed_info: str
+    full_context: str
+    short_context: str
+    factQA: RawFact
+    beliefQAs: list[RawBelief]
+    answerabilityQA_list: RawList
+    infoAccessibilityQA_list: RawList
+    answerabilityQAs_binary: list[RawBinary]
+    infoAccessibilityQAs_binary: list[RawBinary]
 
 
 class ConvertError(Exception):
@@ -61,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
     written = []
     for k, chunk in enumerate(chunks):
         name = args.name if len(chunks) == 1 else f"{args.name}-{k + 1:03d}"
-        doc = {
+        doc: FantomDocument = {
             "suite": name,
             "family": "fantom",
             "version": 1,
@@ -82,16 +137,19 @@ def run(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
-def convert_sets(sets: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+def convert_sets(sets: list[JSONValue]) -> tuple[list[Conversation], list[str]]:
     """YAML conversations (plain data) and the problems of the sets left out."""
-    convs: dict[tuple[Any, str], dict[str, Any]] = {}
+    convs: dict[tuple[JSONValue, str], Conversation] = {}
+    # each conversation's short contexts by part: its `contexts.short` while converting
+    parts: dict[tuple[JSONValue, str], dict[str, str]] = {}
     problems: list[str] = []
-    full_variants: dict[Any, list[str]] = {}
-    for i, raw in enumerate(sets):
-        where = f"set #{i} ({raw.get('set_id', '?') if isinstance(raw, dict) else '?'})"
+    full_variants: dict[JSONValue, list[str]] = {}
+    for i, item in enumerate(sets):
+        where = f"set #{i} ({item.get('set_id', '?') if isinstance(item, dict) else '?'})"
         try:
-            if not isinstance(raw, dict):
+            if not isinstance(item, dict):
                 raise ConvertError("not a JSON object")
+            raw = cast(RawSet, item)  # read as the release's layout (see RawSet)
             st = convert_set(raw)
             conv_id = raw.get("conv_id")
             full = str(raw["full_context"]).strip()
@@ -101,16 +159,18 @@ def convert_sets(sets: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list
             key = (conv_id, full)
             if key not in convs:
                 suffix = "" if len(variants) == 1 else f"-{chr(ord('a') + len(variants) - 1)}"
+                parts[key] = {}
                 convs[key] = {
                     "id": safe_id(f"conv-{conv_id}{suffix}"),
                     "characters": [],
-                    "contexts": {"full": full, "short": {}},
+                    "contexts": {"full": full, "short": parts[key]},
                     "sets": [],
                     "source": {"conv_id": conv_id},
                 }
             conv = convs[key]
-            part = _part_label(conv, str(raw.get("part_id", "")), str(raw["short_context"]).strip())
-            conv["sets"].append({"id": st.pop("id"), "part": part, **st})
+            part = _part_label(parts[key], str(raw.get("part_id", "")),
+                               str(raw["short_context"]).strip())
+            conv["sets"].append({"id": st["id"], "part": part, **st})  # the part after the id
             for name in [*st["aware"], *st.get("unaware", [])]:
                 if name not in conv["characters"]:
                     conv["characters"].append(name)
@@ -118,17 +178,17 @@ def convert_sets(sets: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list
             reason = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
             problems.append(f"{where}: {reason}")
     out = []
-    for conv in convs.values():
-        shorts = conv["contexts"]["short"]
+    for key, conv in convs.items():
+        shorts = parts[key]
         if len(shorts) == 1:
             conv["contexts"]["short"] = next(iter(shorts.values()))
         out.append(conv)
     return out, problems
 
 
-def _part_label(conv: dict[str, Any], part_id: str, short: str) -> str:
-    """The key of this short context in the conversation's parts (upstream part id if unique)."""
-    shorts = conv["contexts"]["short"]
+def _part_label(shorts: dict[str, str], part_id: str, short: str) -> str:
+    """The key of this short context in the conversation's parts `shorts` (upstream part id
+    if unique), added there."""
     base = safe_id(part_id or "part")
     label, n = base, 1
     while label in shorts and shorts[label] != short:
@@ -143,7 +203,7 @@ def safe_id(text: str) -> str:
     return s if s and s[0].isalnum() else f"x{s}"
 
 
-def convert_set(raw: dict[str, Any]) -> dict[str, Any]:
+def convert_set(raw: RawSet) -> FantomSet:
     ans_list = raw["answerabilityQA_list"]
     info_list = raw["infoAccessibilityQA_list"]
     aware = [str(n) for n in ans_list["correct_answer"]]
@@ -151,16 +211,17 @@ def convert_set(raw: dict[str, Any]) -> dict[str, Any]:
     if not aware:
         raise ConvertError("the answerability list names no aware character")
     accessibility = _one_accessibility(raw)
-    st: dict[str, Any] = {"id": safe_id(str(raw["set_id"]))}
+    set_id = safe_id(str(raw["set_id"]))
+    missed: Missed = {}
     if raw.get("joining_speaker"):
-        st["missed_by"] = str(raw["joining_speaker"])
+        missed["missed_by"] = str(raw["joining_speaker"])
     if raw.get("missed_info"):
-        st["missed_info"] = str(raw["missed_info"])
-    st["fact"] = {
+        missed["missed_info"] = str(raw["missed_info"])
+    fact: Fact = {
         "question": str(raw["factQA"]["question"]),
         "answer": str(raw["factQA"]["correct_answer"]),
     }
-    beliefs = []
+    beliefs: list[Belief] = []
     for b in raw["beliefQAs"]:
         beliefs.append(
             {
@@ -173,17 +234,16 @@ def convert_set(raw: dict[str, Any]) -> dict[str, Any]:
         )
     if not beliefs:
         raise ConvertError("no belief questions")
-    st["beliefs"] = beliefs
-    st["aware"] = aware
+    more: Awareness = {}  # the set's keys after `aware`
     if unaware:
-        st["unaware"] = unaware
+        more["unaware"] = unaware
     ia_aware = [str(n) for n in info_list["correct_answer"]]
     ia_unaware = [str(n) for n in info_list.get("wrong_answer") or []]
     if (sorted(ia_aware), sorted(ia_unaware)) != (sorted(aware), sorted(unaware)):
-        st["infoaccess"] = {"aware": ia_aware, "unaware": ia_unaware}
+        more["infoaccess"] = {"aware": ia_aware, "unaware": ia_unaware}
     derived_access = "inaccessible" if unaware else "accessible"
     if accessibility != derived_access:
-        st["accessibility"] = accessibility
+        more["accessibility"] = accessibility
     ans_golds = _binary(raw["answerabilityQAs_binary"])
     info_golds = _binary(raw["infoAccessibilityQAs_binary"])
     long_names = [
@@ -191,8 +251,8 @@ def convert_set(raw: dict[str, Any]) -> dict[str, Any]:
     ]
     full_only = [n for n in dict.fromkeys(long_names) if n in unaware]
     if full_only:
-        st["full_only"] = full_only
-    yes_no = {}
+        more["full_only"] = full_only
+    yes_no: YesNo = {}
     for key, golds, (a, u) in (
         ("answerability", ans_golds, (aware, unaware)),
         ("infoaccess", info_golds, (ia_aware, ia_unaware)),
@@ -201,16 +261,18 @@ def convert_set(raw: dict[str, Any]) -> dict[str, Any]:
         if golds != derived or list(golds) != list(derived):
             yes_no[key] = golds
     if yes_no:
-        st["yes_no"] = yes_no
-    st["source"] = {
-        "set_id": raw["set_id"],
-        "part_id": raw.get("part_id"),
-        "conv_id": raw.get("conv_id"),
+        more["yes_no"] = yes_no
+    return {
+        "id": set_id, **missed, "fact": fact, "beliefs": beliefs, "aware": aware, **more,
+        "source": {
+            "set_id": raw["set_id"],
+            "part_id": raw.get("part_id"),
+            "conv_id": raw.get("conv_id"),
+        },
     }
-    return st
 
 
-def _binary(questions: list[dict[str, Any]]) -> dict[str, str]:
+def _binary(questions: list[RawBinary]) -> dict[str, str]:
     out: dict[str, str] = {}
     for q in questions:
         m = BINARY_NAME.match(str(q["question"]))
@@ -225,7 +287,7 @@ def _binary(questions: list[dict[str, Any]]) -> dict[str, str]:
     return out
 
 
-def _one_accessibility(raw: dict[str, Any]) -> str:
+def _one_accessibility(raw: RawSet) -> str:
     """The accessibility of the set's list and yes/no questions (they must agree)."""
     found = Counter(
         str(q["missed_info_accessibility"])

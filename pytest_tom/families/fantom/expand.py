@@ -15,12 +15,20 @@ The context option decides which questions exist and which scenario they count i
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any
+from typing import TypedDict
 
+from pytest_tom.families.fantom.schema import Belief
+from pytest_tom.families.fantom.schema import Conversation
+from pytest_tom.families.fantom.schema import FantomDocument
+from pytest_tom.families.fantom.schema import FantomSet
+from pytest_tom.families.fantom.schema import YesNo
+from pytest_tom.families.fantom.schema import YesNoKey
 from pytest_tom.families.fantom.schema import name_key
 from pytest_tom.families.fantom.schema import set_accessibility
 from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import JSONObject
+from pytest_tom.families.kit import LineOf
 from pytest_tom.families.kit import Settings
 from pytest_tom.families.kit import Suite
 from pytest_tom.families.kit import tags_of
@@ -57,6 +65,43 @@ CONTEXTS = ("short", "full")
 GROUPINGS = ("set", "part", "conversation")
 
 
+class FantomMeta(TypedDict, total=False):
+    """A FANToM item's `meta`, as `Expander` writes it and metrics.py and headline.py read
+    it from the record: the set's keys, then those of the item's kind."""
+
+    kind: str
+    accessibility: str | None  # the item's scenario: accessible / inaccessible (None: fact)
+    set: str
+    part: str  # "<conversation>/<part>"
+    conversation: str
+    missed_by: str | None
+    context: str  # short, full
+    belief: str  # belief kinds: the belief's id ...
+    tom_order: str
+    believer: str | None  # ... who holds the belief (per-character scores)
+    gold_letter: str  # belief_choice
+    wrong_answer: str  # belief_dist
+    # list kinds: the names (and `unaware`); yes/no kinds: whether `character` knows
+    aware: list[str] | bool
+    unaware: list[str]
+    character: str
+
+
+class FantomData(TypedDict, total=False):
+    """A FANToM item's `data`: what its prompts and scoring read."""
+
+    context: str  # the conversation (short part, or full) shown
+    fact_question: str
+    fact_answer: str
+    question: str
+    options: list[str]  # belief_choice, in the order shown
+    wrong: str  # belief_dist: the wrong answer, and every answer text of the suite
+    prime: SharedTexts  # (embedded in one batch at first use)
+    aware: list[str]  # list kinds
+    unaware: list[str]
+    character: str  # yes/no kinds
+
+
 def binary_gold(value: Any) -> str:
     """YAML 1.1 reads yes/no as booleans: map them back."""
     if isinstance(value, bool):
@@ -64,7 +109,7 @@ def binary_gold(value: Any) -> str:
     return str(value)
 
 
-def list_names(st: dict[str, Any], kind: str) -> tuple[list[str], list[str]]:
+def list_names(st: FantomSet, kind: str) -> tuple[list[str], list[str]]:
     """(aware, unaware) for a list question kind."""
     if kind.startswith("infoaccess") and st.get("infoaccess"):
         return [str(n) for n in st["infoaccess"]["aware"]], [
@@ -73,10 +118,11 @@ def list_names(st: dict[str, Any], kind: str) -> tuple[list[str], list[str]]:
     return [str(n) for n in st["aware"]], [str(n) for n in st.get("unaware", [])]
 
 
-def binary_golds(st: dict[str, Any], kind: str) -> list[tuple[str, str]]:
+def binary_golds(st: FantomSet, kind: str) -> list[tuple[str, str]]:
     """(character, gold) of the yes/no questions: written out, else derived from the lists."""
-    key = "answerability" if kind.startswith("answerability") else "infoaccess"
-    written = (st.get("yes_no") or {}).get(key)
+    key: YesNoKey = "answerability" if kind.startswith("answerability") else "infoaccess"
+    yes_no: YesNo = st.get("yes_no") or {}
+    written = yes_no.get(key)
     if written is not None:
         return [(str(n), binary_gold(v)) for n, v in written.items()]
     aware, unaware = list_names(st, kind)
@@ -109,8 +155,8 @@ def node_name(name: str) -> str:
     return re.sub(r"\s+", "_", name.strip())
 
 
-def expand(suite: Suite, data: dict[str, Any], settings: Settings,
-           line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
+def expand(suite: Suite, data: FantomDocument, settings: Settings,
+           line_of: LineOf) -> list[ItemSpec]:
     """The items of a FANToM suite, conversation by conversation."""
     return Expander(suite.family, suite, data, settings, line_of).items()
 
@@ -122,9 +168,9 @@ class Expander:
         self,
         family: str,
         suite: Suite,
-        data: dict[str, Any],
+        data: FantomDocument,
         settings: Settings,
-        line_of: Callable[[tuple[Any, ...]], int],
+        line_of: LineOf,
     ):
         self.family = family
         self.suite = suite
@@ -147,7 +193,7 @@ class Expander:
 
     # -- one set ----------------------------------------------------------------------
     def _set_items(
-        self, conv: dict[str, Any], st: dict[str, Any], spath: tuple[Any, ...]
+        self, conv: Conversation, st: FantomSet, spath: tuple[Any, ...]
     ) -> list[ItemSpec]:
         short = conv["contexts"]["short"]
         part = str(st["part"]) if "part" in st else "main"
@@ -161,7 +207,7 @@ class Expander:
             )
         )
         set_access = set_accessibility(st)
-        base_meta = {
+        base_meta: FantomMeta = {
             "set": str(st["id"]),
             "part": f"{conv['id']}/{part}",
             "conversation": str(conv["id"]),
@@ -169,8 +215,8 @@ class Expander:
             "context": self.mode,
         }
         tags = tags_of(self.defaults, conv, st)
-        source = {**(conv.get("source") or {}), **(st.get("source") or {})}
-        shared = {
+        source: JSONObject = {**(conv.get("source") or {}), **(st.get("source") or {})}
+        shared: FantomData = {
             "context": str(context).strip(),
             "fact_question": str(st["fact"]["question"]),
             "fact_answer": str(st["fact"]["answer"]),
@@ -197,15 +243,16 @@ class Expander:
         return items
 
     def _belief_items(
-        self, ctx: _SetContext, b: dict[str, Any], bi: int, set_access: str
+        self, ctx: _SetContext, b: Belief, bi: int, set_access: str
     ) -> list[ItemSpec]:
         bpath = (*ctx.spath, "beliefs", bi)
         bid = str(b.get("id", f"b{bi + 1}"))
         access = str(b.get("accessibility", set_access))
         answer, wrong = str(b["answer"]), str(b["wrong_answer"])
-        meta = {"belief": bid, "tom_order": b["order"], "believer": self._believer(ctx, b)}
+        meta: FantomMeta = {"belief": bid, "tom_order": b["order"],
+                            "believer": self._believer(ctx, b)}
         markers = [ORDER_MARKER[b["order"]]]
-        source = {"belief_index": bi, **(b.get("source") or {})}
+        source: JSONObject = {"belief_index": bi, **(b.get("source") or {})}
         choice_id = f"{ctx.st['id']}::belief_choice::{bid}"
         options = [answer, wrong]
         self.settings.rng(self.suite.name, choice_id).shuffle(options)
@@ -240,7 +287,7 @@ class Expander:
         )
         return [choice, dist]
 
-    def _believer(self, ctx: _SetContext, b: dict[str, Any]) -> str | None:
+    def _believer(self, ctx: _SetContext, b: Belief) -> str | None:
         """The character a belief question is filed under for the per-character scores: its
         outer believer, who holds the belief (`about:` in the suite overrides it)."""
         names = ctx.names()
@@ -298,11 +345,11 @@ class Expander:
         question: str,
         gold: Any,
         access: str | None,
-        meta: dict[str, Any],
-        data: dict[str, Any],
+        meta: FantomMeta,
+        data: FantomData,
         path: tuple[Any, ...],
         markers: list[str] | None = None,
-        source: dict[str, Any] | None = None,
+        source: JSONObject | None = None,
         choices: list[str] | None = None,
     ) -> ItemSpec:
         item_id = f"{ctx.st['id']}::{kind}" + (f"::{leaf}" if leaf else "")
@@ -343,13 +390,13 @@ class _SetContext:
 
     def __init__(
         self,
-        conv: dict[str, Any],
-        st: dict[str, Any],
+        conv: Conversation,
+        st: FantomSet,
         spath: tuple[Any, ...],
-        meta: dict[str, Any],
+        meta: FantomMeta,
         tags: list[str],
-        source: dict[str, Any],
-        shared: dict[str, str],
+        source: JSONObject,
+        shared: FantomData,
     ):
         self.conv, self.st, self.spath = conv, st, spath
         self.meta, self.tags, self.source, self.shared = meta, tags, source, shared

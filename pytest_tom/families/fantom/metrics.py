@@ -25,11 +25,13 @@ from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Mapping
 from typing import Any
+from typing import cast
 
 from pytest_tom.families.fantom.expand import BELIEF_KINDS
 from pytest_tom.families.fantom.expand import LIST_KINDS
 from pytest_tom.families.fantom.expand import TOM_KINDS
 from pytest_tom.families.fantom.expand import YN_KINDS
+from pytest_tom.families.fantom.expand import FantomMeta
 from pytest_tom.families.fantom.headline import ACCESSIBLE
 from pytest_tom.families.fantom.headline import INACCESSIBLE
 from pytest_tom.families.fantom.headline import ORDER_NAMES
@@ -114,7 +116,7 @@ class ControlSets:
         if k not in BELIEF_KINDS:
             self.alls[QUESTION_FAMILY[k]].add((set_id, set_id), right)
 
-    def figures(self, only_sets: set[Any], missing: bool) -> dict[str, Any]:
+    def figures(self, only_sets: set[Any], missing: bool) -> dict[str, float | None]:
         """The set-level figures over `only_sets`, and the groups and sets they count."""
         def counts(groups: AllRightGroups) -> tuple[int, int]:
             return groups.counts(lambda sg: sg[0] in only_sets, project=lambda sg: sg[1])
@@ -151,7 +153,7 @@ class ScenarioTally:
         # list / yes-no kind -> [included unaware, excluded aware, unparseable, request errors]
         self.errors: dict[str, list[int]] = {k: [0, 0, 0, 0] for k in (*LIST_KINDS, *YN_KINDS)}
 
-    def add(self, k: str, rec: Record, m: dict[str, Any]) -> None:
+    def add(self, k: str, rec: Record, m: FantomMeta) -> None:
         """Count one ToM record of kind `k` (`m`: its meta)."""
         view = RecordView(rec)
         right = view.correct is True
@@ -206,7 +208,7 @@ class ScenarioTally:
         return "belief_dist" in self.skipped_kinds or bool(self.count["belief_choice"]
                                                             and not self.count["belief_dist"])
 
-    def per_character(self) -> dict[str, Any]:
+    def per_character(self) -> dict[str, float | None]:
         """All-for-each-character and answer consistency over (set, character) pairs.
 
         As the authors' evaluator forms them: a pair's answers are the character's yes/no
@@ -232,9 +234,9 @@ class ScenarioTally:
             "characters": pairs,
         }
 
-    def error_types(self) -> dict[str, Any]:
+    def error_types(self) -> dict[str, float | None]:
         """Per list and yes/no kind: questions, and shares with each kind of error."""
-        out: dict[str, Any] = {}
+        out: dict[str, float | None] = {}
         for k, (fp, fn, irrelevant, failed) in self.errors.items():
             n = self.count[k]
             out[f"{k}.questions"] = n
@@ -302,7 +304,7 @@ class Reading:
         for r in records:
             view = RecordView(r)
             k = view.kind
-            m = view.meta
+            m = cast(FantomMeta, view.meta)  # as `expand.Expander` wrote it
             contexts.add(m.get("context"))
             if k in TOM_KINDS:
                 scen = m.get("accessibility")
@@ -351,7 +353,7 @@ CAPTION = "scores in % (one decimal, as the paper's tables)"
 
 
 def scenario_figures(scen: str, tally: ScenarioTally, declared: Mapping[str, Value],
-                     control_sets: set[Any]) -> dict[str, Any]:
+                     control_sets: set[Any]) -> dict[str, float | None]:
     """A scenario's Table 9 figures, by column, with `groups` and `sets`: the declared
     values, and for the control task its set-level figures over the control sets; None
     for a figure that needs the free responses when they are unavailable."""
@@ -360,7 +362,7 @@ def scenario_figures(scen: str, tally: ScenarioTally, declared: Mapping[str, Val
         own = tally.control.figures(control_sets, missing)
     else:
         own = {"groups": declared["all"].count()[1], "sets": len(tally.sets)}
-    m: dict[str, Any] = {}
+    m: dict[str, float | None] = {}
     for col, _ in COLUMNS:
         if col in own:
             m[col] = own[col]
@@ -372,7 +374,7 @@ def scenario_figures(scen: str, tally: ScenarioTally, declared: Mapping[str, Val
 
 
 def order_figures(scen: str, tally: ScenarioTally,
-                  declared: Mapping[str, Value]) -> dict[str, Any]:
+                  declared: Mapping[str, Value]) -> dict[str, float | None]:
     """Belief accuracy per ToM order (and the second orders pooled), per belief kind, as
     declared; None for a kind with a skipped item."""
     return {f"{k}.{ORDER_NAMES.get(o, o)}":
@@ -404,7 +406,8 @@ def aggregate(records: list[Record], settings: Settings,
     grouping = grouping_of(settings)
     reading = Reading(records, grouping)
     context = reading.contexts
-    metrics: dict[str, Any] = {"fact_questions": declared["fact_token_f1"].count("sum", "n")[1]}
+    metrics: dict[str, float | int | None] = {
+        "fact_questions": declared["fact_token_f1"].count("sum", "n")[1]}
     main_rows: list[list[Any]] = []
     char_rows: list[list[Any]] = []
     order_rows: list[list[Any]] = []

@@ -12,21 +12,29 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
+from typing import Literal
+from typing import TypedDict
 
 from pytest_tom.families.kit import ID
 from pytest_tom.families.kit import TAG
 from pytest_tom.families.kit import Any_
 from pytest_tom.families.kit import Checker
+from pytest_tom.families.kit import Defaults
 from pytest_tom.families.kit import Enum
 from pytest_tom.families.kit import Field
+from pytest_tom.families.kit import JSONObject
 from pytest_tom.families.kit import ListOf
 from pytest_tom.families.kit import Node
 from pytest_tom.families.kit import Obj
 from pytest_tom.families.kit import Path_
+from pytest_tom.families.kit import Scenario
 from pytest_tom.families.kit import Str
+from pytest_tom.families.kit import SuiteDocument
+from pytest_tom.families.kit import Tagged
 from pytest_tom.families.kit import Text
 from pytest_tom.families.kit import check_unique_ids
 from pytest_tom.families.kit import describe
@@ -35,6 +43,112 @@ from pytest_tom.families.kit import type_name
 ORDERS = ("first-order", "second-order:cyclic", "second-order:acyclic")
 ACCESSIBILITY = ("inaccessible", "accessible")
 BINARY_GOLDS = ("yes", "no", "no:long")
+
+
+Answer = str | int | float  # a `Text()` answer: numbers are read as text
+
+
+class _BeliefKeys(TypedDict):
+    question: str
+    answer: Answer
+    wrong_answer: Answer
+    order: str  # one of ORDERS
+
+
+class Belief(_BeliefKeys, total=False):
+    """A belief question of a set (`BELIEF`)."""
+
+    id: str  # default b1, b2, ...
+    accessibility: str  # one of ACCESSIBILITY; default: the set's
+    about: str  # who holds the belief
+    source: JSONObject
+
+
+class Fact(TypedDict):
+    """A set's fact question (`FACT`)."""
+
+    question: str
+    answer: Answer
+
+
+class Lists(TypedDict):
+    """Who knows and who does not (`LISTS`: the info-access override)."""
+
+    aware: list[str]
+    unaware: list[str]
+
+
+class YesNo(TypedDict, total=False):
+    """Per-character yes/no golds written out (`YES_NO`): name -> yes, no or no:long (YAML
+    1.1 reads an unquoted yes/no as a boolean: `expand.binary_gold` maps it back)."""
+
+    answerability: Mapping[str, str | bool]
+    infoaccess: Mapping[str, str | bool]
+
+
+YesNoKey = Literal["answerability", "infoaccess"]  # the keys of `YesNo`
+
+
+class Missed(TypedDict, total=False):
+    """Who was away and what they missed (the keys of a set after its id)."""
+
+    missed_by: str
+    missed_info: str
+
+
+class Awareness(TypedDict, total=False):
+    """Who does not know, beyond the set's `aware` list, and the overrides of what the list
+    and yes/no questions derive from it (the keys of a set after `aware`)."""
+
+    unaware: list[str]
+    infoaccess: Lists
+    accessibility: str  # of the list and yes/no questions; default: derived
+    full_only: list[str]  # unaware characters absent from the short context
+    yes_no: YesNo
+
+
+class _SetKeys(TypedDict):
+    id: str
+    fact: Fact
+    beliefs: list[Belief]
+    aware: list[str]
+
+
+class FantomSet(_SetKeys, Missed, Awareness, Tagged, total=False):
+    """A set (`SET`): one piece of information one character missed, and its questions."""
+
+    part: str  # the key of its part in `contexts.short` (several parts)
+    source: JSONObject
+
+
+class Contexts(TypedDict):
+    """A conversation's `contexts`: the whole one, and the short one (one text, or one per
+    part keyed by part id)."""
+
+    full: str
+    short: str | dict[str, str]
+
+
+class _ConversationKeys(Scenario):
+    contexts: Contexts
+    sets: list[FantomSet]
+
+
+class Conversation(_ConversationKeys, total=False):
+    """A FANToM scenario, one conversation (`SCENARIO`)."""
+
+    topic: str
+    characters: list[str]
+
+
+class _Conversations(TypedDict):
+    scenarios: list[Conversation]
+
+
+class FantomDocument(SuiteDocument, _Conversations, total=False):
+    """A FANToM suite file."""
+
+    defaults: Defaults
 
 
 @dataclass
@@ -219,14 +333,14 @@ def _name_key(name: str) -> str:  # a run compares the same few names 100,000s o
     return _SPACE.sub(" ", name).strip().lower()
 
 
-def set_accessibility(st: dict[str, Any]) -> str:
+def set_accessibility(st: FantomSet) -> str:
     """Accessibility of a set's list and yes/no questions (explicit, else derived)."""
     if "accessibility" in st:
         return str(st["accessibility"])
     return "inaccessible" if st.get("unaware") else "accessible"
 
 
-def check(data: dict[str, Any], ck: Checker) -> None:
+def check(data: FantomDocument, ck: Checker) -> None:
     convs = data.get("scenarios") or []
     check_unique_ids(convs, ("scenarios",), ck, "conversation")
     first_set: dict[str, tuple[Any, ...]] = {}
@@ -251,11 +365,11 @@ def check(data: dict[str, Any], ck: Checker) -> None:
 
 
 def _check_set(
-    st: dict[str, Any],
+    st: FantomSet,
     spath: Path_,
     parts: set[str] | None,
     known_conv: set[str],
-    conv: dict[str, Any],
+    conv: Conversation,
     ck: Checker,
 ) -> None:
     aware = [name_key(n) for n in st["aware"]]

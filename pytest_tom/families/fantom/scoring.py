@@ -6,6 +6,7 @@ embedder they share (loaded once per process, primed with the suite's texts)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ from pytest_tom.families.kit import token_f1
 EMBEDDER_FAILED = "embedder_failed"
 
 
-def option_problems(options: dict[str, Any]) -> list[str]:
+def option_problems(options: Mapping[str, object]) -> list[str]:
     """What is wrong with the FANToM options (a value none of its choices) and with
     --tom-embedder (a path that is no model directory), if anything."""
     problems = choice_problems(options, OPTIONS)

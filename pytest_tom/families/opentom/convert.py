@@ -27,10 +27,20 @@ from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
 from typing import Any
+from typing import cast
 
+from pytest_tom.families.kit import JSONObject
+from pytest_tom.families.kit import SuiteDocument
 from pytest_tom.families.kit import convert_kit
 from pytest_tom.families.kit import normalise
 from pytest_tom.families.opentom.labels import gold_label
+from pytest_tom.families.opentom.schema import Cast
+from pytest_tom.families.opentom.schema import OpentomDocument
+from pytest_tom.families.opentom.schema import OpentomScenario
+from pytest_tom.families.opentom.schema import Particulars
+from pytest_tom.families.opentom.schema import PlaceAliases
+from pytest_tom.families.opentom.schema import Preferences
+from pytest_tom.families.opentom.schema import Question
 
 # split file -> what each position of a narrative's list is: genre, order, perspective,
 # container (mhop_fullness) or moment (narrator questions)
@@ -82,7 +92,7 @@ class ConvertError(Exception):
 class Conversion:
     """The converted suite document and what the conversion saw."""
 
-    document: dict[str, Any]
+    document: OpentomDocument
     narratives: int = 0
     questions: int = 0
     per_split: dict[str, int] = field(default_factory=dict)
@@ -123,8 +133,9 @@ def convert(folder: Path, *, long: bool = False, limit: int | None = None,
                             f"{meta_file.name}, e.g. {missing[0]!r}; use the files of one release")
     if problems:
         raise ConvertError(problems)
-    conv = Conversion(document={}, per_split=dict.fromkeys(LAYOUT, 0))
-    scenarios = []
+    conv = Conversion(document={"suite": "", "family": "opentom", "version": 1, "scenarios": []},
+                      per_split=dict.fromkeys(LAYOUT, 0))  # its document is made at the end
+    scenarios: list[OpentomScenario] = []
     for key in keys:
         sc = _scenario(key, meta[key], splits, long, conv, problems)
         if sc is not None:
@@ -136,7 +147,7 @@ def convert(folder: Path, *, long: bool = False, limit: int | None = None,
     name = suite or ("opentom-long" if long else "opentom")
     what = ("the 100 long narratives of OpenToM-L (shown in their long version)" if long
             else "the OpenToM narratives")
-    doc: dict[str, Any] = {
+    head: SuiteDocument = {
         "suite": name,
         "family": "opentom",
         "version": 1,
@@ -144,15 +155,13 @@ def convert(folder: Path, *, long: bool = False, limit: int | None = None,
                         f"split files ({conv.narratives} narratives, {conv.questions} questions). "
                         f"OpenToM (Xu et al., 2024) is licensed CC BY-NC 4.0."),
     }
-    if long:
-        doc["defaults"] = {"narrative": "long"}
-    doc["scenarios"] = scenarios
-    conv.document = doc
+    conv.document = ({**head, "defaults": {"narrative": "long"}, "scenarios": scenarios} if long
+                     else {**head, "scenarios": scenarios})
     return conv
 
 
-def _scenario(key: str, m: Any, splits: dict[str, Any], long: bool, conv: Conversion,
-              problems: list[str]) -> dict[str, Any] | None:
+def _scenario(key: str, m: Any, splits: dict[str, JSONObject], long: bool, conv: Conversion,
+              problems: list[str]) -> OpentomScenario | None:
     where = f"narrative {key!r}"
     try:
         info = m["plot_info"]
@@ -168,23 +177,24 @@ def _scenario(key: str, m: Any, splits: dict[str, Any], long: bool, conv: Conver
     if not isinstance(observed, bool):
         problems.append(f"meta data, {where}: 'observed' is {observed!r}, expected true or false")
         return None
-    sc: dict[str, Any] = {
+    sc: Cast = {
         "id": str(key), "source": {"dataset": "OpenToM", "key": str(key)},
         "mover": mover, "observer": observer, "entity": entity,
         "original_place": original, "new_place": new, "observed": observed,
     }
+    more: Particulars = {}  # the scenario's keys between its cast and its narrative
     if m.get("personality"):
-        sc["personality"] = str(m["personality"])
+        more["personality"] = str(m["personality"])
     prefs = m.get("preferences") or {}
     renamed = {"mover": "mover", "observer": "observer",
                "mover_observer": "mover_about_observer", "observer_mover": "observer_about_mover"}
     chosen = {renamed[k]: str(v) for k, v in prefs.items() if k in renamed and str(v).strip()}
     if chosen:
-        sc["preferences"] = chosen
+        more["preferences"] = cast(Preferences, chosen)  # keys renamed to Preferences' own
     if m.get("intention"):
-        sc["intention"] = str(m["intention"])
-    aliases: dict[str, list[str]] = {}
-    questions: list[dict[str, Any]] = []
+        more["intention"] = str(m["intention"])
+    aliases: dict[str, list[str]] = {}  # "original" / "new" -> other names of the place
+    questions: list[Question] = []
     for split, layout in LAYOUT.items():
         entries = splits[split][key]
         if not isinstance(entries, list) or len(entries) != len(layout):
@@ -198,20 +208,19 @@ def _scenario(key: str, m: Any, splits: dict[str, Any], long: bool, conv: Conver
                 conv.per_split[split] += 1
                 conv.per_genre[shape[0]] += 1
     if aliases:
-        sc["place_aliases"] = aliases
-    sc["narrative"] = narrative
+        more["place_aliases"] = cast(PlaceAliases, aliases)
     if long:
         if not str(m.get("long_narrative", "")).strip():
             problems.append(f"meta_data_long.json, {where}: no 'long_narrative'")
             return None
-        sc["long_narrative"] = str(m["long_narrative"])
-    sc["questions"] = questions
-    return sc
+        return {**sc, **more, "narrative": narrative,
+                "long_narrative": str(m["long_narrative"]), "questions": questions}
+    return {**sc, **more, "narrative": narrative, "questions": questions}
 
 
 def _question(split: str, index: int, entry: Any, shape: tuple[str, str | None, str, str | None],
-              sc: dict[str, Any], aliases: dict[str, list[str]], conv: Conversion,
-              problems: list[str]) -> dict[str, Any] | None:
+              sc: Cast, aliases: dict[str, list[str]], conv: Conversion,
+              problems: list[str]) -> Question | None:
     genre, order, perspective, extra = shape
     where = f"{split}.json, narrative {sc['id']!r}, question {index + 1}"
     if not isinstance(entry, dict) or "question" not in entry or "answer" not in entry:
@@ -227,7 +236,7 @@ def _question(split: str, index: int, entry: Any, shape: tuple[str, str | None, 
         problems.append(f"{where}: expected a question from {expected}'s perspective (the "
                         f"{perspective}), got {text!r}")
         return None
-    q: dict[str, Any] = {"genre": genre}
+    q: Question = {"genre": genre}
     if order:
         q["order"] = order
     q["perspective"] = perspective
@@ -253,7 +262,7 @@ def _question(split: str, index: int, entry: Any, shape: tuple[str, str | None, 
     return q
 
 
-def _check_container(where: str, text: str, which: str | None, sc: dict[str, Any],
+def _check_container(where: str, text: str, which: str | None, sc: Cast,
                      conv: Conversion, problems: list[str]) -> None:
     """The container a fullness question names must not be the other place."""
     m = _FULLNESS.search(text)
@@ -271,7 +280,7 @@ def _check_container(where: str, text: str, which: str | None, sc: dict[str, Any
                       f"{which} place {place!r} (kept, by its position)")
 
 
-def _alias(where: str, answer: str, sc: dict[str, Any], aliases: dict[str, list[str]],
+def _alias(where: str, answer: str, sc: Cast, aliases: dict[str, list[str]],
            conv: Conversion) -> bool:
     """A fine answer spelled unlike both places: keep it as an alias of the closest place."""
     a = normalise(answer)

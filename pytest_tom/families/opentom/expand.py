@@ -3,10 +3,10 @@ the narrative (short, or OpenToM-L with --tom-opentom-long) it is asked about.""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from typing import TypedDict
 
 from pytest_tom.families.kit import ItemSpec
+from pytest_tom.families.kit import LineOf
 from pytest_tom.families.kit import Settings
 from pytest_tom.families.kit import Suite
 from pytest_tom.families.kit import tags_of
@@ -15,12 +15,41 @@ from pytest_tom.families.opentom.labels import ATTITUDES
 from pytest_tom.families.opentom.labels import gold_label
 from pytest_tom.families.opentom.labels import perspective_subsets
 from pytest_tom.families.opentom.labels import place_name
+from pytest_tom.families.opentom.schema import OpentomDefaults
+from pytest_tom.families.opentom.schema import OpentomDocument
+from pytest_tom.families.opentom.schema import OpentomScenario
+from pytest_tom.families.opentom.schema import Question
 from pytest_tom.families.opentom.schema import places_of
 from pytest_tom.families.opentom.schema import question_id
 
 
-def expand(suite: Suite, data: dict[str, Any], settings: Settings,
-           line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
+class OpentomMeta(TypedDict, total=False):
+    """An OpenToM item's `meta`, as `item_of` writes it and the metrics read it from the
+    record (`headline.item_meta`); a report saved before `subsets` lacks that key."""
+
+    genre: str
+    order: str | None  # None: attitude
+    role: str  # the question's perspective: mover, observer, narrator
+    gold_label: str | None
+    observed: bool
+    places: list[str]
+    narrative: str  # short, long
+    gold_place: str | None  # loc_fine: the gold place's normalised name
+    subsets: list[str]  # the perspective subsets the item counts in
+    container: str  # mhop_fullness
+
+
+class OpentomData(TypedDict):
+    """An OpenToM item's `data`: what its prompts and scoring read."""
+
+    narrative: str
+    character: str | None  # whose perspective (None: the narrator)
+    places: list[list[str]]  # [[original, *aliases], [new, *aliases]]
+    long_missing: bool  # --tom-opentom-long and no long narrative: skipped
+
+
+def expand(suite: Suite, data: OpentomDocument, settings: Settings,
+           line_of: LineOf) -> list[ItemSpec]:
     """The items of an OpenToM suite, in file order."""
     family = suite.family
     defaults = data.get("defaults") or {}
@@ -33,8 +62,8 @@ def expand(suite: Suite, data: dict[str, Any], settings: Settings,
     return items
 
 
-def item_of(family: str, suite: Suite, sc: dict[str, Any], q: dict[str, Any],
-            defaults: dict[str, Any], long: bool, line: int) -> ItemSpec:
+def item_of(family: str, suite: Suite, sc: OpentomScenario, q: Question,
+            defaults: OpentomDefaults, long: bool, line: int) -> ItemSpec:
     """The item of question `q` of scenario `sc`."""
     genre = q["genre"]
     order = q.get("order")
@@ -48,7 +77,7 @@ def item_of(family: str, suite: Suite, sc: dict[str, Any], q: dict[str, Any],
     narrative = sc.get("long_narrative") if long else sc["narrative"]
     markers = [genre, *([f"{order}_order"] if order else []), role]
     tags = tags_of(defaults, sc, q)
-    meta = {
+    meta: OpentomMeta = {
         "genre": genre, "order": order, "role": role, "gold_label": label,
         "observed": bool(sc["observed"]), "places": [g[0] for g in places],
         "narrative": "long" if long else "short",
@@ -59,15 +88,15 @@ def item_of(family: str, suite: Suite, sc: dict[str, Any], q: dict[str, Any],
                            if genre != "attitude" else ("observer",))
     if "container" in q:
         meta["container"] = q["container"]
+    data: OpentomData = {"narrative": narrative or "", "character": character, "places": places,
+                         "long_missing": long and not narrative}
     return ItemSpec(
         id=f"{sc['id']}::{question_id(q)}", suite=suite.name, family=family,
         scenario=str(sc["id"]), kind=genre, question=str(ask), gold=gold,
         choices=list(ATTITUDES) if genre == "attitude" else [], tags=tags, markers=markers,
         source={"file": suite.path, "line": line, **(sc.get("source") or {}),
                 **(q.get("source") or {})},
-        meta=meta, line=line,
-        data={"narrative": narrative or "", "character": character, "places": places,
-              "long_missing": long and not narrative},
+        meta=meta, line=line, data=data,
     )
 
 

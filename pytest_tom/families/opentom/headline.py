@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from collections.abc import Hashable
-from typing import Any
+from collections.abc import Sequence
+from typing import cast
 
 from pytest_tom.families.kit import GROUPED
 from pytest_tom.families.kit import PERCENT
@@ -40,6 +41,7 @@ from pytest_tom.families.kit import macro_f1_of
 from pytest_tom.families.kit import mean_of
 from pytest_tom.families.kit import meta
 from pytest_tom.families.kit import scenario_of
+from pytest_tom.families.opentom.expand import OpentomMeta
 
 # (metric key, row label in the paper's notation)
 TABLE2_ROWS = (
@@ -62,7 +64,13 @@ ROLE_NAMES = ("mover", "observer")
 READS = ("genre", "order", "role")  # the meta keys of `keys_of`
 
 
-def keys_of(meta: dict[str, Any]) -> list[str]:
+def item_meta(r: Record) -> OpentomMeta:
+    """The meta `expand.item_of` wrote for the item of `r` (typed: a record keeps any
+    family's meta)."""
+    return cast(OpentomMeta, meta(r))
+
+
+def keys_of(meta: OpentomMeta) -> list[str]:
     """The F1 keys an item counts in."""
     genre, order = meta["genre"], meta.get("order")
     if genre == "attitude":
@@ -75,9 +83,9 @@ def keys_of(meta: dict[str, Any]) -> list[str]:
     return keys
 
 
-def subsets_of(meta: dict[str, Any]) -> list[Any]:
+def subsets_of(meta: OpentomMeta) -> Sequence[str | None]:
     """The perspective subsets (mover, observer) an item counts in."""
-    subsets = meta.get("subsets")
+    subsets: Sequence[str | None] | None = meta.get("subsets")
     if subsets is None:  # records written before subsets were recorded
         subsets = ["observer"] if meta["genre"] == "attitude" else (
             list(ROLE_NAMES) if meta.get("role") == "narrator" else [meta.get("role")])
@@ -91,7 +99,7 @@ def predicted(rec: Record) -> str | None:
 
 
 def pair(r: Record) -> tuple[Hashable, Hashable]:
-    return meta(r)["gold_label"], predicted(r)
+    return item_meta(r)["gold_label"], predicted(r)
 
 
 def unparseable(r: Record) -> float:
@@ -99,13 +107,13 @@ def unparseable(r: Record) -> float:
 
 
 def counted_in(key: str) -> Callable[[Record], bool]:
-    return lambda r: not is_skipped(r) and key in keys_of(meta(r))
+    return lambda r: not is_skipped(r) and key in keys_of(item_meta(r))
 
 
 def counted_for(key: str, role: str) -> Callable[[Record], bool]:
     """In `key` and in `role`'s perspective subset."""
-    return lambda r: (not is_skipped(r) and key in keys_of(meta(r))
-                      and role in subsets_of(meta(r)))
+    return lambda r: (not is_skipped(r) and key in keys_of(item_meta(r))
+                      and role in subsets_of(item_meta(r)))
 
 
 PLOTS = (

@@ -25,6 +25,7 @@ own, are part of `loc_fine.first` too, as in the authors' evaluator).
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
 
@@ -128,7 +129,7 @@ def aggregate(records: list[Record], settings: Settings, declared: Declared) -> 
 
     opts = settings.options
     protocol = opts.get("opentom_protocol", "pool")
-    info: dict[str, Any] = {}
+    info: dict[str, str] = {}
     sample_note = ""
     if protocol == "samples":
         recs = reading.kept
@@ -179,7 +180,7 @@ def _num(value: float | None) -> float | str:
 CAPTION = "F1 and accuracy on 0–1, as the paper's Table 2; unparseable in %"
 
 
-def table2(metrics: dict[str, Any], protocol: str, note: str) -> MetricTable:
+def table2(metrics: Mapping[str, float | None], protocol: str, note: str) -> MetricTable:
     headers = ["question", "F1 (pool)", "accuracy", "items", "unparseable"]
     if protocol == "samples":
         headers += ["F1 mean ± std (samples)", "accuracy mean ± std"]
@@ -218,7 +219,7 @@ def faithfulness_table(faith: dict[str, dict[str, int]]) -> MetricTable:
              "and the place named contradict each other (rate over pairs where both parse)")
 
 
-def role_table(metrics: dict[str, Any]) -> MetricTable:
+def role_table(metrics: Mapping[str, float | None]) -> MetricTable:
     rows = []
     for key, label in TABLE2_ROWS:
         if key not in ROLE_KEYS or not metrics[f"items.{key}"]:

@@ -11,11 +11,10 @@ instruction of each genre, and the conversations of the three methods.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pytest_tom.families.kit import ItemSpec
 from pytest_tom.families.kit import Message
 from pytest_tom.families.kit import single_call
+from pytest_tom.families.opentom.schema import Cast
 
 METHODS = ("vanilla", "cot", "simtom")
 ANSWER_FORMAT = {
@@ -37,7 +36,7 @@ SIMTOM_INTRO = "What {name} knows about, according to an earlier reading of the 
 
 
 def default_question(genre: str, order: str | None, perspective: str, container: str | None,
-                     sc: dict[str, Any]) -> str:
+                     sc: Cast) -> str:
     """The dataset's wording of a question, from the scenario's characters, entity and places."""
     roles = {"mover": str(sc["mover"]), "observer": str(sc["observer"])}
     who = roles.get(perspective, "")

@@ -5,17 +5,24 @@ observer, distinct places, question fields per genre, gold answers that agree)."
 from __future__ import annotations
 
 from typing import Any
+from typing import TypedDict
 
 from pytest_tom.families.kit import ID
 from pytest_tom.families.kit import TAG
 from pytest_tom.families.kit import Any_
 from pytest_tom.families.kit import Bool
 from pytest_tom.families.kit import Checker
+from pytest_tom.families.kit import Defaults
 from pytest_tom.families.kit import Enum
 from pytest_tom.families.kit import Field
+from pytest_tom.families.kit import JSONObject
+from pytest_tom.families.kit import JSONValue
 from pytest_tom.families.kit import ListOf
 from pytest_tom.families.kit import Obj
+from pytest_tom.families.kit import Scenario
 from pytest_tom.families.kit import Str
+from pytest_tom.families.kit import SuiteDocument
+from pytest_tom.families.kit import Tagged
 from pytest_tom.families.kit import checked_scenarios
 from pytest_tom.families.kit import describe
 from pytest_tom.families.kit import normalise
@@ -25,6 +32,84 @@ from pytest_tom.families.opentom.labels import LABELS
 from pytest_tom.families.opentom.labels import ORDERS
 from pytest_tom.families.opentom.labels import ROLES
 from pytest_tom.families.opentom.labels import gold_label
+
+
+class Question(Tagged, total=False):
+    """An OpenToM question (`QUESTION`). `genre` and `answer` are required by the schema;
+    they are not marked so here because the converter writes a question key by key, in the
+    order of the file (`convert._question`)."""
+
+    id: str
+    genre: str  # one of labels.GENRES
+    order: str  # first, second (not for attitude)
+    perspective: str  # mover, observer, narrator
+    container: str  # mhop_fullness: original or new
+    ask: str
+    answer: JSONValue  # the gold as written: a place, a label, or a YAML 1.1 yes/no boolean
+    source: JSONObject
+
+
+class Preferences(TypedDict, total=False):
+    """A scenario's `preferences`: what each character likes and thinks the other likes."""
+
+    mover: str
+    observer: str
+    mover_about_observer: str
+    observer_about_mover: str
+
+
+class PlaceAliases(TypedDict, total=False):
+    """Other names of each place that a fine-location answer may use."""
+
+    original: list[str]
+    new: list[str]
+
+
+class Cast(Scenario):
+    """Who moves the entity from where to where, and whether the observer saw it: what a
+    question's wording and gold are made of."""
+
+    mover: str
+    observer: str
+    entity: str
+    original_place: str
+    new_place: str
+    observed: bool
+
+
+class Particulars(TypedDict, total=False):
+    """The optional parts of a scenario before its narrative (in the file's order)."""
+
+    personality: str
+    preferences: Preferences
+    intention: str
+    place_aliases: PlaceAliases
+
+
+class _Story(Cast, Particulars):
+    narrative: str
+    questions: list[Question]
+
+
+class OpentomScenario(_Story, total=False):
+    """An OpenToM scenario (`SCENARIO`): the cast, the narrative and its questions."""
+
+    long_narrative: str  # OpenToM-L
+
+
+class OpentomDefaults(Defaults, total=False):
+    narrative: str  # short or long: which version of the story to show
+
+
+class _Scenarios(TypedDict):
+    scenarios: list[OpentomScenario]
+
+
+class OpentomDocument(SuiteDocument, _Scenarios, total=False):
+    """An OpenToM suite file."""
+
+    defaults: OpentomDefaults
+
 
 QUESTION = Obj(
     what="OpenToM question",
@@ -74,7 +159,7 @@ DEFAULTS = Obj(what="defaults mapping", fields={
 })
 
 
-def question_id(q: dict[str, Any]) -> str:
+def question_id(q: Question) -> str:
     """The question's id: given, or built from its genre, order, perspective and container."""
     if "id" in q:
         return str(q["id"])
@@ -87,20 +172,21 @@ def question_id(q: dict[str, Any]) -> str:
     return "-".join(parts)
 
 
-def places_of(sc: dict[str, Any]) -> list[list[str]]:
+def places_of(sc: OpentomScenario) -> list[list[str]]:
     aliases = sc.get("place_aliases") or {}
     return [[str(sc["original_place"]), *map(str, aliases.get("original", []))],
             [str(sc["new_place"]), *map(str, aliases.get("new", []))]]
 
 
-def check(data: dict[str, Any], ck: Checker) -> None:
+def check(data: OpentomDocument, ck: Checker) -> None:
     """Report every OpenToM-specific error of a suite's `data` to `ck`."""
-    defaults = data.get("defaults") if isinstance(data.get("defaults"), dict) else {}
+    given = data.get("defaults")
+    defaults: OpentomDefaults = given if isinstance(given, dict) else {}
     for base, sc in checked_scenarios(data, ck, "scenario"):
         check_scenario(sc, base, defaults, ck)
 
 
-def check_scenario(sc: dict[str, Any], base: tuple[Any, ...], defaults: dict[str, Any],
+def check_scenario(sc: OpentomScenario, base: tuple[Any, ...], defaults: OpentomDefaults,
                    ck: Checker) -> None:
     """The checks of one scenario at `base`: characters, places, questions, agreeing golds."""
     if defaults.get("narrative") == "long" and "long_narrative" not in sc:
@@ -149,7 +235,7 @@ def check_scenario(sc: dict[str, Any], base: tuple[Any, ...], defaults: dict[str
                      f"{who} says {coarse!r} but this answer names the {place} place; fix one")
 
 
-def check_question(q: dict[str, Any], qpath: tuple[Any, ...],
+def check_question(q: Question, qpath: tuple[Any, ...],
                    places: list[list[str]], ck: Checker) -> bool:
     """The checks of one question at `qpath`; False when it has an error."""
     genre = q["genre"]
