@@ -255,5 +255,5 @@ def core_metrics(records: list[Record], key: Callable[[Record], Any] = group_key
         block = per_tag[tag].block()
         for name in ("items", "turn", "goal"):
             out[f"tag.{tag}.{name}"] = block[name]
-    out["parse_failure_rate"] = ratio(out["unparseable"], out["items"] - out["skipped"])
+    out["parse_failure_rate"] = ratio(total.unparseable, total.items - total.skipped)
     return out
