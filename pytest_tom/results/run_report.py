@@ -424,7 +424,8 @@ class RunReport:
         if endpoints is None:  # several endpoints of one model: counts of each
             endpoints = usage_by_endpoint(records)
         if endpoints:
-            extra["endpoints"] = [{"endpoint": k, **v.as_dict()} for k, v in endpoints.items()]
+            extra["endpoints"] = [{"endpoint": k, "requests": v.requests, "failures": v.failures,
+                                   "moved": v.moved} for k, v in endpoints.items()]
         return cls({
             "format": FORMAT,
             "status": status,

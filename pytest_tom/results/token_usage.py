@@ -93,15 +93,12 @@ def _add(into: dict[str, int], usage: Mapping[str, int] | None) -> None:
 
 @dataclass(frozen=True)
 class EndpointUsage:
-    """Requests to one endpoint, those that failed, and the retries moved elsewhere."""
+    """Requests to one endpoint, those that failed, and the retries moved elsewhere (a
+    report's `endpoints`: `results.run_report.EndpointJSON`)."""
 
     requests: int = 0
     failures: int = 0
     moved: int = 0
-
-    def as_dict(self) -> dict[str, int]:
-        """The report's form (`endpoints` of a report, beside `endpoint`)."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 @dataclass(frozen=True)
