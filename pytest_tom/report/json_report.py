@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TypedDict, cast
+from typing import Any, TypedDict
 
 from pytest_tom.core.record import Record
 from pytest_tom.core.record_view import RecordView, key_of
@@ -72,5 +72,8 @@ class ReplyParts(TypedDict, total=False):
 def reply_parts(record: Record) -> ReplyParts:
     """A reasoning model's thoughts and finish reasons, when the record has them: a replay
     gives them back, so a cut-off answer stays cut off and the thought stays apart."""
-    parts = {key: record[key] for key in ("thoughts", "finish") if key in record}  # type: ignore[literal-required]
-    return cast(ReplyParts, parts)
+    parts: ReplyParts = {}
+    for key in ("thoughts", "finish"):
+        if key in record:
+            parts[key] = record[key]
+    return parts
