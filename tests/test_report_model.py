@@ -4,7 +4,8 @@ package, so a new figure or field is named in one place (docs/architecture.md).
 
 The keys are every key the model declares (the TypedDicts of `results/results.py` and
 `results/run_report.py`: the report, its settings, shard and selection, the results, each
-suite, its intervals, tables and reasoning, the sweep and the probes), taken from the
+suite, its reasoning, the sweep and the probes; and those of `metrics/accuracy.py`,
+`metrics/intervals.py`, `metrics/table_json.py`: the core block, intervals, tables), taken from the
 declarations, not listed here. A key the item record shares (`core/record.Record`, its
 item `core/model.ItemSpec` and outcome `core/outcome.Outcome`: `value`, `model`,
 `suite` ...) is the record's and is not checked here: records are their own model.
@@ -28,6 +29,9 @@ from pytest_tom.core import record as record_model
 from pytest_tom.core.model import ItemSpec
 from pytest_tom.core.outcome import Outcome
 from pytest_tom.core.settings import Settings
+from pytest_tom.metrics import accuracy as counts_model
+from pytest_tom.metrics import intervals as intervals_model
+from pytest_tom.metrics import table_json as table_model
 from pytest_tom.metrics.intervals import Interval, MetricInterval
 from pytest_tom.results import results as results_model
 from pytest_tom.results import run_report as report_model
@@ -45,9 +49,10 @@ SEES = ("pytest_tom.results", "pytest_tom.report", "pytest_tom.compare")
 
 
 def declared_keys() -> set[str]:
-    """Every key of the report's JSON model, from its TypedDicts."""
+    """Every key of the report's JSON model, from its TypedDicts (the core block, an
+    interval and a table are declared where metrics/ writes them)."""
     out: set[str] = set()
-    for module in (results_model, report_model):
+    for module in (results_model, report_model, counts_model, intervals_model, table_model):
         for value in vars(module).values():
             if typing.is_typeddict(value) and value.__module__ == module.__name__:
                 out |= set(value.__annotations__)

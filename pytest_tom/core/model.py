@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, cast
+
+from pytest_tom.core.json_value import JSONObject
+from pytest_tom.core.record import ItemSummary
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
@@ -63,8 +66,10 @@ class ItemSpec:
     choices: list[str] = field(default_factory=list)  # as shown, in shown order
     tags: list[str] = field(default_factory=list)
     markers: list[str] = field(default_factory=list)  # extra markers beyond tags
-    source: dict[str, Any] = field(default_factory=dict)  # file, line, upstream id ...
-    meta: dict[str, Any] = field(default_factory=dict)
+    source: JSONObject = field(default_factory=dict)  # file, line, upstream id ...
+    meta: JSONObject = field(default_factory=dict)
+    # the family's own, in the process only (its expand writes the keys its prompts and
+    # scoring read; values need not be JSON): typed by each family, not here
     data: dict[str, Any] = field(default_factory=dict, repr=False)
     line: int = 0
     # --tom-sweep: the value this copy of the item is asked with (None: no sweep); not in
@@ -89,7 +94,7 @@ class ItemSpec:
         """The choices with their letters, as the model sees them: `a) text`."""
         return [f"{LETTERS[i]}) {c}" for i, c in enumerate(self.choices)]
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> ItemSummary:
         """The plain-data view that travels on reports (everything but `data`)."""
         # shallow copies, not dataclasses.asdict: asdict deep-copies every value and is
         # the slowest part of scoring a 10,000-item suite
@@ -98,7 +103,7 @@ class ItemSpec:
             d[key] = list(d[key])
         for key in ("source", "meta"):
             d[key] = dict(d[key])
-        return d
+        return cast(ItemSummary, d)  # the fields `ItemSummary` declares, by name
 
 
 @functools.cache
@@ -116,6 +121,6 @@ class Suite:
     version: str
     path: str
     description: str = ""
-    defaults: dict[str, Any] = field(default_factory=dict)
+    defaults: JSONObject = field(default_factory=dict)  # the file's, checked by the family's schema
     items: list[ItemSpec] = field(default_factory=list)
     scenario_count: int = 0

@@ -20,6 +20,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from pytest_tom.core.json_value import JSONValue
 from pytest_tom.core.secrets import RedactedUrl, url_list
 
 if TYPE_CHECKING:  # the inert plugin loads this table in every pytest run: keep it light
@@ -355,7 +356,8 @@ class TomOptions:
 
     def as_dict(self) -> dict[str, Any]:
         """Every value by option name, family options included (the families read them by
-        name: `Settings.options`; a backend gets its own typed, `BackendOptions`)."""
+        name: `Settings.options`; a backend gets its own typed, `BackendOptions`). Each
+        value is of its field's type (a `Sweep`, a tuple of URLs ...), not JSON."""
         out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "family"}
         out.update(self.family)
         return out
@@ -384,11 +386,11 @@ def build_options(values: Mapping[str, Any], family_table: list[Opt] | tuple[Opt
     """`TomOptions` from raw values by option name (None or missing: the default).
 
     ValueError names the option and the bad value."""
-    core: dict[str, Any] = {}
+    core: dict[str, Any] = {}  # TomOptions' keyword arguments, each typed as its field
     for o in core_table():
         raw = values.get(o.name)
         core[o.name] = o.default if raw is None else o.parse(raw)
-    fam: dict[str, Any] = {}
+    fam: dict[str, JSONValue] = {}  # the families' option values: numbers, words, flags
     for o in family_table:
         raw = values.get(o.name)
         fam[o.name] = o.default if raw is None else o.parse(raw)

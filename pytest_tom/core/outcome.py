@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, cast
+
+from pytest_tom.core.json_value import JSONObject
+from pytest_tom.core.record import OutcomeDict
 
 # error kinds
 UNPARSEABLE = "unparseable"  # the answer could not be read: counts as wrong
@@ -39,9 +42,9 @@ class Outcome:
     value: float | None = None
     error: str | None = None
     detail: str = ""  # a short human explanation (shown in the failure text)
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: JSONObject = field(default_factory=dict)  # the family's details, free-form
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> OutcomeDict:
         # the common outcome holds plain scalars only: the same dict as `asdict` without its
         # recursive deep copy of every field (a share of each item's record at 20,000 items)
         extra = self.extra
@@ -51,7 +54,7 @@ class Outcome:
                 and all(type(v) in _PLAIN for v in extra.values())):
             return {"correct": self.correct, "parsed": self.parsed, "value": self.value,
                     "error": self.error, "detail": self.detail, "extra": dict(extra)}
-        return asdict(self)
+        return cast(OutcomeDict, asdict(self))  # the fields are `OutcomeDict`'s keys
 
     @classmethod
     def failed(cls, error: str, detail: str) -> Outcome:
@@ -63,7 +66,7 @@ RIGHT, WRONG, ERROR, SKIPPED, MEASURED = "right", "wrong", "error", "skipped", "
 STATUSES = (RIGHT, WRONG, UNPARSEABLE, CUT_OFF, ERROR, SKIPPED, MEASURED)
 
 
-def status(outcome: dict[str, Any] | Outcome | None) -> str:
+def status(outcome: OutcomeDict | Outcome | None) -> str:
     """right | wrong | unparseable | cut_off | error | skipped | measured, of an outcome (as
     a dict on a record, or an `Outcome`). Skipped: scoring needed something not installed;
     cut_off: the budget ran out before the answer ended; error: the request failed (or any

@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypedDict
 
 from pytest_tom.core.model import ItemSpec, ProbePoint
 
@@ -29,15 +29,22 @@ PROBES = ("no-story", "no-options", "shuffle")
 EXAMPLE = "e.g. --tom-probe no-story,no-options,shuffle"
 
 
+class ProbesSetting(TypedDict, total=False):
+    """The probes in a report's settings (`settings.asked.probes`)."""
+
+    probes: list[str]
+    orders: int  # with shuffle only: the orders each item is asked in
+
+
 @dataclass(frozen=True)
 class Probes:
     """The probes asked for, in the order of `PROBES`."""
 
     names: tuple[str, ...]
 
-    def as_dict(self, orders: int) -> dict[str, Any]:
+    def as_dict(self, orders: int) -> ProbesSetting:
         """The probes in a report's settings (`settings.asked.probes`)."""
-        out: dict[str, Any] = {"probes": list(self.names)}
+        out: ProbesSetting = {"probes": list(self.names)}
         if "shuffle" in self.names:
             out["orders"] = orders
         return out

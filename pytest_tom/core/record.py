@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
+from pytest_tom.core.json_value import JSONObject
+
 
 class ItemSummary(TypedDict, total=False):
     """`ItemSpec.summary()`: every field of the item but its `data`, `sweep` and `probe`
@@ -33,8 +35,8 @@ class ItemSummary(TypedDict, total=False):
     choices: list[str]
     tags: list[str]
     markers: list[str]
-    source: dict[str, Any]  # file, line, upstream id ...
-    meta: dict[str, Any]
+    source: JSONObject  # file, line, upstream id ...: free-form, as the suite gives it
+    meta: JSONObject  # the family's plain-JSON facts about the item, free-form
     line: int
 
 
@@ -46,7 +48,7 @@ class OutcomeDict(TypedDict, total=False):
     value: float | None
     error: str | None
     detail: str
-    extra: dict[str, Any]
+    extra: JSONObject  # the family's scoring details (`Outcome.extra`), free-form
 
 
 class SweepRecord(TypedDict, total=False):
@@ -91,8 +93,8 @@ class Record(TypedDict, total=False):
     # out, others as the server says; None: unknown); present only when some reply had one
     finish: list[str | None]
     # what the model saw, call by call (items/transcript.call_messages): a list of calls,
-    # each a list of {"role", "content"}
-    messages: list[list[dict[str, Any]]]
+    # each a list of {"role", "content"} (backends.base.Message)
+    messages: list[list[dict[str, str]]]
     seconds: float
     # tokens the server reported (summed over calls and samples): prompt_tokens,
     # completion_tokens, total_tokens, and reasoning_tokens where they are known

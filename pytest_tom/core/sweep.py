@@ -19,8 +19,9 @@ import json
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypedDict
 
+from pytest_tom.core.json_value import JSONValue
 from pytest_tom.core.model import ItemSpec, SweepPoint
 
 FLAG = "--tom-sweep"
@@ -82,6 +83,14 @@ def value_text(value: Any) -> str:
     return str(value)
 
 
+class SweepSetting(TypedDict):
+    """The sweep in a report's settings (`settings.asked.sweep`)."""
+
+    setting: str
+    values: list[JSONValue]  # typed as the setting takes it (a request field's: any JSON)
+    request_field: bool  # whether the setting is a request field
+
+
 @dataclass(frozen=True)
 class Sweep:
     """The setting swept and its values (typed, in the order given, at least two)."""
@@ -101,7 +110,7 @@ class Sweep:
         return [SweepPoint(self.setting, v, self.label(v), suite, n)
                 for n, v in enumerate(self.values)]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> SweepSetting:
         """The sweep in a report's settings (`settings.asked.sweep`)."""
         return {"setting": self.setting, "values": list(self.values),
                 "request_field": self.is_field}

@@ -47,7 +47,7 @@ from pytest_tom.metrics.mcnemar import Comparison, Key, Pairing, pair_records, s
 from pytest_tom.results.asked import difference_text
 from pytest_tom.results.asked import differences as asked_differences
 from pytest_tom.results.results import Results
-from pytest_tom.results.run_report import ReportSettings, RunReport
+from pytest_tom.results.run_report import ReportSettings, RunReport, SettingsJSON
 from pytest_tom.results.saved_report import SavedReportError, read_saved_report
 from pytest_tom.suite.schema import did_you_mean
 
@@ -452,7 +452,7 @@ def _note_families(base: Results, results: Results, report: GateReport) -> None:
                                 f"{other.family} in the baseline")
 
 
-def settings_notes(base: RunReport, settings: ReportSettings | dict[str, Any]) -> list[str]:
+def settings_notes(base: RunReport, settings: ReportSettings | SettingsJSON) -> list[str]:
     """Differences of method, seed, temperature ... between the baseline and this run."""
     before, now = base.settings, ReportSettings.of(settings)
     notes = []

@@ -12,8 +12,8 @@ of it the budget decided.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypedDict, cast
 
 from pytest_tom.core.outcome import CUT_OFF, ERROR, SKIPPED, UNAVAILABLE, UNPARSEABLE
 from pytest_tom.core.record import Record
@@ -25,6 +25,29 @@ from pytest_tom.core.record_view import (
     verdict_of,
     verdicts,
 )
+
+# a figure of the results: a count (a float when it is a mean over --tom-samples), a share,
+# a score, a mean; None where it is unavailable in the run
+Figure = int | float | None
+
+
+class CountsJSON(TypedDict, total=False):
+    """The core block of a suite (the first figures of its metrics) or of the run (the
+    report's `totals`; read through `results.results.Counts`), as `_block` writes it."""
+
+    items: float
+    judged: float
+    correct: float
+    wrong: float
+    errors: float
+    unparseable: float
+    cut_off: float
+    skipped: float
+    turn: float | None
+    goal: float | None
+    groups: float
+    groups_correct: float
+    parse_failure_rate: float | None  # a suite's metrics (`core_metrics`) only
 
 
 def is_skipped(rec: Record) -> bool:
@@ -157,14 +180,14 @@ class _Tally:
         self.skipped += other.skipped
         self.groups.merge(other.groups)
 
-    def block(self) -> dict[str, Any]:
+    def block(self) -> CountsJSON:
         ok, g_n = self.groups.counts()
         return _block(self.items, self.judged, self.correct, self.errors, self.unparseable,
                       self.cut_off, self.skipped, ok, g_n)
 
 
 def _block(items: int, judged: int, correct: int, errors: int, unparseable: int, cut_off: int,
-           skipped: int, groups_correct: int, groups: int) -> dict[str, Any]:
+           skipped: int, groups_correct: int, groups: int) -> CountsJSON:
     return {
         "items": items,
         "judged": judged,
@@ -203,12 +226,12 @@ def _tally(records: Iterable[Record], key: Callable[[Record], Any],
     return total, per_tag
 
 
-def accuracy_block(records: list[Record], key: Callable[[Record], Any] = group_key) -> dict[str, Any]:
+def accuracy_block(records: list[Record], key: Callable[[Record], Any] = group_key) -> CountsJSON:
     """Counts and both accuracies for a set of records."""
     return _tally(records, key)[0].block()
 
 
-def sum_blocks(blocks: Iterable[dict[str, Any]]) -> dict[str, Any]:
+def sum_blocks(blocks: Iterable[Mapping[str, Figure]]) -> CountsJSON:
     """One block from the blocks of disjoint sets of records whose groups are disjoint too
     (a run's suites, a group being (suite, group)): the counts added up, both accuracies
     computed from the sums."""
@@ -221,13 +244,16 @@ def sum_blocks(blocks: Iterable[dict[str, Any]]) -> dict[str, Any]:
     return _block(**sums)
 
 
-def core_metrics(records: list[Record], key: Callable[[Record], Any] = group_key) -> dict[str, Any]:
-    """The flat metrics every suite reports: the overall block plus `tag.<tag>.<metric>`."""
+def core_metrics(records: list[Record], key: Callable[[Record], Any] = group_key
+                 ) -> dict[str, Figure]:
+    """The flat metrics every suite reports: the overall block plus `tag.<tag>.<metric>`
+    (names made from the suite's tags: a figure map, not a fixed shape)."""
     total, per_tag = _tally(records, key, tags=True)
-    out = total.block()
+    # the core block is the first figures of the map (a TypedDict is a dict at run time)
+    out = cast(dict[str, Figure], total.block())
     for tag in sorted(per_tag):
         block = per_tag[tag].block()
         for name in ("items", "turn", "goal"):
             out[f"tag.{tag}.{name}"] = block[name]
-    out["parse_failure_rate"] = ratio(out["unparseable"], out["items"] - out["skipped"])
+    out["parse_failure_rate"] = ratio(total.unparseable, total.items - total.skipped)
     return out

@@ -38,7 +38,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -50,6 +50,38 @@ RESAMPLES = 1000
 
 Summary = Counter  # an additive summary of one group
 Finish = Callable[[Counter], "float | None"]
+
+
+class IntervalJSON(TypedDict, total=False):
+    """An interval's JSON form (`Interval.to_dict`, `MetricInterval.to_dict`): a report's
+    `intervals` blocks keep it (`results.results.interval_of` reads it back)."""
+
+    value: float | None
+    low: float | None
+    high: float | None
+    level: float
+    method: str
+    n: int
+    resamples: int  # bootstrap only
+    seed: int | None  # bootstrap only
+    label: str  # a metric's (`MetricInterval`) from here on
+    headline: bool
+    display: str  # "amount" only
+
+
+class PairedDiffJSON(TypedDict):
+    """A paired difference's JSON form (`PairedDiff.to_dict`)."""
+
+    a: float | None
+    b: float | None
+    delta: float | None
+    low: float | None
+    high: float | None
+    p_value: float | None
+    test: str
+    n: int
+    worse: int
+    better: int
 
 
 @dataclass(frozen=True)
@@ -64,12 +96,12 @@ class Interval:
     resamples: int = 0
     seed: int | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> IntervalJSON:
         """The interval's JSON form (the report's `intervals` blocks)."""
-        out: dict[str, Any] = {"value": self.value, "low": self.low, "high": self.high,
-                               "level": LEVEL, "method": self.method, "n": self.n}
+        out: IntervalJSON = {"value": self.value, "low": self.low, "high": self.high,
+                             "level": LEVEL, "method": self.method, "n": self.n}
         if self.method == "bootstrap":  # "wilson", "wilson over groups" need no more
-            out.update(resamples=self.resamples, seed=self.seed)
+            out["resamples"], out["seed"] = self.resamples, self.seed
         return out
 
 
@@ -91,10 +123,10 @@ class MetricInterval(Interval):
         return cls(iv.value, iv.low, iv.high, iv.method, iv.n, iv.resamples, iv.seed,
                    label, headline, display)
 
-    def to_dict(self) -> dict[str, Any]:
-        out = {**super().to_dict(), "label": self.label, "headline": self.headline}
+    def to_dict(self) -> IntervalJSON:
+        out: IntervalJSON = {**super().to_dict(), "label": self.label, "headline": self.headline}
         if self.display:  # a share writes none
-            out.update(display=self.display)
+            out["display"] = self.display
         return out
 
 
@@ -329,7 +361,7 @@ class PairedDiff:
     worse: int = 0  # McNemar: right in A, wrong in B
     better: int = 0  # McNemar: wrong in A, right in B
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> PairedDiffJSON:
         return {"a": self.a, "b": self.b, "delta": self.delta, "low": self.low,
                 "high": self.high, "p_value": self.p_value, "test": self.test, "n": self.n,
                 "worse": self.worse, "better": self.better}

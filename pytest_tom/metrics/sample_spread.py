@@ -10,10 +10,13 @@ standard deviation, k - 1 in the denominator) kept beside it.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from pytest_tom.core.record import Record
 from pytest_tom.core.record_view import RecordView, samples_of
+from pytest_tom.metrics.accuracy import Figure
+from pytest_tom.metrics.table_json import TableJSON
 
 
 def sample_count(records: list[Record]) -> int:
@@ -71,10 +74,12 @@ def mean_sd(values: list[Any]) -> tuple[Any, float | None]:
     return round(mean, DIGITS), round(math.sqrt(var), DIGITS)
 
 
-def combine_flat(blocks: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, float]]:
-    """Mean of each key over the blocks, and the spread of the keys that vary."""
+def combine_flat(blocks: list[Mapping[str, Figure]]
+                 ) -> tuple[dict[str, Figure], dict[str, float]]:
+    """Mean of each key over the blocks (figure maps: a suite's metrics, the totals), and
+    the spread of the keys that vary."""
     keys = list(dict.fromkeys(k for b in blocks for k in b))
-    means: dict[str, Any] = {}
+    means: dict[str, Figure] = {}
     spread: dict[str, float] = {}
     for k in keys:
         m, sd = mean_sd([b.get(k) for b in blocks])
@@ -84,7 +89,7 @@ def combine_flat(blocks: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str
     return means, spread
 
 
-def combine_table(tables: list[dict[str, Any]]) -> dict[str, Any]:
+def combine_table(tables: list[TableJSON]) -> TableJSON:
     """Numeric cells averaged when every sample's table has the same shape; else sample 0's."""
     first = tables[0]
     same = all(t["headers"] == first["headers"] and len(t["rows"]) == len(first["rows"])

@@ -12,6 +12,7 @@ from typing import Any
 
 from pytest_tom.core.outcome import CUT_OFF, UNPARSEABLE, Outcome
 from pytest_tom.core.printable import escape_controls
+from pytest_tom.core.record import Record
 from pytest_tom.core.record_view import RecordView
 from pytest_tom.suite import ItemSpec
 
@@ -24,7 +25,7 @@ def short(value: Any, limit: int = LIMIT) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def junit_properties(record: dict[str, Any]) -> list[tuple[str, str]]:
+def junit_properties(record: Record) -> list[tuple[str, str]]:
     """`tom_kind`, `tom_correct` (true/false/none), `tom_parsed`, and `tom_error`/`tom_value`
     when set: the per-item properties of the JUnit XML report."""
     view = RecordView(record)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from pytest_tom.core.record import Record
 from pytest_tom.core.record_view import RecordView, key_of
@@ -62,7 +62,18 @@ def write_replay(path: str | Path, records: list[Record]) -> None:
                         for r in ordered if r.responses))
 
 
-def reply_parts(record: Record) -> dict[str, Any]:
+class ReplyParts(TypedDict, total=False):
+    """What a replay line holds beside `suite`, `id` and `responses`, when the record had it."""
+
+    thoughts: list[str | None]
+    finish: list[str | None]
+
+
+def reply_parts(record: Record) -> ReplyParts:
     """A reasoning model's thoughts and finish reasons, when the record has them: a replay
     gives them back, so a cut-off answer stays cut off and the thought stays apart."""
-    return {key: record[key] for key in ("thoughts", "finish") if key in record}  # type: ignore[literal-required]
+    parts: ReplyParts = {}
+    for key in ("thoughts", "finish"):
+        if key in record:
+            parts[key] = record[key]
+    return parts

@@ -21,7 +21,7 @@ from pytest_tom.report.markdown_items import by_key, flipped_lines, weakest_line
 from pytest_tom.report.probe_table import not_applicable_lines, probe_tables
 from pytest_tom.report.sweep_table import paired_lines, sweep_tables
 from pytest_tom.results.results import OUTCOME_COUNTS, Results
-from pytest_tom.results.run_report import ReportSettings
+from pytest_tom.results.run_report import ReportSettings, SettingsJSON
 from pytest_tom.results.token_usage import EndpointUsage, usage_by_endpoint
 
 LISTED = 200  # item ids listed per kind of change
@@ -224,7 +224,7 @@ def diff_section(diff: ItemDiff, listed: int = LISTED, records: list[Record] | N
 
 
 def render(results: Results, report: GateReport | None,
-           settings: ReportSettings | dict[str, Any], exitstatus: int | None = None,
+           settings: ReportSettings | SettingsJSON, exitstatus: int | None = None,
            records: list[Record] | None = None,
            baseline_items: list[Record] | None = None,
            endpoints: Mapping[str, EndpointUsage] | None = None) -> str:
@@ -267,7 +267,7 @@ def render(results: Results, report: GateReport | None,
 
 
 def write_markdown(path: str | Path, results: Results, report: GateReport | None,
-                   settings: ReportSettings | dict[str, Any], exitstatus: int | None = None,
+                   settings: ReportSettings | SettingsJSON, exitstatus: int | None = None,
                    records: list[Record] | None = None,
                    baseline_items: list[Record] | None = None,
                    endpoints: Mapping[str, EndpointUsage] | None = None) -> None:

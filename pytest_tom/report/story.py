@@ -9,6 +9,7 @@ message with its role, then the answer.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pytest_tom.core.outcome import CUT_OFF, ERROR, UNPARSEABLE, status
@@ -36,7 +37,7 @@ def expected_text(spec: Any) -> str:
     return gold_text(spec.kind, spec.gold, spec.meta)
 
 
-def gold_text(kind: str, gold: Any, meta: dict[str, Any]) -> str:
+def gold_text(kind: str, gold: Any, meta: Mapping[str, object]) -> str:
     """The expected answer in words: `b) the van`, `contains crayon or crayons; not box`."""
     if "gold_letter" in meta:
         return f"{meta['gold_letter']}) {gold}"

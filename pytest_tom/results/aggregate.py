@@ -7,7 +7,8 @@ travel on the reports, never `session.items`.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
 from pytest_tom import families
 from pytest_tom.core.record_view import RecordView, group_of, id_of, suite_of
@@ -116,7 +117,7 @@ def _aggregate_once(records: list[Record], settings: Settings,
     for rec in records:
         grouped[suite_of(rec)].append(rec)
     suites: dict[str, SuiteJSON] = {}
-    blocks: list[dict[str, Figure]] = []  # each suite's share of the totals
+    blocks: list[Mapping[str, Figure]] = []  # each suite's share of the totals
     for name in sorted(grouped):
         arrived = grouped[name]
         # the family gets the suite's records by id (as one sort by (suite, id) would give:
@@ -140,13 +141,13 @@ def _aggregate_once(records: list[Record], settings: Settings,
     return Results.build(suites, sum_blocks(blocks))
 
 
-def _totals_share(records: list[Record], core: dict[str, Figure]) -> dict[str, Figure]:
+def _totals_share(records: list[Record], core: dict[str, Figure]) -> Mapping[str, Figure]:
     """A suite's block in the totals, whose groups are (suite, group): a suite's items
     without a group form one group there, while its core metrics group them by scenario.
     When every item has a group the two groupings are the same and the core block is it."""
     if all(map(group_of, records)):
         return core
-    return accuracy_block(records, key=_group)
+    return cast(Mapping[str, Figure], accuracy_block(records, key=_group))  # a figure map too
 
 
 _item_id = id_of

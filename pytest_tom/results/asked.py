@@ -35,18 +35,36 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from pytest_tom.asking.answer_length import REASONING_METHODS
 from pytest_tom.asking.reasoning import request_fields, shown_fields, thinking_budget
+from pytest_tom.core.json_value import JSONObject, JSONValue
 from pytest_tom.core.option_table import TomOptions
+from pytest_tom.core.probe import ProbesSetting
+from pytest_tom.core.sweep import SweepSetting
 
 KEYS = ("max_tokens", "answer_tokens", "reasoning_step_tokens", "thinking", "thinking_tokens",
         "reasoning_effort", "request_fields", "sweep", "probes")
 
 
+class AskedJSON(TypedDict, total=False):
+    """The `settings.asked` block (the module docstring says each field)."""
+
+    max_tokens: int | None
+    answer_tokens: dict[str, int] | None  # per family
+    reasoning_step_tokens: dict[str, int] | None  # per family
+    thinking: str | None  # "on", "off"
+    thinking_tokens: int | None
+    reasoning_effort: JSONValue  # a str; a derived block's: as its request fields held it
+    request_fields: JSONObject  # free-form, credentials redacted
+    sweep: SweepSetting
+    probes: ProbesSetting
+    derived: bool  # read from a report written before the block
+
+
 def asked_block(options: TomOptions, families: Iterable[Any], method: str,
-                family_lengths: bool) -> dict[str, Any]:
+                family_lengths: bool) -> AskedJSON:
     """The `settings.asked` block of a run with `options`: `families`, the families whose
     lengths are recorded (name, `answer_tokens`, `reasoning_tokens`); `family_lengths`:
     the calls carry each family's length (no `--tom-max-tokens`, and a backend that asks
@@ -54,7 +72,7 @@ def asked_block(options: TomOptions, families: Iterable[Any], method: str,
     fields = shown_fields(request_fields(options))
     per_family = options.max_tokens is None and family_lengths
     fams = sorted(families, key=lambda f: str(f.name))
-    block = {
+    block: AskedJSON = {
         "max_tokens": options.max_tokens,
         "answer_tokens": ({str(f.name): int(f.answer_tokens) for f in fams}
                           if per_family else None),
@@ -93,10 +111,10 @@ def _families_text(common: int, others: str | None, names: Iterable[str]) -> dic
 
 def derived_block(*, request_fields: Any = None, answer_length: Any = "",
                   max_tokens: int | None = None, method: str = "vanilla",
-                  family_names: Iterable[str] = ()) -> dict[str, Any]:
+                  family_names: Iterable[str] = ()) -> AskedJSON:
     """The block of a report written before it existed (module docstring), from what its
     settings hold (`results.run_report.ReportSettings.asked` reads them)."""
-    fields = dict(request_fields) if isinstance(request_fields, Mapping) else {}
+    fields: JSONObject = dict(request_fields) if isinstance(request_fields, Mapping) else {}
     kwargs = fields.get("chat_template_kwargs")
     enable = kwargs.get("enable_thinking") if isinstance(kwargs, Mapping) else None
     text = str(answer_length or "")
@@ -124,11 +142,12 @@ def derived_block(*, request_fields: Any = None, answer_length: Any = "",
     }
 
 
-def _flat(block: Mapping[str, Any]) -> dict[str, Any]:
+def _flat(block: AskedJSON) -> dict[str, JSONValue]:
     """`asked.<key>` and, for the per-family and per-field maps, `asked.<key>.<name>`."""
-    out: dict[str, Any] = {}
+    fields = cast(Mapping[str, JSONValue], block)  # every field of the block is JSON
+    out: dict[str, JSONValue] = {}
     for key in KEYS:
-        value = block.get(key)
+        value = fields.get(key)
         if isinstance(value, Mapping):
             for name, v in sorted(value.items()):
                 out[f"asked.{key}.{name}"] = v
@@ -139,8 +158,8 @@ def _flat(block: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def differences(before: Mapping[str, Any], after: Mapping[str, Any]
-                ) -> list[tuple[str, Any, Any]]:
+def differences(before: AskedJSON, after: AskedJSON
+                ) -> list[tuple[str, JSONValue, JSONValue]]:
     """(field, before, after) of every field of two `asked` blocks that differs, by its
     dotted name under `settings` (`asked.thinking_tokens`, `asked.answer_tokens.bigtom`).
     A field a derived block could not tell (None there) is not a difference."""

@@ -60,7 +60,7 @@ class Merged:
     status: str
     started: float
     finished: float
-    versions: dict[str, Any]
+    versions: dict[str, str | None]  # package versions (`RunReport.versions`)
     missing: list[str] = field(default_factory=list)
 
 

@@ -19,7 +19,7 @@ Adding a suite-level figure:
   suite's metrics and its interval; gates, `compare`, the Markdown, HTML and terminal
   "every metric" lists show it with no other change;
 - a count of the core block (beside errors and unparseable, e.g. answers cut off by the
-  budget) is counted in `metrics/accuracy` and named once in `Counts` and
+  budget) is counted in `metrics/accuracy` (declared in its `CountsJSON`) and named once in `Counts` and
   `OUTCOME_COUNTS` below, which the terminal, Markdown and HTML tables read;
 - anything else kept per suite (like `info`) is a key written by `suite_block` and one
   accessor of `SuiteResult`.
@@ -31,12 +31,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
+from pytest_tom.core.json_value import JSONObject
 from pytest_tom.families.base import MetricTable
-from pytest_tom.metrics.intervals import Interval, MetricInterval
-
-# a figure of the results: a count (a float when it is a mean over --tom-samples), a share,
-# a score, a mean; None where it is unavailable in the run
-Figure = int | float | None
+from pytest_tom.metrics.accuracy import CountsJSON, Figure
+from pytest_tom.metrics.intervals import Interval, IntervalJSON, MetricInterval
+from pytest_tom.metrics.table_json import TableJSON
 
 # the keys of a report that hold the results, in the order the report writes them
 RESULT_KEYS = ("suites", "totals", "totals_intervals", "samples", "totals_spread", "sweep",
@@ -61,6 +60,10 @@ OUTCOME_COUNTS: tuple[tuple[str, str, bool], ...] = (
 # (with results/run_report.py and results/saved_report.py) reads them, and
 # tests/test_report_model.py takes the keys from these declarations to check that no other
 # module reads one by key. A new key is declared here, beside the accessor that reads it.
+# Three shapes are written below the results layer and declared where they are written:
+# the core block (`metrics.accuracy.CountsJSON`), an interval (`metrics.intervals.
+# IntervalJSON`) and a family table (`metrics.table_json.TableJSON`); the test reads those
+# modules' declarations too.
 
 
 class ResultsJSON(TypedDict, total=False):
@@ -82,39 +85,15 @@ class SuiteJSON(TypedDict, total=False):
     path: str
     metrics: dict[str, Figure]  # the core block (`CountsJSON`), its tags, the family's
     tables: list[TableJSON]
-    info: dict[str, Any]  # the family's notes, free-form
+    info: JSONObject  # the family's notes (the embedding model used ...), free-form
     reasoning: ReasoningJSON
     intervals: dict[str, IntervalJSON]
     samples: int
     spread: dict[str, float]
 
 
-class CountsJSON(TypedDict, total=False):
-    """The core block of a suite (within its metrics) or of the run (`Counts`)."""
-
-    items: float
-    judged: float
-    correct: float
-    wrong: float
-    errors: float
-    unparseable: float
-    cut_off: float
-    skipped: float
-    turn: float | None
-    goal: float | None
-    groups: float
-    groups_correct: float
-    parse_failure_rate: float | None
 
 
-class TableJSON(TypedDict, total=False):
-    """A family table (`MetricTable.to_dict`)."""
-
-    title: str
-    headers: list[str]
-    rows: list[list[Any]]
-    note: str
-    caption: str
 
 
 class ReasoningJSON(TypedDict, total=False):
@@ -352,20 +331,6 @@ class NotApplicableJSON(TypedDict, total=False):
     reason: str
 
 
-class IntervalJSON(TypedDict, total=False):
-    """A metric's interval as a report keeps it (`MetricInterval.to_dict`)."""
-
-    value: float | None
-    low: float | None
-    high: float | None
-    level: float
-    method: str
-    n: int
-    resamples: int  # bootstrap only
-    seed: int | None  # bootstrap only
-    label: str
-    headline: bool
-    display: str  # "amount" only
 
 
 def interval_of(data: Mapping[str, Any]) -> MetricInterval:
@@ -487,7 +452,7 @@ class Counts:
 
 
 def suite_block(family: str, path: str, metrics: dict[str, Figure], tables: list[TableJSON],
-                info: dict[str, Any], reasoning: ReasoningJSON | None = None) -> SuiteJSON:
+                info: JSONObject, reasoning: ReasoningJSON | None = None) -> SuiteJSON:
     """One suite's figures as aggregation makes them (intervals are added after); the
     `reasoning` block only when its records show reasoning (`results.reasoning.reasoning_length.block`)."""
     out: SuiteJSON = {"family": family, "path": path, "metrics": metrics, "tables": tables,
@@ -761,7 +726,7 @@ class SuiteResult:
         return list(self._block.get("tables") or [])
 
     @property
-    def info(self) -> dict[str, Any]:
+    def info(self) -> JSONObject:
         """Notes of the family (the embedding model used ...)."""
         return self._block.get("info") or {}
 
@@ -792,7 +757,7 @@ class Results(dict[str, Any]):
     """The results of a run (see the module docstring): read them through the accessors."""
 
     @classmethod
-    def build(cls, suites: dict[str, SuiteJSON], totals: dict[str, Figure]) -> Results:
+    def build(cls, suites: dict[str, SuiteJSON], totals: CountsJSON) -> Results:
         """Results of one aggregation pass: the suites' blocks (`suite_block`) and totals."""
         return cls(suites=suites, totals=totals)
 

@@ -28,13 +28,14 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from types import MappingProxyType
-from typing import Any, TypedDict
+from typing import Any, TypedDict, cast
 
 from pytest_tom import families
+from pytest_tom.core.json_value import JSONObject
 from pytest_tom.core.record import Record
 from pytest_tom.core.record_view import key_of
 from pytest_tom.core.settings import Settings
-from pytest_tom.results.asked import derived_block
+from pytest_tom.results.asked import AskedJSON, derived_block
 from pytest_tom.results.asked import differences as asked_differences
 from pytest_tom.results.results import (
     CountsJSON,
@@ -93,11 +94,11 @@ class SettingsJSON(TypedDict, total=False):
     temperature: float | None
     max_tokens: int | None
     answer_length: str
-    asked: dict[str, Any]  # its fields: results/asked.py (KEYS), passed through
+    asked: AskedJSON  # its fields: results/asked.py, passed through
     concurrency: int
-    options: dict[str, Any]  # family options away from their defaults
+    options: JSONObject  # family options away from their defaults: each family's values
     shard: ShardJSON
-    request_fields: dict[str, Any]  # free-form request fields, credentials redacted
+    request_fields: JSONObject  # free-form request fields, credentials redacted
     selection: SelectionJSON
     request_path: str
     merged: list[str]
@@ -172,10 +173,11 @@ def format_version(data: Mapping[str, Any]) -> int | None:
     return int(number)
 
 
-def upgrade(data: dict[str, Any]) -> dict[str, Any]:
-    """A report of a version in `READS` in the shape of the current version. Version 1 is
-    the current one; a version 2 adds its step here (and keeps 1's)."""
-    return data
+def upgrade(data: dict[str, Any]) -> ReportJSON:
+    """A report of a version in `READS` (JSON as read, its format checked) in the shape of
+    the current version: the typed model from here on. Version 1 is the current one; a
+    version 2 adds its step here (and keeps 1's)."""
+    return cast(ReportJSON, data)
 
 
 class ShardRecord:
@@ -185,7 +187,7 @@ class ShardRecord:
 
     __slots__ = ("data",)
 
-    def __init__(self, data: dict[str, Any]):
+    def __init__(self, data: ShardJSON):
         self.data = data
 
     @property
@@ -271,7 +273,9 @@ class ReportSettings:
     __slots__ = ("data",)
 
     def __init__(self, data: Mapping[str, Any] | None = None):
-        self.data: dict[str, Any] = dict(data or {})
+        # a report's settings, or the live run's description of them (`RunContext.
+        # describe_settings`), which writes the same keys
+        self.data = cast(SettingsJSON, dict(data or {}))
 
     @classmethod
     def of(cls, value: ReportSettings | Mapping[str, Any] | None) -> ReportSettings:
@@ -312,12 +316,12 @@ class ReportSettings:
         return self.data.get("answer_length")
 
     @property
-    def asked(self) -> dict[str, Any]:
+    def asked(self) -> AskedJSON:
         """What the model was asked, as fields (`results/asked.py`): the run's `asked`
         block, or for a report written before it, the block derived from what it holds."""
         block = self.data.get("asked")
         if isinstance(block, Mapping):
-            return dict(block)
+            return AskedJSON(**block)
         return derived_block(request_fields=self.data.get("request_fields"),
                              answer_length=self.data.get("answer_length"),
                              max_tokens=self.data.get("max_tokens"),
@@ -346,7 +350,7 @@ class ReportSettings:
         return out + asked_differences(self.asked, other.asked)
 
     @property
-    def options(self) -> dict[str, Any]:
+    def options(self) -> JSONObject:
         """Family options that differ from their defaults (they change figures)."""
         value = self.data.get("options")
         return dict(value) if isinstance(value, Mapping) else {}
@@ -397,7 +401,7 @@ class RunReport:
 
     __slots__ = ("data",)
 
-    def __init__(self, data: dict[str, Any]):
+    def __init__(self, data: ReportJSON):
         self.data = data
 
     @classmethod
@@ -410,7 +414,7 @@ class RunReport:
         a baseline) or "incomplete" (a merge with parts missing); `versions`: those of the
         runs (a merge), else this process's packages."""
         s = ReportSettings.of(settings)
-        extra: dict[str, Any] = {}
+        extra: ReportJSON = {}
         if results.samples:  # --tom-samples: the spread of the totals over samples
             extra = {"samples": results.samples, "totals_spread": results.totals_spread}
         if results.sweep is not None:  # --tom-sweep: the values side by side, paired tests
@@ -420,7 +424,8 @@ class RunReport:
         if endpoints is None:  # several endpoints of one model: counts of each
             endpoints = usage_by_endpoint(records)
         if endpoints:
-            extra["endpoints"] = [{"endpoint": k, **v.as_dict()} for k, v in endpoints.items()]
+            extra["endpoints"] = [{"endpoint": k, "requests": v.requests, "failures": v.failures,
+                                   "moved": v.moved} for k, v in endpoints.items()]
         return cls({
             "format": FORMAT,
             "status": status,

@@ -10,9 +10,8 @@ model matches the name the server reports or the start of it
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any
 
 from pytest_tom.core.outcome import ERROR, status
 from pytest_tom.core.record import Record
@@ -86,7 +85,7 @@ class ModelUsage:
                 + self.tokens.get("completion_tokens", 0) * price[1]) / 1e6
 
 
-def _add(into: dict[str, int], usage: dict[str, Any] | None) -> None:
+def _add(into: dict[str, int], usage: Mapping[str, int] | None) -> None:
     for k, v in (usage or {}).items():
         if isinstance(v, int | float):
             into[k] = into.get(k, 0) + int(v)
@@ -94,15 +93,12 @@ def _add(into: dict[str, int], usage: dict[str, Any] | None) -> None:
 
 @dataclass(frozen=True)
 class EndpointUsage:
-    """Requests to one endpoint, those that failed, and the retries moved elsewhere."""
+    """Requests to one endpoint, those that failed, and the retries moved elsewhere (a
+    report's `endpoints`: `results.run_report.EndpointJSON`)."""
 
     requests: int = 0
     failures: int = 0
     moved: int = 0
-
-    def as_dict(self) -> dict[str, int]:
-        """The report's form (`endpoints` of a report, beside `endpoint`)."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 @dataclass(frozen=True)

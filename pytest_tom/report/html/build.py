@@ -18,25 +18,104 @@ import json
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from pytest_tom.compare.comparison import Comparison
 from pytest_tom.compare.runs import Run
 from pytest_tom.core.outcome import status
 from pytest_tom.core.record import Record
 from pytest_tom.core.record_view import RecordView, key_of
+from pytest_tom.families.base import MetricTable
 from pytest_tom.report.atomic import write_atomic
 from pytest_tom.report.html import filters
 from pytest_tom.report.probe_table import not_applicable_lines, probe_tables
 from pytest_tom.report.story import gold_text
 from pytest_tom.report.sweep_table import paired_lines, sweep_tables
-from pytest_tom.results.results import OUTCOME_COUNTS
+from pytest_tom.results.results import OUTCOME_COUNTS, Results, SuiteResult
 from pytest_tom.results.run_report import RunReport
 
 TEMPLATES = Path(__file__).parent / "templates"
 RESPONSE_LIMIT = 20_000  # characters of one response kept in the page
 # where the item data go in the rendered template (random: no report text can hold it)
 ITEMS_MARK = f"tom-items-{uuid.uuid4().hex}"
+
+
+# -- the item data the page's script reads (short keys: 10,000 items and more) -------------
+
+
+class RunViewJSON(TypedDict, total=False):
+    """One run's answer to an item (`run_view`)."""
+
+    v: str  # verdict: core.outcome.status
+    p: str  # parsed
+    d: str  # detail
+    e: str  # error
+    r: list[str]  # responses, each cut to RESPONSE_LIMIT
+    m: list[list[list[Any]]] | None  # messages per call: [role, [string-table indices]]
+    t: list[str | None]  # thoughts, when some call showed one
+    x: int | float  # the outcome's value, when a number
+    xt: str  # the outcome's extra, as JSON
+
+
+class ItemRowJSON(TypedDict):
+    """One item of the page (`ItemTable.rows`)."""
+
+    s: int  # its suite: index into the page's suites
+    f: str  # family
+    k: str  # kind
+    id: str
+    t: list[str]  # tags
+    q: str  # question
+    c: list[str]  # choices
+    g: str  # gold, in words
+    src: str  # file:line
+    o: list[RunViewJSON | None]  # per run (None: not in that run)
+
+
+# -- what the template reads (templates/report.html.j2) ----------------------------------
+
+
+class RunSection(TypedDict):
+    label: str
+    model: str
+    path: str
+    report: RunReport
+    results: Results
+    usage: dict[str, int]  # requests, from cache, and each token count (`usage_of`)
+
+
+class SuiteSection(TypedDict):
+    name: str
+    family: str
+    per_run: list[SuiteResult | None]
+    plots: list[str]  # SVG markup
+
+
+class SweepSection(TypedDict):
+    run: str
+    base: str
+    table: MetricTable
+    pairs: list[str]
+    plots: list[str]
+
+
+class ProbeSection(TypedDict):
+    run: str
+    table: MetricTable | None  # None: the lines say which probes a family does not take
+    notes: list[str]
+
+
+class PageContext(TypedDict):
+    title: str
+    runs: list[RunSection]
+    labels: list[str]
+    suites: list[SuiteSection]
+    sweeps: list[SweepSection]
+    probes: list[ProbeSection]
+    comparison: Comparison | None
+    items_json: str
+    item_count: int
+    outcome_counts: tuple[tuple[str, str, bool], ...]
 
 
 def verdict(rec: Record) -> str:
@@ -100,12 +179,12 @@ def messages_of(rec: Record, strings: Strings) -> list[list[list[Any]]] | None:
     return out
 
 
-def run_view(rec: Record | None, strings: Strings) -> dict[str, Any] | None:
+def run_view(rec: Record | None, strings: Strings) -> RunViewJSON | None:
     if rec is None:
         return None
     rv = RecordView(rec)
     value = rv.value
-    view: dict[str, Any] = {
+    view: RunViewJSON = {
         "v": verdict(rec),
         "p": text_of(rv.parsed),
         "d": text_of(rv.detail),
@@ -143,7 +222,7 @@ class ItemTable:
     def __len__(self) -> int:
         return len(self.keys)
 
-    def rows(self) -> Iterator[dict[str, Any]]:
+    def rows(self) -> Iterator[ItemRowJSON]:
         suite_index = {s: i for i, s in enumerate(self.suites)}
         for key in sorted(self.keys):
             item = RecordView(self.keys[key])
@@ -173,7 +252,7 @@ class ItemTable:
         yield '],"strings":' + embed_json(self.strings.items) + "}"
 
 
-def usage_of(run: Run) -> dict[str, Any]:
+def usage_of(run: Run) -> dict[str, int]:
     """Tokens and requests summed over the items."""
     totals: dict[str, int] = {}
     requests = cached = 0
@@ -194,7 +273,9 @@ def embed_json(data: Any) -> str:
     return text.replace("<", "\\u003c")
 
 
-def build_context(runs: list[Run], comparison: Comparison | None = None) -> dict[str, Any]:
+def build_context(runs: list[Run], comparison: Comparison | None = None
+                  ) -> tuple[PageContext, ItemTable]:
+    """What the template reads, and the items (streamed in apart: `page_chunks`)."""
     from pytest_tom.report.html.plots import (  # noqa: PLC0415 matplotlib (html extra), heavy
         suite_plots,
         sweep_plots,
@@ -203,7 +284,7 @@ def build_context(runs: list[Run], comparison: Comparison | None = None) -> dict
     labels = [r.label for r in runs]
     results = [r.results for r in runs]
     names = list(dict.fromkeys(n for res in results for n in res.suite_names))
-    suites = []
+    suites: list[SuiteSection] = []
     for name in names:
         per_run = [res.suite(name) for res in results]
         first = next(d for d in per_run if d is not None)
@@ -214,7 +295,7 @@ def build_context(runs: list[Run], comparison: Comparison | None = None) -> dict
             "plots": suite_plots(first.family, labels, per_run),
         })
     table = ItemTable(runs)
-    sweeps = []  # --tom-sweep: each run's values side by side, per suite of the file
+    sweeps: list[SweepSection] = []  # --tom-sweep: each run's values side by side, per suite of the file
     for label, res in zip(labels, results, strict=True):
         sweep = res.sweep
         if not sweep:
@@ -223,7 +304,7 @@ def build_context(runs: list[Run], comparison: Comparison | None = None) -> dict
             sweeps.append({"run": label, "base": block.name, "table": t,
                            "pairs": paired_lines(block),
                            "plots": sweep_plots(sweep.setting, block.rows)})
-    probes = []  # --tom-probe: each run's probes beside the base, per suite of the files
+    probes: list[ProbeSection] = []  # --tom-probe: each run's probes beside the base, per suite of the files
     for label, res in zip(labels, results, strict=True):
         block = res.probes
         if block is None:
@@ -245,8 +326,7 @@ def build_context(runs: list[Run], comparison: Comparison | None = None) -> dict
         "items_json": ITEMS_MARK,  # the rows are streamed in its place (`page_chunks`)
         "item_count": len(table),
         "outcome_counts": OUTCOME_COUNTS,
-        "item_table": table,
-    }
+    }, table
 
 
 def render_html(runs: list[Run], comparison: Comparison | None = None) -> str:
@@ -263,8 +343,7 @@ def page_chunks(runs: list[Run], comparison: Comparison | None = None) -> Iterat
                              undefined=jinja2.StrictUndefined)
     env.filters.update(filters.FILTERS)
     template = env.get_template("report.html.j2")
-    context = build_context(runs, comparison)
-    table: ItemTable = context.pop("item_table")
+    context, table = build_context(runs, comparison)
     page = template.render(**context,
                            css=(TEMPLATES / "report.css").read_text(encoding="utf-8"),
                            js=(TEMPLATES / "report.js").read_text(encoding="utf-8"))

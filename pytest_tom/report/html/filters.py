@@ -11,7 +11,7 @@ from pytest_tom.report.compare_text import diff_cell, run_cell, significant, val
 from pytest_tom.report.terminal import cut_off_text
 from pytest_tom.results.asked import shown
 from pytest_tom.results.results import ConditionQuartile, Level
-from pytest_tom.results.run_report import ReportSettings
+from pytest_tom.results.run_report import ReportSettings, SettingsJSON
 
 
 def pct(value: Any) -> str:
@@ -58,7 +58,7 @@ def p_value(d: PairedDiff | None) -> str:
     return f"{p:.2g}" if p >= 0.001 else "<0.001"
 
 
-def settings_text(settings: ReportSettings | dict[str, Any]) -> str:
+def settings_text(settings: ReportSettings | SettingsJSON) -> str:
     """`method vanilla · seed 0 · temperature 0.0 · max_tokens 64 per answer (...)`: the
     answer length as it was sent, not `max_tokens None`; every setting the report holds."""
     data = ReportSettings.of(settings).data

@@ -48,8 +48,11 @@ from pytest_tom.results.results import (
     Results,
     SuiteResult,
     SweepJSON,
+    SweepPairJSON,
     SweepRowJSON,
     SweepSuiteJSON,
+    SweepThoughtJSON,
+    SweepTurnJSON,
 )
 
 ANSWERED = "answered_accuracy"  # the key (and, with its label, the name) of the second figure
@@ -120,7 +123,7 @@ def _row(point: tuple[Any, str], suite: SuiteResult | None, records: list[Record
 
 
 def _paired(a: list[Record], b: list[Record], unit: str, seed: int, name: str
-            ) -> dict[str, Any]:
+            ) -> SweepPairJSON:
     """McNemar on turn accuracy and the bootstrap of the mean thought length, between the
     records of two values of one suite (paired by item id)."""
     first = {RecordView(r).id: r for r in a}
@@ -137,7 +140,7 @@ def _paired(a: list[Record], b: list[Record], unit: str, seed: int, name: str
         hits[1] += int(y)
         worse += int(x == 1 and y == 0)
         better += int(x == 0 and y == 1)
-    turn = {"test": "mcnemar", "n": n, "a": hits[0] / n if n else None,
+    turn: SweepTurnJSON = {"test": "mcnemar", "n": n, "a": hits[0] / n if n else None,
             "b": hits[1] / n if n else None,
             "delta": (hits[1] - hits[0]) / n if n else None, "worse": worse, "better": better,
             "p_value": mcnemar_exact(worse, better) if n else None}
@@ -152,13 +155,14 @@ def _paired(a: list[Record], b: list[Record], unit: str, seed: int, name: str
         ca.update(s=la, n=1)
         cb.update(s=lb, n=1)
         items += 1
-    thought = None
+    thought: SweepThoughtJSON | None = None
     if unit and groups:
         diff = paired_bootstrap(list(groups.values()), ratio_of("s", "n"),
                                 derive_seed(seed, "sweep", name, "thought"))
-        thought = {**diff.to_dict(), "items": items, "unit": unit}
-        for key in ("worse", "better"):
-            thought.pop(key)
+        # the difference's JSON form but McNemar's counts, and the items it is over
+        thought = {"a": diff.a, "b": diff.b, "delta": diff.delta, "low": diff.low,
+                   "high": diff.high, "p_value": diff.p_value, "test": diff.test, "n": diff.n,
+                   "items": items, "unit": unit}
     return {"turn": turn, "thought_mean": thought}
 
 
@@ -195,7 +199,7 @@ def sweep_block(results: Results, records: list[Record], seed: int = 0
                 for point, name, suite in zip(points, names, found, strict=True)]
         units = {s.reasoning.unit for s in found if s is not None and s.reasoning.unit}
         unit = "tokens" if units == {"tokens"} else ("characters" if units else "")
-        paired = []
+        paired: list[SweepPairJSON] = []
         for i in range(len(points) - 1):
             one, two = (found[i], points[i]), (found[i + 1], points[i + 1])
             test = _paired(values.get(one[0].name, []) if one[0] is not None else [],
