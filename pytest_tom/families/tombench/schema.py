@@ -4,7 +4,11 @@ four options in file order and the right letter."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
+from typing import NotRequired
+from typing import TypedDict
 
 from pytest_tom.families.kit import ID
 from pytest_tom.families.kit import TAG
@@ -54,13 +58,47 @@ DEFAULTS = Obj(what="defaults mapping", fields={
 })
 
 
-def option_texts(sc: dict[str, Any]) -> list[str]:
+class TomBenchScenario(TypedDict):
+    """One question, as `SCENARIO` accepts it."""
+
+    id: str
+    task: NotRequired[str]  # one of TASK_NAMES (else the defaults' task)
+    ability: str
+    story: str
+    question: str
+    options: Sequence[str | int | float]  # `Text`: a number is read as text
+    answer: str  # one of LETTERS
+    answer_as_released: NotRequired[str]
+    tags: NotRequired[list[str]]
+    source: NotRequired[Mapping[str, object]]  # free-form: carried to the item's source
+
+
+class TomBenchDefaults(TypedDict, total=False):
+    language: str  # one of LANGUAGES
+    task: str
+    tags: list[str]
+
+
+class TomBenchSuite(TypedDict):
+    """A ToMBench suite file: what `expand` reads once the schema has accepted it (and
+    `check` reads, guarding each value, as it also runs on a file the schema rejected)."""
+
+    suite: str
+    family: str
+    version: int | float | str
+    description: NotRequired[str]
+    defaults: NotRequired[TomBenchDefaults]
+    scenarios: list[TomBenchScenario]
+
+
+def option_texts(sc: TomBenchScenario) -> list[str]:
     return [str(o).strip() for o in sc["options"]]
 
 
-def check(data: dict[str, Any], ck: Checker) -> None:
+def check(data: TomBenchSuite, ck: Checker) -> None:
     """Report every ToMBench-specific problem of a suite's `data` to `ck`."""
-    defaults = data.get("defaults") if isinstance(data.get("defaults"), dict) else {}
+    given = data.get("defaults")
+    defaults = given if isinstance(given, dict) else {}
     for base, sc in checked_scenarios(data, ck, "question"):
         if "task" not in sc and "task" not in defaults:
             ck.error(base, f"{describe(base)}: no task: give the question "
@@ -69,7 +107,7 @@ def check(data: dict[str, Any], ck: Checker) -> None:
         check_question(sc, base, ck)
 
 
-def check_question(sc: dict[str, Any], base: tuple[Any, ...], ck: Checker) -> None:
+def check_question(sc: TomBenchScenario, base: tuple[Any, ...], ck: Checker) -> None:
     """The answer names an option, the right option's text is not repeated by another, and
     the ability field names known abilities."""
     ability = sc.get("ability")
