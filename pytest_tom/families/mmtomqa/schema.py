@@ -3,7 +3,10 @@ the question and its two options), and the checks the schema cannot express."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from collections.abc import Sequence
+from typing import NotRequired
+from typing import TypedDict
 
 from pytest_tom.families.kit import ID
 from pytest_tom.families.kit import TAG
@@ -42,7 +45,45 @@ SCENARIO = Obj(what="MMToM-QA question", fields={  # a scenario is one question
 DEFAULTS = Obj(what="defaults mapping", fields={"tags": Field(ListOf(TAG))})
 
 
-def check(data: dict[str, Any], ck: Checker) -> None:
+class QuestionParts(TypedDict):
+    """The parts of a release question text, which `prompts.question_text` puts back
+    together (and `convert.split_question` takes apart)."""
+
+    apartment: str  # one line per room
+    person: str
+    actions: str
+    question: str
+    options: Sequence[str]  # (a) then (b)
+
+
+class MMToMQAScenario(QuestionParts):
+    """One question, as `SCENARIO` accepts it."""
+
+    id: str
+    type: str | int | float  # `Text`: one of BY_CODE, maybe written as a number (1.1)
+    answer: str  # a or b
+    episode: NotRequired[int]
+    tags: NotRequired[list[str]]
+    source: NotRequired[Mapping[str, object]]  # free-form: carried to the item's source
+
+
+class MMToMQADefaults(TypedDict, total=False):
+    tags: list[str]
+
+
+class MMToMQASuite(TypedDict):
+    """An MMToM-QA suite file: what `expand` reads once the schema has accepted it (and
+    `check` reads, guarding each value, as it also runs on a file the schema rejected)."""
+
+    suite: str
+    family: str
+    version: int | float | str
+    description: NotRequired[str]
+    defaults: NotRequired[MMToMQADefaults]
+    scenarios: list[MMToMQAScenario]
+
+
+def check(data: MMToMQASuite, ck: Checker) -> None:
     """Report every MMToM-QA-specific error of a suite's `data` to `ck`."""
     for base, q in checked_scenarios(data, ck, "question"):
         kind = q.get("type")
