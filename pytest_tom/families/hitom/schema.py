@@ -4,7 +4,10 @@ answer one of the options)."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from collections.abc import Sequence
+from typing import NotRequired
+from typing import TypedDict
 
 from pytest_tom.families.kit import ID
 from pytest_tom.families.kit import TAG
@@ -59,7 +62,55 @@ DEFAULTS = Obj(what="defaults mapping", fields={
 })
 
 
-def check(data: dict[str, Any], ck: Checker) -> None:
+class HiToMQuestion(TypedDict):
+    """A story's question, as `QUESTION` accepts it."""
+
+    order: int  # one of ORDERS
+    ask: str
+    answer: str | int | float  # `Text`: one of the story's choices
+    source: NotRequired[Mapping[str, object]]  # free-form: carried to the item's source
+
+
+class HiToMScenario(TypedDict):
+    """A story, as `SCENARIO` accepts it."""
+
+    id: str
+    tags: NotRequired[list[str]]
+    source: NotRequired[Mapping[str, object]]  # free-form: carried to the item's source
+    prompting: str  # VP or CoTP
+    deception: bool
+    story_length: int  # one of LENGTHS
+    story: str
+    choices: Sequence[str | int | float]  # `Text`, shown lettered A, B ...
+    questions: list[HiToMQuestion]
+
+
+class HiToMPrompt(TypedDict):
+    """Other words for the prompt (`PROMPT`): the two instruction lines and the note."""
+
+    vp: str
+    cotp: str
+    note: str
+
+
+class HiToMDefaults(TypedDict, total=False):
+    tags: list[str]
+    prompt: HiToMPrompt
+
+
+class HiToMSuite(TypedDict):
+    """A Hi-ToM suite file: what `expand` reads once the schema has accepted it (and
+    `check` reads, guarding each value, as it also runs on a file the schema rejected)."""
+
+    suite: str
+    family: str
+    version: int | float | str
+    description: NotRequired[str]
+    defaults: NotRequired[HiToMDefaults]
+    scenarios: list[HiToMScenario]
+
+
+def check(data: HiToMSuite, ck: Checker) -> None:
     """Report every Hi-ToM-specific error of a suite's `data` to `ck`."""
     prompt = (data.get("defaults") or {}).get("prompt")
     if isinstance(prompt, dict):
