@@ -3,7 +3,10 @@ one speaker of a conversation (a row of the release)."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from collections.abc import Sequence
+from typing import NotRequired
+from typing import TypedDict
 
 from pytest_tom.families.kit import ID
 from pytest_tom.families.kit import TAG
@@ -48,7 +51,39 @@ SCENARIO = Obj(
 DEFAULTS = Obj(what="defaults mapping", fields={"tags": Field(ListOf(TAG))})
 
 
-def check(data: dict[str, Any], ck: Checker) -> None:
+class ToMATOScenario(TypedDict):
+    """One question, as `SCENARIO` accepts it."""
+
+    id: str
+    conversation: str
+    question: str
+    options: Sequence[str | int | float]  # `Text`: a number is read as text
+    answer: str  # one of LETTERS
+    mental_state: str  # one of MENTAL_STATES
+    order: int  # one of ORDERS
+    false_belief: NotRequired[bool]
+    big_five: NotRequired[str]
+    tags: NotRequired[list[str]]
+    source: NotRequired[Mapping[str, object]]  # free-form: carried to the item's source
+
+
+class ToMATODefaults(TypedDict, total=False):
+    tags: list[str]
+
+
+class ToMATOSuite(TypedDict):
+    """A ToMATO suite file: what `expand` reads once the schema has accepted it (and
+    `check` reads, guarding each value, as it also runs on a file the schema rejected)."""
+
+    suite: str
+    family: str
+    version: int | float | str
+    description: NotRequired[str]
+    defaults: NotRequired[ToMATODefaults]
+    scenarios: list[ToMATOScenario]
+
+
+def check(data: ToMATOSuite, ck: Checker) -> None:
     """Every ToMATO-specific problem of a suite: ids unique, the order 1 or 2, the options
     four different texts."""
     for base, sc in checked_scenarios(data, ck, "question"):
