@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+from typing import NotRequired
+from typing import TypedDict
 
 from pytest_tom.families.kit import ItemSpec
 from pytest_tom.families.kit import Settings
@@ -13,9 +15,22 @@ from pytest_tom.families.kit import tags_of
 from pytest_tom.families.robustness.scenes import Scene
 from pytest_tom.families.robustness.scenes import scenery_id
 from pytest_tom.families.robustness.scenes import scenes_of
+from pytest_tom.families.robustness.schema import RobustnessDefaults
+from pytest_tom.families.robustness.schema import RobustnessSuite
+from pytest_tom.families.robustness.schema import Scenery
+from pytest_tom.families.robustness.schema import Stage
+
+# An item's meta: the scene's class, stage, scenery, variant, object binding, question and
+# agent, the answers that must not appear, and (a scene with a trace) the protagonist's
+# belief after each sentence; metrics.py reads them ("class" is a keyword, hence this form)
+SceneMeta = TypedDict("SceneMeta", {
+    "class": str, "stage": str, "stage_type": str, "scenery": str, "variant": str,
+    "objects": str, "question": str, "agent": str, "wrong": dict[str, list[str]],
+    "beliefs": NotRequired[list[str]],
+})
 
 
-def expand(suite: Suite, data: dict[str, Any], settings: Settings,
+def expand(suite: Suite, data: RobustnessSuite, settings: Settings,
            line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
     """The items of a robustness suite, stage by stage."""
     defaults = data.get("defaults") or {}
@@ -28,13 +43,13 @@ def expand(suite: Suite, data: dict[str, Any], settings: Settings,
     return items
 
 
-def item_of(suite: Suite, stage: dict[str, Any], sc: dict[str, Any], scene: Scene,
-            defaults: dict[str, Any], line: int) -> ItemSpec:
+def item_of(suite: Suite, stage: Stage, sc: Scenery, scene: Scene,
+            defaults: RobustnessDefaults, line: int) -> ItemSpec:
     """The item of one scene of scenery `sc` of `stage`."""
     family = suite.family
     stage_id, sid, cls = str(stage["id"]), scenery_id(sc), str(sc["class"])
     tags = tags_of(defaults, stage, cls, str(stage["type"]), sc)
-    meta: dict[str, Any] = {
+    meta: SceneMeta = {
         "class": cls, "stage": stage_id, "stage_type": str(stage["type"]), "scenery": sid,
         "variant": scene.variant, "objects": scene.binding, "question": scene.question,
         "agent": scene.agent, "wrong": {scene.key: scene.wrong},
