@@ -15,10 +15,10 @@ from pytest_tom.families.kit import tags_of
 from pytest_tom.families.robustness.scenes import Scene
 from pytest_tom.families.robustness.scenes import scenery_id
 from pytest_tom.families.robustness.scenes import scenes_of
-from pytest_tom.families.robustness.schema import RobustnessDefaults
-from pytest_tom.families.robustness.schema import RobustnessSuite
-from pytest_tom.families.robustness.schema import Scenery
-from pytest_tom.families.robustness.schema import Stage
+from pytest_tom.families.robustness.suite_shape import RobustnessDefaults
+from pytest_tom.families.robustness.suite_shape import RobustnessSuite
+from pytest_tom.families.robustness.suite_shape import Scenery
+from pytest_tom.families.robustness.suite_shape import Stage
 
 # An item's meta: the scene's class, stage, scenery, variant, object binding, question and
 # agent, the answers that must not appear, and (a scene with a trace) the protagonist's

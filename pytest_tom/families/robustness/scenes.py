@@ -32,14 +32,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from dataclasses import field
-from typing import TYPE_CHECKING
 from typing import Any
 
 from pytest_tom.families.kit import did_you_mean
-
-if TYPE_CHECKING:  # schema.py imports this module
-    from pytest_tom.families.robustness.schema import Scenery
-    from pytest_tom.families.robustness.schema import Stage
+from pytest_tom.families.robustness.suite_shape import Scenery
+from pytest_tom.families.robustness.suite_shape import Stage
 
 VARIANTS = ("story", "true_belief", "informed", "visible")
 EDITED_VARIANTS = VARIANTS[1:]
