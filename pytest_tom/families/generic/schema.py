@@ -7,8 +7,6 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
-from typing import NotRequired
-from typing import Required
 from typing import TypedDict
 
 from pytest_tom.families.kit import ID
@@ -59,12 +57,15 @@ Answer = str | int | float
 AnswerMap = Mapping[str, Answer | list[Answer]]
 
 
-class GenericQuestion(TypedDict, total=False):
-    """A question, as `QUESTION` accepts it: `ask` and one answer rule (`RULES`) with the
-    keys that go with it (`check_question`)."""
+class _Asked(TypedDict):
+    ask: str
+
+
+class GenericQuestion(_Asked, total=False):
+    """A question, as `QUESTION` accepts it: `ask` (required, in the base) and one answer
+    rule (`RULES`) with the keys that go with it (`check_question`)."""
 
     id: str
-    ask: Required[str]
     choices: Sequence[Answer]  # `Text`; with `answer`, one of them
     answer: Answer
     shuffle: bool
@@ -78,15 +79,18 @@ class GenericQuestion(TypedDict, total=False):
     tags: list[str]
 
 
-class GenericScenario(TypedDict):
-    """A scenario, as `SCENARIO` accepts it."""
-
+class _GenericStory(TypedDict):
     id: str
     context: str
-    characters: NotRequired[list[str]]
-    tags: NotRequired[list[str]]
-    source: NotRequired[Mapping[str, object]]  # free-form: carried to the item's source
     questions: list[GenericQuestion]
+
+
+class GenericScenario(_GenericStory, total=False):
+    """A scenario, as `SCENARIO` accepts it (the required keys in the base)."""
+
+    characters: list[str]
+    tags: list[str]
+    source: Mapping[str, object]  # free-form: carried to the item's source
 
 
 class GenericDefaults(TypedDict, total=False):
@@ -94,16 +98,19 @@ class GenericDefaults(TypedDict, total=False):
     tags: list[str]
 
 
-class GenericSuite(TypedDict):
+class _GenericHead(TypedDict):
+    suite: str
+    family: str
+    version: int | float | str  # `1`, `1.2` or `"1.2"`
+    scenarios: list[GenericScenario]
+
+
+class GenericSuite(_GenericHead, total=False):
     """A generic suite file: what `expand` reads once the schema has accepted it (and
     `check` reads, guarding each value, as it also runs on a file the schema rejected)."""
 
-    suite: str
-    family: str
-    version: int | float | str
-    description: NotRequired[str]
-    defaults: NotRequired[GenericDefaults]
-    scenarios: list[GenericScenario]
+    description: str
+    defaults: GenericDefaults
 
 
 def rule_of(q: GenericQuestion) -> list[str]:

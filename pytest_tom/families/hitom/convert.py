@@ -38,7 +38,6 @@ from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
 from typing import Any
-from typing import NotRequired
 from typing import TypedDict
 from typing import cast
 
@@ -66,10 +65,7 @@ _SEPARATOR = re.compile(r"\n\s*\*{3,}\s*$")
 _NUMBERED = re.compile(r"^\d+ ")  # a story line: `12 Ann exited the hall.`
 
 
-class ReleaseRow(TypedDict):
-    """An element of the release's `data` list: the fields read, typed as `_row_problems`
-    checks them (`sample_id` is kept as written)."""
-
+class _ReleaseQuestion(TypedDict):
     prompting_type: str  # VP or CoTP
     deception: bool
     story_length: int  # 1-3
@@ -78,7 +74,13 @@ class ReleaseRow(TypedDict):
     question: str
     choices: str  # "A. x, B. y, ..."
     answer: str  # one of the choices
-    sample_id: NotRequired[object]
+
+
+class ReleaseRow(_ReleaseQuestion, total=False):
+    """An element of the release's `data` list: the fields read, typed as `_row_problems`
+    checks them (`sample_id` is kept as written)."""
+
+    sample_id: object
 
 
 class _Prompted(TypedDict, total=False):

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from collections.abc import Sequence
-from typing import NotRequired
 from typing import TypedDict
 
 from pytest_tom.families.kit import ID
@@ -62,27 +61,33 @@ DEFAULTS = Obj(what="defaults mapping", fields={
 })
 
 
-class HiToMQuestion(TypedDict):
-    """A story's question, as `QUESTION` accepts it."""
-
+class _HiToMAsked(TypedDict):
     order: int  # one of ORDERS
     ask: str
     answer: str | int | float  # `Text`: one of the story's choices
-    source: NotRequired[Mapping[str, object]]  # free-form: carried to the item's source
 
 
-class HiToMScenario(TypedDict):
-    """A story, as `SCENARIO` accepts it."""
+class HiToMQuestion(_HiToMAsked, total=False):
+    """A story's question, as `QUESTION` accepts it (the required keys in the base)."""
 
+    source: Mapping[str, object]  # free-form: carried to the item's source
+
+
+class _HiToMStory(TypedDict):
     id: str
-    tags: NotRequired[list[str]]
-    source: NotRequired[Mapping[str, object]]  # free-form: carried to the item's source
     prompting: str  # VP or CoTP
     deception: bool
     story_length: int  # one of LENGTHS
     story: str
     choices: Sequence[str | int | float]  # `Text`, shown lettered A, B ...
     questions: list[HiToMQuestion]
+
+
+class HiToMScenario(_HiToMStory, total=False):
+    """A story, as `SCENARIO` accepts it (the required keys in the base)."""
+
+    tags: list[str]
+    source: Mapping[str, object]  # free-form: carried to the item's source
 
 
 class HiToMPrompt(TypedDict):
@@ -98,16 +103,19 @@ class HiToMDefaults(TypedDict, total=False):
     prompt: HiToMPrompt
 
 
-class HiToMSuite(TypedDict):
+class _HiToMHead(TypedDict):
+    suite: str
+    family: str
+    version: int | float | str  # `1`, `1.2` or `"1.2"`
+    scenarios: list[HiToMScenario]
+
+
+class HiToMSuite(_HiToMHead, total=False):
     """A Hi-ToM suite file: what `expand` reads once the schema has accepted it (and
     `check` reads, guarding each value, as it also runs on a file the schema rejected)."""
 
-    suite: str
-    family: str
-    version: int | float | str
-    description: NotRequired[str]
-    defaults: NotRequired[HiToMDefaults]
-    scenarios: list[HiToMScenario]
+    description: str
+    defaults: HiToMDefaults
 
 
 def check(data: HiToMSuite, ck: Checker) -> None:

@@ -25,7 +25,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from typing import NotRequired
 from typing import TypedDict
 from typing import cast
 
@@ -49,29 +48,35 @@ _QUESTION = re.compile(
     r"Please respond with either a or b\.", re.DOTALL)
 
 
-class ReleaseRow(TypedDict):
-    """A line of `questions.json`: the fields read, typed as `_scenario` checks them (the
-    times are kept as written, unread)."""
-
+class _ReleaseQuestion(TypedDict):
     question: str  # the whole text: apartment, actions, question, options
     answer: str  # a or b
     question_type: int | float | str  # one of BY_CODE (1.1 ... 2.4), not a boolean
-    episode: NotRequired[int]  # kept when it is an integer
-    start_time: NotRequired[object]
-    end_time: NotRequired[object]
+
+
+class ReleaseRow(_ReleaseQuestion, total=False):
+    """A line of `questions.json`: the fields read, typed as `_scenario` checks them (the
+    times are kept as written, unread)."""
+
+    episode: int  # kept when it is an integer
+    start_time: object
+    end_time: object
 
 
 class _Episode(TypedDict, total=False):
     episode: int
 
 
-class ScenarioSource(TypedDict):
-    """Where a converted question comes from (its scenario's `source`)."""
-
+class _Upstream(TypedDict):
     upstream: str
     upstream_line: int
-    start_time: NotRequired[object]  # the row's, as written
-    end_time: NotRequired[object]
+
+
+class ScenarioSource(_Upstream, total=False):
+    """Where a converted question comes from (its scenario's `source`)."""
+
+    start_time: object  # the row's, as written
+    end_time: object
 
 
 @dataclass

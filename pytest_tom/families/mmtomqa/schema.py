@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from collections.abc import Sequence
-from typing import NotRequired
 from typing import TypedDict
 
 from pytest_tom.families.kit import ID
@@ -56,31 +55,37 @@ class QuestionParts(TypedDict):
     options: Sequence[str]  # (a) then (b)
 
 
-class MMToMQAScenario(QuestionParts):
-    """One question, as `SCENARIO` accepts it."""
-
+class _MMToMQAQuestion(QuestionParts):
     id: str
     type: str | int | float  # `Text`: one of BY_CODE, maybe written as a number (1.1)
     answer: str  # a or b
-    episode: NotRequired[int]
-    tags: NotRequired[list[str]]
-    source: NotRequired[Mapping[str, object]]  # free-form: carried to the item's source
+
+
+class MMToMQAScenario(_MMToMQAQuestion, total=False):
+    """One question, as `SCENARIO` accepts it (the required keys in the bases)."""
+
+    episode: int
+    tags: list[str]
+    source: Mapping[str, object]  # free-form: carried to the item's source
 
 
 class MMToMQADefaults(TypedDict, total=False):
     tags: list[str]
 
 
-class MMToMQASuite(TypedDict):
+class _MMToMQAHead(TypedDict):
+    suite: str
+    family: str
+    version: int | float | str  # `1`, `1.2` or `"1.2"`
+    scenarios: list[MMToMQAScenario]
+
+
+class MMToMQASuite(_MMToMQAHead, total=False):
     """An MMToM-QA suite file: what `expand` reads once the schema has accepted it (and
     `check` reads, guarding each value, as it also runs on a file the schema rejected)."""
 
-    suite: str
-    family: str
-    version: int | float | str
-    description: NotRequired[str]
-    defaults: NotRequired[MMToMQADefaults]
-    scenarios: list[MMToMQAScenario]
+    description: str
+    defaults: MMToMQADefaults
 
 
 def check(data: MMToMQASuite, ck: Checker) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
-from typing import NotRequired
 from typing import TypedDict
 
 from pytest_tom.families.kit import ItemSpec
@@ -23,11 +22,14 @@ from pytest_tom.families.robustness.suite_shape import Stage
 # An item's meta: the scene's class, stage, scenery, variant, object binding, question and
 # agent, the answers that must not appear, and (a scene with a trace) the protagonist's
 # belief after each sentence; metrics.py reads them ("class" is a keyword, hence this form)
-SceneMeta = TypedDict("SceneMeta", {
+_SceneMeta = TypedDict("_SceneMeta", {
     "class": str, "stage": str, "stage_type": str, "scenery": str, "variant": str,
     "objects": str, "question": str, "agent": str, "wrong": dict[str, list[str]],
-    "beliefs": NotRequired[list[str]],
 })
+
+
+class SceneMeta(_SceneMeta, total=False):
+    beliefs: list[str]
 
 
 def expand(suite: Suite, data: RobustnessSuite, settings: Settings,

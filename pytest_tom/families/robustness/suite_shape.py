@@ -6,8 +6,6 @@ each value, as it also runs on a file the schema rejected). A module of its own,
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import NotRequired
-from typing import Required
 from typing import TypedDict
 
 RoleValues = dict[str, str | list[str]]  # `RoleMap`: role -> answer, or [answer, alternative ...]
@@ -43,10 +41,13 @@ class Variants(TypedDict, total=False):
     visible: Variant
 
 
-class HandScene(TypedDict, total=False):
-    """`SCENE`: a scene written by hand."""
+class _SceneId(TypedDict):
+    id: str
 
-    id: Required[str]
+
+class HandScene(_SceneId, total=False):
+    """`SCENE`: a scene written by hand (its id, required, in the base)."""
+
     text: str
     objects: str  # orig or swap
     question: str  # belief or world
@@ -58,44 +59,63 @@ class HandScene(TypedDict, total=False):
     beliefs: list[str]
 
 
-# `SCENERY` ("class" is a keyword, hence this form)
-Scenery = TypedDict("Scenery", {
-    "id": str, "class": Required[str], "text": Required[str], "note": str, "agent": str,
-    "belief": str, "world": str, "objects": RoleValues, "swap": RoleValues, "key": str,
-    "ask": Ask, "variants": Variants, "beliefs": list[str], "scenes": list[HandScene],
-    "tags": list[str],
-}, total=False)
+# `SCENERY`'s required keys ("class" is a keyword, hence this form)
+_SceneryText = TypedDict("_SceneryText", {"class": str, "text": str})
 
 
-class Stage(TypedDict):
-    """`SCENARIO`: a robustness scenario is a stage."""
+class Scenery(_SceneryText, total=False):
+    """`SCENERY`: a story template of a stage (its class and text, required, in the base)."""
 
+    id: str
+    note: str
+    agent: str
+    belief: str
+    world: str
+    objects: RoleValues
+    swap: RoleValues
+    key: str
+    ask: Ask
+    variants: Variants
+    beliefs: list[str]
+    scenes: list[HandScene]
+    tags: list[str]
+
+
+class _StageRequired(TypedDict):
     id: str
     type: str  # one of STAGE_TYPES
     protagonist: str
     key: str
     objects: RoleValues
-    swap: NotRequired[RoleValues]
     ask: Ask
-    belief: NotRequired[str]
-    world: NotRequired[str]
-    variants: NotRequired[Variants]
     sceneries: list[Scenery]
-    tags: NotRequired[list[str]]
-    source: NotRequired[Mapping[str, object]]  # free-form: carried to the items' source
-    note: NotRequired[str]
+
+
+class Stage(_StageRequired, total=False):
+    """`SCENARIO`: a robustness scenario is a stage (the required keys in the base)."""
+
+    swap: RoleValues
+    belief: str
+    world: str
+    variants: Variants
+    tags: list[str]
+    source: Mapping[str, object]  # free-form: carried to the items' source
+    note: str
 
 
 class RobustnessDefaults(TypedDict, total=False):
     tags: list[str]
 
 
-class RobustnessSuite(TypedDict):
-    """A robustness suite file."""
-
+class _RobustnessHead(TypedDict):
     suite: str
     family: str
-    version: int | float | str
-    description: NotRequired[str]
-    defaults: NotRequired[RobustnessDefaults]
+    version: int | float | str  # `1`, `1.2` or `"1.2"`
     scenarios: list[Stage]
+
+
+class RobustnessSuite(_RobustnessHead, total=False):
+    """A robustness suite file."""
+
+    description: str
+    defaults: RobustnessDefaults

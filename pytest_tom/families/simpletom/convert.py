@@ -24,7 +24,6 @@ import re
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
-from typing import NotRequired
 from typing import TypedDict
 
 from pytest_tom.families.kit import ConvertError
@@ -48,16 +47,19 @@ class ReleaseChoices(TypedDict):
     label: list[str]  # "A", "B" ... as many as texts
 
 
-class ReleaseRow(TypedDict):
-    """A row of a release question file: the fields read, typed as `read_rows` (the id)
-    and `question_of` (the rest) check them; a row that breaks them is a problem."""
-
+class _ReleaseQuestion(TypedDict):
     id: str  # <story>_<scenario>_sev<k>_<aware|action|judge>
     story: str
     question: str
     choices: ReleaseChoices
     answerKey: str  # one of the labels
-    scenario_name: NotRequired[str]  # kept when it is a string
+
+
+class ReleaseRow(_ReleaseQuestion, total=False):
+    """A row of a release question file: the fields read, typed as `read_rows` (the id)
+    and `question_of` (the rest) check them; a row that breaks them is a problem."""
+
+    scenario_name: str  # kept when it is a string
 
 
 class _Category(TypedDict, total=False):

@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Literal
-from typing import NotRequired
 from typing import TypedDict
 
 from pytest_tom.families.kit import ID
@@ -63,34 +62,40 @@ class SimpleTomQuestion(TypedDict):
     answer: str  # one of LETTERS
 
 
-class SimpleTomScenario(TypedDict):
-    """A story, as `SCENARIO` accepts it."""
-
+class _SimpleTomStory(TypedDict):
     id: str
     story: str
-    scenario_name: NotRequired[str]
-    severity: NotRequired[int]
     aware: SimpleTomQuestion
     action: SimpleTomQuestion
     judge: SimpleTomQuestion
-    tags: NotRequired[list[str]]
-    source: NotRequired[Mapping[str, object]]  # free-form: carried to the item's source
+
+
+class SimpleTomScenario(_SimpleTomStory, total=False):
+    """A story, as `SCENARIO` accepts it (the required keys in the base)."""
+
+    scenario_name: str
+    severity: int
+    tags: list[str]
+    source: Mapping[str, object]  # free-form: carried to the item's source
 
 
 class SimpleTomDefaults(TypedDict, total=False):
     tags: list[str]
 
 
-class SimpleTomSuite(TypedDict):
+class _SimpleTomHead(TypedDict):
+    suite: str
+    family: str
+    version: int | float | str  # `1`, `1.2` or `"1.2"`
+    scenarios: list[SimpleTomScenario]
+
+
+class SimpleTomSuite(_SimpleTomHead, total=False):
     """A SimpleToM suite file: what `expand` reads once the schema has accepted it (and
     `check` reads, guarding each value, as it also runs on a file the schema rejected)."""
 
-    suite: str
-    family: str
-    version: int | float | str
-    description: NotRequired[str]
-    defaults: NotRequired[SimpleTomDefaults]
-    scenarios: list[SimpleTomScenario]
+    description: str
+    defaults: SimpleTomDefaults
 
 
 def check(data: SimpleTomSuite, ck: Checker) -> None:

@@ -26,7 +26,6 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 from typing import Literal
-from typing import NotRequired
 from typing import TypedDict
 from typing import cast
 
@@ -42,11 +41,7 @@ from .schema import ToMATOSuite
 LICENCE = "Meta Llama 3 Community License, evaluation use only (the upstream one)"
 
 
-class ReleaseRow(TypedDict):
-    """An element of a release file: the fields read, typed as `question_of` checks them
-    (a number or boolean also as the strings the full release is reported to hold; the
-    Sotopia fields and `u_id` kept as written)."""
-
+class _ReleaseQuestion(TypedDict):
     conversation: str
     q: str
     a0: str
@@ -57,12 +52,19 @@ class ReleaseRow(TypedDict):
     a_idx: int | str  # 0-3
     order: int | str  # 1 or 2
     mental_state: str  # one of MENTAL_STATES
-    false_belief: NotRequired[bool | str]  # default false
-    a_str: NotRequired[str]  # the right option's text, when given
-    big_five: NotRequired[str]  # kept when it is a string
-    u_id: NotRequired[object]
-    sotopia_agents: NotRequired[object]
-    sotopia_environment: NotRequired[object]
+
+
+class ReleaseRow(_ReleaseQuestion, total=False):
+    """An element of a release file: the fields read, typed as `question_of` checks them
+    (a number or boolean also as the strings the full release is reported to hold; the
+    Sotopia fields and `u_id` kept as written)."""
+
+    false_belief: bool | str  # default false
+    a_str: str  # the right option's text, when given
+    big_five: str  # kept when it is a string
+    u_id: object
+    sotopia_agents: object
+    sotopia_environment: object
 
 
 Kept = Literal["u_id", "sotopia_agents", "sotopia_environment"]

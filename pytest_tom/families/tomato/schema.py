@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from collections.abc import Sequence
-from typing import NotRequired
 from typing import TypedDict
 
 from pytest_tom.families.kit import ID
@@ -51,9 +50,7 @@ SCENARIO = Obj(
 DEFAULTS = Obj(what="defaults mapping", fields={"tags": Field(ListOf(TAG))})
 
 
-class ToMATOScenario(TypedDict):
-    """One question, as `SCENARIO` accepts it."""
-
+class _ToMATOQuestion(TypedDict):
     id: str
     conversation: str
     question: str
@@ -61,26 +58,34 @@ class ToMATOScenario(TypedDict):
     answer: str  # one of LETTERS
     mental_state: str  # one of MENTAL_STATES
     order: int  # one of ORDERS
-    false_belief: NotRequired[bool]
-    big_five: NotRequired[str]
-    tags: NotRequired[list[str]]
-    source: NotRequired[Mapping[str, object]]  # free-form: carried to the item's source
+
+
+class ToMATOScenario(_ToMATOQuestion, total=False):
+    """One question, as `SCENARIO` accepts it (the required keys in the base)."""
+
+    false_belief: bool
+    big_five: str
+    tags: list[str]
+    source: Mapping[str, object]  # free-form: carried to the item's source
 
 
 class ToMATODefaults(TypedDict, total=False):
     tags: list[str]
 
 
-class ToMATOSuite(TypedDict):
+class _ToMATOHead(TypedDict):
+    suite: str
+    family: str
+    version: int | float | str  # `1`, `1.2` or `"1.2"`
+    scenarios: list[ToMATOScenario]
+
+
+class ToMATOSuite(_ToMATOHead, total=False):
     """A ToMATO suite file: what `expand` reads once the schema has accepted it (and
     `check` reads, guarding each value, as it also runs on a file the schema rejected)."""
 
-    suite: str
-    family: str
-    version: int | float | str
-    description: NotRequired[str]
-    defaults: NotRequired[ToMATODefaults]
-    scenarios: list[ToMATOScenario]
+    description: str
+    defaults: ToMATODefaults
 
 
 def check(data: ToMATOSuite, ck: Checker) -> None:

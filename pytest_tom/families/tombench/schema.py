@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
-from typing import NotRequired
 from typing import TypedDict
 
 from pytest_tom.families.kit import ID
@@ -58,19 +57,22 @@ DEFAULTS = Obj(what="defaults mapping", fields={
 })
 
 
-class TomBenchScenario(TypedDict):
-    """One question, as `SCENARIO` accepts it."""
-
+class _TomBenchQuestion(TypedDict):
     id: str
-    task: NotRequired[str]  # one of TASK_NAMES (else the defaults' task)
     ability: str
     story: str
     question: str
     options: Sequence[str | int | float]  # `Text`: a number is read as text
     answer: str  # one of LETTERS
-    answer_as_released: NotRequired[str]
-    tags: NotRequired[list[str]]
-    source: NotRequired[Mapping[str, object]]  # free-form: carried to the item's source
+
+
+class TomBenchScenario(_TomBenchQuestion, total=False):
+    """One question, as `SCENARIO` accepts it (the required keys in the base)."""
+
+    task: str  # one of TASK_NAMES (else the defaults' task)
+    answer_as_released: str
+    tags: list[str]
+    source: Mapping[str, object]  # free-form: carried to the item's source
 
 
 class TomBenchDefaults(TypedDict, total=False):
@@ -79,16 +81,19 @@ class TomBenchDefaults(TypedDict, total=False):
     tags: list[str]
 
 
-class TomBenchSuite(TypedDict):
+class _TomBenchHead(TypedDict):
+    suite: str
+    family: str
+    version: int | float | str  # `1`, `1.2` or `"1.2"`
+    scenarios: list[TomBenchScenario]
+
+
+class TomBenchSuite(_TomBenchHead, total=False):
     """A ToMBench suite file: what `expand` reads once the schema has accepted it (and
     `check` reads, guarding each value, as it also runs on a file the schema rejected)."""
 
-    suite: str
-    family: str
-    version: int | float | str
-    description: NotRequired[str]
-    defaults: NotRequired[TomBenchDefaults]
-    scenarios: list[TomBenchScenario]
+    description: str
+    defaults: TomBenchDefaults
 
 
 def option_texts(sc: TomBenchScenario) -> list[str]:
