@@ -35,6 +35,7 @@ from dataclasses import field
 from typing import Any
 
 from pytest_tom.families.kit import did_you_mean
+from pytest_tom.families.robustness.suite_shape import Ask
 from pytest_tom.families.robustness.suite_shape import Scenery
 from pytest_tom.families.robustness.suite_shape import Stage
 
@@ -220,7 +221,7 @@ class SceneryBuilder:
         protagonist = squash(stage["protagonist"])
         agent = squash(sc.get("agent", protagonist))
         key = squash(sc.get("key", stage["key"]))
-        asks: dict[str, str] = {**(stage.get("ask") or {}), **(sc.get("ask") or {})}
+        asks: Ask = {**(stage.get("ask") or {}), **(sc.get("ask") or {})}
         for q in QUESTIONS:
             if q not in asks:
                 self.error(sc_path, f"no '{q}' question: give ask.{q} in the stage or the scenery")
@@ -346,7 +347,7 @@ class SceneryBuilder:
 
     def _hand_scenes(self, sc: Scenery, sc_path: Path_, text: str, orig: Binding,
                      swap: Binding, agent: str, protagonist: str, key: str,
-                     asks: dict[str, str]) -> list[Scene]:
+                     asks: Ask) -> list[Scene]:
         out: list[Scene] = []
         seen: dict[str, int] = {}
         for i, raw in enumerate(sc["scenes"]):
