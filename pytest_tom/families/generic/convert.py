@@ -28,8 +28,10 @@ from collections import Counter
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
-from typing import Any
 
+from pytest_tom.families.generic.schema import GenericQuestion
+from pytest_tom.families.generic.schema import GenericScenario
+from pytest_tom.families.generic.schema import GenericSuite
 from pytest_tom.families.kit import convert_kit
 
 QUESTION_TYPE = re.compile(r"^(?:(?:first|second)_order_[01]_(?:tom|no_tom)|reality|memory)$")
@@ -131,12 +133,12 @@ def words(text: str, keep: bool) -> str:
 
 
 def build_suite(questions: list[Question], name: str, source: str, keep: bool,
-                limit: int | None) -> tuple[dict[str, Any], list[str], Counter[tuple[str, str]]]:
+                limit: int | None) -> tuple[GenericSuite, list[str], Counter[tuple[str, str]]]:
     """The suite document, the problems (questions left out) and counts per type pair."""
-    scenarios: list[dict[str, Any]] = []
+    scenarios: list[GenericScenario] = []
     problems: list[str] = []
     counts: Counter[tuple[str, str]] = Counter()
-    current: dict[str, Any] | None = None
+    current: GenericScenario | None = None
     current_story: list[str] | None = None
     for q in questions:
         if q.story != current_story:
@@ -166,7 +168,7 @@ def build_suite(questions: list[Question], name: str, source: str, keep: bool,
         k = 2
         while qid in taken:
             qid, k = f"{q.question_type}-{k}", k + 1
-        entry: dict[str, Any] = {
+        entry: GenericQuestion = {
             "id": qid, "ask": words(q.ask, keep), "contains": [words(q.answer, keep)],
         }
         wrong = [words(p, keep) for p in found if p != q.answer]
@@ -179,7 +181,7 @@ def build_suite(questions: list[Question], name: str, source: str, keep: bool,
         counts[(q.question_type, q.story_type)] += 1
     scenarios = [s for s in scenarios if s["questions"]]
     n = sum(counts.values())
-    doc = {
+    doc: GenericSuite = {
         "suite": name, "family": "generic", "version": 1,
         "description": (f"Converted from ToMi {source} by `pytest-tom convert tomi`: {len(scenarios)} "
                         f"stories, {n} questions. Free answers: the right container must be named "

@@ -6,7 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+from typing import TypedDict
 
+from pytest_tom.families.generic.schema import GenericDefaults
+from pytest_tom.families.generic.schema import GenericQuestion
+from pytest_tom.families.generic.schema import GenericScenario
+from pytest_tom.families.generic.schema import GenericSuite
 from pytest_tom.families.generic.schema import alternatives
 from pytest_tom.families.generic.schema import question_id
 from pytest_tom.families.generic.schema import rule_of
@@ -17,7 +22,14 @@ from pytest_tom.families.kit import Suite
 from pytest_tom.families.kit import tags_of
 
 
-def expand(suite: Suite, data: dict[str, Any], settings: Settings,
+class RuleMeta(TypedDict, total=False):
+    """What an answer rule adds to the item's meta (over the question's own `meta:`)."""
+
+    gold_letter: str  # choices: the letter the gold is shown under
+    wrong: dict[str, str | list[str]]  # json_final: object -> answers that must not appear
+
+
+def expand(suite: Suite, data: GenericSuite, settings: Settings,
            line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
     """The items of a generic suite, in file order."""
     family = suite.family
@@ -30,8 +42,8 @@ def expand(suite: Suite, data: dict[str, Any], settings: Settings,
     return items
 
 
-def item_of(family: str, suite: Suite, sc: dict[str, Any], q: dict[str, Any], qi: int,
-            defaults: dict[str, Any], settings: Settings, line: int) -> ItemSpec:
+def item_of(family: str, suite: Suite, sc: GenericScenario, q: GenericQuestion, qi: int,
+            defaults: GenericDefaults, settings: Settings, line: int) -> ItemSpec:
     """The item of question `q` (the `qi`-th) of scenario `sc`: its gold under the answer
     rule, the choices in the order shown (shuffled with the seed unless `shuffle: false`)."""
     rule = rule_of(q)[0]
@@ -40,7 +52,7 @@ def item_of(family: str, suite: Suite, sc: dict[str, Any], q: dict[str, Any], qi
     kind = {"choices": "choice"}.get(rule, rule)
     choices: list[str] = []
     gold: Any
-    meta: dict[str, Any] = {}
+    meta: RuleMeta = {}
     if rule == "choices":
         choices = [str(c) for c in q["choices"]]
         answer = next(c for c in choices if c.strip().lower() == str(q["answer"]).strip().lower())
@@ -60,13 +72,13 @@ def item_of(family: str, suite: Suite, sc: dict[str, Any], q: dict[str, Any], qi
         gold = {"contains": [alternatives(w) if isinstance(w, list) else str(w)
                              for w in q["contains"]],
                 "excludes": [str(w) for w in q.get("excludes", [])]}
-    meta = {**(q.get("meta") or {}), **meta}
+    carried = {**(q.get("meta") or {}), **meta}  # the rule's keys win over the question's
     data = {"context": sc["context"], "characters": [str(c) for c in sc.get("characters", [])]}
     return ItemSpec(
         id=item_id, suite=suite.name, family=family, scenario=str(sc["id"]), kind=kind,
         question=str(q["ask"]), gold=gold, choices=choices, tags=tags,
         source={"file": suite.path, "line": line, **(sc.get("source") or {})},
-        meta=meta, data=data, line=line,
+        meta=carried, data=data, line=line,
     )
 
 

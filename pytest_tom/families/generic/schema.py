@@ -3,8 +3,11 @@ each, and the semantic checks of a suite (`check`)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+from typing import TypedDict
 
 from pytest_tom.families.kit import ID
 from pytest_tom.families.kit import TAG
@@ -49,13 +52,73 @@ def words_text(entry: Any) -> str:
 
 RULES = ("choices", "yes_no", "names", "contains", "json_final")
 
+Answer = str | int | float
+# `json_final:` / `wrong:`: object -> an answer or the list of accepted (or wrong) answers
+AnswerMap = Mapping[str, Answer | list[Answer]]
 
-def rule_of(q: dict[str, Any]) -> list[str]:
+
+class _Asked(TypedDict):
+    ask: str
+
+
+class GenericQuestion(_Asked, total=False):
+    """A question, as `QUESTION` accepts it: `ask` (required, in the base) and one answer
+    rule (`RULES`) with the keys that go with it (`check_question`)."""
+
+    id: str
+    choices: Sequence[Answer]  # `Text`; with `answer`, one of them
+    answer: Answer
+    shuffle: bool
+    yes_no: str | bool  # yes or no (YAML 1.1 may have read it as a boolean)
+    names: list[str]
+    contains: list[str | list[str]]  # a word, or a list of alternative words
+    excludes: list[str]
+    json_final: AnswerMap
+    wrong: AnswerMap
+    meta: Mapping[str, object]  # free-form: carried to the item's meta
+    tags: list[str]
+
+
+class _GenericStory(TypedDict):
+    id: str
+    context: str
+    questions: list[GenericQuestion]
+
+
+class GenericScenario(_GenericStory, total=False):
+    """A scenario, as `SCENARIO` accepts it (the required keys in the base)."""
+
+    characters: list[str]
+    tags: list[str]
+    source: Mapping[str, object]  # free-form: carried to the item's source
+
+
+class GenericDefaults(TypedDict, total=False):
+    shuffle: bool
+    tags: list[str]
+
+
+class _GenericHead(TypedDict):
+    suite: str
+    family: str
+    version: int | float | str  # `1`, `1.2` or `"1.2"`
+    scenarios: list[GenericScenario]
+
+
+class GenericSuite(_GenericHead, total=False):
+    """A generic suite file: what `expand` reads once the schema has accepted it (and
+    `check` reads, guarding each value, as it also runs on a file the schema rejected)."""
+
+    description: str
+    defaults: GenericDefaults
+
+
+def rule_of(q: GenericQuestion) -> list[str]:
     """The answer rules a question uses (exactly one is valid)."""
     return [r for r in RULES if r in q]
 
 
-def question_id(q: dict[str, Any], index: int) -> str:
+def question_id(q: GenericQuestion, index: int) -> str:
     return str(q.get("id", f"q{index + 1}"))
 
 QUESTION = Obj(
@@ -95,7 +158,7 @@ SCENARIO = Obj(
 DEFAULTS = Obj(what="defaults mapping", fields={"shuffle": Field(Bool()), "tags": Field(ListOf(TAG))})
 
 
-def check_answer_map(q: dict[str, Any], qpath: tuple[Any, ...], ck: Checker) -> None:
+def check_answer_map(q: GenericQuestion, qpath: tuple[Any, ...], ck: Checker) -> None:
     """`json_final:` / `wrong:` map object names to an answer or a list of answers."""
     for name in ("json_final", "wrong"):
         value = q.get(name)
@@ -109,18 +172,18 @@ def check_answer_map(q: dict[str, Any], qpath: tuple[Any, ...], ck: Checker) -> 
         if not good:
             ck.error(path, f"{describe(path)}: expected a mapping of objects to an answer or a list "
                      f"of answers, e.g. {{box: marbles}}")
-        elif name == "wrong":
+        elif name == "wrong" and isinstance(value, dict):
             extra = [k for k in value if k not in (q.get("json_final") or {})]
             if extra:
                 ck.error(path, f"{describe(path)}: {extra!r} not asked in json_final; wrong "
                          f"answers belong to asked objects")
 
 
-def check(data: dict[str, Any], ck: Checker) -> None:
+def check(data: GenericSuite, ck: Checker) -> None:
     """Report every generic-specific error of a suite's `data` to `ck`: unique ids, one
     answer rule per question and the keys that go with it."""
     for base, sc in checked_scenarios(data, ck, "scenario"):
-        questions = sc.get("questions") or []
+        questions: list[GenericQuestion] = sc.get("questions") or []
         seen: dict[str, int] = {}
         for qi, q in enumerate(questions):
             if not isinstance(q, dict):
@@ -135,7 +198,7 @@ def check(data: dict[str, Any], ck: Checker) -> None:
             check_question(q, qpath, sc, base, ck)
 
 
-def check_question(q: dict[str, Any], qpath: tuple[Any, ...], sc: dict[str, Any],
+def check_question(q: GenericQuestion, qpath: tuple[Any, ...], sc: GenericScenario,
                    base: tuple[Any, ...], ck: Checker) -> None:
     """The checks of one question at `qpath` of scenario `sc` (at `base`)."""
     rules = rule_of(q)

@@ -38,6 +38,8 @@ from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
 from typing import Any
+from typing import TypedDict
+from typing import cast
 
 from pytest_tom.families.kit import ConvertError
 from pytest_tom.families.kit import convert_kit
@@ -48,6 +50,10 @@ from .prompts import OPTION_LETTERS
 from .prompts import VP
 from .schema import LENGTHS
 from .schema import ORDERS
+from .schema import HiToMDefaults
+from .schema import HiToMQuestion
+from .schema import HiToMScenario
+from .schema import HiToMSuite
 
 NAME = "hitom"
 UPSTREAM = "Hi-ToM_data.json"
@@ -59,11 +65,33 @@ _SEPARATOR = re.compile(r"\n\s*\*{3,}\s*$")
 _NUMBERED = re.compile(r"^\d+ ")  # a story line: `12 Ann exited the hall.`
 
 
+class _ReleaseQuestion(TypedDict):
+    prompting_type: str  # VP or CoTP
+    deception: bool
+    story_length: int  # 1-3
+    question_order: int  # 0-4
+    story: str  # non-empty, numbered lines
+    question: str
+    choices: str  # "A. x, B. y, ..."
+    answer: str  # one of the choices
+
+
+class ReleaseRow(_ReleaseQuestion, total=False):
+    """An element of the release's `data` list: the fields read, typed as `_row_problems`
+    checks them (`sample_id` is kept as written)."""
+
+    sample_id: object
+
+
+class _Prompted(TypedDict, total=False):
+    defaults: HiToMDefaults
+
+
 @dataclass
 class Converted:
     """A converted suite document and what the conversion changed or noticed."""
 
-    document: dict[str, Any]
+    document: HiToMSuite
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -173,8 +201,8 @@ def convert(path: Path, suite: str = NAME, limit: int | None = None,
     `prompts`, the authors' wording read from their prompt files in `defaults.prompt`."""
     rows = rows_with_lines(path)
     problems: list[str] = []
-    stories: dict[tuple[Any, ...], dict[str, Any]] = {}
-    first_line: dict[tuple[Any, ...], dict[int, int]] = {}
+    stories: dict[tuple[str, bool, int, str], HiToMScenario] = {}
+    first_line: dict[tuple[str, bool, int, str], dict[int, int]] = {}
     counts = {"instruction": 0, "separator": 0}
     vp_lines: set[str] = set()  # the instruction lines the VP rows carry
     for line, row in rows:
@@ -182,6 +210,7 @@ def convert(path: Path, suite: str = NAME, limit: int | None = None,
         if bad:
             problems += [f"{path}:{line}: {p}" for p in bad]
             continue
+        row = cast(ReleaseRow, row)  # as _row_problems has found it
         style = STYLE[row["prompting_type"]]
         text, removed, instruction = clean_story(row["story"])
         if instruction is not None and style == VP:
@@ -215,8 +244,8 @@ def convert(path: Path, suite: str = NAME, limit: int | None = None,
                             f"line {first_line[key][order]}; one question per order and story")
             continue
         first_line[key][order] = line
-        question: dict[str, Any] = {"order": order, "ask": row["question"].strip(),
-                                    "answer": row["answer"].strip()}
+        question: HiToMQuestion = {"order": order, "ask": row["question"].strip(),
+                                   "answer": row["answer"].strip()}
         if "sample_id" in row:
             question["source"] = {"sample_id": row["sample_id"]}
         story["questions"].append(question)
@@ -252,21 +281,22 @@ def convert(path: Path, suite: str = NAME, limit: int | None = None,
                    f"their prompt files")
         notes.append(f"prompts: {wording} (defaults.prompt)")
     items = sum(len(s["questions"]) for s in scenarios)
-    document: dict[str, Any] = {
+    prompted: _Prompted = ({"defaults": {"prompt": authors.defaults()}} if authors is not None
+                           else {})
+    document: HiToMSuite = {
         "suite": suite,
         "family": NAME,
         "version": 1,
         "description": (f"Converted from the Hi-ToM authors' {path.name} ({len(scenarios)} "
                         f"stories, {items} questions), asked in {wording}. Licence: "
                         f"Apache-2.0 (the upstream one)."),
+        **prompted,
+        "scenarios": scenarios,
     }
-    if authors is not None:
-        document["defaults"] = {"prompt": authors.defaults()}
-    document["scenarios"] = scenarios
     return Converted(document, notes)
 
 
-def _note_other_half(scenarios: list[dict[str, Any]]) -> int:
+def _note_other_half(scenarios: list[HiToMScenario]) -> int:
     """Mark each question whose copy in the other prompting style's half (same story,
     deception, length and order) has another answer; return how many were marked."""
     by_key = {(s["prompting"], s["deception"], s["story_length"], s["story"]): s
@@ -281,7 +311,7 @@ def _note_other_half(scenarios: list[dict[str, Any]]) -> int:
         for q in s["questions"]:
             theirs = answers.get(q["order"])
             if theirs is not None and theirs != q["answer"]:
-                q.setdefault("source", {})[f"{STYLE[other]}_answer"] = theirs
+                q["source"] = {**q.get("source", {}), f"{STYLE[other]}_answer": theirs}
                 marked += 1
     return marked
 

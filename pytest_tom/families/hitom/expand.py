@@ -12,18 +12,20 @@ from pytest_tom.families.kit import Suite
 from pytest_tom.families.kit import tags_of
 
 from . import prompts
+from .schema import HiToMScenario
+from .schema import HiToMSuite
 
 DECEPTION = {True: "tell", False: "no_tell"}  # the release's folders: Tell / No_Tell
 
 
-def style_of(story: dict[str, Any], settings: Settings) -> str:
+def style_of(story: HiToMScenario, settings: Settings) -> str:
     """The prompting style an item of `story` runs with: `--tom-hitom-prompting`, else the
     story's own."""
     chosen = str(settings.options.get("hitom_prompting") or "release")
     return chosen if chosen in prompts.STYLES else str(story["prompting"]).lower()
 
 
-def expand(suite: Suite, data: dict[str, Any], settings: Settings,
+def expand(suite: Suite, data: HiToMSuite, settings: Settings,
            line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
     """The items of a Hi-ToM suite, story by story."""
     family, defaults = suite.family, data.get("defaults") or {}

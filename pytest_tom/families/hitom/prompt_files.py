@@ -26,6 +26,7 @@ from .prompts import COTP
 from .prompts import STYLE_LABEL
 from .prompts import STYLES
 from .prompts import VP
+from .schema import HiToMPrompt
 
 NOTE_START = "Note:"
 STYLE_FOLDERS = {"mc": VP, "vp": VP, "cot": COTP, "cotp": COTP}
@@ -49,7 +50,7 @@ class AuthorsPrompts:
     note: str
     files: int
 
-    def defaults(self) -> dict[str, str]:
+    def defaults(self) -> HiToMPrompt:
         return {"vp": self.vp, "cotp": self.cotp, "note": self.note}
 
 

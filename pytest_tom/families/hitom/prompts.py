@@ -20,11 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from pytest_tom.families.kit import ItemSpec
 from pytest_tom.families.kit import Message
 from pytest_tom.families.kit import single_call
+
+from .schema import HiToMSuite
 
 VP, COTP = "vp", "cotp"
 STYLES = (VP, COTP)
@@ -61,7 +62,7 @@ OWN = Wording(
 )
 
 
-def wording(data: Mapping[str, Any]) -> Wording:
+def wording(data: HiToMSuite) -> Wording:
     """The wording a suite's items are asked in: its `defaults.prompt`, else `OWN`."""
     given = (data.get("defaults") or {}).get("prompt")
     if not given:

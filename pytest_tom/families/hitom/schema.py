@@ -4,7 +4,9 @@ answer one of the options)."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from collections.abc import Sequence
+from typing import TypedDict
 
 from pytest_tom.families.kit import ID
 from pytest_tom.families.kit import TAG
@@ -59,7 +61,64 @@ DEFAULTS = Obj(what="defaults mapping", fields={
 })
 
 
-def check(data: dict[str, Any], ck: Checker) -> None:
+class _HiToMAsked(TypedDict):
+    order: int  # one of ORDERS
+    ask: str
+    answer: str | int | float  # `Text`: one of the story's choices
+
+
+class HiToMQuestion(_HiToMAsked, total=False):
+    """A story's question, as `QUESTION` accepts it (the required keys in the base)."""
+
+    source: Mapping[str, object]  # free-form: carried to the item's source
+
+
+class _HiToMStory(TypedDict):
+    id: str
+    prompting: str  # VP or CoTP
+    deception: bool
+    story_length: int  # one of LENGTHS
+    story: str
+    choices: Sequence[str | int | float]  # `Text`, shown lettered A, B ...
+    questions: list[HiToMQuestion]
+
+
+class HiToMScenario(_HiToMStory, total=False):
+    """A story, as `SCENARIO` accepts it (the required keys in the base)."""
+
+    tags: list[str]
+    source: Mapping[str, object]  # free-form: carried to the item's source
+
+
+class HiToMPrompt(TypedDict):
+    """Other words for the prompt (`PROMPT`): the two instruction lines and the note."""
+
+    vp: str
+    cotp: str
+    note: str
+
+
+class HiToMDefaults(TypedDict, total=False):
+    tags: list[str]
+    prompt: HiToMPrompt
+
+
+class _HiToMHead(TypedDict):
+    suite: str
+    family: str
+    version: int | float | str  # `1`, `1.2` or `"1.2"`
+    scenarios: list[HiToMScenario]
+
+
+class HiToMSuite(_HiToMHead, total=False):
+    """A Hi-ToM suite file: what `expand` reads once the schema has accepted it (and
+    `check` reads, guarding each value, as it also runs on a file the schema rejected)."""
+
+    description: str
+    defaults: HiToMDefaults
+
+
+def check(data: HiToMSuite, ck: Checker) -> None:
     """Report every Hi-ToM-specific error of a suite's `data` to `ck`."""
     prompt = (data.get("defaults") or {}).get("prompt")
     if isinstance(prompt, dict):

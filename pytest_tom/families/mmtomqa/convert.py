@@ -25,6 +25,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from typing import TypedDict
+from typing import cast
 
 from pytest_tom.families.kit import ConvertError
 from pytest_tom.families.kit import convert_kit
@@ -32,6 +34,9 @@ from pytest_tom.families.kit import convert_kit
 from .prompts import question_text
 from .question_types import BY_CODE
 from .question_types import code_of
+from .schema import MMToMQAScenario
+from .schema import MMToMQASuite
+from .schema import QuestionParts
 
 NAME = "mmtomqa"
 UPSTREAM = "questions.json"
@@ -43,9 +48,40 @@ _QUESTION = re.compile(
     r"Please respond with either a or b\.", re.DOTALL)
 
 
+class _ReleaseQuestion(TypedDict):
+    question: str  # the whole text: apartment, actions, question, options
+    answer: str  # a or b
+    question_type: int | float | str  # one of BY_CODE (1.1 ... 2.4), not a boolean
+
+
+class ReleaseRow(_ReleaseQuestion, total=False):
+    """A line of `questions.json`: the fields read, typed as `_scenario` checks them (the
+    times are kept as written, unread)."""
+
+    episode: int  # kept when it is an integer
+    start_time: object
+    end_time: object
+
+
+class _Episode(TypedDict, total=False):
+    episode: int
+
+
+class _Upstream(TypedDict):
+    upstream: str
+    upstream_line: int
+
+
+class ScenarioSource(_Upstream, total=False):
+    """Where a converted question comes from (its scenario's `source`)."""
+
+    start_time: object  # the row's, as written
+    end_time: object
+
+
 @dataclass
 class Converted:
-    document: dict[str, Any]
+    document: MMToMQASuite
 
     @property
     def items(self) -> int:
@@ -58,13 +94,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                 "convert only the first N questions", NAME)
 
 
-def split_question(text: str) -> dict[str, Any] | None:
+def split_question(text: str) -> QuestionParts | None:
     """The parts of a release question text (None: not the release's layout, or a text the
     parts would not give back exactly)."""
     m = _QUESTION.fullmatch(text)
     if m is None:
         return None
-    parts = {
+    parts: QuestionParts = {
         "apartment": "\n".join(line.rstrip(" ") for line in m["apartment"].split("\n")),
         "person": m["person"], "actions": m["actions"], "question": m["question"],
         "options": [m["a"], m["b"]],
@@ -72,20 +108,21 @@ def split_question(text: str) -> dict[str, Any] | None:
     return parts if question_text(parts) == text else None
 
 
-def _scenario(row: Any, line: int) -> tuple[dict[str, Any] | None, list[str]]:
+def _scenario(row: Any, line: int) -> tuple[MMToMQAScenario | None, list[str]]:
     if not isinstance(row, dict):
         return None, [f"expected a JSON object, got {type(row).__name__}"]
     missing = [f for f in FIELDS if f not in row]
     if missing:
         return None, [f"missing field(s) {', '.join(missing)}"]
+    release = cast(ReleaseRow, row)  # its fields as read below, each checked
     problems = []
-    code = code_of(row["question_type"])
-    if code not in BY_CODE or isinstance(row["question_type"], bool):
-        problems.append(f"question_type {row['question_type']!r} is not one of "
+    code = code_of(release["question_type"])
+    if code not in BY_CODE or isinstance(release["question_type"], bool):
+        problems.append(f"question_type {release['question_type']!r} is not one of "
                         f"{', '.join(BY_CODE)}")
-    if row["answer"] not in ("a", "b"):
-        problems.append(f"answer {row['answer']!r} is not 'a' or 'b'")
-    parts = split_question(row["question"]) if isinstance(row["question"], str) else None
+    if release["answer"] not in ("a", "b"):
+        problems.append(f"answer {release['answer']!r} is not 'a' or 'b'")
+    parts = split_question(release["question"]) if isinstance(release["question"], str) else None
     if parts is None:
         problems.append("question is not laid out as the release's: \"What's inside the "
                         "apartment: ...\\nActions taken by NAME: ... \\nQuestion: ... (a) ... "
@@ -93,12 +130,16 @@ def _scenario(row: Any, line: int) -> tuple[dict[str, Any] | None, list[str]]:
     if problems:
         return None, problems
     assert parts is not None
-    source: dict[str, Any] = {"upstream": UPSTREAM, "upstream_line": line}
-    source.update({k: row[k] for k in ("start_time", "end_time") if k in row})
-    scenario: dict[str, Any] = {"id": f"q{line:03d}"}
-    if isinstance(row.get("episode"), int) and not isinstance(row["episode"], bool):
-        scenario["episode"] = row["episode"]
-    scenario.update({"type": code, **parts, "answer": row["answer"], "source": source})
+    source: ScenarioSource = {"upstream": UPSTREAM, "upstream_line": line}
+    if "start_time" in release:
+        source["start_time"] = release["start_time"]
+    if "end_time" in release:
+        source["end_time"] = release["end_time"]
+    episode = release.get("episode")
+    numbered: _Episode = ({"episode": episode} if isinstance(episode, int)
+                          and not isinstance(episode, bool) else {})
+    scenario: MMToMQAScenario = {"id": f"q{line:03d}", **numbered, "type": code, **parts,
+                                 "answer": release["answer"], "source": source}
     return scenario, []
 
 
@@ -109,7 +150,7 @@ def convert(path: Path, suite: str = NAME, limit: int | None = None) -> Converte
     except UnicodeDecodeError as exc:
         raise ConvertError([f"{path}: not UTF-8 text ({exc.reason}); save it as UTF-8"]) from None
     problems: list[str] = []
-    scenarios: list[dict[str, Any]] = []
+    scenarios: list[MMToMQAScenario] = []
     for line, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
@@ -129,7 +170,7 @@ def convert(path: Path, suite: str = NAME, limit: int | None = None) -> Converte
         raise ConvertError([f"{path}:1: no questions found (the file is empty)"])
     if limit is not None:
         scenarios = scenarios[:limit]
-    document = {
+    document: MMToMQASuite = {
         "suite": suite,
         "family": NAME,
         "version": 1,

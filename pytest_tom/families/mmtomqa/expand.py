@@ -13,9 +13,10 @@ from pytest_tom.families.kit import tags_of
 from . import prompts
 from .question_types import BY_CODE
 from .question_types import code_of
+from .schema import MMToMQASuite
 
 
-def expand(suite: Suite, data: dict[str, Any], settings: Settings,
+def expand(suite: Suite, data: MMToMQASuite, settings: Settings,
            line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
     """The items of an MMToM-QA suite, one per question."""
     family, defaults = suite.family, data.get("defaults") or {}

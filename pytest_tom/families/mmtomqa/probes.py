@@ -15,6 +15,7 @@ from .prompts import LETTERS
 from .prompts import SYSTEM
 from .prompts import lines_with_spaces
 from .prompts import question_text
+from .schema import MMToMQAScenario
 
 NOT_APPLICABLE: dict[str, str] = {}  # every probe applies
 
@@ -43,7 +44,8 @@ def gold_place(item: ItemSpec) -> int:
 def reordered(item: ItemSpec, order: tuple[int, ...]) -> ItemSpec:
     """`item` with its two options in `order`: the text and the gold letter moved."""
     options = [item.choices[i] for i in order]
-    scenario = {**item.data["scenario"], "options": options}
+    shown: MMToMQAScenario = item.data["scenario"]  # a copy of its scenario (expand)
+    scenario: MMToMQAScenario = {**shown, "options": options}
     return replace(item, choices=options,
                    meta={**item.meta, "gold_letter": LETTERS[options.index(item.gold)]},
                    data={**item.data, "scenario": scenario, "text": question_text(scenario)})

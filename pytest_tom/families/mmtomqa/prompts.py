@@ -11,11 +11,11 @@ assistant." (its chat-model path); one call.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pytest_tom.families.kit import ItemSpec
 from pytest_tom.families.kit import Message
 from pytest_tom.families.kit import single_call
+
+from .schema import QuestionParts
 
 SYSTEM = "You are a helpful assistant."
 LETTERS = "ab"
@@ -26,7 +26,7 @@ def lines_with_spaces(text: str) -> str:
     return "\n".join(f"{line} " if line else line for line in text.strip("\n").split("\n"))
 
 
-def question_text(s: dict[str, Any]) -> str:
+def question_text(s: QuestionParts) -> str:
     """The release's `question` text of a scenario."""
     a, b = (str(o).strip() for o in s["options"])
     return (f"What's inside the apartment: {lines_with_spaces(str(s['apartment']))}\n"

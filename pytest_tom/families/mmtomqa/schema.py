@@ -3,7 +3,9 @@ the question and its two options), and the checks the schema cannot express."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from collections.abc import Sequence
+from typing import TypedDict
 
 from pytest_tom.families.kit import ID
 from pytest_tom.families.kit import TAG
@@ -42,7 +44,51 @@ SCENARIO = Obj(what="MMToM-QA question", fields={  # a scenario is one question
 DEFAULTS = Obj(what="defaults mapping", fields={"tags": Field(ListOf(TAG))})
 
 
-def check(data: dict[str, Any], ck: Checker) -> None:
+class QuestionParts(TypedDict):
+    """The parts of a release question text, which `prompts.question_text` puts back
+    together (and `convert.split_question` takes apart)."""
+
+    apartment: str  # one line per room
+    person: str
+    actions: str
+    question: str
+    options: Sequence[str]  # (a) then (b)
+
+
+class _MMToMQAQuestion(QuestionParts):
+    id: str
+    type: str | int | float  # `Text`: one of BY_CODE, maybe written as a number (1.1)
+    answer: str  # a or b
+
+
+class MMToMQAScenario(_MMToMQAQuestion, total=False):
+    """One question, as `SCENARIO` accepts it (the required keys in the bases)."""
+
+    episode: int
+    tags: list[str]
+    source: Mapping[str, object]  # free-form: carried to the item's source
+
+
+class MMToMQADefaults(TypedDict, total=False):
+    tags: list[str]
+
+
+class _MMToMQAHead(TypedDict):
+    suite: str
+    family: str
+    version: int | float | str  # `1`, `1.2` or `"1.2"`
+    scenarios: list[MMToMQAScenario]
+
+
+class MMToMQASuite(_MMToMQAHead, total=False):
+    """An MMToM-QA suite file: what `expand` reads once the schema has accepted it (and
+    `check` reads, guarding each value, as it also runs on a file the schema rejected)."""
+
+    description: str
+    defaults: MMToMQADefaults
+
+
+def check(data: MMToMQASuite, ck: Checker) -> None:
     """Report every MMToM-QA-specific error of a suite's `data` to `ck`."""
     for base, q in checked_scenarios(data, ck, "question"):
         kind = q.get("type")

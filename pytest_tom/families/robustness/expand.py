@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+from typing import TypedDict
 
 from pytest_tom.families.kit import ItemSpec
 from pytest_tom.families.kit import Settings
@@ -13,9 +14,25 @@ from pytest_tom.families.kit import tags_of
 from pytest_tom.families.robustness.scenes import Scene
 from pytest_tom.families.robustness.scenes import scenery_id
 from pytest_tom.families.robustness.scenes import scenes_of
+from pytest_tom.families.robustness.suite_shape import RobustnessDefaults
+from pytest_tom.families.robustness.suite_shape import RobustnessSuite
+from pytest_tom.families.robustness.suite_shape import Scenery
+from pytest_tom.families.robustness.suite_shape import Stage
+
+# An item's meta: the scene's class, stage, scenery, variant, object binding, question and
+# agent, the answers that must not appear, and (a scene with a trace) the protagonist's
+# belief after each sentence; metrics.py reads them ("class" is a keyword, hence this form)
+_SceneMeta = TypedDict("_SceneMeta", {
+    "class": str, "stage": str, "stage_type": str, "scenery": str, "variant": str,
+    "objects": str, "question": str, "agent": str, "wrong": dict[str, list[str]],
+})
 
 
-def expand(suite: Suite, data: dict[str, Any], settings: Settings,
+class SceneMeta(_SceneMeta, total=False):
+    beliefs: list[str]
+
+
+def expand(suite: Suite, data: RobustnessSuite, settings: Settings,
            line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
     """The items of a robustness suite, stage by stage."""
     defaults = data.get("defaults") or {}
@@ -28,13 +45,13 @@ def expand(suite: Suite, data: dict[str, Any], settings: Settings,
     return items
 
 
-def item_of(suite: Suite, stage: dict[str, Any], sc: dict[str, Any], scene: Scene,
-            defaults: dict[str, Any], line: int) -> ItemSpec:
+def item_of(suite: Suite, stage: Stage, sc: Scenery, scene: Scene,
+            defaults: RobustnessDefaults, line: int) -> ItemSpec:
     """The item of one scene of scenery `sc` of `stage`."""
     family = suite.family
     stage_id, sid, cls = str(stage["id"]), scenery_id(sc), str(sc["class"])
     tags = tags_of(defaults, stage, cls, str(stage["type"]), sc)
-    meta: dict[str, Any] = {
+    meta: SceneMeta = {
         "class": cls, "stage": stage_id, "stage_type": str(stage["type"]), "scenery": sid,
         "variant": scene.variant, "objects": scene.binding, "question": scene.question,
         "agent": scene.agent, "wrong": {scene.key: scene.wrong},

@@ -35,6 +35,9 @@ from dataclasses import field
 from typing import Any
 
 from pytest_tom.families.kit import did_you_mean
+from pytest_tom.families.robustness.suite_shape import Ask
+from pytest_tom.families.robustness.suite_shape import Scenery
+from pytest_tom.families.robustness.suite_shape import Stage
 
 VARIANTS = ("story", "true_belief", "informed", "visible")
 EDITED_VARIANTS = VARIANTS[1:]
@@ -130,7 +133,7 @@ def exchanged(binding: Binding) -> Binding | None:
 class SceneryBuilder:
     """Generates the scenes of every scenery of one stage, collecting problems."""
 
-    def __init__(self, stage: dict[str, Any], stage_path: Path_):
+    def __init__(self, stage: Stage, stage_path: Path_):
         self.stage = stage
         self.path = stage_path
         self.problems: Problems = []
@@ -160,7 +163,7 @@ class SceneryBuilder:
                    f"{did_you_mean(value, options)}; use one of {', '.join(options)}")
         return False
 
-    def _merge_variant(self, name: str, sc: dict[str, Any], sc_path: Path_) -> _Variant:
+    def _merge_variant(self, name: str, sc: Scenery, sc_path: Path_) -> _Variant:
         merged = _Variant()
         sources = [((self.stage.get("variants") or {}).get(name), (*self.path, "variants", name)),
                    (((sc.get("variants") or {}).get(name)), (*sc_path, "variants", name))]
@@ -181,7 +184,7 @@ class SceneryBuilder:
         return merged
 
     # -- the scenes of one scenery ----------------------------------------------------
-    def scenes(self, sc: dict[str, Any], sc_path: Path_) -> list[Scene]:
+    def scenes(self, sc: Scenery, sc_path: Path_) -> list[Scene]:
         stage = self.stage
         self.name = f"{stage.get('id')}::{scenery_id(sc)}"
         orig = as_binding(sc.get("objects") or stage.get("objects"))
@@ -218,7 +221,7 @@ class SceneryBuilder:
         protagonist = squash(stage["protagonist"])
         agent = squash(sc.get("agent", protagonist))
         key = squash(sc.get("key", stage["key"]))
-        asks = {**(stage.get("ask") or {}), **(sc.get("ask") or {})}
+        asks: Ask = {**(stage.get("ask") or {}), **(sc.get("ask") or {})}
         for q in QUESTIONS:
             if q not in asks:
                 self.error(sc_path, f"no '{q}' question: give ask.{q} in the stage or the scenery")
@@ -342,9 +345,9 @@ class SceneryBuilder:
                 ok = False
         return (out, vbelief, vworld, vtrace) if ok else None
 
-    def _hand_scenes(self, sc: dict[str, Any], sc_path: Path_, text: str, orig: Binding,
+    def _hand_scenes(self, sc: Scenery, sc_path: Path_, text: str, orig: Binding,
                      swap: Binding, agent: str, protagonist: str, key: str,
-                     asks: dict[str, str]) -> list[Scene]:
+                     asks: Ask) -> list[Scene]:
         out: list[Scene] = []
         seen: dict[str, int] = {}
         for i, raw in enumerate(sc["scenes"]):
@@ -415,13 +418,12 @@ def resolve(role: str, binding: Binding) -> str:
     return UNKNOWN if role == UNKNOWN else binding[role][0]
 
 
-def scenery_id(sc: dict[str, Any]) -> str:
+def scenery_id(sc: Scenery) -> str:
     """A scenery's id: its `id`, else its complexity class."""
     return str(sc.get("id") or sc.get("class"))
 
 
-def scenes_of(stage: dict[str, Any], si: int) -> tuple[list[tuple[dict[str, Any], list[Scene]]],
-                                                       list[tuple[Any, str]]]:
+def scenes_of(stage: Stage, si: int) -> tuple[list[tuple[Scenery, list[Scene]]], Problems]:
     """The scenes of every scenery of stage number `si`, and the problems found building them."""
     builder = SceneryBuilder(stage, ("scenarios", si))
     out = []

@@ -24,6 +24,7 @@ from pytest_tom.families.robustness.scenes import RESERVED
 from pytest_tom.families.robustness.scenes import ROLE
 from pytest_tom.families.robustness.scenes import scenery_id
 from pytest_tom.families.robustness.scenes import scenes_of
+from pytest_tom.families.robustness.suite_shape import RobustnessSuite
 
 # The complexity classes in the order of the paper's tables, with their display names.
 CLASSES: dict[str, str] = {
@@ -141,8 +142,7 @@ SCENARIO = Obj(what="stage", fields={  # a robustness scenario is a stage
 
 DEFAULTS = Obj(what="defaults mapping", fields={"tags": Field(ListOf(TAG))})
 
-
-def check(data: dict[str, Any], ck: Checker) -> None:
+def check(data: RobustnessSuite, ck: Checker) -> None:
     """Report every robustness-specific error of a suite's `data` to `ck`: repeated sceneries,
     malformed scene answers, and the problems of building the scenes."""
     stages = data.get("scenarios") or []

@@ -24,13 +24,16 @@ import re
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from pytest_tom.families.kit import ConvertError
 from pytest_tom.families.kit import convert_kit
 
 from .schema import KINDS
 from .schema import LETTERS
+from .schema import SimpleTomQuestion
+from .schema import SimpleTomScenario
+from .schema import SimpleTomSuite
 
 FILES = {"aware": "mental-state-qa/test.jsonl", "action": "behavior-qa/test.jsonl",
          "judge": "judgment-qa/test.jsonl"}
@@ -39,13 +42,38 @@ _ID = re.compile(r"^(?P<story>.+)_(?P<kind>aware|action|judge)$")
 _SEVERITY = re.compile(r"_sev(\d+)$")
 
 
+class ReleaseChoices(TypedDict):
+    text: list[str]  # 2-4 non-empty texts
+    label: list[str]  # "A", "B" ... as many as texts
+
+
+class _ReleaseQuestion(TypedDict):
+    id: str  # <story>_<scenario>_sev<k>_<aware|action|judge>
+    story: str
+    question: str
+    choices: ReleaseChoices
+    answerKey: str  # one of the labels
+
+
+class ReleaseRow(_ReleaseQuestion, total=False):
+    """A row of a release question file: the fields read, typed as `read_rows` (the id)
+    and `question_of` (the rest) check them; a row that breaks them is a problem."""
+
+    scenario_name: str  # kept when it is a string
+
+
+class _Category(TypedDict, total=False):
+    scenario_name: str
+    severity: int
+
+
 @dataclass
 class Conversion:
     suite: str
-    scenarios: list[dict[str, Any]] = field(default_factory=list)
+    scenarios: list[SimpleTomScenario] = field(default_factory=list)
 
     @property
-    def document(self) -> dict[str, Any]:
+    def document(self) -> SimpleTomSuite:
         return {"suite": self.suite, "family": "simpletom", "version": 1,
                 "description": (f"SimpleToM, converted from the release's question files: "
                                 f"{len(self.scenarios)} stories, 3 questions each. Licence: "
@@ -53,7 +81,7 @@ class Conversion:
                 "scenarios": self.scenarios}
 
 
-def question_of(row: dict[str, Any], where: str, problems: list[str]) -> dict[str, Any] | None:
+def question_of(row: ReleaseRow, where: str, problems: list[str]) -> SimpleTomQuestion | None:
     before = len(problems)
     for key in ("story", "question"):
         if not isinstance(row.get(key), str) or not row[key].strip():
@@ -77,9 +105,9 @@ def question_of(row: dict[str, Any], where: str, problems: list[str]) -> dict[st
 
 
 def read_rows(path: Path, kind: str, limit: int | None, problems: list[str]
-              ) -> dict[str, tuple[str, dict[str, Any]]]:
+              ) -> dict[str, tuple[str, ReleaseRow]]:
     """story id -> (where, row) for the rows of one kind."""
-    out: dict[str, tuple[str, dict[str, Any]]] = {}
+    out: dict[str, tuple[str, ReleaseRow]] = {}
     try:
         lines = path.read_text(encoding="utf-8-sig").splitlines()
     except UnicodeDecodeError as exc:
@@ -118,7 +146,7 @@ def convert(folder: Path, suite: str = "simpletom-full", limit: int | None = Non
             expect: int | None = None) -> Conversion:
     folder = Path(folder)
     problems: list[str] = []
-    by_kind: dict[str, dict[str, tuple[str, dict[str, Any]]]] = {}
+    by_kind: dict[str, dict[str, tuple[str, ReleaseRow]]] = {}
     for kind, name in FILES.items():
         path = folder / name
         if not path.is_file():
@@ -153,11 +181,12 @@ def convert(folder: Path, suite: str = "simpletom-full", limit: int | None = Non
     return conv
 
 
-def scenario_of(story: str, parts: dict[str, tuple[str, dict[str, Any]]],
-                problems: list[str]) -> dict[str, Any] | None:
+def scenario_of(story: str, parts: dict[str, tuple[str, ReleaseRow]],
+                problems: list[str]) -> SimpleTomScenario | None:
     before = len(problems)
     questions = {kind: question_of(row, where, problems) for kind, (where, row) in parts.items()}
-    if len(problems) > before:
+    aware, action, judge = questions["aware"], questions["action"], questions["judge"]
+    if aware is None or action is None or judge is None:
         return None
     where, first = parts["aware"]
     text = first["story"].strip()
@@ -168,15 +197,14 @@ def scenario_of(story: str, parts: dict[str, tuple[str, dict[str, Any]]],
                             f"at {where}")
     if len(problems) > before:
         return None
-    out: dict[str, Any] = {"id": story, "story": text}
+    category: _Category = {}
     if isinstance(first.get("scenario_name"), str):
-        out["scenario_name"] = first["scenario_name"]
+        category["scenario_name"] = first["scenario_name"]
     severity = _SEVERITY.search(story)
     if severity:
-        out["severity"] = int(severity.group(1))
-    out.update(questions)
-    out["source"] = {"ids": [parts[k][1]["id"] for k in KINDS]}
-    return out
+        category["severity"] = int(severity.group(1))
+    return {"id": story, "story": text, **category, "aware": aware, "action": action,
+            "judge": judge, "source": {"ids": [parts[k][1]["id"] for k in KINDS]}}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -12,9 +12,10 @@ from pytest_tom.families.kit import Suite
 from pytest_tom.families.kit import tags_of
 
 from .schema import KINDS
+from .schema import SimpleTomSuite
 
 
-def expand(suite: Suite, data: dict[str, Any], settings: Settings,
+def expand(suite: Suite, data: SimpleTomSuite, settings: Settings,
            line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
     defaults = data.get("defaults") or {}
     items = []

@@ -4,7 +4,10 @@ letter."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from collections.abc import Sequence
+from typing import Literal
+from typing import TypedDict
 
 from pytest_tom.families.kit import ID
 from pytest_tom.families.kit import TAG
@@ -21,7 +24,8 @@ from pytest_tom.families.kit import checked_scenarios
 from pytest_tom.families.kit import describe
 
 LETTERS = "ABCD"
-KINDS = ("aware", "action", "judge")
+Kind = Literal["aware", "action", "judge"]  # a question of a story, and its key there
+KINDS: tuple[Kind, ...] = ("aware", "action", "judge")
 KIND_NAMES = {"aware": "mental state (aware?)", "action": "behaviour", "judge": "judgement"}
 
 QUESTION = Obj(what="SimpleToM question", fields={
@@ -50,7 +54,51 @@ SCENARIO = Obj(
 DEFAULTS = Obj(what="defaults mapping", fields={"tags": Field(ListOf(TAG))})
 
 
-def check(data: dict[str, Any], ck: Checker) -> None:
+class SimpleTomQuestion(TypedDict):
+    """One of a story's three questions, as `QUESTION` accepts it."""
+
+    question: str
+    options: Sequence[str | int | float]  # `Text`: a number is read as text
+    answer: str  # one of LETTERS
+
+
+class _SimpleTomStory(TypedDict):
+    id: str
+    story: str
+    aware: SimpleTomQuestion
+    action: SimpleTomQuestion
+    judge: SimpleTomQuestion
+
+
+class SimpleTomScenario(_SimpleTomStory, total=False):
+    """A story, as `SCENARIO` accepts it (the required keys in the base)."""
+
+    scenario_name: str
+    severity: int
+    tags: list[str]
+    source: Mapping[str, object]  # free-form: carried to the item's source
+
+
+class SimpleTomDefaults(TypedDict, total=False):
+    tags: list[str]
+
+
+class _SimpleTomHead(TypedDict):
+    suite: str
+    family: str
+    version: int | float | str  # `1`, `1.2` or `"1.2"`
+    scenarios: list[SimpleTomScenario]
+
+
+class SimpleTomSuite(_SimpleTomHead, total=False):
+    """A SimpleToM suite file: what `expand` reads once the schema has accepted it (and
+    `check` reads, guarding each value, as it also runs on a file the schema rejected)."""
+
+    description: str
+    defaults: SimpleTomDefaults
+
+
+def check(data: SimpleTomSuite, ck: Checker) -> None:
     """Ids unique; each answer names one of its question's options; no option twice."""
     for path, sc in checked_scenarios(data, ck, "story"):
         for kind in KINDS:

@@ -25,6 +25,9 @@ from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
 from typing import Any
+from typing import Literal
+from typing import TypedDict
+from typing import cast
 
 from pytest_tom.families.kit import ConvertError
 from pytest_tom.families.kit import convert_kit
@@ -32,19 +35,59 @@ from pytest_tom.families.kit import convert_kit
 from .schema import LETTERS
 from .schema import MENTAL_STATES
 from .schema import ORDERS
+from .schema import ToMATOScenario
+from .schema import ToMATOSuite
 
 LICENCE = "Meta Llama 3 Community License, evaluation use only (the upstream one)"
+
+
+class _ReleaseQuestion(TypedDict):
+    conversation: str
+    q: str
+    a0: str
+    a1: str
+    a2: str
+    a3: str
+    q_id: str
+    a_idx: int | str  # 0-3
+    order: int | str  # 1 or 2
+    mental_state: str  # one of MENTAL_STATES
+
+
+class ReleaseRow(_ReleaseQuestion, total=False):
+    """An element of a release file: the fields read, typed as `question_of` checks them
+    (a number or boolean also as the strings the full release is reported to hold; the
+    Sotopia fields and `u_id` kept as written)."""
+
+    false_belief: bool | str  # default false
+    a_str: str  # the right option's text, when given
+    big_five: str  # kept when it is a string
+    u_id: object
+    sotopia_agents: object
+    sotopia_environment: object
+
+
+Kept = Literal["u_id", "sotopia_agents", "sotopia_environment"]
+KEPT: tuple[Kept, ...] = ("u_id", "sotopia_agents", "sotopia_environment")
+
+
+class ScenarioSource(TypedDict, total=False):
+    """The fields of an element a converted question keeps, as written (its `source`)."""
+
+    u_id: object
+    sotopia_agents: object
+    sotopia_environment: object
 
 
 @dataclass
 class Conversion:
     suite: str
     source: str
-    scenarios: list[dict[str, Any]] = field(default_factory=list)
+    scenarios: list[ToMATOScenario] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
     @property
-    def document(self) -> dict[str, Any]:
+    def document(self) -> ToMATOSuite:
         return {"suite": self.suite, "family": "tomato", "version": 1,
                 "description": (f"ToMATO, converted from the authors' {self.source}: "
                                 f"{len(self.scenarios)} questions. Licence: {LICENCE}."),
@@ -99,11 +142,12 @@ def _bool(value: Any) -> bool | None:
     return None
 
 
-def question_of(row: Any, where: str, problems: list[str]) -> dict[str, Any] | None:
+def question_of(element: Any, where: str, problems: list[str]) -> ToMATOScenario | None:
     """One scenario from one element (None, with problems added, when it cannot be read)."""
-    if not isinstance(row, dict):
+    if not isinstance(element, dict):
         problems.append(f"{where}: not a JSON object (each question is one)")
         return None
+    row = cast(ReleaseRow, element)  # its fields as read below, each checked
     before = len(problems)
     texts: dict[str, str] = {}
     for key in ("conversation", "q", "a0", "a1", "a2", "a3", "q_id"):
@@ -124,7 +168,7 @@ def question_of(row: Any, where: str, problems: list[str]) -> dict[str, Any] | N
     fb = _bool(row.get("false_belief", False))
     if fb is None:
         problems.append(f"{where}: false_belief {row.get('false_belief')!r} is not true or false")
-    if len(problems) > before or index is None:
+    if len(problems) > before or index is None or order is None or state is None or fb is None:
         return None
     options = [texts[f"a{i}"] for i in range(4)]
     a_str = row.get("a_str")
@@ -135,14 +179,17 @@ def question_of(row: Any, where: str, problems: list[str]) -> dict[str, Any] | N
     if len(set(options)) < 4:
         problems.append(f"{where}: two options read the same; a reply could not tell them apart")
         return None
-    out: dict[str, Any] = {
+    out: ToMATOScenario = {
         "id": texts["q_id"], "mental_state": state, "order": order, "false_belief": fb,
         "conversation": texts["conversation"], "question": texts["q"], "options": options,
         "answer": LETTERS[index],
     }
     if isinstance(row.get("big_five"), str):
         out["big_five"] = row["big_five"]
-    source = {k: row[k] for k in ("u_id", "sotopia_agents", "sotopia_environment") if k in row}
+    source: ScenarioSource = {}
+    for key in KEPT:
+        if key in row:
+            source[key] = row[key]
     if source:
         out["source"] = source
     return out

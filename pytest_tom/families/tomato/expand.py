@@ -11,9 +11,10 @@ from pytest_tom.families.kit import Suite
 from pytest_tom.families.kit import tags_of
 
 from .schema import LETTERS
+from .schema import ToMATOSuite
 
 
-def expand(suite: Suite, data: dict[str, Any], settings: Settings,
+def expand(suite: Suite, data: ToMATOSuite, settings: Settings,
            line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
     """The items of a ToMATO suite, in file order."""
     defaults = data.get("defaults") or {}

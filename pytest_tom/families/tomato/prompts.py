@@ -12,7 +12,7 @@ run's own decoding applies (greedy: `--tom-temperature` 0), which the family's t
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from pytest_tom.families.kit import ItemSpec
 from pytest_tom.families.kit import Message
@@ -22,7 +22,17 @@ from pytest_tom.families.kit import single_call
 from .schema import LETTERS
 
 METHODS = ("vanilla", "cot")
-AUTHORS_SAMPLING = {"temperature": 0.6, "top_p": 0.9, "seed": 42}
+
+
+class Sampling(TypedDict):
+    """The request fields of the authors' sampling."""
+
+    temperature: float
+    top_p: float
+    seed: int
+
+
+AUTHORS_SAMPLING: Sampling = {"temperature": 0.6, "top_p": 0.9, "seed": 42}
 
 SYSTEM = {
     "vanilla": (
@@ -57,8 +67,8 @@ def conversation(item: ItemSpec, method: str, responses: list[str]) -> list[Mess
                         {"role": "user", "content": user_text(item)}], responses)
 
 
-def sampling(item: ItemSpec, settings: Settings) -> dict[str, Any] | None:
+def sampling(item: ItemSpec, settings: Settings) -> Sampling | None:
     """The authors' sampling with `--tom-tomato-sampling authors`, else the run's own."""
     if settings.options.get("tomato_sampling", "greedy") == "authors":
-        return dict(AUTHORS_SAMPLING)
+        return AUTHORS_SAMPLING.copy()
     return None

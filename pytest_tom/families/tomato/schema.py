@@ -3,7 +3,9 @@ one speaker of a conversation (a row of the release)."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from collections.abc import Sequence
+from typing import TypedDict
 
 from pytest_tom.families.kit import ID
 from pytest_tom.families.kit import TAG
@@ -48,7 +50,45 @@ SCENARIO = Obj(
 DEFAULTS = Obj(what="defaults mapping", fields={"tags": Field(ListOf(TAG))})
 
 
-def check(data: dict[str, Any], ck: Checker) -> None:
+class _ToMATOQuestion(TypedDict):
+    id: str
+    conversation: str
+    question: str
+    options: Sequence[str | int | float]  # `Text`: a number is read as text
+    answer: str  # one of LETTERS
+    mental_state: str  # one of MENTAL_STATES
+    order: int  # one of ORDERS
+
+
+class ToMATOScenario(_ToMATOQuestion, total=False):
+    """One question, as `SCENARIO` accepts it (the required keys in the base)."""
+
+    false_belief: bool
+    big_five: str
+    tags: list[str]
+    source: Mapping[str, object]  # free-form: carried to the item's source
+
+
+class ToMATODefaults(TypedDict, total=False):
+    tags: list[str]
+
+
+class _ToMATOHead(TypedDict):
+    suite: str
+    family: str
+    version: int | float | str  # `1`, `1.2` or `"1.2"`
+    scenarios: list[ToMATOScenario]
+
+
+class ToMATOSuite(_ToMATOHead, total=False):
+    """A ToMATO suite file: what `expand` reads once the schema has accepted it (and
+    `check` reads, guarding each value, as it also runs on a file the schema rejected)."""
+
+    description: str
+    defaults: ToMATODefaults
+
+
+def check(data: ToMATOSuite, ck: Checker) -> None:
     """Every ToMATO-specific problem of a suite: ids unique, the order 1 or 2, the options
     four different texts."""
     for base, sc in checked_scenarios(data, ck, "question"):

@@ -30,6 +30,9 @@ from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
 from typing import Any
+from typing import Final
+from typing import TypedDict
+from typing import cast
 
 from pytest_tom.families.kit import ConvertError
 from pytest_tom.families.kit import convert_kit
@@ -37,17 +40,42 @@ from pytest_tom.families.kit import convert_kit
 from .catalogue import TASK_BY_NAME
 from .catalogue import TASKS
 from .catalogue import parse_ability_field
+from .schema import TomBenchScenario
+from .schema import TomBenchSuite
 
 FIELDS = {
     "en": ("STORY", "QUESTION", ("OPTION-A", "OPTION-B", "OPTION-C", "OPTION-D")),
     "zh": ("故事", "问题", ("选项A", "选项B", "选项C", "选项D")),
 }
-ANSWER = "答案\nANSWER"
-ABILITY = "能力\nABILITY"
-INDEX = "序号\nINDEX"
+ANSWER: Final = "答案\nANSWER"
+ABILITY: Final = "能力\nABILITY"
+INDEX: Final = "序号\nINDEX"
 LETTERS = "ABCD"
 _PREFIX = re.compile(r"^\s*([A-D])\s*[.．、:：]\s*")
 _ANSWER = re.compile(r"^\s*([A-D])\s*[.．、]?\s*$")
+
+# A row of a task file: the fields read (of the chosen language), typed as `question_of`
+# checks them; a row that breaks them is a problem of its line. The story and question
+# are read as text, an option absent as None or NaN (a two-option row), the index kept
+# only when it is a number.
+ReleaseRow = TypedDict("ReleaseRow", {
+    "STORY": str, "QUESTION": str, "故事": str, "问题": str,
+    "OPTION-A": "str | float | None", "OPTION-B": "str | float | None",
+    "OPTION-C": "str | float | None", "OPTION-D": "str | float | None",
+    "选项A": "str | float | None", "选项B": "str | float | None",
+    "选项C": "str | float | None", "选项D": "str | float | None",
+    "答案\nANSWER": str,  # a letter A-D, maybe with a stop after it ("A. ")
+    "能力\nABILITY": str,  # 'Dimension: ability', one or more
+    "序号\nINDEX": int,
+}, total=False)
+
+
+class ScenarioSource(TypedDict, total=False):
+    """Where a converted question comes from (its scenario's `source`)."""
+
+    file: str  # <task>.jsonl
+    line: int
+    index: int  # the row's own index, when it is a number
 
 
 @dataclass
@@ -56,7 +84,7 @@ class Conversion:
 
     suite: str
     language: str
-    documents: dict[str, dict[str, Any]] = field(default_factory=dict)
+    documents: dict[str, TomBenchSuite] = field(default_factory=dict)
     per_task: dict[str, int] = field(default_factory=dict)
     prefixes: int = 0  # options that lost their own letter in front
     notes: list[str] = field(default_factory=list)
@@ -87,8 +115,8 @@ def _text(value: Any) -> str | None:
     return str(value).strip()
 
 
-def question_of(row: dict[str, Any], task: str, language: str, number: int, where: str,
-                problems: list[str], conv: Conversion) -> dict[str, Any] | None:
+def question_of(row: ReleaseRow, task: str, language: str, number: int, where: str,
+                problems: list[str], conv: Conversion) -> TomBenchScenario | None:
     """One scenario from one row (None, with problems added, when it cannot be read)."""
     story_key, question_key, option_keys = FIELDS[language]
     before = len(problems)
@@ -127,18 +155,19 @@ def question_of(row: dict[str, Any], task: str, language: str, number: int, wher
         problems.append(f"{where}: the ability {ability!r} ({ABILITY!r}) is not text")
     else:
         problems += [f"{where}: {p}" for p in parse_ability_field(ability)[1]]
-    if len(problems) > before or m is None:
+    if len(problems) > before or m is None or not story or not question \
+            or not isinstance(ability, str):
         return None
-    answer = m.group(1)
-    out: dict[str, Any] = {
+    answer, released = m.group(1), m.string  # the letter, and the answer as written
+    out: TomBenchScenario = {
         "id": f"{file_slug(task)}-{number:03d}", "ability": ability,
         "story": story, "question": question, "options": options, "answer": answer,
     }
-    if raw_answer != answer:
-        out["answer_as_released"] = raw_answer
-        conv.notes.append(f"{where}: the answer is written {raw_answer!r}: read as {answer} "
+    if released != answer:
+        out["answer_as_released"] = released
+        conv.notes.append(f"{where}: the answer is written {released!r}: read as {answer} "
                           f"(kept as answer_as_released for the authors' reading)")
-    source: dict[str, Any] = {"file": f"{task}.jsonl", "line": number}
+    source: ScenarioSource = {"file": f"{task}.jsonl", "line": number}
     if isinstance(row.get(INDEX), int):
         source["index"] = row[INDEX]
     out["source"] = source
@@ -189,7 +218,7 @@ def convert(data_dir: Path, language: str = "en", suite: str | None = None,
 
 
 def read_task(path: Path, task: str, language: str, limit: int | None, problems: list[str],
-              conv: Conversion) -> list[dict[str, Any]]:
+              conv: Conversion) -> list[TomBenchScenario]:
     """The scenarios of one task file (problems added for the rows that cannot be read)."""
     try:
         lines = path.read_text(encoding="utf-8-sig").splitlines()
@@ -213,7 +242,7 @@ def read_task(path: Path, task: str, language: str, limit: int | None, problems:
         if not isinstance(row, dict):
             problems.append(f"{where}: not a JSON object; one row per line")
             continue
-        sc = question_of(row, task, language, line_no, where, problems, conv)
+        sc = question_of(cast(ReleaseRow, row), task, language, line_no, where, problems, conv)
         if sc is not None:
             out.append(sc)
     if not out and not problems:

@@ -20,6 +20,9 @@ from .catalogue import dimension_of
 from .catalogue import parse_ability_field
 from .catalogue import slug
 from .schema import LETTERS
+from .schema import TomBenchDefaults
+from .schema import TomBenchScenario
+from .schema import TomBenchSuite
 from .schema import option_texts
 
 
@@ -30,7 +33,7 @@ def tries_of(settings: Settings) -> int:
     return int(settings.options.get("tombench_tries", 5))
 
 
-def expand(suite: Suite, data: dict[str, Any], settings: Settings,
+def expand(suite: Suite, data: TomBenchSuite, settings: Settings,
            line_of: Callable[[tuple[Any, ...]], int]) -> list[ItemSpec]:
     """The items of a ToMBench suite, in file order (a question's tries together)."""
     defaults = data.get("defaults") or {}
@@ -45,7 +48,7 @@ def expand(suite: Suite, data: dict[str, Any], settings: Settings,
     return items
 
 
-def item_of(suite: Suite, sc: dict[str, Any], defaults: dict[str, Any],
+def item_of(suite: Suite, sc: TomBenchScenario, defaults: TomBenchDefaults,
             language: str, attempt: int, settings: Settings, line: int) -> ItemSpec:
     """Try `attempt` (0: the default protocol's one pass) of question `sc`."""
     texts = option_texts(sc)

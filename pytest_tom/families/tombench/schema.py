@@ -4,7 +4,10 @@ four options in file order and the right letter."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
+from typing import TypedDict
 
 from pytest_tom.families.kit import ID
 from pytest_tom.families.kit import TAG
@@ -54,13 +57,53 @@ DEFAULTS = Obj(what="defaults mapping", fields={
 })
 
 
-def option_texts(sc: dict[str, Any]) -> list[str]:
+class _TomBenchQuestion(TypedDict):
+    id: str
+    ability: str
+    story: str
+    question: str
+    options: Sequence[str | int | float]  # `Text`: a number is read as text
+    answer: str  # one of LETTERS
+
+
+class TomBenchScenario(_TomBenchQuestion, total=False):
+    """One question, as `SCENARIO` accepts it (the required keys in the base)."""
+
+    task: str  # one of TASK_NAMES (else the defaults' task)
+    answer_as_released: str
+    tags: list[str]
+    source: Mapping[str, object]  # free-form: carried to the item's source
+
+
+class TomBenchDefaults(TypedDict, total=False):
+    language: str  # one of LANGUAGES
+    task: str
+    tags: list[str]
+
+
+class _TomBenchHead(TypedDict):
+    suite: str
+    family: str
+    version: int | float | str  # `1`, `1.2` or `"1.2"`
+    scenarios: list[TomBenchScenario]
+
+
+class TomBenchSuite(_TomBenchHead, total=False):
+    """A ToMBench suite file: what `expand` reads once the schema has accepted it (and
+    `check` reads, guarding each value, as it also runs on a file the schema rejected)."""
+
+    description: str
+    defaults: TomBenchDefaults
+
+
+def option_texts(sc: TomBenchScenario) -> list[str]:
     return [str(o).strip() for o in sc["options"]]
 
 
-def check(data: dict[str, Any], ck: Checker) -> None:
+def check(data: TomBenchSuite, ck: Checker) -> None:
     """Report every ToMBench-specific problem of a suite's `data` to `ck`."""
-    defaults = data.get("defaults") if isinstance(data.get("defaults"), dict) else {}
+    given = data.get("defaults")
+    defaults = given if isinstance(given, dict) else {}
     for base, sc in checked_scenarios(data, ck, "question"):
         if "task" not in sc and "task" not in defaults:
             ck.error(base, f"{describe(base)}: no task: give the question "
@@ -69,7 +112,7 @@ def check(data: dict[str, Any], ck: Checker) -> None:
         check_question(sc, base, ck)
 
 
-def check_question(sc: dict[str, Any], base: tuple[Any, ...], ck: Checker) -> None:
+def check_question(sc: TomBenchScenario, base: tuple[Any, ...], ck: Checker) -> None:
     """The answer names an option, the right option's text is not repeated by another, and
     the ability field names known abilities."""
     ability = sc.get("ability")

@@ -6,7 +6,7 @@ protocol's majority vote counts."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from pytest_tom.families.kit import UNPARSEABLE
 from pytest_tom.families.kit import ItemSpec
@@ -26,7 +26,7 @@ def score(item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
     return score_answer(item, response, ctx.settings.method, as_authors)
 
 
-def option_problems(options: dict[str, Any]) -> list[str]:
+def option_problems(options: Mapping[str, object]) -> list[str]:
     """Usage errors in the ToMBench options: a value none of its choices, a number of
     tries below 1."""
     problems = choice_problems(options, OPTIONS)
