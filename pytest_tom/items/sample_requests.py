@@ -14,12 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from pytest_tom.asking.runner import Completion, Runner
 from pytest_tom.backends.base import STOP
 from pytest_tom.core.model import ItemSpec
 from pytest_tom.core.outcome import Outcome
+from pytest_tom.core.record import Record
 from pytest_tom.items.item import ItemEngine, sample_params
 
 if TYPE_CHECKING:
@@ -72,16 +73,17 @@ def wait_all(futures: Sequence[Future[Completion]],
     return [f.result() for f in futures]
 
 
-def call_fields(completions: list[Completion], outcomes: list[Outcome] | None) -> dict[str, Any]:
+def call_fields(completions: list[Completion], outcomes: list[Outcome] | None) -> Record:
     """The request side of an item record: usage, requests, retries, cache hits (summed over
-    samples), the model that answered, and the samples when there are several."""
+    samples), the model that answered, and the samples when there are several (the keys of
+    a record a runner fills: `build_record`'s `calls`)."""
     usage: dict[str, int] = {}
     cached_usage: dict[str, int] = {}
     for comp in completions:
         for into, src in ((usage, comp.usage), (cached_usage, comp.cached_usage)):
             for k, v in src.items():
                 into[k] = into.get(k, 0) + v
-    out: dict[str, Any] = {
+    out: Record = {
         "usage": usage,
         "cached_usage": cached_usage,
         "requests": sum(c.requests for c in completions),
@@ -102,12 +104,20 @@ def call_fields(completions: list[Completion], outcomes: list[Outcome] | None) -
     return out
 
 
-def reply_parts(comp: Completion) -> dict[str, Any]:
+class ReplyParts(TypedDict, total=False):
+    """`reply_parts`: the `thoughts` and `finish` of a record (`core.record.Record`) or of one
+    of its samples (`core.record.Sample`)."""
+
+    thoughts: list[str | None]
+    finish: list[str | None]
+
+
+def reply_parts(comp: Completion) -> ReplyParts:
     """The record's `thoughts` and `finish` of one completion: the thoughts when some reply
     had one, the finish reasons then too, or when one is not "stop" (a plain model whose
     every reply ended, and the reports made before, lack both; a missing finish reads as
     not cut off)."""
-    out: dict[str, Any] = {}
+    out: ReplyParts = {}
     replies = comp.replies
     thought = any(r.thought is not None for r in replies)
     if thought:
