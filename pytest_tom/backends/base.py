@@ -24,7 +24,7 @@ import json
 import threading
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field, replace
-from typing import Any, Generic, NotRequired, Protocol, TypedDict, TypeVar, runtime_checkable
+from typing import Any, Generic, Protocol, TypedDict, TypeVar, runtime_checkable
 
 from pytest_tom.core.json_value import JSONObject
 from pytest_tom.core.secrets import RedactedUrl, Secret, redact_url  # noqa: F401 - re-exported
@@ -32,14 +32,17 @@ from pytest_tom.core.secrets import RedactedUrl, Secret, redact_url  # noqa: F40
 Message = dict[str, str]
 
 
-class SamplingDict(TypedDict):
-    """`SamplingParams.to_dict()`: the sampling part of a call's cache key
-    (`asking/cache.request_key`)."""
-
+class _SamplingKeys(TypedDict):
     temperature: float
     max_tokens: int | None
     seed: int | None
-    fields: NotRequired[JSONObject]  # only when there are request fields
+
+
+class SamplingDict(_SamplingKeys, total=False):
+    """`SamplingParams.to_dict()`: the sampling part of a call's cache key
+    (`asking/cache.request_key`); `fields` only when there are request fields."""
+
+    fields: JSONObject
 
 
 class ChatBody(TypedDict, total=False):

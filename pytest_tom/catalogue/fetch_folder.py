@@ -23,7 +23,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, TypedDict, cast
 
 from pytest_tom.core.json_value import JSONObject
 
@@ -161,7 +161,9 @@ def read_manifest(folder: Path) -> Manifest | None:
         data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return data if isinstance(data, dict) and data.get("format") == FORMAT else None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        return None
+    return cast(Manifest, data)  # this format's: its other keys are read with .get
 
 
 def fetched(root: Path) -> dict[str, Fetched]:

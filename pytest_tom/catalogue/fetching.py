@@ -36,7 +36,7 @@ import zipfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
-from typing import IO, Protocol
+from typing import IO, Protocol, cast
 from urllib.parse import urlsplit
 
 import pytest_tom
@@ -46,6 +46,7 @@ from pytest_tom.catalogue.fetch_folder import (
     MANIFEST,
     SUITE_GLOB,
     UPSTREAM,
+    LicenceJSON,
     Manifest,
     SuiteFileRow,
     read_manifest,
@@ -146,7 +147,7 @@ def fetch(download: Download, root: Path, *, mirror: str | None = None,
         manifest: Manifest = {
             "format": FORMAT, "name": download.name, "benchmark": download.benchmark,
             "family": download.family, "what": download.what, "source": download.source,
-            "licence": asdict(download.licence),
+            "licence": cast(LicenceJSON, asdict(download.licence)),
             "convert": download.convert_command(),
             "files": [{"url": r.url, "sha256": r.sha256, "git_blob": r.git_blob,
                        "read_from": read_from[r.url]} for r in download.files],

@@ -14,14 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING
 
 from pytest_tom.asking.runner import Completion, Runner
 from pytest_tom.backends.base import STOP
 from pytest_tom.core.model import ItemSpec
 from pytest_tom.core.outcome import Outcome
-from pytest_tom.core.record import Record
-from pytest_tom.items.item import ItemEngine, sample_params
+from pytest_tom.items.item import ItemEngine, ReplyParts, RequestFields, sample_params
 
 if TYPE_CHECKING:
     from pytest_tom.core.option_table import TomOptions
@@ -73,17 +72,16 @@ def wait_all(futures: Sequence[Future[Completion]],
     return [f.result() for f in futures]
 
 
-def call_fields(completions: list[Completion], outcomes: list[Outcome] | None) -> Record:
+def call_fields(completions: list[Completion], outcomes: list[Outcome] | None) -> RequestFields:
     """The request side of an item record: usage, requests, retries, cache hits (summed over
-    samples), the model that answered, and the samples when there are several (the keys of
-    a record a runner fills: `build_record`'s `calls`)."""
+    samples), the model that answered, and the samples when there are several."""
     usage: dict[str, int] = {}
     cached_usage: dict[str, int] = {}
     for comp in completions:
         for into, src in ((usage, comp.usage), (cached_usage, comp.cached_usage)):
             for k, v in src.items():
                 into[k] = into.get(k, 0) + v
-    out: Record = {
+    out: RequestFields = {
         "usage": usage,
         "cached_usage": cached_usage,
         "requests": sum(c.requests for c in completions),
@@ -102,14 +100,6 @@ def call_fields(completions: list[Completion], outcomes: list[Outcome] | None) -
                            **reply_parts(c)}
                           for o, c in zip(outcomes, completions, strict=False)]
     return out
-
-
-class ReplyParts(TypedDict, total=False):
-    """`reply_parts`: the `thoughts` and `finish` of a record (`core.record.Record`) or of one
-    of its samples (`core.record.Sample`)."""
-
-    thoughts: list[str | None]
-    finish: list[str | None]
 
 
 def reply_parts(comp: Completion) -> ReplyParts:

@@ -142,11 +142,17 @@ def selection_record(keys: list[tuple[str, str]], units: int, files: Mapping[str
     (suite, id) pairs, a digest of each suite's files (its version: a suite split over
     several files has one digest of them all), and the options that chose it (`-k`, `-m`,
     `--tom-limit`; informative: the digests are what merge compares)."""
-    return {
+    cut: ShardCut = {
         "items": len(keys),
         "units": units,
         "digest": _digest(f"{s}\0{i}" for s, i in sorted(keys)),
         "suites": {name: _digest(sorted(file_digest(p) for p in paths))
                    for name, paths in sorted(files.items())},
-        **{k: v for k, v in how.items() if v},
     }
+    if how.get("keyword"):
+        cut["keyword"] = how["keyword"]
+    if how.get("markexpr"):
+        cut["markexpr"] = how["markexpr"]
+    if how.get("limit"):
+        cut["limit"] = how["limit"]
+    return cut

@@ -253,7 +253,8 @@ def checked_scenarios(data: JSONObject, ck: Checker,
     repeated ids are reported first (`what`: "story", "question" ...), and an entry that is
     no mapping is passed over (the schema has reported it). `data`: the document as read, a
     family's `check` reads its values as it checks them."""
-    scenarios = list(data.get("scenarios") or [])
+    listed = data.get("scenarios")
+    scenarios = list(listed) if isinstance(listed, list) else []
     check_unique_ids(scenarios, ("scenarios",), ck, what)
     for i, scenario in enumerate(scenarios):
         if isinstance(scenario, dict):

@@ -74,7 +74,7 @@ class Endpoint:
     outages: int = 0  # cool-downs since its last answer (the next one lasts longer)
     out_until: float = 0.0
     probing: bool = False  # a probe after a cool-down is in flight
-    counts: EndpointCounts = field(default_factory=lambda: {"requests": 0, "failures": 0})
+    counts: EndpointCounts = field(default_factory=lambda: EndpointCounts(requests=0, failures=0))
 
     def is_in(self, now: float) -> bool:
         """Takes requests: not cooling down, and not already probed by a request in flight."""
