@@ -94,8 +94,8 @@ def shard_items(items: list[pytest.Item], shard: Shard, settings: Settings,
         (kept if unit is None or owner[unit] == shard.index else dropped).append(item)
     mine = [u for u in sizes if owner[u] == shard.index]
     record: ShardJSON = {"index": shard.index, "total": shard.total, "source": shard.source,
-              "items": sum(sizes[u] for u in mine), "units": len(mine),
-              "selection": selection_record(keys, len(sizes), files, how)}
+                         "items": sum(sizes[u] for u in mine), "units": len(mine),
+                         "selection": selection_record(keys, len(sizes), files, how)}
     return kept, dropped, record
 
 
@@ -122,8 +122,8 @@ class Selection:
                 config.hook.pytest_deselected(items=dropped)
                 items[:] = kept
         if ctx.shard is not None:  # after -k, -m and --tom-limit: a cut of that selection
-            how: CutOptions = {"keyword": config.getoption("-k"), "markexpr": config.getoption("-m"),
-                   "limit": ctx.options.limit}
+            how: CutOptions = {"keyword": config.getoption("-k"),
+                               "markexpr": config.getoption("-m"), "limit": ctx.options.limit}
             kept, dropped, self.shard_record = shard_items(items, ctx.shard, ctx.settings, how)
             if dropped:
                 config.hook.pytest_deselected(items=dropped)

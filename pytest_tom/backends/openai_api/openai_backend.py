@@ -193,7 +193,8 @@ class OpenAIBackend(Backend):
         return self._client
 
     def identity(self) -> BackendIdentity:
-        out: BackendIdentity = {"backend": self.name, "model": self.model, "base_url": redact_url(self.base_url)}
+        out: BackendIdentity = {"backend": self.name, "model": self.model,
+                                "base_url": redact_url(self.base_url)}
         if self.tags != DEFAULT_TAGS:  # other tags read other answers: another cache key
             out["think_tags"] = self.tags.text() if self.tags else "off"
         return out
