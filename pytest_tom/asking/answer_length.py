@@ -14,7 +14,7 @@ no max_tokens and choose their own (`NO_MAX_TOKENS`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 # the header's words when no max_tokens is sent: a python: answerer that does not declare
@@ -51,10 +51,11 @@ def header_text(families: Iterable[Any], method: str) -> str:
     return text + " (family defaults; --tom-max-tokens N to change)"
 
 
-def sent_text(settings: dict[str, Any]) -> str:
+def sent_text(settings: Mapping[str, object]) -> str:
     """The answer length a saved report's requests carried, in words: the option's value,
     else what the run recorded (`answer_length`: the family defaults, or none sent to an
-    answerer that chooses its own), never `max_tokens None`."""
+    answerer that chooses its own), never `max_tokens None`. `settings`: a saved report's
+    (`results.run_report.SettingsJSON`), read only."""
     if settings.get("max_tokens") is not None:
         return f"max_tokens {settings['max_tokens']}"
     return str(settings.get("answer_length") or "max_tokens not given (the family defaults or "

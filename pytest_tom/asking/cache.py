@@ -71,7 +71,7 @@ from pytest_tom.asking.cache_file import (
     rollback,
 )
 from pytest_tom.asking.cache_processes import PROCESS, holders, pid_alive, process_start
-from pytest_tom.backends.base import ModelReply
+from pytest_tom.backends.base import BackendIdentity, Message, ModelReply, SamplingDict
 
 KEY_VERSION = 1
 MODES = ("on", "read", "write", "off")
@@ -84,8 +84,8 @@ SETUP_TIMEOUT = 60.0  # seconds a process waits for a sibling's lock (the busy t
 T = TypeVar("T")
 
 
-def request_key(identity: dict[str, Any], messages: list[dict[str, Any]],
-                params: dict[str, Any], sample: int = 0) -> str:
+def request_key(identity: BackendIdentity, messages: list[Message],
+                params: SamplingDict, sample: int = 0) -> str:
     """The cache key of one call: a SHA-256 of its canonical JSON description."""
     blob = _KEY_JSON.encode({"v": KEY_VERSION, "backend": identity, "messages": messages,
                              "params": params, "sample": sample})

@@ -29,7 +29,13 @@ from typing import Any
 
 from pytest_tom.asking.cache import ResponseCache, request_key
 from pytest_tom.asking.completion import Completion, RunnerStats
-from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest
+from pytest_tom.backends.base import (
+    Backend,
+    BackendError,
+    BackendIdentity,
+    ModelReply,
+    ModelRequest,
+)
 from pytest_tom.core.option_table import TomOptions
 
 # the request itself, when neither the cache nor a call in flight answers it
@@ -82,7 +88,7 @@ class CachedCalls:
     shared calls, calls waiting for another process) into the runner's counters.
     """
 
-    def __init__(self, identity: dict[str, Any], ask: Ask, stats: RunnerStats, *,
+    def __init__(self, identity: BackendIdentity, ask: Ask, stats: RunnerStats, *,
                  cache: ResponseCache | None = None, deadline: float, poll: float = 0.05):
         self.identity = identity  # the backend's: never a secret (redacted URL, no key)
         self.ask = ask

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
-from pytest_tom.backends.base import LENGTH, BackendError, ModelReply
+from pytest_tom.backends.base import LENGTH, BackendError, Message, ModelReply
 from pytest_tom.core.outcome import REQUEST_FAILED, Outcome
 
 
@@ -67,7 +66,7 @@ class Completion:
     attempts: list[tuple[str, bool]] = field(default_factory=list)
     # the messages of each call as the runner sent them (the failed call's too): the item's
     # record and failure text take them instead of building every call again
-    sent: list[list[dict[str, Any]]] = field(default_factory=list)
+    sent: list[list[Message]] = field(default_factory=list)
 
     @property
     def responses(self) -> list[str]:

@@ -16,8 +16,9 @@ The replies themselves (answer, thought, finish reason) are read in `backends/`
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import cast
 
+from pytest_tom.core.json_value import JSONObject, JSONValue
 from pytest_tom.core.option_table import TomOptions
 from pytest_tom.core.secrets import redact_fields
 
@@ -38,7 +39,7 @@ def thinking_budget(options: TomOptions) -> int | None:
 
 def request_fields(options: TomOptions) -> tuple[tuple[str, str], ...]:
     """(name, canonical JSON) of every field the options add to a request, sorted by name."""
-    fields: dict[str, Any] = {}
+    fields: JSONObject = {}  # free-form: the server reads them by name
     if options.reasoning_effort:
         fields["reasoning_effort"] = options.reasoning_effort
     if options.thinking in ("on", "off"):
@@ -53,9 +54,10 @@ def request_fields(options: TomOptions) -> tuple[tuple[str, str], ...]:
                  for name in sorted(fields))
 
 
-def shown_fields(fields: tuple[tuple[str, str], ...]) -> dict[str, Any]:
-    """The request fields for a header or a report: credentials redacted."""
-    return {name: redact_fields(json.loads(raw), name) for name, raw in fields}
+def shown_fields(fields: tuple[tuple[str, str], ...]) -> JSONObject:
+    """The request fields for a header or a report: credentials redacted (a copy of JSON is
+    JSON)."""
+    return {name: cast(JSONValue, redact_fields(json.loads(raw), name)) for name, raw in fields}
 
 
 def budget_text(options: TomOptions, answer_length: str) -> str:

@@ -24,11 +24,55 @@ import json
 import threading
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field, replace
-from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
+from typing import Any, Generic, Protocol, TypedDict, TypeVar, runtime_checkable
 
+from pytest_tom.core.json_value import JSONObject
 from pytest_tom.core.secrets import RedactedUrl, Secret, redact_url  # noqa: F401 - re-exported
 
 Message = dict[str, str]
+
+
+class _SamplingKeys(TypedDict):
+    temperature: float
+    max_tokens: int | None
+    seed: int | None
+
+
+class SamplingDict(_SamplingKeys, total=False):
+    """`SamplingParams.to_dict()`: the sampling part of a call's cache key
+    (`asking/cache.request_key`); `fields` only when there are request fields."""
+
+    fields: JSONObject
+
+
+class ChatBody(TypedDict, total=False):
+    """A chat-completions request body as `openai:` and `local:` build it. The request fields
+    (`SamplingParams.request_fields`) are merged in after these keys: free-form by design
+    (the server reads them by name, and one may set a key declared here), so they are the
+    one part of a body this declaration does not name."""
+
+    model: str
+    messages: list[Message]
+    temperature: float
+    max_tokens: int
+    seed: int
+    top_k: int  # llama.cpp: greedy
+    cache_prompt: bool  # llama.cpp
+
+
+class BackendIdentity(TypedDict, total=False):
+    """`Backend.identity()`: what identifies the model for the cache key and the report's
+    `settings.backend`; never a secret. The keys the built-in backends write; a backend of
+    one's own may write others (they are part of its cache key all the same)."""
+
+    backend: str
+    model: str
+    base_url: str | None  # openai: (redacted)
+    think_tags: str  # openai:, local: when not the default tags
+    bytes: int  # local: the GGUF file's size
+    runtime: str  # local: llama.cpp's build
+    default_max_tokens: int  # local: the length of a call that carries none
+    identity: str  # an answerer's own identity() (python:, hf:, fixture:)
 
 
 @dataclass(frozen=True)
@@ -43,14 +87,14 @@ class SamplingParams:
     seed: int | None = None
     fields: tuple[tuple[str, str], ...] = ()
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"temperature": self.temperature, "max_tokens": self.max_tokens,
-                               "seed": self.seed}
+    def to_dict(self) -> SamplingDict:
+        out: SamplingDict = {"temperature": self.temperature, "max_tokens": self.max_tokens,
+                             "seed": self.seed}
         if self.fields:
             out["fields"] = self.request_fields()
         return out
 
-    def request_fields(self) -> dict[str, Any]:
+    def request_fields(self) -> JSONObject:
         """The extra fields of the request body, by name (values as JSON gives them)."""
         return {name: json.loads(value) for name, value in self.fields}
 
@@ -206,8 +250,8 @@ class ItemView:
     choices: list[str]  # as shown, with letters: "a) the box"
     gold: Any
     tags: list[str]
-    source: dict[str, Any]
-    meta: dict[str, Any] = field(default_factory=dict)
+    source: JSONObject  # free-form: file, line, upstream id ...
+    meta: JSONObject = field(default_factory=dict)  # free-form, as the suite gives it
     scenario: str = ""
 
 
@@ -319,7 +363,7 @@ class Backend:
         runner calls it once, on its loop, at the first conversation submitted): `openai:`
         starts its request process. Must not raise; the first request finds any problem."""
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> BackendIdentity:
         """What identifies the model for caching and reports: never a secret."""
         return {"backend": self.name, "model": self.model}
 

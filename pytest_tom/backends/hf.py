@@ -44,7 +44,7 @@ import time
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from pytest_tom.backends import BackendSpecError
 from pytest_tom.backends.base import (
@@ -59,6 +59,7 @@ from pytest_tom.backends.base import (
 from pytest_tom.backends.in_process import AnswererError, InProcessBackend
 from pytest_tom.backends.options import BackendOptions
 from pytest_tom.backends.reply_parts import DEFAULT_TAGS, ThinkTags, split_thought
+from pytest_tom.core.json_value import JSONObject
 
 INSTALL = "pip install 'pytest-tom[hf]'  (transformers, accelerate, torch)"
 DEFAULT_BATCH = 8
@@ -67,6 +68,18 @@ DEFAULT_BATCH = 8
 FALLBACK_MAX_TOKENS = 256
 BIG_FILE = 16 * 1024 * 1024  # weights: fingerprinted by size and time, not read
 DTYPES = ("auto", "float32", "bfloat16", "float16")
+
+
+class GenerateArgs(TypedDict, total=False):
+    """What `model.generate` gets besides the encoded prompts (transformers' names)."""
+
+    max_new_tokens: int
+    eos_token_id: list[int]
+    pad_token_id: int | None
+    do_sample: bool
+    temperature: float | None  # None: greedy (the model's own default is not used)
+    top_k: int | None
+    top_p: float | None
 
 
 class HFMissing(Exception):
@@ -246,13 +259,14 @@ class HFModel:
         enc = tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False)
         enc = {k: v.to(model.device) for k, v in enc.items()}
         stops = self._stop_ids(tokenizer, model)
-        kwargs: dict[str, Any] = {"max_new_tokens": max(limits), "eos_token_id": stops,
-                                  "pad_token_id": tokenizer.pad_token_id}
+        kwargs: GenerateArgs = {"max_new_tokens": max(limits), "eos_token_id": stops,
+                                "pad_token_id": tokenizer.pad_token_id}
         if sample:
-            kwargs.update(do_sample=True, temperature=requests[0].params.temperature,
-                          top_k=0, top_p=1.0)
+            kwargs.update({"do_sample": True, "temperature": requests[0].params.temperature,
+                           "top_k": 0, "top_p": 1.0})
         else:
-            kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+            kwargs.update({"do_sample": False, "temperature": None, "top_p": None,
+                           "top_k": None})
         with torch.inference_mode():
             try:
                 generated = model.generate(**enc, **kwargs)
@@ -292,7 +306,7 @@ class HFModel:
         return sorted(i for i in ids if isinstance(i, int))
 
 
-def template_kwargs(request: ModelRequest) -> dict[str, Any]:
+def template_kwargs(request: ModelRequest) -> JSONObject:
     """What the chat template gets besides the messages: the request's
     `chat_template_kwargs` (`--tom-thinking on|off` as `enable_thinking`, or given with
     `--tom-request-field`), as a server hands them to its template."""

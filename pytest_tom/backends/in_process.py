@@ -42,6 +42,7 @@ from pytest_tom.backends.base import (
     Backend,
     BackendAbilities,
     BackendError,
+    BackendIdentity,
     ModelReply,
     ModelRequest,
 )
@@ -266,8 +267,8 @@ class InProcessBackend(Backend):
             one_at_a_time=not (self.thread_safe or is_async(answer)))
 
     # -- what the header, the report and the cache see ------------------------------------
-    def identity(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"backend": self.name, "model": self.model}
+    def identity(self) -> BackendIdentity:
+        out: BackendIdentity = {"backend": self.name, "model": self.model}
         if self.fingerprint is not None:
             out["identity"] = self.fingerprint
         return out

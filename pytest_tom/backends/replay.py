@@ -24,6 +24,7 @@ from pytest_tom.backends.base import (
     finish_reason,
 )
 from pytest_tom.backends.options import BackendOptions
+from pytest_tom.core.json_value import JSONObject
 from pytest_tom.core.outcome import MISSING_RESPONSE
 
 # what one line gives back: per call, (answer, thought, finish reason)
@@ -57,8 +58,9 @@ class ReplayBackend(Backend):
         return ModelReply(text=text, thought=thought, finish_reason=finish)
 
 
-def _per_call(rec: dict[str, Any], key: str, calls: int) -> list[Any]:
-    """A line's `thoughts` or `finish`: one per call (None where it has none)."""
+def _per_call(rec: JSONObject, key: str, calls: int) -> list[Any]:
+    """A line's `thoughts` or `finish`: one per call (None where it has none). `rec`: the
+    line as read, before this check."""
     values = rec.get(key)
     if values is None:
         return [None] * calls

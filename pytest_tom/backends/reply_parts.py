@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_tom.backends.base import LENGTH, BackendError, ModelReply, finish_reason
+from pytest_tom.core.json_value import JSONObject
 
 
 @dataclass(frozen=True)
@@ -119,15 +120,15 @@ def chat_reply(body: Any, tags: ThinkTags | None = DEFAULT_TAGS) -> ModelReply:
                       finish_reason=finish)
 
 
-def choice_parts(choice: dict[str, Any], tags: ThinkTags | None = DEFAULT_TAGS
+def choice_parts(choice: JSONObject, tags: ThinkTags | None = DEFAULT_TAGS
                  ) -> tuple[str, str | None, str | None]:
     """(answer, thought, finish reason) of one choice of a chat completion."""
     message = choice.get("message")
     message = message if isinstance(message, dict) else {}
     content, part_thought = content_text(message.get("content"))
     answer, tag_thought = split_thought(content, tags)
-    field = next((message[k] for k in REASONING_FIELDS
-                  if isinstance(message.get(k), str) and message[k].strip()), None)
+    field = next((v for k in REASONING_FIELDS
+                  if isinstance(v := message.get(k), str) and v.strip()), None)
     thoughts = [t.strip() for t in (field, part_thought, tag_thought) if t and t.strip()]
     thought = "\n\n".join(thoughts) if thoughts else None  # an empty one is none
     return answer, thought, finish_reason(choice.get("finish_reason"))

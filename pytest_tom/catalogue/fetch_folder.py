@@ -23,7 +23,9 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast
+
+from pytest_tom.core.json_value import JSONObject
 
 ENV = "PYTEST_TOM_FETCH_DIR"
 MANIFEST = "fetched.json"
@@ -68,36 +70,100 @@ def dir_option(root: Path, flag: str = "--dir") -> str:
     return "" if root == default_root() else f" {flag}={root}"
 
 
+class SuiteFileRow(TypedDict):
+    """What one converted suite file holds, as the fetch found when it loaded it."""
+
+    file: str  # its name in the fetched folder
+    suite: str
+    family: str
+    scenarios: int
+    items: int
+
+
+class LicenceJSON(TypedDict, total=False):
+    """`core.download.Licence` as the manifest keeps it (`dataclasses.asdict`)."""
+
+    name: str
+    url: str
+    commercial: bool
+    note: str
+    evaluation_only: bool
+
+
+class FetchedFileJSON(TypedDict):
+    """One declared file of a fetch: its URL, hashes and where it was read from (the URL, a
+    mirror's copy or a local file)."""
+
+    url: str
+    sha256: str
+    git_blob: str
+    read_from: str
+
+
+class Manifest(TypedDict, total=False):
+    """`fetched.json`: what a fetch wrote in its folder (`catalogue.fetching.fetch`). Read
+    back from the file it is checked for its `format` only: a reader of its other keys
+    takes them with `.get` (an older or hand-edited manifest reads as not up to date)."""
+
+    format: str
+    name: str
+    benchmark: str
+    family: str
+    what: str
+    source: str
+    licence: LicenceJSON
+    convert: str
+    files: list[FetchedFileJSON]
+    upstream: dict[str, str]  # file name in upstream/ -> sha256
+    suite_files: list[SuiteFileRow]
+    items: int
+    fetched_at: str
+    pytest_tom: str  # the version that converted
+    declaration: JSONObject  # the declaration as JSON (`fetching.declaration`)
+
+
+class Acceptance(TypedDict):
+    """One accepted licence in `ACCEPTED`."""
+
+    key: str  # `licence_key`
+    name: str
+    licence: str  # the licence's name
+    url: str
+    accepted_at: str
+
+
 @dataclass(frozen=True)
 class Fetched:
     """One fetched name: its folder and what its `fetched.json` says."""
 
     name: str
     folder: Path
-    manifest: dict[str, Any]
+    manifest: Manifest
 
     @property
     def files(self) -> list[Path]:
         return sorted(self.folder.glob(SUITE_GLOB))
 
     @property
-    def licence(self) -> dict[str, Any]:
-        return dict(self.manifest.get("licence") or {})
+    def licence(self) -> LicenceJSON:
+        return (self.manifest.get("licence") or LicenceJSON()).copy()
 
-    def suites(self) -> list[dict[str, Any]]:
+    def suites(self) -> list[SuiteFileRow]:
         """What each suite file holds, as the fetch found when it loaded them (`file`,
         `suite`, `family`, `scenarios`, `items`): listing them loads nothing."""
-        return [dict(row) for row in self.manifest.get("suite_files", []) if isinstance(row, dict)
+        return [row.copy() for row in self.manifest.get("suite_files", []) if isinstance(row, dict)
                 and (self.folder / str(row.get("file", ""))).is_file()]
 
 
-def read_manifest(folder: Path) -> dict[str, Any] | None:
+def read_manifest(folder: Path) -> Manifest | None:
     """`folder/fetched.json` when it is a manifest of this format, else None."""
     try:
         data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return data if isinstance(data, dict) and data.get("format") == FORMAT else None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        return None
+    return cast(Manifest, data)  # this format's: its other keys are read with .get
 
 
 def fetched(root: Path) -> dict[str, Fetched]:
@@ -138,7 +204,7 @@ def accepted(root: Path) -> set[str]:
     return {str(r.get("key")) for r in rows or [] if isinstance(r, dict)}
 
 
-def record_acceptance(root: Path, rows: list[dict[str, Any]]) -> None:
+def record_acceptance(root: Path, rows: list[Acceptance]) -> None:
     """Add the acceptances `rows` (each with its `key`, the name, the licence and when) to
     the folder's `ACCEPTED` file, keeping the earlier ones."""
     path = root / ACCEPTED

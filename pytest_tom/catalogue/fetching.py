@@ -36,14 +36,24 @@ import zipfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
-from typing import IO, Any, Protocol
+from typing import IO, Protocol, cast
 from urllib.parse import urlsplit
 
 import pytest_tom
 from pytest_tom import families
-from pytest_tom.catalogue.fetch_folder import FORMAT, MANIFEST, SUITE_GLOB, UPSTREAM, read_manifest
+from pytest_tom.catalogue.fetch_folder import (
+    FORMAT,
+    MANIFEST,
+    SUITE_GLOB,
+    UPSTREAM,
+    LicenceJSON,
+    Manifest,
+    SuiteFileRow,
+    read_manifest,
+)
 from pytest_tom.catalogue.load import load_suite
 from pytest_tom.core.download import Download, Member, Remote
+from pytest_tom.core.json_value import JSONObject
 from pytest_tom.core.registry import RegistryError
 from pytest_tom.families.base import Settings
 from pytest_tom.suite.errors import SuiteError
@@ -77,9 +87,9 @@ def source_url(remote: Remote, mirror: str | None) -> str:
     return f"{mirror.rstrip('/')}/{parts.netloc}{parts.path}"
 
 
-def declaration(download: Download) -> dict[str, Any]:
+def declaration(download: Download) -> JSONObject:
     """The declaration as JSON data (what `fetched.json` keeps, to tell a stale fetch)."""
-    data: dict[str, Any] = json.loads(json.dumps(asdict(download)))
+    data: JSONObject = json.loads(json.dumps(asdict(download)))
     return data
 
 
@@ -134,10 +144,10 @@ def fetch(download: Download, root: Path, *, mirror: str | None = None,
         suites = _convert(download, upstream, stage, say)
         described = _check_suites(download, suites, stage)
         items = sum(row["items"] for row in described)
-        manifest = {
+        manifest: Manifest = {
             "format": FORMAT, "name": download.name, "benchmark": download.benchmark,
             "family": download.family, "what": download.what, "source": download.source,
-            "licence": asdict(download.licence),
+            "licence": cast(LicenceJSON, asdict(download.licence)),
             "convert": download.convert_command(),
             "files": [{"url": r.url, "sha256": r.sha256, "git_blob": r.git_blob,
                        "read_from": read_from[r.url]} for r in download.files],
@@ -383,9 +393,9 @@ def _convert(download: Download, upstream: Path, stage: Path, say: Say) -> list[
     return suites
 
 
-def _check_suites(download: Download, suites: list[Path], stage: Path) -> list[dict[str, Any]]:
+def _check_suites(download: Download, suites: list[Path], stage: Path) -> list[SuiteFileRow]:
     """Load every converted suite (it must run): what each holds, for `fetched.json`."""
-    out = []
+    out: list[SuiteFileRow] = []
     for path in suites:
         try:
             suite = load_suite(path, Settings())

@@ -8,7 +8,7 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from pytest_tom import families
 from pytest_tom.asking.answer_length import default_max_tokens
@@ -16,10 +16,13 @@ from pytest_tom.asking.completion import CallError, Completion, cut_off_call
 from pytest_tom.backends.base import ItemView, ModelReply, ModelRequest, SamplingParams
 from pytest_tom.core.model import ItemSpec
 from pytest_tom.core.outcome import CUT_OFF, Outcome
-from pytest_tom.core.record import Record
+from pytest_tom.core.record import Record, Sample
 from pytest_tom.core.settings import Settings
 from pytest_tom.families.base import Message, ScoringContext, method_for, single_call
 from pytest_tom.items.probe_scoring import probe_record, score_open_ended
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing's own from Python 3.11 on
 
 NextRequest = Callable[[list[str]], ModelRequest | None]
 
@@ -255,8 +258,39 @@ def converse(next_request: NextRequest, ask: Callable[[ModelRequest], str | Mode
     return comp
 
 
+class ReplyParts(TypedDict, total=False):
+    """`sample_requests.reply_parts`: the `thoughts` and `finish` of a record or of one of its
+    samples (`core.record.Record`, `Sample`)."""
+
+    thoughts: list[str | None]
+    finish: list[str | None]
+
+
+class RequestFields(ReplyParts, total=False):
+    """`sample_requests.call_fields`: the request side of a record (declared as in
+    `core.record.Record`)."""
+
+    usage: dict[str, int]
+    cached_usage: dict[str, int]
+    requests: int
+    retries: int
+    cached: int
+    shared: int
+    model: str | None
+    endpoints: dict[str, dict[str, int]]
+    samples: list[Sample]
+
+
+class CallFields(RequestFields, total=False):
+    """The keys of a record a runner fills (`build_record`'s `calls`): the request side, and
+    what the item's pytest item adds, the messages sent and the seconds taken."""
+
+    messages: list[list[Message]]
+    seconds: float
+
+
 def build_record(spec: ItemSpec, outcome: Outcome, responses: list[str],
-                 **calls: Any) -> Record:
+                 **calls: Unpack[CallFields]) -> Record:
     """The plain-data record of an item (what aggregation, reports and replays read);
     `calls`: the request side (seconds, usage, requests ...) when a runner made them."""
     record = Record(item=spec.summary(), outcome=outcome.to_dict(),  # type: ignore[typeddict-item]

@@ -10,10 +10,10 @@ run with the same answers would give.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from pytest_tom.backends.base import ModelReply, ModelRequest
 from pytest_tom.core.model import ItemSpec
+from pytest_tom.core.record import Record
 from pytest_tom.core.settings import Settings
 from pytest_tom.items.item import ItemEngine, build_record, converse, item_view
 from pytest_tom.items.sample_requests import reply_parts
@@ -23,7 +23,7 @@ __all__ = ["item_view", "score_records"]
 
 def score_records(items: Iterable[ItemSpec],
                   answer: Callable[[ModelRequest], str | ModelReply],
-                  settings: Settings | None = None) -> list[dict[str, Any]]:
+                  settings: Settings | None = None) -> list[Record]:
     """One record (`{"item", "outcome", "responses"}`) per item, scored in this process.
 
     Multi-call methods are followed to their end (the last response is scored); an

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_tom.core.model import ItemSpec
+from pytest_tom.core.model import ItemSpec, ProbePoint
 from pytest_tom.core.outcome import UNPARSEABLE, Outcome
+from pytest_tom.core.record import ProbeRecord
 from pytest_tom.scoring.choice_reader import read_choice
 
 # labels for the reader that an open-ended English reply never contains
@@ -38,10 +39,10 @@ def score_open_ended(family: Any, spec: ItemSpec, reply: str) -> Outcome:
                           f"gold: {spec.choices[gold]!r}")
 
 
-def probe_record(point: Any) -> dict[str, Any]:
+def probe_record(point: ProbePoint) -> ProbeRecord:
     """A probe copy's `probe` field of its record: the probe, the suite of its file and,
     under `shuffle`, the order and where the gold was shown (from 0)."""
-    out: dict[str, Any] = {"probe": point.probe, "label": point.label, "suite": point.suite}
+    out: ProbeRecord = {"probe": point.probe, "label": point.label, "suite": point.suite}
     if point.probe == "shuffle":
         out["order"] = list(point.order)
         out["gold_position"] = point.gold_position

@@ -14,13 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pytest_tom.asking.runner import Completion, Runner
 from pytest_tom.backends.base import STOP
 from pytest_tom.core.model import ItemSpec
 from pytest_tom.core.outcome import Outcome
-from pytest_tom.items.item import ItemEngine, sample_params
+from pytest_tom.items.item import ItemEngine, ReplyParts, RequestFields, sample_params
 
 if TYPE_CHECKING:
     from pytest_tom.core.option_table import TomOptions
@@ -72,7 +72,7 @@ def wait_all(futures: Sequence[Future[Completion]],
     return [f.result() for f in futures]
 
 
-def call_fields(completions: list[Completion], outcomes: list[Outcome] | None) -> dict[str, Any]:
+def call_fields(completions: list[Completion], outcomes: list[Outcome] | None) -> RequestFields:
     """The request side of an item record: usage, requests, retries, cache hits (summed over
     samples), the model that answered, and the samples when there are several."""
     usage: dict[str, int] = {}
@@ -81,7 +81,7 @@ def call_fields(completions: list[Completion], outcomes: list[Outcome] | None) -
         for into, src in ((usage, comp.usage), (cached_usage, comp.cached_usage)):
             for k, v in src.items():
                 into[k] = into.get(k, 0) + v
-    out: dict[str, Any] = {
+    out: RequestFields = {
         "usage": usage,
         "cached_usage": cached_usage,
         "requests": sum(c.requests for c in completions),
@@ -102,12 +102,12 @@ def call_fields(completions: list[Completion], outcomes: list[Outcome] | None) -
     return out
 
 
-def reply_parts(comp: Completion) -> dict[str, Any]:
+def reply_parts(comp: Completion) -> ReplyParts:
     """The record's `thoughts` and `finish` of one completion: the thoughts when some reply
     had one, the finish reasons then too, or when one is not "stop" (a plain model whose
     every reply ended, and the reports made before, lack both; a missing finish reads as
     not cut off)."""
-    out: dict[str, Any] = {}
+    out: ReplyParts = {}
     replies = comp.replies
     thought = any(r.thought is not None for r in replies)
     if thought:

@@ -26,7 +26,7 @@ import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 # CI systems that start N parallel copies of a job and tell each its position:
 # (name, index variable, total variable, index of the first job)
@@ -115,17 +115,44 @@ def file_digest(path: str) -> str:
         return ""
 
 
+class CutOptions(TypedDict, total=False):
+    """The options that chose what a shard was cut from (`-k`, `-m`, `--tom-limit`)."""
+
+    keyword: str
+    markexpr: str
+    limit: int | None
+
+
+class ShardCut(TypedDict, total=False):
+    """`selection_record`: what a shard was cut from (the report's `settings.shard.selection`,
+    `results.run_report.ShardSelectionJSON`), and the options that chose it, when given."""
+
+    items: int
+    units: int
+    digest: str
+    suites: dict[str, str]  # suite -> digest of its files
+    keyword: str
+    markexpr: str
+    limit: int | None
+
+
 def selection_record(keys: list[tuple[str, str]], units: int, files: Mapping[str, set[str]],
-                     how: Mapping[str, Any]) -> dict[str, Any]:
+                     how: CutOptions) -> ShardCut:
     """What a shard was cut from: the item count, the unit count, a digest of the
     (suite, id) pairs, a digest of each suite's files (its version: a suite split over
     several files has one digest of them all), and the options that chose it (`-k`, `-m`,
     `--tom-limit`; informative: the digests are what merge compares)."""
-    return {
+    cut: ShardCut = {
         "items": len(keys),
         "units": units,
         "digest": _digest(f"{s}\0{i}" for s, i in sorted(keys)),
         "suites": {name: _digest(sorted(file_digest(p) for p in paths))
                    for name, paths in sorted(files.items())},
-        **{k: v for k, v in how.items() if v},
     }
+    if how.get("keyword"):
+        cut["keyword"] = how["keyword"]
+    if how.get("markexpr"):
+        cut["markexpr"] = how["markexpr"]
+    if how.get("limit"):
+        cut["limit"] = how["limit"]
+    return cut

@@ -36,13 +36,13 @@ def call_messages(next_request: Callable[[list[str]], Any], responses: list[str]
     return calls
 
 
-def plain_call(messages: list[dict[str, Any]]) -> list[Message]:
+def plain_call(messages: list[Message]) -> list[Message]:
     """One call's messages as the report keeps them: role and content, as text."""
     return [{"role": str(m.get("role", "")), "content": str(m.get("content", ""))}
             for m in messages]
 
 
-def sent_messages(sent: list[list[dict[str, Any]]], responses: list[str],
+def sent_messages(sent: list[list[Message]], responses: list[str],
                   failed: bool = False) -> list[list[Message]] | None:
     """`call_messages` from the messages the runner recorded as it sent each call
     (`Completion.sent`), without building the calls again; None when they do not cover

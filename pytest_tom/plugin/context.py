@@ -40,6 +40,7 @@ from pytest_tom.plugin.own_model import ModelSlot, make_backend
 from pytest_tom.plugin.suite_option import BundledSelection
 from pytest_tom.pytest_compat import is_xdist_worker
 from pytest_tom.results.asked import asked_block
+from pytest_tom.results.run_report import SelectionJSON, SettingsJSON, ShardJSON
 
 
 def project_dir(config: pytest.Config) -> Path:
@@ -171,13 +172,13 @@ class RunContext:
                            self.settings.method,
                            self.backend.abilities.family_max_tokens or self.thought_room())
 
-    def describe_settings(self, shard_record: dict[str, Any] | None = None,
-                          selection_record: dict[str, Any] | None = None) -> dict[str, Any]:
+    def describe_settings(self, shard_record: ShardJSON | None = None,
+                          selection_record: SelectionJSON | None = None) -> SettingsJSON:
         """Settings fit for reports and headers: no secrets (keys are never options).
         `shard_record`: this shard and the selection it was cut from; how the
         items that ran were selected, when not all ran (`selection_record`; both
         `selection.py`)."""
-        return {
+        settings: SettingsJSON = {
             "model": self.backend.describe(),
             "backend": self.backend.identity(),
             "method": self.settings.method,
@@ -189,14 +190,15 @@ class RunContext:
             "concurrency": self.options.concurrency,
             **self._recorded_extras(shard_record, selection_record),
         }
+        return settings
 
-    def _recorded_extras(self, shard_record: dict[str, Any] | None,
-                         selection_record: dict[str, Any] | None = None) -> dict[str, Any]:
+    def _recorded_extras(self, shard_record: ShardJSON | None,
+                         selection_record: SelectionJSON | None = None) -> SettingsJSON:
         """What a report needs beyond the core settings to be scored again from its records
         (`pytest-tom merge`): family options that differ from their defaults, and the
         shard. Absent when there is nothing to say, so unsharded default runs keep their
         report as it was."""
-        out: dict[str, Any] = {}
+        out: SettingsJSON = {}
         changed = {o.name: self.options.family.get(o.name)
                    for o in families.declared_options()
                    if self.options.family.get(o.name, o.default) != o.default}

@@ -22,6 +22,7 @@ from pytest_tom.catalogue.load import load_suite
 from pytest_tom.catalogue.suite_files import SuiteNames
 from pytest_tom.core import probe
 from pytest_tom.core.outcome import UNAVAILABLE, UNPARSEABLE, Outcome
+from pytest_tom.core.record import Record
 from pytest_tom.core.sweep import expand, node_name
 from pytest_tom.items.item import NextRequest, build_record
 from pytest_tom.items.probe_expand import probe_copies
@@ -252,7 +253,7 @@ class TomItem(pytest.Item):
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, max(self.spec.line - 1, 0), f"tom {self.spec.kind}: {self.spec.id}"
 
-    def record(self) -> dict[str, Any] | None:
+    def record(self) -> Record | None:
         """The plain-data record of this item for aggregation (None before an outcome)."""
         if self.outcome is None:
             return None

@@ -34,7 +34,7 @@ class WorkerLookahead:
         self.queue: WorkerQueue | None = None
         self._last_scan = 0.0
         self._seen: set[int] = set()
-        self._submitted: dict[str, Any] = {}  # nodeid -> item, in submission order
+        self._submitted: dict[str, pytest.Item] = {}  # nodeid -> item, in submission order
         self._prepared: set[str] = set()  # nodeids handed to prepare_scoring
 
     # -- hooks ------------------------------------------------------------------------------

@@ -42,7 +42,7 @@ from pytest_tom.report.json_report import write_replay, write_report
 from pytest_tom.report.terminal import wrap_parts, write_summary
 from pytest_tom.results.aggregate import aggregate
 from pytest_tom.results.results import Results
-from pytest_tom.results.run_report import ReportSettings, RunReport
+from pytest_tom.results.run_report import ReportSettings, RunReport, SettingsJSON
 from pytest_tom.results.token_usage import RequestUsage, request_usage
 
 
@@ -62,7 +62,7 @@ class RunOutputs:
         self.write_errors: list[str] = []  # files asked for that could not be written
         self._reporter: Any = None  # pytest's terminal reporter (False: none), found once
 
-    def settings(self) -> dict[str, Any]:
+    def settings(self) -> SettingsJSON:
         """The run's settings as the reports show them (the shard included)."""
         return self.ctx.describe_settings(self.selection.shard_record,
                                           self.selection.record(self.ctx.config))

@@ -28,7 +28,13 @@ from typing import Any
 import pytest
 
 from pytest_tom.backends import BackendSpecError, backend_kinds, create_backend
-from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest
+from pytest_tom.backends.base import (
+    Backend,
+    BackendError,
+    BackendIdentity,
+    ModelReply,
+    ModelRequest,
+)
 from pytest_tom.backends.in_process import AnswererError, InProcessBackend
 from pytest_tom.backends.options import BackendOptions
 from pytest_tom.core.option_table import TomOptions
@@ -59,7 +65,7 @@ class Deferred(Backend):
     def details(self) -> str:
         return self.why
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> BackendIdentity:
         return {"backend": self.name, "model": self.spec}
 
     async def acomplete(self, request: ModelRequest) -> ModelReply:

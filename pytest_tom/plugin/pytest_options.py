@@ -10,12 +10,26 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 import pytest
 
 from pytest_tom import families
 from pytest_tom.core.option_table import Opt, TomOptions, build_options, core_table
+
+# a value as pytest gives it: a flag's bool, a repeated option's list, an ini line's text
+RawValue = str | bool | list[str] | None
+
+
+class AddOption(TypedDict, total=False):
+    """The keyword arguments of `parser.addoption` for one option."""
+
+    dest: str
+    help: str
+    action: str
+    default: None  # None: not given (then the ini file, then the declared default)
+    metavar: str | None
+    choices: tuple[str, ...]
 
 
 def table() -> list[Opt]:
@@ -26,7 +40,7 @@ def table() -> list[Opt]:
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("tom", "pytest-tom: Theory-of-Mind suites")
     for opt in table():
-        kwargs: dict[str, Any] = {"dest": opt.dest, "help": opt.help}
+        kwargs: AddOption = {"dest": opt.dest, "help": opt.help}
         if opt.flag:
             kwargs["action"] = "store_true"
             kwargs["default"] = None
@@ -70,7 +84,7 @@ def option_source(config: pytest.Config, opt: Opt | str) -> str:
 def read_options(config: pytest.Config) -> TomOptions:
     """Resolved values of every option: command line, else ini, else default (converted).
     A path from the ini file is relative to the rootdir (`ini_path`)."""
-    raw: dict[str, Any] = {}
+    raw: dict[str, RawValue] = {}
     for opt in table():
         value = config.getoption(opt.dest, None)
         if value is None:

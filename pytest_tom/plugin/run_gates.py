@@ -26,7 +26,7 @@ from pytest_tom.report.gate_summary import write_gates
 from pytest_tom.report.json_report import write_report
 from pytest_tom.report.markdown import write_markdown
 from pytest_tom.results.results import Results
-from pytest_tom.results.run_report import RunReport, SelectionRecord
+from pytest_tom.results.run_report import RunReport, SelectionRecord, SettingsJSON
 from pytest_tom.results.token_usage import EndpointUsage
 
 
@@ -100,7 +100,7 @@ class RunGates:
         return ""
 
     def finish(self, session: pytest.Session, results: Results, records: Sequence[Record],
-               settings: dict[str, Any], run_report: Callable[[], RunReport],
+               settings: SettingsJSON, run_report: Callable[[], RunReport],
                write_errors: list[str], stopped: str | None = None, *,
                endpoints: Mapping[str, EndpointUsage] | None = None) -> pytest.ExitCode | int:
         """Evaluate the gates after aggregation, write baseline and Markdown (a file that

@@ -29,9 +29,10 @@ import pytest
 
 from pytest_tom import families
 from pytest_tom.core.settings import Settings
-from pytest_tom.items.shards import Shard, Unit, assign, selection_record
+from pytest_tom.items.shards import CutOptions, Shard, Unit, assign, selection_record
 from pytest_tom.plugin.context import RunContext
 from pytest_tom.pytest_compat import send_to_controller, sent_by_worker
+from pytest_tom.results.run_report import SelectionJSON, ShardJSON
 
 SHARD_OUTPUT = "tom_shard"  # a worker's shard record, handed to the controller
 COUNTS_OUTPUT = "tom_deselected"  # a worker's counts of deselected items, to the controller
@@ -67,8 +68,8 @@ def limit_items(items: list[Any], limit: int, seed: int) -> tuple[list[Any], lis
     return kept, dropped
 
 
-def shard_items(items: list[Any], shard: Shard, settings: Settings,
-                how: dict[str, Any]) -> tuple[list[Any], list[Any], dict[str, Any]]:
+def shard_items(items: list[pytest.Item], shard: Shard, settings: Settings,
+                how: CutOptions) -> tuple[list[pytest.Item], list[pytest.Item], ShardJSON]:
     """(kept, deselected, record) for `--tom-shard`: the TomItems of the whole units
     `items.shards.assign` gives this shard; other items are kept in every shard. The
     record (for the report) names the shard and the selection it was cut from."""
@@ -92,9 +93,9 @@ def shard_items(items: list[Any], shard: Shard, settings: Settings,
         unit = unit_of.get(n)
         (kept if unit is None or owner[unit] == shard.index else dropped).append(item)
     mine = [u for u in sizes if owner[u] == shard.index]
-    record = {"index": shard.index, "total": shard.total, "source": shard.source,
-              "items": sum(sizes[u] for u in mine), "units": len(mine),
-              "selection": selection_record(keys, len(sizes), files, how)}
+    record: ShardJSON = {"index": shard.index, "total": shard.total, "source": shard.source,
+                         "items": sum(sizes[u] for u in mine), "units": len(mine),
+                         "selection": selection_record(keys, len(sizes), files, how)}
     return kept, dropped, record
 
 
@@ -109,7 +110,7 @@ class Selection:
         self.broken_suites: list[str] = []  # node ids of suite files that failed to load
         # this shard and the selection it was cut from; under xdist the workers cut, and
         # the controller takes theirs when they finish
-        self.shard_record: dict[str, Any] | None = None
+        self.shard_record: ShardJSON | None = None
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config,
@@ -121,8 +122,8 @@ class Selection:
                 config.hook.pytest_deselected(items=dropped)
                 items[:] = kept
         if ctx.shard is not None:  # after -k, -m and --tom-limit: a cut of that selection
-            how = {"keyword": config.getoption("-k"), "markexpr": config.getoption("-m"),
-                   "limit": ctx.options.limit}
+            how: CutOptions = {"keyword": config.getoption("-k"),
+                               "markexpr": config.getoption("-m"), "limit": ctx.options.limit}
             kept, dropped, self.shard_record = shard_items(items, ctx.shard, ctx.settings, how)
             if dropped:
                 config.hook.pytest_deselected(items=dropped)
@@ -137,7 +138,7 @@ class Selection:
                                       ("--lf", config.getoption("--lf", False)),
                                       ("--tom-limit", self.ctx.options.limit)) if on]
 
-    def record(self, config: pytest.Config) -> dict[str, Any] | None:
+    def record(self, config: pytest.Config) -> SelectionJSON | None:
         """How the items that ran were selected, for the report's `settings.selection`
         (`results.run_report.SelectionRecord`), or None when every item of the suites ran.
         Counted where the items were collected (under xdist on the workers, which hand their

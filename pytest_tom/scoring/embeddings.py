@@ -28,6 +28,7 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -200,7 +201,8 @@ class Embedder:
         self.name = name
         self.dtype = dtype
         self.batch_size = batch_size
-        self._caches: dict[str, dict[str, Any]] = {FLOAT32: {}, BFLOAT16: {}}
+        # per precision: text -> its unit vector (a row of `_encode`'s array)
+        self._caches: dict[str, dict[str, np.ndarray]] = {FLOAT32: {}, BFLOAT16: {}}
         self._primed: set[Any] = set()
         self._lock = threading.RLock()
         self._modules = modules or ModuleKeeper(set(sys.modules))
@@ -389,7 +391,7 @@ class ModuleKeeper:
 
     def __init__(self, before: set[str]):
         self.before = before
-        self.kept: dict[str, Any] = {}
+        self.kept: dict[str, ModuleType] = {}
         self._seen = 0
 
     def keep(self) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_tom.core.json_value import JSONObject
 from pytest_tom.suite.errors import Problem
 from pytest_tom.suite.yaml_tree import Located, Path_
 
@@ -195,7 +196,8 @@ class Obj(Node):
 
     fields: dict[str, Field] = field(default_factory=dict)
     what: str = "mapping"
-    extra: Callable[[dict[str, Any], Path_, Checker], None] | None = None
+    # a check beyond the keys, of the mapping as read (its keys checked, not yet its values)
+    extra: Callable[[JSONObject, Path_, Checker], None] | None = None
 
     def check(self, value: Any, path: Path_, ck: Checker) -> bool:
         if not isinstance(value, dict):
@@ -245,12 +247,14 @@ def check_unique_ids(entries: list[Any], path: Path_, ck: Checker, what: str,
 
 
 
-def checked_scenarios(data: dict[str, Any], ck: Checker,
-                      what: str) -> Iterator[tuple[Path_, dict[str, Any]]]:
+def checked_scenarios(data: JSONObject, ck: Checker,
+                      what: str) -> Iterator[tuple[Path_, JSONObject]]:
     """A document's scenarios for a family's `check`, each with its path `("scenarios", i)`:
     repeated ids are reported first (`what`: "story", "question" ...), and an entry that is
-    no mapping is passed over (the schema has reported it)."""
-    scenarios = list(data.get("scenarios") or [])
+    no mapping is passed over (the schema has reported it). `data`: the document as read, a
+    family's `check` reads its values as it checks them."""
+    listed = data.get("scenarios")
+    scenarios = list(listed) if isinstance(listed, list) else []
     check_unique_ids(scenarios, ("scenarios",), ck, what)
     for i, scenario in enumerate(scenarios):
         if isinstance(scenario, dict):

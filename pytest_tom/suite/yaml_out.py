@@ -3,7 +3,7 @@ strings as `|` blocks so stories stay readable in the file."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 import yaml
 
@@ -20,6 +20,6 @@ def _str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
 _Dumper.add_representer(str, _str)
 
 
-def dump_suite(document: dict[str, Any]) -> str:
-    """The YAML text of a suite document (plain data only)."""
+def dump_suite(document: Mapping[str, object]) -> str:
+    """The YAML text of a suite document (plain data only; read, never changed)."""
     return yaml.dump(document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)

@@ -36,7 +36,7 @@ from typing import Any
 import aiohttp
 from yarl import URL
 
-from pytest_tom.backends.base import BackendError, retryable_status
+from pytest_tom.backends.base import BackendError, ChatBody, retryable_status
 from pytest_tom.backends.openai_api.connect import (
     DEFAULT_CONNECT_TIMEOUT,
     aiohttp_connector,
@@ -85,7 +85,7 @@ class DirectPost:
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=self.connect_timeout))
         return self._session
 
-    async def post(self, body: dict[str, Any]) -> Any:
+    async def post(self, body: ChatBody) -> Any:
         """The answer's JSON (a dict when it is a chat completion), or its text when it is not
         JSON; a `BackendError` for an error status or a failed connection."""
         session = self._session or self._open()

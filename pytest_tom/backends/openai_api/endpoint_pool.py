@@ -34,9 +34,28 @@ import asyncio
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TypedDict
 
-from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest
+from pytest_tom.backends.base import (
+    Backend,
+    BackendError,
+    BackendIdentity,
+    ModelReply,
+    ModelRequest,
+)
+
+
+class EndpointCounts(TypedDict):
+    """An endpoint's requests and failures in this process."""
+
+    requests: int
+    failures: int
+
+
+# `EndpointPool.status()`: an endpoint's counts and whether it is in (`in` is a keyword:
+# the functional form)
+EndpointStatus = TypedDict("EndpointStatus", {"endpoint": str, "requests": int, "failures": int,
+                                              "in": bool, "outages": int})
 
 FAILURES_TO_LEAVE = 3  # retryable failures in a row that take an endpoint out
 FIRST_COOL_DOWN = 1.0  # seconds out the first time; doubled each time it is out again
@@ -55,7 +74,7 @@ class Endpoint:
     outages: int = 0  # cool-downs since its last answer (the next one lasts longer)
     out_until: float = 0.0
     probing: bool = False  # a probe after a cool-down is in flight
-    counts: dict[str, int] = field(default_factory=lambda: {"requests": 0, "failures": 0})
+    counts: EndpointCounts = field(default_factory=lambda: EndpointCounts(requests=0, failures=0))
 
     def is_in(self, now: float) -> bool:
         """Takes requests: not cooling down, and not already probed by a request in flight."""
@@ -82,7 +101,7 @@ class EndpointPool(Backend):
         self._turn = 0  # ties of in-flight counts go round
 
     # -- what the run shows --------------------------------------------------------------
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> BackendIdentity:
         return self.endpoints[0].backend.identity()
 
     def describe(self) -> str:
@@ -160,7 +179,7 @@ class EndpointPool(Backend):
                         for o in self.endpoints)
         return exc.named(ep.label, 0.0 if elsewhere else exc.retry_after)
 
-    def status(self) -> list[dict[str, Any]]:
+    def status(self) -> list[EndpointStatus]:
         """Each endpoint's counts and state in this process (for tests and benchmarks)."""
         now = time.monotonic()
         return [{"endpoint": ep.label, **ep.counts, "in": ep.is_in(now) and ep.outages == 0,

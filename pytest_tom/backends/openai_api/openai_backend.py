@@ -59,7 +59,7 @@ import urllib.request
 import uuid
 from importlib.util import find_spec
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import parse_qsl, urlsplit
 
 from pytest_tom.backends import BackendSpecError
@@ -67,6 +67,8 @@ from pytest_tom.backends.base import (
     Backend,
     BackendAbilities,
     BackendError,
+    BackendIdentity,
+    ChatBody,
     ModelReply,
     ModelRequest,
     Secret,
@@ -190,8 +192,9 @@ class OpenAIBackend(Backend):
             self._client = client
         return self._client
 
-    def identity(self) -> dict[str, Any]:
-        out = {"backend": self.name, "model": self.model, "base_url": redact_url(self.base_url)}
+    def identity(self) -> BackendIdentity:
+        out: BackendIdentity = {"backend": self.name, "model": self.model,
+                                "base_url": redact_url(self.base_url)}
         if self.tags != DEFAULT_TAGS:  # other tags read other answers: another cache key
             out["think_tags"] = self.tags.text() if self.tags else "off"
         return out
@@ -220,14 +223,14 @@ class OpenAIBackend(Backend):
         return self._direct
 
     async def acomplete(self, request: ModelRequest) -> ModelReply:
-        kwargs: dict[str, Any] = {"model": self.model, "messages": request.messages,
-                                  "temperature": request.params.temperature}
+        kwargs: ChatBody = {"model": self.model, "messages": request.messages,
+                            "temperature": request.params.temperature}
         if request.params.max_tokens is not None:
             kwargs["max_tokens"] = request.params.max_tokens
         if request.params.seed is not None:
             kwargs["seed"] = request.params.seed
         if request.params.fields:  # --tom-request-field, --tom-reasoning-effort, --tom-thinking
-            kwargs.update(request.params.request_fields())
+            kwargs.update(cast(ChatBody, request.params.request_fields()))  # free-form
         try:
             if self.path == "worker":
                 await self.direct.ready()  # started outside the attempt's timeout
@@ -258,7 +261,7 @@ class OpenAIBackend(Backend):
             with contextlib.suppress(BackendError):  # the first request says it again
                 await self.direct.ready()
 
-    async def _complete(self, kwargs: dict[str, Any]) -> ModelReply:
+    async def _complete(self, kwargs: ChatBody) -> ModelReply:
         """One attempt through the openai client."""
         client = self.client
         status_error, timeout_error, connection_error, openai_error = self._errors

@@ -51,7 +51,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pytest_tom.backends.base import BackendError, ModelReply
+from pytest_tom.backends.base import BackendError, ChatBody, ModelReply
 from pytest_tom.backends.openai_api.connect import DEFAULT_CONNECT_TIMEOUT
 from pytest_tom.backends.reply_parts import ThinkTags, chat_reply
 
@@ -88,7 +88,7 @@ class Frames:
         return out
 
 
-def plain(body: dict[str, Any]) -> Any:
+def plain(body: ChatBody) -> ChatBody:
     """`body` as marshal can write it: unchanged when it is plain JSON data already; else
     (a str subclass, a tuple ...) as the JSON it would be sent as, read back. A body that
     is no JSON raises the encoder's error here, as `DirectPost.post` would raise it."""
@@ -153,7 +153,7 @@ class PostWorker:
         self._starting: asyncio.Task[None] | None = None
         self._greeted: asyncio.Future[None] | None = None  # the child's first frame
 
-    async def reply(self, body: dict[str, Any]) -> ModelReply:
+    async def reply(self, body: ChatBody) -> ModelReply:
         if self._stdin is None:
             await self.ready()
         n = next(self._ids)
@@ -304,7 +304,7 @@ async def _serve() -> None:
     poster: Any = None
     tags: ThinkTags | None = None
 
-    async def one(n: int, body: dict[str, Any]) -> None:
+    async def one(n: int, body: ChatBody) -> None:
         try:
             reply = chat_reply(await poster.post(body), tags)
         except Exception as exc:  # anything else the POST raises: an error of the item
