@@ -235,6 +235,26 @@ def pytest_unconfigure(config):
     assert (pytester.path / "loaded.txt").read_text() == ""
 
 
+def test_the_request_process_imports_what_it_posts_with_and_no_more() -> None:
+    """The first request of a run waits for the child's start (its imports): it loads the
+    package as the child does and no entry-point machinery (importlib.metadata, about an
+    eighth of the start, imported by the registry only at a lookup)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from pytest_tom.backends.openai_api import post_worker
+
+    code = post_worker._CHILD.replace(
+        "main()\n", "import pytest_tom.backends.openai_api.direct_post\n"
+        "print(' '.join(m for m in ('aiohttp', 'importlib.metadata') if m in sys.modules))\n")
+    assert code != post_worker._CHILD
+    package = str(Path(post_worker.__file__).resolve().parents[2])
+    out = subprocess.run([sys.executable, "-c", code, package], capture_output=True, text=True,
+                         timeout=60)
+    assert (out.stdout.strip(), out.stderr) == ("aiohttp", "")
+
+
 def test_a_child_that_cannot_start_says_why_in_a_retryable_error(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
     """The child imports aiohttp from the parent's sys.path: a parent whose sys.path has

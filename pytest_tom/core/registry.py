@@ -18,10 +18,15 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # importlib.metadata is imported at the first lookup (`group_entry_points`):
+    # openai:'s request process imports this module (through pytest_tom.backends) and
+    # never looks a name up; the import was about an eighth of its start, which the
+    # first request of a run waits for (issue 47)
+    from importlib.metadata import EntryPoint
 
 
 class RegistryError(LookupError):
@@ -70,6 +75,14 @@ def folder_targets(directory: Path, package: str, module: str) -> dict[str, str]
 
 # group -> (sys.path with each folder's mtime, the group's entry points read then)
 _READ: dict[str, tuple[tuple[tuple[str, float], ...], tuple[EntryPoint, ...]]] = {}
+
+
+def entry_points(group: str) -> Any:
+    """`importlib.metadata.entry_points(group=group)`, the module imported here, at the
+    first lookup (see the imports above)."""
+    from importlib.metadata import entry_points as read  # noqa: PLC0415 the request process never reads one
+
+    return read(group=group)
 
 
 def group_entry_points(group: str) -> tuple[EntryPoint, ...]:
