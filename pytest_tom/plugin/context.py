@@ -20,7 +20,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
 
 import pytest
 
@@ -39,7 +38,7 @@ from pytest_tom.items.shards import Shard, ShardError, resolve_shard
 from pytest_tom.plugin.own_model import ModelSlot, make_backend
 from pytest_tom.plugin.suite_option import BundledSelection
 from pytest_tom.pytest_compat import is_xdist_worker
-from pytest_tom.results.asked import asked_block
+from pytest_tom.results.asked import AskedJSON, asked_block
 from pytest_tom.results.run_report import SelectionJSON, SettingsJSON, ShardJSON
 
 
@@ -166,7 +165,7 @@ class RunContext:
         return budget_text(self.options, header_text([families.get(n) for n in families.BUILTIN],
                                                      self.settings.method))
 
-    def asked(self) -> dict[str, Any]:
+    def asked(self) -> AskedJSON:
         """The settings that decide what the model is asked, as fields (results/asked.py)."""
         return asked_block(self.options, [families.get(n) for n in families.BUILTIN],
                            self.settings.method,
