@@ -79,8 +79,9 @@ class WorkerLookahead:
                     fresh.append(items[i])
             todo.extend(reversed(fresh))
         self.requests.prefetch(todo)
-        for x in todo:
-            self._submitted.setdefault(x.nodeid, x)
+        for x in todo:  # the benchmark items: the project's own tests may be queued among them
+            if spec_of(x) is not None:
+                self._submitted.setdefault(x.nodeid, x)
 
     def prepare(self, item: Any) -> int:
         """Before `item` is scored: prepare, in one batch, the scoring of every item of this
