@@ -19,10 +19,11 @@ from typing import Any
 
 import pytest
 from conftest import SUITES, header_budgets, load_report
-from hf_support import NAME, OUTPUT, missing, run_the_command_in
+from hf_support import NAME, OUTPUT, PARSES, missing, run_the_command_in
 from shared_artifacts import shared_artifact
 
 from pytest_tom.backends import hf as hf_backend
+from pytest_tom.backends.hf_from_gguf import parsed_once
 from pytest_tom.cli import main
 
 GENERIC = SUITES / "generic" / "classic-false-belief.tom.yaml"
@@ -152,6 +153,41 @@ def test_hf_model_writes_a_directory_and_its_printed_command_runs(
     assert main(["hf-model", NAME]) == 2
     assert "smollm2 exists and is not an empty folder: give a new one" in capsys.readouterr().err
     assert {p.name: p.stat().st_mtime_ns for p in model.iterdir()} == written
+
+
+def test_hf_model_parsed_the_gguf_file_once(hf_model_folder: Path) -> None:
+    """transformers opens the file for the config, the weights and the tokenizer: one parse
+    (about 3.6 s of CPU each), counted while the session's `pytest-tom hf-model` ran."""
+    assert (hf_model_folder / PARSES).read_text(encoding="utf-8") == "1"
+
+
+def test_parsed_once_shares_one_reader_per_file_while_inside(tmp_path: Path) -> None:
+    if missing()[2:3]:
+        pytest.skip("gguf is not installed")
+    import gguf  # noqa: PLC0415 optional (hf extra)
+
+    files = []
+    for name in ("a", "b"):
+        writer = gguf.GGUFWriter(tmp_path / f"{name}.gguf", arch="llama")
+        writer.add_uint32("test.value", len(name) + len(files))
+        writer.write_header_to_file()
+        writer.write_kv_data_to_file()
+        writer.write_tensors_to_file()
+        writer.close()
+        files.append(tmp_path / f"{name}.gguf")
+    original = gguf.GGUFReader
+    with parsed_once() as readers:
+        first = gguf.GGUFReader(files[0])
+        assert gguf.GGUFReader(str(tmp_path / "." / "a.gguf")) is first  # the same file
+        other = gguf.GGUFReader(files[1])
+        assert other is not first and other.fields["test.value"].contents() == 2
+        assert first.fields["test.value"].contents() == 1
+        assert len(readers) == 2
+    assert gguf.GGUFReader is original  # restored
+    assert gguf.GGUFReader(files[0]) is not first
+    with pytest.raises(RuntimeError), parsed_once():
+        raise RuntimeError("restored on errors too")
+    assert gguf.GGUFReader is original
 
 
 def test_hf_model_refuses_a_folder_that_is_not_empty_before_loading_anything(

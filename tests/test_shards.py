@@ -7,9 +7,15 @@ second under `-n 2` (the parts of one run may come from plain and xdist jobs ali
 seeded subset of every suite (`--tom-limit`, whole scenarios: every family and its tables,
 at a tenth of the items), made once per test session: 4 runs. Which shard count cuts
 well, and that every group lands in exactly one of 3 parts, is the subject of the tests
-above (totals 1-7, and the inner runs of 3 shards); a run's cost is its start-up
-(FANToM's embedder), not its items. (The demo reports' strong run could be the baseline,
-but a worker that needs them while another builds them here would wait idle.)"""
+above (totals 1-7, and the inner runs of 3 shards); a run's cost is its start-up, not its
+items. FANToM's free-response items (`belief_dist`) are deselected (`-k`, recorded in
+every part's selection, so the merge checks it too): scoring them imports
+sentence-transformers and loads the embedder, about 6-9 s of CPU in each of the 5
+processes, and embeddings are not the subject here (FANToM's own tests score them, and the
+demo reports carry ALL* into compare and the intervals); the grouped metrics merged here
+are FANToM's other set figures (All, the answerability and info-access Alls) and the
+goals. (The demo reports' strong run could be the baseline, but a worker that needs them
+while another builds them here would wait idle.)"""
 
 from __future__ import annotations
 
@@ -31,9 +37,10 @@ from pytest_tom.core.option_table import build_options
 from pytest_tom.items.shards import Shard, ShardError, assign, resolve_shard
 
 ANSWERER = "python:tests/demo_answerers.py:weak"
-GATES = ["--tom-max-drop=0.02", "--tom-fail-under=turn=0.5,fantom.all_star=0,errors<=0"]
+GATES = ["--tom-max-drop=0.02", "--tom-fail-under=turn=0.5,fantom.all=0,errors<=0"]
 SHARDS = 2
 LIMIT = "--tom-limit=40"  # items per suite in whole scenarios: ~300 of the 3,149
+NO_EMBEDDINGS = "not belief_dist"  # -k: FANToM's free responses need the embedder
 
 
 # -- the cut, without pytest ---------------------------------------------------------------
@@ -134,7 +141,7 @@ def _pytest(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "pytest", "suites", "-q",
          "-p", "no:cacheprovider", "-p", "no:randomly", f"--tom-model={ANSWERER}",
-         "--tom-cache=off", LIMIT, *args],
+         "--tom-cache=off", LIMIT, "-k", NO_EMBEDDINGS, *args],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
 
 
