@@ -73,8 +73,9 @@ class ItemSpec:
     source: Mapping[str, object] = field(default_factory=dict)
     meta: Mapping[str, object] = field(default_factory=dict)
     # the family's own, in the process only (its expand writes the keys its prompts and
-    # scoring read; values need not be JSON): typed by each family, not here
-    data: dict[str, Any] = field(default_factory=dict, repr=False)
+    # scoring read; values need not be JSON): typed by each family (a TypedDict, which is
+    # a Mapping to a type checker, not a dict[str, ...]), not here
+    data: Mapping[str, Any] = field(default_factory=dict, repr=False)
     line: int = 0
     # --tom-sweep: the value this copy of the item is asked with (None: no sweep); not in
     # `summary` (the record has its own `sweep` field, so plain records stay as they were)
