@@ -250,8 +250,10 @@ class ItemView:
     choices: list[str]  # as shown, with letters: "a) the box"
     gold: Any
     tags: list[str]
-    source: JSONObject  # free-form: file, line, upstream id ...
-    meta: JSONObject = field(default_factory=dict)  # free-form, as the suite gives it
+    # copies of the item's (`ItemSpec`): plain JSON each family declares for itself, so
+    # typed as any dict here: a backend narrows what it reads (`isinstance`)
+    source: dict[str, object]  # free-form: file, line, upstream id ...
+    meta: dict[str, object] = field(default_factory=dict)  # free-form, as the family wrote it
     scenario: str = ""
 
 

@@ -4,12 +4,13 @@ then expansion into items. Every problem of the file is reported at once."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pytest_tom import families
 from pytest_tom.core.model import Suite
 from pytest_tom.core.registry import RegistryError
 from pytest_tom.families.base import Settings
+from pytest_tom.families.document import SuiteDocument
 from pytest_tom.suite.errors import Problem, SuiteError
 from pytest_tom.suite.schema import (
     ID,
@@ -81,10 +82,14 @@ def load_suite(path: str | Path, settings: Settings | None = None) -> Suite:
         except RegistryError as exc:  # unknown (the message lists what exists), or broken
             ck.error(("family",), f"family: {exc}")
     ok = _top_schema(names, family).check(data, (), ck)
+    # the document as the family's hooks take it: checked by the top-level schema just
+    # above (the family's SCENARIO and DEFAULTS with it); `check` also meets one with
+    # faults and reads it with `.get` and `isinstance` (families/document.py)
+    document = cast(SuiteDocument, data)
     if family is not None and isinstance(data.get("scenarios"), list):
         schema_problems = len(ck.problems)
         try:
-            family.check(data, ck)
+            family.check(document, ck)
         except (TypeError, KeyError, AttributeError, ValueError):
             # the semantic checks met data the schema already reported as malformed
             if not schema_problems and ok:
@@ -100,7 +105,7 @@ def load_suite(path: str | Path, settings: Settings | None = None) -> Suite:
     def line_of(p: tuple[Any, ...]) -> int:
         return located.pos(p)[0]
 
-    suite.items = family.expand(suite, data, settings, line_of)
+    suite.items = family.expand(suite, document, settings, line_of)
     seen: dict[str, int] = {}
     dup: list[Problem] = []
     for it in suite.items:

@@ -8,6 +8,7 @@ xdist workers without custom serialisation.
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, cast
 
@@ -66,11 +67,15 @@ class ItemSpec:
     choices: list[str] = field(default_factory=list)  # as shown, in shown order
     tags: list[str] = field(default_factory=list)
     markers: list[str] = field(default_factory=list)  # extra markers beyond tags
-    source: JSONObject = field(default_factory=dict)  # file, line, upstream id ...
-    meta: JSONObject = field(default_factory=dict)
+    # `source` (file, line, upstream id ...) and `meta` are plain JSON, declared by the family
+    # that writes them (its own TypedDicts, FantomMeta, SceneMeta ...): the item only stores
+    # them and passes them on (`summary`), so it takes any mapping, and a reader narrows
+    source: Mapping[str, object] = field(default_factory=dict)
+    meta: Mapping[str, object] = field(default_factory=dict)
     # the family's own, in the process only (its expand writes the keys its prompts and
-    # scoring read; values need not be JSON): typed by each family, not here
-    data: dict[str, Any] = field(default_factory=dict, repr=False)
+    # scoring read; values need not be JSON): typed by each family (a TypedDict, which is
+    # a Mapping to a type checker, not a dict[str, ...]), not here
+    data: Mapping[str, Any] = field(default_factory=dict, repr=False)
     line: int = 0
     # --tom-sweep: the value this copy of the item is asked with (None: no sweep); not in
     # `summary` (the record has its own `sweep` field, so plain records stay as they were)

@@ -18,7 +18,7 @@ YAML, and annotates its hooks with it:
 
 (optional keys go in a `total=False` class: `class MyDefaults(Defaults, total=False)`, and
 a document with defaults is `class MyDocument(SuiteDocument, _MyScenarios, total=False):
-defaults: MyDefaults`, as BigToM's, OpenToM's and FANToM's schema.py). `scenarios` and
+defaults: MyDefaults`, as every family's schema.py). `scenarios` and
 `defaults` are the family's own (a TypedDict cannot narrow a key it inherits, so the base
 does not declare them). `check` also meets documents the schema
 found faults in (the loader runs it to report every problem at once): it reads with

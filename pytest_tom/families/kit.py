@@ -75,6 +75,8 @@ from pytest_tom.families.document import LineOf
 from pytest_tom.families.document import Scenario
 from pytest_tom.families.document import SuiteDocument
 from pytest_tom.families.document import Tagged
+from pytest_tom.families.meta_read import meta_text
+from pytest_tom.families.meta_read import meta_texts
 from pytest_tom.families.option_kit import Opt
 
 # the parts a family names in its family.py: `parts = Parts(schema, expand, ...)`
@@ -203,8 +205,8 @@ __all__ = [
     "disjoint_samples", "dump_suite", "embeddings_available", "evaluate", "first_keyword",
     "get_embedder", "has_words", "hedge_in", "is_judged", "is_skipped", "json_instruction",
     "judged", "last_line", "letter_outcome", "letters_named", "looks_like_path", "macro_f1_of",
-    "mean_of", "mean_std", "mentioned_names", "meta", "named_place", "normalise", "ordered",
-    "outcome_value", "parse_choice", "parse_yes_no", "pct", "pct_of", "points", "ratio",
+    "mean_of", "mean_std", "mentioned_names", "meta", "meta_text", "meta_texts", "named_place",
+    "normalise", "ordered", "outcome_value", "parse_choice", "parse_yes_no", "pct", "pct_of", "points", "ratio",
     "ratio_of", "read_choice", "resolve_dtype", "scenario_of", "score_final", "signed_unit",
     "single_call", "sole_keyword", "status", "table_rows", "tags_of", "tiny_pct", "token_f1",
     "two_calls", "type_name", "unit", "unread_choice", "weighted_f1_of", "word_pattern",

@@ -293,7 +293,7 @@ def build_record(spec: ItemSpec, outcome: Outcome, responses: list[str],
                  **calls: Unpack[CallFields]) -> Record:
     """The plain-data record of an item (what aggregation, reports and replays read);
     `calls`: the request side (seconds, usage, requests ...) when a runner made them."""
-    record = Record(item=spec.summary(), outcome=outcome.to_dict(),  # type: ignore[typeddict-item]
+    record = Record(item=spec.summary(), outcome=outcome.to_dict(),
                     responses=list(responses), **calls)
     if spec.probe is not None:  # --tom-probe: the probe it was asked under
         record["probe"] = probe_record(spec.probe)

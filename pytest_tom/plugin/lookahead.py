@@ -34,7 +34,8 @@ class WorkerLookahead:
         self.queue: WorkerQueue | None = None
         self._last_scan = 0.0
         self._seen: set[int] = set()
-        self._submitted: dict[str, pytest.Item] = {}  # nodeid -> item, in submission order
+        # nodeid -> the item and its benchmark item, in submission order
+        self._submitted: dict[str, tuple[pytest.Item, ItemSpec]] = {}
         self._prepared: set[str] = set()  # nodeids handed to prepare_scoring
 
     # -- hooks ------------------------------------------------------------------------------
@@ -80,8 +81,9 @@ class WorkerLookahead:
             todo.extend(reversed(fresh))
         self.requests.prefetch(todo)
         for x in todo:  # the benchmark items: the project's own tests may be queued among them
-            if spec_of(x) is not None:
-                self._submitted.setdefault(x.nodeid, x)
+            x_spec = spec_of(x)
+            if x_spec is not None:
+                self._submitted.setdefault(x.nodeid, (x, x_spec))
 
     def prepare(self, item: Any) -> int:
         """Before `item` is scored: prepare, in one batch, the scoring of every item of this
@@ -97,14 +99,14 @@ class WorkerLookahead:
         spec = spec_of(item)
         if spec is None or not prepares(families.get(spec.family)):
             return 0
-        self._submitted.setdefault(item.nodeid, item)
+        self._submitted.setdefault(item.nodeid, (item, spec))
         runner, engine = self.requests.runner, self.requests.ctx.engine
         samples = range(sample_count(self.requests.ctx.options))
         ready = []
-        for nodeid, x in list(self._submitted.items()):
+        for nodeid, (x, x_spec) in list(self._submitted.items()):
             if nodeid in self._prepared:
                 continue
-            if x is item or all(runner.done(engine.request_key(x.spec, s)) for s in samples):
+            if x is item or all(runner.done(engine.request_key(x_spec, s)) for s in samples):
                 ready.append(x)
                 self._prepared.add(nodeid)
         return self.requests.prepare_scoring(ready, waiting=self.maybe_scan)

@@ -136,7 +136,8 @@ def _aggregate_once(records: list[Record], settings: Settings,
         thought = reasoning_figures(family_name, table, settings)
         metrics = {**core, **result.metrics, **thought.values}
         suites[name] = suite_block(family_name, first.source_file,
-                                   metrics, [t.to_dict() for t in result.tables], result.info,
+                                   metrics, [t.to_dict() for t in result.tables],
+                                   dict(result.info),  # the family's str -> str, as JSON
                                    thought.block)
     return Results.build(suites, sum_blocks(blocks))
 

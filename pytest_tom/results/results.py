@@ -707,13 +707,13 @@ class SuiteResult:
         whether it is a headline metric and how it is shown)."""
         return intervals_of(self._block.get("intervals"))
 
+    @intervals.setter  # right after its getter: a type checker reads the pair only so
+    def intervals(self, value: Mapping[str, MetricInterval]) -> None:
+        self._block["intervals"] = intervals_json(value)
+
     def interval(self, name: str) -> MetricInterval | None:
         block = (self._block.get("intervals") or {}).get(name)
         return interval_of(block) if block else None
-
-    @intervals.setter
-    def intervals(self, value: Mapping[str, MetricInterval]) -> None:
-        self._block["intervals"] = intervals_json(value)
 
     @property
     def tables(self) -> list[MetricTable]:
@@ -799,14 +799,14 @@ class Results(dict[str, Any]):
         """Turn and goal accuracy over every suite with their intervals."""
         return intervals_of(self.get("totals_intervals"))
 
+    @totals_intervals.setter  # right after its getter, as `SuiteResult.intervals`
+    def totals_intervals(self, value: Mapping[str, MetricInterval]) -> None:
+        self["totals_intervals"] = intervals_json(value)
+
     def total_interval(self, name: str) -> MetricInterval | None:
         """The interval of turn or goal accuracy over every suite (None: none)."""
         block = (self.get("totals_intervals") or {}).get(name)
         return interval_of(block) if block else None
-
-    @totals_intervals.setter
-    def totals_intervals(self, value: Mapping[str, MetricInterval]) -> None:
-        self["totals_intervals"] = intervals_json(value)
 
     @property
     def samples(self) -> int | None:

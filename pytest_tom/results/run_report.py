@@ -109,7 +109,9 @@ class ShardJSON(TypedDict, total=False):
 
     index: int
     total: int
+    source: str  # what set the shard (`items.shards.Shard.source`: the option or a CI variable)
     items: int
+    units: int  # how many units (`Family.shard_unit`) this shard kept
     selection: ShardSelectionJSON
     merged: list[int]
     parts: list[str]

@@ -10,13 +10,26 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pytest_tom.core.json_value import JSONObject
 from pytest_tom.suite.errors import Problem
 from pytest_tom.suite.yaml_tree import Located, Path_
+
+S = TypeVar("S", bound="Mapping[str, object]")  # a family's scenario TypedDict
+
+if TYPE_CHECKING:  # a generic TypedDict needs Python 3.11 at run time; type checkers only
+    from typing import Generic
+
+    from typing_extensions import ReadOnly, TypedDict
+
+    class _Scenarios(TypedDict, Generic[S], total=False):
+        """What `checked_scenarios` reads of a family's document (a `SuiteDocument`):
+        read-only, so that a document whose `scenarios` is required is one too."""
+
+        scenarios: ReadOnly[list[S]]
 
 IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 ITEM_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
@@ -247,12 +260,13 @@ def check_unique_ids(entries: list[Any], path: Path_, ck: Checker, what: str,
 
 
 
-def checked_scenarios(data: JSONObject, ck: Checker,
-                      what: str) -> Iterator[tuple[Path_, JSONObject]]:
+def checked_scenarios(data: _Scenarios[S], ck: Checker,
+                      what: str) -> Iterator[tuple[Path_, S]]:
     """A document's scenarios for a family's `check`, each with its path `("scenarios", i)`:
     repeated ids are reported first (`what`: "story", "question" ...), and an entry that is
-    no mapping is passed over (the schema has reported it). `data`: the document as read, a
-    family's `check` reads its values as it checks them."""
+    no mapping is passed over (the schema has reported it). `data`: the family's document
+    (its TypedDict, whose `scenarios` are its scenario TypedDict `S`), as read: `check` also
+    meets documents the schema found faults in, so the list and each entry are checked here."""
     listed = data.get("scenarios")
     scenarios = list(listed) if isinstance(listed, list) else []
     check_unique_ids(scenarios, ("scenarios",), ck, what)

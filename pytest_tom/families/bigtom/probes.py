@@ -15,6 +15,7 @@ from dataclasses import replace
 from pytest_tom.families.kit import LETTERS
 from pytest_tom.families.kit import ItemSpec
 from pytest_tom.families.kit import Message
+from pytest_tom.families.kit import meta_text
 
 from .prompts import COT_INSTRUCTION
 from .prompts import COT_OPENER
@@ -54,8 +55,8 @@ def reordered(item: ItemSpec, order: tuple[int, ...]) -> ItemSpec:
     def moved(letter: str) -> str:
         return LETTERS[order.index(LETTERS.index(letter))]
 
-    meta = {**item.meta, "gold_letter": moved(item.meta["gold_letter"]),
-            "initial_state_letter": moved(item.meta["initial_state_letter"])}
+    meta = {**item.meta, "gold_letter": moved(meta_text(item.meta, "gold_letter")),
+            "initial_state_letter": moved(meta_text(item.meta, "initial_state_letter"))}
     return replace(item, choices=options, meta=meta,
                    data={**item.data,
                          "text": item_text(item.data["story"], item.question, options)})

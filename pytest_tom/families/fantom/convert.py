@@ -29,6 +29,7 @@ from pytest_tom.families.fantom.schema import FantomDocument
 from pytest_tom.families.fantom.schema import FantomSet
 from pytest_tom.families.fantom.schema import Missed
 from pytest_tom.families.fantom.schema import YesNo
+from pytest_tom.families.fantom.schema import YesNoKey
 from pytest_tom.families.kit import JSONValue
 from pytest_tom.families.kit import convert_kit
 
@@ -253,9 +254,9 @@ def convert_set(raw: RawSet) -> FantomSet:
     if full_only:
         more["full_only"] = full_only
     yes_no: YesNo = {}
-    for key, golds, (a, u) in (
-        ("answerability", ans_golds, (aware, unaware)),
-        ("infoaccess", info_golds, (ia_aware, ia_unaware)),
+    keys: tuple[YesNoKey, YesNoKey] = ("answerability", "infoaccess")  # `yes_no`'s keys
+    for key, golds, (a, u) in zip(
+        keys, (ans_golds, info_golds), ((aware, unaware), (ia_aware, ia_unaware)), strict=True
     ):
         derived = {n: "yes" for n in a} | {n: "no:long" if n in full_only else "no" for n in u}
         if golds != derived or list(golds) != list(derived):

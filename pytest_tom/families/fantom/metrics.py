@@ -309,7 +309,7 @@ class Reading:
             if k in TOM_KINDS:
                 scen = m.get("accessibility")
                 (accessible if scen == ACCESSIBLE else other).add(m.get("set"))
-                tally = self.scenarios.get(scen)
+                tally = self.scenarios.get(scen) if scen is not None else None
                 if tally is not None:
                     tally.add(k, r, m)
         self.contexts = contexts - {None}

@@ -383,8 +383,8 @@ def _check_set(
             )
     known = set(aware) | set(unaware) | known_conv
     if known_conv:
-        for key in ("aware", "unaware"):
-            for i, n in enumerate(st.get(key, [])):
+        for key, listed in (("aware", st["aware"]), ("unaware", st.get("unaware", []))):
+            for i, n in enumerate(listed):
                 if name_key(n) not in known_conv:
                     ck.error(
                         (*spath, key, i),
@@ -428,7 +428,8 @@ def _check_set(
                     f"{n!r} is both aware and unaware in infoaccess",
                 )
     for kind, answers in (st.get("yes_no") or {}).items():
-        for name in answers:
+        # a `YesNo` read key by key in file order: its values are mappings (the schema's)
+        for name in answers if isinstance(answers, Mapping) else ():
             if name_key(name) not in known:
                 ck.error(
                     (*spath, "yes_no", kind, name),

@@ -28,6 +28,7 @@ from pytest_tom.families.kit import choice_problems
 from pytest_tom.families.kit import embeddings_available
 from pytest_tom.families.kit import get_embedder
 from pytest_tom.families.kit import looks_like_path
+from pytest_tom.families.kit import meta_texts
 from pytest_tom.families.kit import token_f1
 
 EMBEDDER_FAILED = "embedder_failed"
@@ -76,7 +77,7 @@ def score(item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
     if kind == "belief_dist":
         return score_dist(item, text, ctx)
     if kind in LIST_KINDS:
-        j = judge_list(text, item.meta["aware"], item.meta["unaware"])
+        j = judge_list(text, meta_texts(item.meta, "aware"), meta_texts(item.meta, "unaware"))
         parts = [
             f"left out {', '.join(j.excluded_aware)}" if j.excluded_aware else "",
             f"named {', '.join(j.included_unaware)}" if j.included_unaware else "",
@@ -85,10 +86,10 @@ def score(item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
             correct=j.correct,
             parsed=j.named,
             detail="; ".join(p for p in parts if p),
-            extra={
-                "named": j.named,
-                "excluded_aware": j.excluded_aware,
-                "included_unaware": j.included_unaware,
+            extra={  # copies: a list[str] is no list[JSONValue] to a type checker
+                "named": list(j.named),
+                "excluded_aware": list(j.excluded_aware),
+                "included_unaware": list(j.included_unaware),
             },
         )
     label = parse_binary(text)

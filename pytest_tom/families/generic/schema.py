@@ -14,12 +14,17 @@ from pytest_tom.families.kit import TAG
 from pytest_tom.families.kit import Any_
 from pytest_tom.families.kit import Bool
 from pytest_tom.families.kit import Checker
+from pytest_tom.families.kit import Defaults
 from pytest_tom.families.kit import Enum
 from pytest_tom.families.kit import Field
+from pytest_tom.families.kit import JSONObject
 from pytest_tom.families.kit import ListOf
 from pytest_tom.families.kit import Node
 from pytest_tom.families.kit import Obj
+from pytest_tom.families.kit import Scenario
 from pytest_tom.families.kit import Str
+from pytest_tom.families.kit import SuiteDocument
+from pytest_tom.families.kit import Tagged
 from pytest_tom.families.kit import Text
 from pytest_tom.families.kit import checked_scenarios
 from pytest_tom.families.kit import describe
@@ -61,7 +66,7 @@ class _Asked(TypedDict):
     ask: str
 
 
-class GenericQuestion(_Asked, total=False):
+class GenericQuestion(_Asked, Tagged, total=False):
     """A question, as `QUESTION` accepts it: `ask` (required, in the base) and one answer
     rule (`RULES`) with the keys that go with it (`check_question`)."""
 
@@ -75,41 +80,33 @@ class GenericQuestion(_Asked, total=False):
     excludes: list[str]
     json_final: AnswerMap
     wrong: AnswerMap
-    meta: Mapping[str, object]  # free-form: carried to the item's meta
-    tags: list[str]
+    meta: JSONObject  # free-form: carried to the item's meta
 
 
-class _GenericStory(TypedDict):
-    id: str
+class _GenericStory(Scenario):
     context: str
     questions: list[GenericQuestion]
 
 
 class GenericScenario(_GenericStory, total=False):
-    """A scenario, as `SCENARIO` accepts it (the required keys in the base)."""
+    """A scenario, as `SCENARIO` accepts it (the required keys in the bases; `id`, `tags`
+    and the free-form `source` from the kit's `Scenario`)."""
 
     characters: list[str]
-    tags: list[str]
-    source: Mapping[str, object]  # free-form: carried to the item's source
 
 
-class GenericDefaults(TypedDict, total=False):
+class GenericDefaults(Defaults, total=False):
     shuffle: bool
-    tags: list[str]
 
 
-class _GenericHead(TypedDict):
-    suite: str
-    family: str
-    version: int | float | str  # `1`, `1.2` or `"1.2"`
+class _GenericScenarios(TypedDict):
     scenarios: list[GenericScenario]
 
 
-class GenericSuite(_GenericHead, total=False):
+class GenericSuite(SuiteDocument, _GenericScenarios, total=False):
     """A generic suite file: what `expand` reads once the schema has accepted it (and
     `check` reads, guarding each value, as it also runs on a file the schema rejected)."""
 
-    description: str
     defaults: GenericDefaults
 
 

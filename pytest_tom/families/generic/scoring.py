@@ -24,7 +24,8 @@ from pytest_tom.families.kit import score_final
 def score(item: ItemSpec, response: str, ctx: ScoringContext) -> Outcome:
     """The outcome of `response` to `item` under the item's answer rule (its kind)."""
     if item.kind == "json_final":
-        verdict = score_final(response, item.gold, item.meta.get("wrong"))
+        wrong = item.meta.get("wrong")  # the schema's mapping of wrong answers, if any
+        verdict = score_final(response, item.gold, wrong if isinstance(wrong, dict) else None)
         return Outcome(correct=verdict.correct, parsed=verdict.parsed or None,
                        error=UNPARSEABLE if verdict.unparseable else None, detail=verdict.detail)
     text = after_last(response, ("Answer:", "the answer is:")).strip()

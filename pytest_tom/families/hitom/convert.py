@@ -42,6 +42,7 @@ from typing import TypedDict
 from typing import cast
 
 from pytest_tom.families.kit import ConvertError
+from pytest_tom.families.kit import JSONValue
 from pytest_tom.families.kit import convert_kit
 
 from .expand import DECEPTION
@@ -80,7 +81,7 @@ class ReleaseRow(_ReleaseQuestion, total=False):
     """An element of the release's `data` list: the fields read, typed as `_row_problems`
     checks them (`sample_id` is kept as written)."""
 
-    sample_id: object
+    sample_id: JSONValue
 
 
 class _Prompted(TypedDict, total=False):

@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from pytest_tom.families.kit import ItemSpec
 from pytest_tom.families.kit import Message
+from pytest_tom.families.kit import meta_text
 
 from .prompts import OPTION_LETTERS
 from .prompts import choices_line
@@ -48,6 +49,6 @@ def reordered(item: ItemSpec, order: tuple[int, ...]) -> ItemSpec:
     choices = [item.choices[i] for i in order]
     return replace(item, choices=choices,
                    meta={**item.meta, "gold_letter": OPTION_LETTERS[choices.index(item.gold)]},
-                   data={**item.data, "text": item_text(item.meta["style"], item.data["story"],
+                   data={**item.data, "text": item_text(meta_text(item.meta, "style"), item.data["story"],
                                                         item.question, choices,
                                                         item.data["words"])})

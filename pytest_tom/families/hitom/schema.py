@@ -4,7 +4,6 @@ answer one of the options)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import TypedDict
 
@@ -13,12 +12,16 @@ from pytest_tom.families.kit import TAG
 from pytest_tom.families.kit import Any_
 from pytest_tom.families.kit import Bool
 from pytest_tom.families.kit import Checker
+from pytest_tom.families.kit import Defaults
 from pytest_tom.families.kit import Enum
 from pytest_tom.families.kit import Field
 from pytest_tom.families.kit import Int
+from pytest_tom.families.kit import JSONObject
 from pytest_tom.families.kit import ListOf
 from pytest_tom.families.kit import Obj
+from pytest_tom.families.kit import Scenario
 from pytest_tom.families.kit import Str
+from pytest_tom.families.kit import SuiteDocument
 from pytest_tom.families.kit import Text
 from pytest_tom.families.kit import checked_scenarios
 from pytest_tom.families.kit import describe
@@ -70,11 +73,10 @@ class _HiToMAsked(TypedDict):
 class HiToMQuestion(_HiToMAsked, total=False):
     """A story's question, as `QUESTION` accepts it (the required keys in the base)."""
 
-    source: Mapping[str, object]  # free-form: carried to the item's source
+    source: JSONObject  # free-form: carried to the item's source
 
 
-class _HiToMStory(TypedDict):
-    id: str
+class _HiToMStory(Scenario):
     prompting: str  # VP or CoTP
     deception: bool
     story_length: int  # one of LENGTHS
@@ -84,10 +86,8 @@ class _HiToMStory(TypedDict):
 
 
 class HiToMScenario(_HiToMStory, total=False):
-    """A story, as `SCENARIO` accepts it (the required keys in the base)."""
-
-    tags: list[str]
-    source: Mapping[str, object]  # free-form: carried to the item's source
+    """A story, as `SCENARIO` accepts it (the required keys in the base; `id`, `tags` and
+    the free-form `source` from the kit's `Scenario`)."""
 
 
 class HiToMPrompt(TypedDict):
@@ -98,23 +98,18 @@ class HiToMPrompt(TypedDict):
     note: str
 
 
-class HiToMDefaults(TypedDict, total=False):
-    tags: list[str]
+class HiToMDefaults(Defaults, total=False):
     prompt: HiToMPrompt
 
 
-class _HiToMHead(TypedDict):
-    suite: str
-    family: str
-    version: int | float | str  # `1`, `1.2` or `"1.2"`
+class _HiToMScenarios(TypedDict):
     scenarios: list[HiToMScenario]
 
 
-class HiToMSuite(_HiToMHead, total=False):
+class HiToMSuite(SuiteDocument, _HiToMScenarios, total=False):
     """A Hi-ToM suite file: what `expand` reads once the schema has accepted it (and
     `check` reads, guarding each value, as it also runs on a file the schema rejected)."""
 
-    description: str
     defaults: HiToMDefaults
 
 

@@ -27,6 +27,7 @@ from pytest_tom.families.kit import ChoiceReading
 from pytest_tom.families.kit import ItemSpec
 from pytest_tom.families.kit import Outcome
 from pytest_tom.families.kit import ScoringContext
+from pytest_tom.families.kit import meta_text
 from pytest_tom.families.kit import read_choice
 
 from .prompts import OPTION_LETTERS
@@ -67,7 +68,7 @@ def score_as_authors(item: ItemSpec, response: str) -> Outcome:
     as spaces) hold the answer's text, lower-cased, or the answer's capital letter."""
     tail = response[-AUTHORS_TAIL:].replace("_", " ")
     text = item.gold.replace("_", " ").lower()
-    letter = item.meta["gold_letter"]
+    letter = meta_text(item.meta, "gold_letter")
     if text in tail.lower():
         return Outcome(correct=True, parsed=tail.strip(), detail=f"{text!r} in the last "
                        f"{AUTHORS_TAIL} characters (the authors' notebooks)")

@@ -29,6 +29,8 @@ from typing import TypedDict
 from typing import cast
 
 from pytest_tom.families.kit import ConvertError
+from pytest_tom.families.kit import JSONObject
+from pytest_tom.families.kit import JSONValue
 from pytest_tom.families.kit import convert_kit
 
 from .prompts import question_text
@@ -59,24 +61,12 @@ class ReleaseRow(_ReleaseQuestion, total=False):
     times are kept as written, unread)."""
 
     episode: int  # kept when it is an integer
-    start_time: object
-    end_time: object
+    start_time: JSONValue
+    end_time: JSONValue
 
 
 class _Episode(TypedDict, total=False):
     episode: int
-
-
-class _Upstream(TypedDict):
-    upstream: str
-    upstream_line: int
-
-
-class ScenarioSource(_Upstream, total=False):
-    """Where a converted question comes from (its scenario's `source`)."""
-
-    start_time: object  # the row's, as written
-    end_time: object
 
 
 @dataclass
@@ -130,7 +120,8 @@ def _scenario(row: Any, line: int) -> tuple[MMToMQAScenario | None, list[str]]:
     if problems:
         return None, problems
     assert parts is not None
-    source: ScenarioSource = {"upstream": UPSTREAM, "upstream_line": line}
+    # where the question comes from; the row's times as written, when it has them
+    source: JSONObject = {"upstream": UPSTREAM, "upstream_line": line}
     if "start_time" in release:
         source["start_time"] = release["start_time"]
     if "end_time" in release:

@@ -3,7 +3,6 @@ the question and its two options), and the checks the schema cannot express."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import TypedDict
 
@@ -11,12 +10,15 @@ from pytest_tom.families.kit import ID
 from pytest_tom.families.kit import TAG
 from pytest_tom.families.kit import Any_
 from pytest_tom.families.kit import Checker
+from pytest_tom.families.kit import Defaults
 from pytest_tom.families.kit import Enum
 from pytest_tom.families.kit import Field
 from pytest_tom.families.kit import Int
 from pytest_tom.families.kit import ListOf
 from pytest_tom.families.kit import Obj
+from pytest_tom.families.kit import Scenario
 from pytest_tom.families.kit import Str
+from pytest_tom.families.kit import SuiteDocument
 from pytest_tom.families.kit import Text
 from pytest_tom.families.kit import checked_scenarios
 from pytest_tom.families.kit import describe
@@ -55,36 +57,30 @@ class QuestionParts(TypedDict):
     options: Sequence[str]  # (a) then (b)
 
 
-class _MMToMQAQuestion(QuestionParts):
-    id: str
+class _MMToMQAQuestion(QuestionParts, Scenario):
     type: str | int | float  # `Text`: one of BY_CODE, maybe written as a number (1.1)
     answer: str  # a or b
 
 
 class MMToMQAScenario(_MMToMQAQuestion, total=False):
-    """One question, as `SCENARIO` accepts it (the required keys in the bases)."""
+    """One question, as `SCENARIO` accepts it (the required keys in the bases; `id`, `tags`
+    and the free-form `source` from the kit's `Scenario`)."""
 
     episode: int
-    tags: list[str]
-    source: Mapping[str, object]  # free-form: carried to the item's source
 
 
-class MMToMQADefaults(TypedDict, total=False):
-    tags: list[str]
+class MMToMQADefaults(Defaults, total=False):
+    """`DEFAULTS`: its tags (the kit's `Defaults`)."""
 
 
-class _MMToMQAHead(TypedDict):
-    suite: str
-    family: str
-    version: int | float | str  # `1`, `1.2` or `"1.2"`
+class _MMToMQAScenarios(TypedDict):
     scenarios: list[MMToMQAScenario]
 
 
-class MMToMQASuite(_MMToMQAHead, total=False):
+class MMToMQASuite(SuiteDocument, _MMToMQAScenarios, total=False):
     """An MMToM-QA suite file: what `expand` reads once the schema has accepted it (and
     `check` reads, guarding each value, as it also runs on a file the schema rejected)."""
 
-    description: str
     defaults: MMToMQADefaults
 
 

@@ -231,7 +231,8 @@ def _question(split: str, index: int, entry: Any, shape: tuple[str, str | None, 
         problems.append(f"{where}: type {entry.get('type')!r}, expected {TYPES[split]!r}")
     m = _PERSPECTIVE.match(text)
     who = (m.group(1) or m.group(2)).strip() if m else None
-    expected = "narrator" if perspective == "narrator" else sc[perspective]
+    expected = ("narrator" if perspective == "narrator" else
+                sc["mover"] if perspective == "mover" else sc["observer"])  # LAYOUT's three
     if who is None or who.lower() != expected.lower():
         problems.append(f"{where}: expected a question from {expected}'s perspective (the "
                         f"{perspective}), got {text!r}")
@@ -247,7 +248,7 @@ def _question(split: str, index: int, entry: Any, shape: tuple[str, str | None, 
                             f"story, got {text!r}")
             return None
         q = {"id": f"loc_fine-fo-narrator-{moment}", **q}
-    if genre == "mhop_fullness":
+    if genre == "mhop_fullness" and extra is not None:  # LAYOUT names every one's container
         q["container"] = extra
         _check_container(where, text, extra, sc, conv, problems)
     places = [[sc["original_place"], *aliases.get("original", [])],

@@ -5,8 +5,12 @@ each value, as it also runs on a file the schema rejected). A module of its own,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TypedDict
+
+from pytest_tom.families.kit import Defaults
+from pytest_tom.families.kit import Scenario
+from pytest_tom.families.kit import SuiteDocument
+from pytest_tom.families.kit import Tagged
 
 RoleValues = dict[str, str | list[str]]  # `RoleMap`: role -> answer, or [answer, alternative ...]
 
@@ -63,7 +67,7 @@ class HandScene(_SceneId, total=False):
 _SceneryText = TypedDict("_SceneryText", {"class": str, "text": str})
 
 
-class Scenery(_SceneryText, total=False):
+class Scenery(_SceneryText, Tagged, total=False):
     """`SCENERY`: a story template of a stage (its class and text, required, in the base)."""
 
     id: str
@@ -78,11 +82,9 @@ class Scenery(_SceneryText, total=False):
     variants: Variants
     beliefs: list[str]
     scenes: list[HandScene]
-    tags: list[str]
 
 
-class _StageRequired(TypedDict):
-    id: str
+class _StageRequired(Scenario):
     type: str  # one of STAGE_TYPES
     protagonist: str
     key: str
@@ -92,30 +94,25 @@ class _StageRequired(TypedDict):
 
 
 class Stage(_StageRequired, total=False):
-    """`SCENARIO`: a robustness scenario is a stage (the required keys in the base)."""
+    """`SCENARIO`: a robustness scenario is a stage (the required keys in the bases; `id`,
+    `tags` and the free-form `source` from the kit's `Scenario`)."""
 
     swap: RoleValues
     belief: str
     world: str
     variants: Variants
-    tags: list[str]
-    source: Mapping[str, object]  # free-form: carried to the items' source
     note: str
 
 
-class RobustnessDefaults(TypedDict, total=False):
-    tags: list[str]
+class RobustnessDefaults(Defaults, total=False):
+    """`DEFAULTS`: its tags (the kit's `Defaults`)."""
 
 
-class _RobustnessHead(TypedDict):
-    suite: str
-    family: str
-    version: int | float | str  # `1`, `1.2` or `"1.2"`
+class _RobustnessScenarios(TypedDict):
     scenarios: list[Stage]
 
 
-class RobustnessSuite(_RobustnessHead, total=False):
+class RobustnessSuite(SuiteDocument, _RobustnessScenarios, total=False):
     """A robustness suite file."""
 
-    description: str
     defaults: RobustnessDefaults

@@ -4,7 +4,6 @@ letter."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Literal
 from typing import TypedDict
@@ -13,12 +12,15 @@ from pytest_tom.families.kit import ID
 from pytest_tom.families.kit import TAG
 from pytest_tom.families.kit import Any_
 from pytest_tom.families.kit import Checker
+from pytest_tom.families.kit import Defaults
 from pytest_tom.families.kit import Enum
 from pytest_tom.families.kit import Field
 from pytest_tom.families.kit import Int
 from pytest_tom.families.kit import ListOf
 from pytest_tom.families.kit import Obj
+from pytest_tom.families.kit import Scenario
 from pytest_tom.families.kit import Str
+from pytest_tom.families.kit import SuiteDocument
 from pytest_tom.families.kit import Text
 from pytest_tom.families.kit import checked_scenarios
 from pytest_tom.families.kit import describe
@@ -62,8 +64,7 @@ class SimpleTomQuestion(TypedDict):
     answer: str  # one of LETTERS
 
 
-class _SimpleTomStory(TypedDict):
-    id: str
+class _SimpleTomStory(Scenario):
     story: str
     aware: SimpleTomQuestion
     action: SimpleTomQuestion
@@ -71,30 +72,25 @@ class _SimpleTomStory(TypedDict):
 
 
 class SimpleTomScenario(_SimpleTomStory, total=False):
-    """A story, as `SCENARIO` accepts it (the required keys in the base)."""
+    """A story, as `SCENARIO` accepts it (the required keys in the bases; `id`, `tags` and
+    the free-form `source` from the kit's `Scenario`)."""
 
     scenario_name: str
     severity: int
-    tags: list[str]
-    source: Mapping[str, object]  # free-form: carried to the item's source
 
 
-class SimpleTomDefaults(TypedDict, total=False):
-    tags: list[str]
+class SimpleTomDefaults(Defaults, total=False):
+    """`DEFAULTS`: its tags (the kit's `Defaults`)."""
 
 
-class _SimpleTomHead(TypedDict):
-    suite: str
-    family: str
-    version: int | float | str  # `1`, `1.2` or `"1.2"`
+class _SimpleTomScenarios(TypedDict):
     scenarios: list[SimpleTomScenario]
 
 
-class SimpleTomSuite(_SimpleTomHead, total=False):
+class SimpleTomSuite(SuiteDocument, _SimpleTomScenarios, total=False):
     """A SimpleToM suite file: what `expand` reads once the schema has accepted it (and
     `check` reads, guarding each value, as it also runs on a file the schema rejected)."""
 
-    description: str
     defaults: SimpleTomDefaults
 
 

@@ -30,6 +30,8 @@ from typing import TypedDict
 from typing import cast
 
 from pytest_tom.families.kit import ConvertError
+from pytest_tom.families.kit import JSONObject
+from pytest_tom.families.kit import JSONValue
 from pytest_tom.families.kit import convert_kit
 
 from .schema import LETTERS
@@ -62,21 +64,13 @@ class ReleaseRow(_ReleaseQuestion, total=False):
     false_belief: bool | str  # default false
     a_str: str  # the right option's text, when given
     big_five: str  # kept when it is a string
-    u_id: object
-    sotopia_agents: object
-    sotopia_environment: object
+    u_id: JSONValue
+    sotopia_agents: JSONValue
+    sotopia_environment: JSONValue
 
 
 Kept = Literal["u_id", "sotopia_agents", "sotopia_environment"]
 KEPT: tuple[Kept, ...] = ("u_id", "sotopia_agents", "sotopia_environment")
-
-
-class ScenarioSource(TypedDict, total=False):
-    """The fields of an element a converted question keeps, as written (its `source`)."""
-
-    u_id: object
-    sotopia_agents: object
-    sotopia_environment: object
 
 
 @dataclass
@@ -186,7 +180,7 @@ def question_of(element: Any, where: str, problems: list[str]) -> ToMATOScenario
     }
     if isinstance(row.get("big_five"), str):
         out["big_five"] = row["big_five"]
-    source: ScenarioSource = {}
+    source: JSONObject = {}  # the fields of the element it keeps (`KEPT`), as written
     for key in KEPT:
         if key in row:
             source[key] = row[key]

@@ -3,7 +3,6 @@ one speaker of a conversation (a row of the release)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import TypedDict
 
@@ -12,12 +11,15 @@ from pytest_tom.families.kit import TAG
 from pytest_tom.families.kit import Any_
 from pytest_tom.families.kit import Bool
 from pytest_tom.families.kit import Checker
+from pytest_tom.families.kit import Defaults
 from pytest_tom.families.kit import Enum
 from pytest_tom.families.kit import Field
 from pytest_tom.families.kit import Int
 from pytest_tom.families.kit import ListOf
 from pytest_tom.families.kit import Obj
+from pytest_tom.families.kit import Scenario
 from pytest_tom.families.kit import Str
+from pytest_tom.families.kit import SuiteDocument
 from pytest_tom.families.kit import Text
 from pytest_tom.families.kit import checked_scenarios
 from pytest_tom.families.kit import describe
@@ -50,8 +52,7 @@ SCENARIO = Obj(
 DEFAULTS = Obj(what="defaults mapping", fields={"tags": Field(ListOf(TAG))})
 
 
-class _ToMATOQuestion(TypedDict):
-    id: str
+class _ToMATOQuestion(Scenario):
     conversation: str
     question: str
     options: Sequence[str | int | float]  # `Text`: a number is read as text
@@ -61,30 +62,25 @@ class _ToMATOQuestion(TypedDict):
 
 
 class ToMATOScenario(_ToMATOQuestion, total=False):
-    """One question, as `SCENARIO` accepts it (the required keys in the base)."""
+    """One question, as `SCENARIO` accepts it (the required keys in the bases; `id`, `tags`
+    and the free-form `source` from the kit's `Scenario`)."""
 
     false_belief: bool
     big_five: str
-    tags: list[str]
-    source: Mapping[str, object]  # free-form: carried to the item's source
 
 
-class ToMATODefaults(TypedDict, total=False):
-    tags: list[str]
+class ToMATODefaults(Defaults, total=False):
+    """`DEFAULTS`: its tags (the kit's `Defaults`)."""
 
 
-class _ToMATOHead(TypedDict):
-    suite: str
-    family: str
-    version: int | float | str  # `1`, `1.2` or `"1.2"`
+class _ToMATOScenarios(TypedDict):
     scenarios: list[ToMATOScenario]
 
 
-class ToMATOSuite(_ToMATOHead, total=False):
+class ToMATOSuite(SuiteDocument, _ToMATOScenarios, total=False):
     """A ToMATO suite file: what `expand` reads once the schema has accepted it (and
     `check` reads, guarding each value, as it also runs on a file the schema rejected)."""
 
-    description: str
     defaults: ToMATODefaults
 
 

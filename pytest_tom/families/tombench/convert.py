@@ -35,6 +35,7 @@ from typing import TypedDict
 from typing import cast
 
 from pytest_tom.families.kit import ConvertError
+from pytest_tom.families.kit import JSONObject
 from pytest_tom.families.kit import convert_kit
 
 from .catalogue import TASK_BY_NAME
@@ -68,14 +69,6 @@ ReleaseRow = TypedDict("ReleaseRow", {
     "能力\nABILITY": str,  # 'Dimension: ability', one or more
     "序号\nINDEX": int,
 }, total=False)
-
-
-class ScenarioSource(TypedDict, total=False):
-    """Where a converted question comes from (its scenario's `source`)."""
-
-    file: str  # <task>.jsonl
-    line: int
-    index: int  # the row's own index, when it is a number
 
 
 @dataclass
@@ -167,7 +160,8 @@ def question_of(row: ReleaseRow, task: str, language: str, number: int, where: s
         out["answer_as_released"] = released
         conv.notes.append(f"{where}: the answer is written {released!r}: read as {answer} "
                           f"(kept as answer_as_released for the authors' reading)")
-    source: ScenarioSource = {"file": f"{task}.jsonl", "line": number}
+    # where the question comes from: <task>.jsonl, its line, the row's own index if a number
+    source: JSONObject = {"file": f"{task}.jsonl", "line": number}
     if isinstance(row.get(INDEX), int):
         source["index"] = row[INDEX]
     out["source"] = source

@@ -13,6 +13,8 @@ from dataclasses import replace
 
 from pytest_tom.families.kit import ItemSpec
 from pytest_tom.families.kit import Message
+from pytest_tom.families.kit import meta_text
+from pytest_tom.families.kit import meta_texts
 
 from .prompts import HEADINGS
 from .prompts import SYSTEM
@@ -29,7 +31,7 @@ OPEN = {
 
 def probe_messages(item: ItemSpec, probe: str, method: str = "vanilla") -> list[Message]:
     """The first request of `item` under `probe` (`no-story` or `no-options`)."""
-    language = item.meta.get("language", "en")
+    language = meta_text(item.meta, "language", "en")
     story, question, options = HEADINGS[language]
     if probe == "no-story":
         lines = [f"{LETTERS[i]}. {text}" for i, text in enumerate(item.choices)]
@@ -46,7 +48,7 @@ def probe_messages(item: ItemSpec, probe: str, method: str = "vanilla") -> list[
 def reordered(item: ItemSpec, order: tuple[int, ...]) -> ItemSpec:
     """`item` with its shown options in `order`; its `meta.order` (shown letter -> the
     file's letter, which scoring reads through) and its gold letter move with them."""
-    shown = item.meta["order"]
+    shown = meta_texts(item.meta, "order")
     gold = LETTERS[order.index(LETTERS.index(str(item.gold)))]
     return replace(item, choices=[item.choices[i] for i in order], gold=gold,
                    meta={**item.meta, "order": [shown[i] for i in order]})

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pytest_tom.families.kit import ItemSpec
 from pytest_tom.families.kit import Message
+from pytest_tom.families.kit import meta_text
 from pytest_tom.families.kit import single_call
 
 from .schema import LETTERS
@@ -62,14 +63,14 @@ HEADINGS = {
 def user_text(item: ItemSpec) -> str:
     """The story, the question and the options (in the order of this item) as the model sees
     them."""
-    story, question, options = HEADINGS[item.meta.get("language", "en")]
+    story, question, options = HEADINGS[meta_text(item.meta, "language", "en")]
     lines = [f"{LETTERS[i]}. {text}" for i, text in enumerate(item.choices)]
     return "\n".join([story, item.data["story"].strip(), "", question, item.question.strip(),
                       "", options, *lines])
 
 
 def conversation(item: ItemSpec, method: str, responses: list[str]) -> list[Message] | None:
-    language = item.meta.get("language", "en")
+    language = meta_text(item.meta, "language", "en")
     system = SYSTEM[(language, "cot" if method == "cot" else "vanilla")]
     return single_call([{"role": "system", "content": system},
                         {"role": "user", "content": user_text(item)}], responses)

@@ -4,7 +4,6 @@ four options in file order and the right letter."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
 from typing import TypedDict
@@ -13,11 +12,14 @@ from pytest_tom.families.kit import ID
 from pytest_tom.families.kit import TAG
 from pytest_tom.families.kit import Any_
 from pytest_tom.families.kit import Checker
+from pytest_tom.families.kit import Defaults
 from pytest_tom.families.kit import Enum
 from pytest_tom.families.kit import Field
 from pytest_tom.families.kit import ListOf
 from pytest_tom.families.kit import Obj
+from pytest_tom.families.kit import Scenario
 from pytest_tom.families.kit import Str
+from pytest_tom.families.kit import SuiteDocument
 from pytest_tom.families.kit import Text
 from pytest_tom.families.kit import checked_scenarios
 from pytest_tom.families.kit import describe
@@ -57,8 +59,7 @@ DEFAULTS = Obj(what="defaults mapping", fields={
 })
 
 
-class _TomBenchQuestion(TypedDict):
-    id: str
+class _TomBenchQuestion(Scenario):
     ability: str
     story: str
     question: str
@@ -67,32 +68,26 @@ class _TomBenchQuestion(TypedDict):
 
 
 class TomBenchScenario(_TomBenchQuestion, total=False):
-    """One question, as `SCENARIO` accepts it (the required keys in the base)."""
+    """One question, as `SCENARIO` accepts it (the required keys in the bases; `id`, `tags`
+    and the free-form `source` from the kit's `Scenario`)."""
 
     task: str  # one of TASK_NAMES (else the defaults' task)
     answer_as_released: str
-    tags: list[str]
-    source: Mapping[str, object]  # free-form: carried to the item's source
 
 
-class TomBenchDefaults(TypedDict, total=False):
+class TomBenchDefaults(Defaults, total=False):
     language: str  # one of LANGUAGES
     task: str
-    tags: list[str]
 
 
-class _TomBenchHead(TypedDict):
-    suite: str
-    family: str
-    version: int | float | str  # `1`, `1.2` or `"1.2"`
+class _TomBenchScenarios(TypedDict):
     scenarios: list[TomBenchScenario]
 
 
-class TomBenchSuite(_TomBenchHead, total=False):
+class TomBenchSuite(SuiteDocument, _TomBenchScenarios, total=False):
     """A ToMBench suite file: what `expand` reads once the schema has accepted it (and
     `check` reads, guarding each value, as it also runs on a file the schema rejected)."""
 
-    description: str
     defaults: TomBenchDefaults
 
 

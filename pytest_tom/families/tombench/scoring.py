@@ -13,6 +13,7 @@ from pytest_tom.families.kit import ItemSpec
 from pytest_tom.families.kit import Outcome
 from pytest_tom.families.kit import ScoringContext
 from pytest_tom.families.kit import choice_problems
+from pytest_tom.families.kit import meta_texts
 
 from .options import OPTIONS
 from .reading import authors_letter
@@ -39,7 +40,7 @@ def option_problems(options: Mapping[str, object]) -> list[str]:
 def score_answer(item: ItemSpec, response: str, method: str, as_authors: bool) -> Outcome:
     """The outcome of `response` to `item` asked with `method`, read correctly or as the
     authors' script reads it."""
-    order = item.meta["order"]
+    order = meta_texts(item.meta, "order")
     if as_authors:
         read = authors_letter(response)
         mapped = authors_map(item.data["file_options"], order)[read.letter or "A"]
