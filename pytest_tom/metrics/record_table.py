@@ -36,7 +36,7 @@ import numpy as np
 
 from pytest_tom.core.outcome import CUT_OFF, ERROR
 from pytest_tom.core.record import Record
-from pytest_tom.core.record_view import RecordView, facet_rows, reasoning_fields
+from pytest_tom.core.record_view import RecordView, facet_rows, shows_reasoning
 from pytest_tom.metrics.accuracy import is_judged, is_skipped
 
 Select = Callable[[Record], bool]
@@ -361,20 +361,11 @@ def thought_characters(rec: Record) -> int | None:
     return None if reasoning_tokens(rec) else 0
 
 
-def _reasons(rec: Record) -> bool:
-    """Does the record show any reasoning: a thought, or a positive reasoning token count."""
-    shown, usage, cached = reasoning_fields(rec)
-    if shown:
-        return True
-    return bool((usage and usage.get("reasoning_tokens"))
-                or (cached and cached.get("reasoning_tokens")))
-
-
 def reasoning_of(records: Sequence[Record]) -> Reasoning:
     """The reasoning length of every record (see `Reasoning`). A run that shows no
     reasoning costs one look at each record."""
     n = len(records)
-    if not any(map(_reasons, records)):
+    if not any(map(shows_reasoning, records)):
         return Reasoning(np.full(n, np.nan), "")
     statuses = [RecordView(r).status for r in records]
     answered = [s not in (ERROR, CUT_OFF) for s in statuses]
@@ -418,7 +409,7 @@ def _facets(records: Sequence[Record], meta_keys: list[str]) -> tuple[np.ndarray
     append = codes.append
     missing = (MISSING,) * len(meta_keys)
     frozen = False  # once a meta value is unhashable (a list, say): every facet frozen
-    for r, (meta, tags, kind, error, correct) in facet_rows(records, MISSING):
+    for r, meta, tags, kind, error, correct in facet_rows(records, MISSING):
         metas = tuple(map((meta or _EMPTY).get, meta_keys, missing))
         if frozen:
             metas = tuple(map(_hashable, metas))
