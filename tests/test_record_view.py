@@ -12,12 +12,18 @@ from pytest_tom.core.outcome import CUT_OFF, ERROR, MEASURED, Outcome
 from pytest_tom.core.record import ItemSummary, OutcomeDict, ProbeRecord, SweepRecord
 from pytest_tom.core.record_view import (
     RecordView,
+    by_suite,
+    by_tags,
     facet_rows,
     key_of,
+    most_samples,
+    shows_reasoning,
     unit_of,
     verdict_of,
+    verdicts,
 )
 from pytest_tom.items.item import build_record
+from pytest_tom.metrics.record_table import UndeclaredRead, guarded
 
 
 def _spec(**kw: object) -> ItemSpec:
@@ -59,8 +65,8 @@ def test_the_view_reads_a_built_record_without_copying() -> None:
     assert view.unit == unit_of(rec) == "g1" and verdict_of(rec) == (CUT_OFF, False)
     assert view.source_file == "suites/toy.yaml" and view.line == 7
     assert view.responses == ["no"] and view.requests == 2 and view.usage == {"total_tokens": 5}
-    assert list(facet_rows([rec], None)) == [(rec, ({"order": 2}, ("fb",), "yes_no", CUT_OFF,
-                                                    False))]
+    assert list(facet_rows([rec], None)) == [(rec, {"order": 2}, ("fb",), "yes_no", CUT_OFF,
+                                               False)]
 
 
 def test_defaults_of_a_record_saved_before_a_field_existed() -> None:
@@ -78,3 +84,43 @@ def test_defaults_of_a_record_saved_before_a_field_existed() -> None:
     # the item's identity is on every record: reading it from one without is an error
     with pytest.raises(KeyError):
         _ = RecordView({"outcome": {}}).suite
+
+
+def test_the_one_loop_readers_read_what_the_view_reads() -> None:
+    a = build_record(_spec(), Outcome(correct=True), ["yes"])
+    b = build_record(_spec(id="s1::q2", suite="other", tags=[]), Outcome(correct=False,
+                     error=CUT_OFF), ["no"], usage={"reasoning_tokens": 3})
+    c = build_record(_spec(id="s1::q3"), Outcome(correct=None), ["4"])
+    c["samples"] = [{"outcome": c["outcome"], "responses": ["4"]}] * 3
+    recs = [a, b, c]
+    assert by_suite(recs) == {"toy": [a, c], "other": [b]}
+    assert by_tags(recs) == {("fb",): [a, c], (): [b]}
+    assert most_samples(recs) == 3 == max(len(RecordView(r).samples) for r in recs)
+    assert most_samples([a, b]) == 0
+    assert [(r, e, v) for r, e, v in verdicts(recs)] == \
+        [(r, RecordView(r).error, RecordView(r).correct) for r in recs]
+    # reasoning shows as a thought (even an empty one) or a positive token count
+    assert [shows_reasoning(r) for r in recs] == [False, True, False]
+    assert shows_reasoning({**a, "thoughts": [None]})
+    assert shows_reasoning({**a, "cached_usage": {"reasoning_tokens": 1}})
+    assert not shows_reasoning({**a, "usage": {"reasoning_tokens": 0}})
+
+
+def test_a_selection_sees_only_what_it_declares() -> None:
+    rec = build_record(_spec(meta={"order": 2, "secret": 1}), Outcome(correct=True), ["yes"])
+    seen = guarded(rec, frozenset({"order"}))
+    meta = seen["item"]["meta"]
+    assert meta["order"] == 2 and meta.get("order") == 2 and "order" in meta
+    assert dict(meta) == {"order": 2} and len(meta) == 1 and meta
+    assert seen["item"].get("kind") == "yes_no" and seen["outcome"]["correct"] is True
+    assert seen["outcome"].get("error") is None and "error" in seen["outcome"]
+    for read in (lambda: meta["secret"], lambda: meta.get("secret"), lambda: "secret" in meta,
+                 lambda: seen["item"]["gold"], lambda: seen["outcome"].get("parsed")):
+        with pytest.raises(UndeclaredRead):
+            read()
+    # a declared key the record lacks reads as absent; a meta with none of the declared
+    # keys is empty (falsy), whatever else it holds
+    other = guarded(rec, frozenset({"rank"}))["item"]["meta"]
+    assert other.get("rank", "-") == "-" and "rank" not in other and not other
+    with pytest.raises(KeyError):
+        other["rank"]

@@ -307,22 +307,60 @@ def suite_of(rec: Record) -> str:
 
 
 def facet_rows(records: Iterable[Record], missing: Any
-               ) -> Iterator[tuple[Record, tuple[Mapping[str, Any] | None, tuple[str, ...], Any,
-                                                 str | None, bool | None]]]:
-    """Each record with (meta or None, tags, kind or `missing`, error, correct): what
-    `metrics/record_table` groups every record of a run by, in one loop (no call per record)."""
+               ) -> Iterator[tuple[Record, Mapping[str, Any] | None, tuple[str, ...], Any,
+                                   str | None, bool | None]]:
+    """Each record with its meta or None, tags, kind or `missing`, error and correct (one
+    flat tuple): what `metrics/record_table` groups every record of a run by, in one loop
+    (no call per record)."""
     for rec in records:
         item, out = rec["item"], rec["outcome"]
-        yield rec, (item.get("meta"), tuple(item.get("tags", ())), item.get("kind", missing),
-                    out.get("error"), out.get("correct"))
+        yield (rec, item.get("meta"), tuple(item.get("tags", ())), item.get("kind", missing),
+               out.get("error"), out.get("correct"))
 
 
-def verdicts(records: Iterable[Record]) -> Iterator[tuple[Record, tuple[str | None,
-                                                                         bool | None]]]:
-    """Each record with its `verdict_of`, in one loop (the tallies read every record)."""
+def verdicts(records: Iterable[Record]) -> Iterator[tuple[Record, str | None, bool | None]]:
+    """Each record with its `verdict_of` (one flat tuple), in one loop (the tallies read
+    every record)."""
     for rec in records:
         out = rec["outcome"]
-        yield rec, (out.get("error"), out.get("correct"))
+        yield rec, out.get("error"), out.get("correct")
+
+
+def by_suite(records: Iterable[Record]) -> dict[str, list[Record]]:
+    """The records of each suite, in the order given (one loop, no call per record:
+    aggregation and the intervals split every record of a run by suite)."""
+    out: dict[str, list[Record]] = {}
+    for rec in records:
+        suite = rec["item"]["suite"]
+        part = out.get(suite)
+        if part is None:
+            out[suite] = [rec]
+        else:
+            part.append(rec)
+    return out
+
+
+def by_tags(records: Iterable[Record]) -> dict[tuple[str, ...], list[Record]]:
+    """The records of each list of tags (as a tuple), in the order given (one loop)."""
+    out: dict[tuple[str, ...], list[Record]] = {}
+    for rec in records:
+        tags = tuple(rec["item"].get("tags") or ())
+        part = out.get(tags)
+        if part is None:
+            out[tags] = [rec]
+        else:
+            part.append(rec)
+    return out
+
+
+def most_samples(records: Iterable[Record]) -> int:
+    """The largest number of samples of any record (0: none has samples), in one loop."""
+    most = 0
+    for rec in records:
+        samples = rec.get("samples")
+        if samples and len(samples) > most:
+            most = len(samples)
+    return most
 
 
 def unit_of(rec: Record) -> str:
@@ -366,6 +404,11 @@ def scenario_of(rec: Record) -> str:
     return rec["item"]["scenario"]
 
 
-def reasoning_fields(rec: Record) -> tuple[bool, dict[str, int] | None, dict[str, int] | None]:
-    """(has thoughts, usage, cached usage): what tells whether a record shows reasoning."""
-    return "thoughts" in rec, rec.get("usage"), rec.get("cached_usage")
+def shows_reasoning(rec: Record) -> bool:
+    """Does the record show any reasoning: a thought (even an empty one), or a positive
+    reasoning token count in its usage or its cached usage."""
+    if "thoughts" in rec:
+        return True
+    usage, cached = rec.get("usage"), rec.get("cached_usage")
+    return bool((usage and usage.get("reasoning_tokens"))
+                or (cached and cached.get("reasoning_tokens")))

@@ -11,7 +11,6 @@ of it the budget decided.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypedDict, cast
 
@@ -19,8 +18,8 @@ from pytest_tom.core.outcome import CUT_OFF, ERROR, SKIPPED, UNAVAILABLE, UNPARS
 from pytest_tom.core.record import Record
 from pytest_tom.core.record_view import (
     RecordView,
+    by_tags,
     status_of,
-    tags_of,
     unit_of,
     verdict_of,
     verdicts,
@@ -144,7 +143,7 @@ class _Tally:
         t = cls()
         items = judged = correct = errors = unparseable = cut_off = skipped = 0
         seen, failed = t.groups.seen, t.groups.failed  # `AllRightGroups.add`, inlined
-        for r, (error, verdict) in verdicts(records):
+        for r, error, verdict in verdicts(records):
             items += 1
             if error is not None:
                 if error == UNAVAILABLE:
@@ -213,9 +212,7 @@ def _tally(records: Iterable[Record], key: Callable[[Record], Any],
     counts once) and to the whole."""
     if not tags:
         return _Tally.of(records, key), {}
-    parts: dict[tuple[str, ...], list[Record]] = defaultdict(list)
-    for r in records:
-        parts[tuple(tags_of(r))].append(r)
+    parts = by_tags(records)
     total = _Tally()
     per_tag: dict[str, _Tally] = {}
     for tag_list, part in parts.items():

@@ -36,7 +36,7 @@ import numpy as np
 
 from pytest_tom.core.outcome import CUT_OFF, ERROR
 from pytest_tom.core.record import Record
-from pytest_tom.core.record_view import RecordView, facet_rows, reasoning_fields
+from pytest_tom.core.record_view import RecordView, facet_rows, shows_reasoning
 from pytest_tom.metrics.accuracy import is_judged, is_skipped
 
 Select = Callable[[Record], bool]
@@ -361,20 +361,11 @@ def thought_characters(rec: Record) -> int | None:
     return None if reasoning_tokens(rec) else 0
 
 
-def _reasons(rec: Record) -> bool:
-    """Does the record show any reasoning: a thought, or a positive reasoning token count."""
-    shown, usage, cached = reasoning_fields(rec)
-    if shown:
-        return True
-    return bool((usage and usage.get("reasoning_tokens"))
-                or (cached and cached.get("reasoning_tokens")))
-
-
 def reasoning_of(records: Sequence[Record]) -> Reasoning:
     """The reasoning length of every record (see `Reasoning`). A run that shows no
     reasoning costs one look at each record."""
     n = len(records)
-    if not any(map(_reasons, records)):
+    if not any(map(shows_reasoning, records)):
         return Reasoning(np.full(n, np.nan), "")
     statuses = [RecordView(r).status for r in records]
     answered = [s not in (ERROR, CUT_OFF) for s in statuses]
@@ -418,7 +409,7 @@ def _facets(records: Sequence[Record], meta_keys: list[str]) -> tuple[np.ndarray
     append = codes.append
     missing = (MISSING,) * len(meta_keys)
     frozen = False  # once a meta value is unhashable (a list, say): every facet frozen
-    for r, (meta, tags, kind, error, correct) in facet_rows(records, MISSING):
+    for r, meta, tags, kind, error, correct in facet_rows(records, MISSING):
         metas = tuple(map((meta or _EMPTY).get, meta_keys, missing))
         if frozen:
             metas = tuple(map(_hashable, metas))
@@ -461,14 +452,25 @@ OUTCOME_FIELDS = frozenset({"correct", "error"})
 class _Guarded(Mapping):
     """A read-only view of a record's dict that allows only the declared keys; `views`
     holds the views of its nested dicts, made once (a selection runs for every facet of
-    every declared metric: its reads must cost little)."""
+    every declared metric: its reads must cost little).
 
-    __slots__ = ("_data", "_allowed", "_path", "_views")
+    What a selection may see (the declared keys the dict has, a nested dict as its view)
+    is read into `_visible` when the view is made, and whether there is any of it into
+    `_any`: a read is then one lookup, and `meta(r) or {}` in a selection one attribute
+    (the views are made once per facet and read by every selection, tens of thousands of
+    times in a large run's aggregation). The records do not change while a table reads
+    them."""
+
+    __slots__ = ("_visible", "_allowed", "_path", "_any")
 
     def __init__(self, data: Any, allowed: frozenset[str], path: str,
                  views: dict[str, Any] | None = None) -> None:
-        self._data = data if isinstance(data, dict) else {}
-        self._allowed, self._path, self._views = allowed, path, views or {}
+        data = data if isinstance(data, dict) else _EMPTY
+        visible = {k: v for k, v in data.items() if k in allowed}
+        if views:
+            visible.update((k, v) for k, v in views.items() if k in visible)
+        self._visible: dict[str, Any] = visible
+        self._allowed, self._path, self._any = allowed, path, bool(visible)
 
     def _refuse(self, key: object) -> UndeclaredRead:
         return UndeclaredRead(
@@ -479,32 +481,36 @@ class _Guarded(Mapping):
             f"record's reasoning length: the metric's `quantity` and `band`)")
 
     def __getitem__(self, key: str) -> Any:
-        if key not in self._allowed:
-            raise self._refuse(key)
-        view = self._views.get(key)
-        return view if view is not None else self._data[key]
+        value = self._visible.get(key, MISSING)
+        if value is not MISSING:
+            return value
+        if key in self._allowed:
+            raise KeyError(key)
+        raise self._refuse(key)
 
     def get(self, key: str, default: Any = None) -> Any:
-        if key not in self._allowed:
-            raise self._refuse(key)
-        view = self._views.get(key)
-        if view is not None:
-            return view
-        return self._data.get(key, default)
+        value = self._visible.get(key, MISSING)
+        if value is not MISSING:
+            return value
+        if key in self._allowed:
+            return default
+        raise self._refuse(key)
 
     def __contains__(self, key: object) -> bool:
-        if key not in self._allowed:
-            raise self._refuse(key)
-        return key in self._data
+        if key in self._visible:
+            return True
+        if key in self._allowed:
+            return False
+        raise self._refuse(key)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(k for k in self._data if k in self._allowed)
+        return iter(self._visible)
 
     def __len__(self) -> int:
-        return sum(1 for _ in self)
+        return len(self._visible)
 
-    def __bool__(self) -> bool:  # `meta(r) or {}` in selections: no count of the keys
-        return any(k in self._allowed for k in self._data)
+    def __bool__(self) -> bool:  # `meta(r) or {}` in selections
+        return self._any
 
 
 def guarded(rec: Record, reads: frozenset[str]) -> Any:

@@ -14,13 +14,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from pytest_tom.core.record import Record
-from pytest_tom.core.record_view import RecordView, samples_of
+from pytest_tom.core.record_view import RecordView, most_samples
 from pytest_tom.metrics.accuracy import Figure
 from pytest_tom.metrics.table_json import TableJSON
 
 
 def sample_count(records: list[Record]) -> int:
-    return max((len(samples_of(r)) for r in records), default=0)
+    return most_samples(records)
 
 
 # what a record holds of its first sample (thoughts, finish) or sums over its samples

@@ -6,12 +6,11 @@ travel on the reports, never `session.items`.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any, cast
 
 from pytest_tom import families
-from pytest_tom.core.record_view import RecordView, group_of, id_of, suite_of
+from pytest_tom.core.record_view import RecordView, by_suite, group_of, id_of
 from pytest_tom.families.base import FamilyResult, Settings
 from pytest_tom.metrics.accuracy import Record, accuracy_block, core_metrics, sum_blocks
 from pytest_tom.metrics.declare import Value, evaluate
@@ -113,9 +112,7 @@ def _aggregate_once(records: list[Record], settings: Settings,
     from their declarations, then the family's own figures and tables given those values)
     and the core metrics. `tables` (when given) keeps each suite's record table for the
     intervals."""
-    grouped: dict[str, list[Record]] = defaultdict(list)
-    for rec in records:
-        grouped[suite_of(rec)].append(rec)
+    grouped = by_suite(records)
     suites: dict[str, SuiteJSON] = {}
     blocks: list[Mapping[str, Figure]] = []  # each suite's share of the totals
     for name in sorted(grouped):
