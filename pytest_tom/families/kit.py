@@ -43,6 +43,14 @@ from pytest_tom.core.outcome import UNPARSEABLE
 from pytest_tom.core.outcome import Outcome
 from pytest_tom.core.outcome import status
 from pytest_tom.core.record_view import RecordView
+from pytest_tom.core.record_view import answer_rows
+from pytest_tom.core.record_view import error_of
+from pytest_tom.core.record_view import extra_of
+from pytest_tom.core.record_view import extra_verdicts
+from pytest_tom.core.record_view import gold_of
+from pytest_tom.core.record_view import kind_of
+from pytest_tom.core.record_view import meta_verdicts
+from pytest_tom.core.record_view import parsed_of
 from pytest_tom.core.settings import Settings
 
 # the Family base class and what its hooks take and return; the converters' kit module
@@ -88,6 +96,7 @@ from pytest_tom.metrics.accuracy import Record
 from pytest_tom.metrics.accuracy import is_judged
 from pytest_tom.metrics.accuracy import is_skipped
 from pytest_tom.metrics.accuracy import judged
+from pytest_tom.metrics.accuracy import judged_verdict
 from pytest_tom.metrics.accuracy import ratio
 from pytest_tom.metrics.crosstab import accuracies
 from pytest_tom.metrics.crosstab import crosstab
@@ -204,13 +213,16 @@ __all__ = [
     "condition_of", "contains_normalised", "crosstab", "describe", "describe_spec", "did_you_mean",
     "disjoint_samples", "dump_suite", "embeddings_available", "evaluate", "first_keyword",
     "get_embedder", "has_words", "hedge_in", "is_judged", "is_skipped", "json_instruction",
-    "judged", "last_line", "letter_outcome", "letters_named", "looks_like_path", "macro_f1_of",
+    "judged", "judged_verdict", "last_line", "letter_outcome", "letters_named", "looks_like_path", "macro_f1_of",
     "mean_of", "mean_std", "mentioned_names", "meta", "meta_text", "meta_texts", "named_place",
     "normalise", "ordered", "outcome_value", "parse_choice", "parse_yes_no", "pct", "pct_of", "points", "ratio",
     "ratio_of", "read_choice", "resolve_dtype", "scenario_of", "score_final", "signed_unit",
     "single_call", "sole_keyword", "status", "table_rows", "tags_of", "tiny_pct", "token_f1",
     "two_calls", "type_name", "unit", "unread_choice", "weighted_f1_of", "word_pattern",
     "yes_no_word",
+    # a record's fields without a view object, and one-loop readers (per-record code)
+    "answer_rows", "error_of", "extra_of", "extra_verdicts", "gold_of", "kind_of",
+    "meta_verdicts", "parsed_of",
     # downloads (download.py)
     "Download", "GitHubRelease", "Licence", "Member", "Remote", "github_file", "github_page",
     # the suite document (schema.py declares the family's own)

@@ -60,7 +60,11 @@ def is_request_error(rec: Record) -> bool:
 def is_judged(rec: Record) -> bool:
     """Whether a record counts in accuracies: not skipped, and right/wrong (not merely
     measured; an unparseable or errored answer with `correct` False is judged wrong)."""
-    error, correct = verdict_of(rec)
+    return judged_verdict(*verdict_of(rec))
+
+
+def judged_verdict(error: str | None, correct: bool | None) -> bool:
+    """`is_judged` of a record with this error and correct (a loop that has read them)."""
     return correct is not None and error != UNAVAILABLE
 
 

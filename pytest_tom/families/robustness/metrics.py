@@ -26,9 +26,9 @@ from pytest_tom.families.kit import Declared
 from pytest_tom.families.kit import FamilyResult
 from pytest_tom.families.kit import MetricTable
 from pytest_tom.families.kit import Record
-from pytest_tom.families.kit import RecordView
 from pytest_tom.families.kit import Settings
-from pytest_tom.families.kit import is_judged
+from pytest_tom.families.kit import judged_verdict
+from pytest_tom.families.kit import meta_verdicts
 from pytest_tom.families.kit import pct
 from pytest_tom.families.kit import ratio
 from pytest_tom.families.kit import tiny_pct
@@ -134,16 +134,14 @@ def _count(records: list[Record]) -> _Counted:
     """One pass over the records (a 100,000-record run reads each once)."""
     counted = _Counted()
     declared_variants = frozenset(DECLARED_VARIANTS)
-    for r in records:
-        view = RecordView(r)
-        meta = view.meta
+    for _, meta, unit, error, correct in meta_verdicts(records):
         cls = meta.get("class", "?")
-        counted.sizes[cls][view.unit] += 1
-        if view.error == UNPARSEABLE:
+        counted.sizes[cls][unit] += 1
+        if error == UNPARSEABLE:
             counted.unparseable[cls] += 1
         variant = meta.get("variant")
-        if variant not in declared_variants and is_judged(r):
-            right = bool(view.correct)
+        if variant not in declared_variants and judged_verdict(error, correct):
+            right = bool(correct)
             for cell in (counted.own_variants[(variant, meta.get("question"))],
                          counted.own_variants[(variant, ALL)]):
                 cell[0] += right
