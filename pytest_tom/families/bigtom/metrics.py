@@ -41,10 +41,10 @@ from pytest_tom.families.kit import Declared
 from pytest_tom.families.kit import FamilyResult
 from pytest_tom.families.kit import MetricTable
 from pytest_tom.families.kit import Record
-from pytest_tom.families.kit import RecordView
 from pytest_tom.families.kit import Settings
 from pytest_tom.families.kit import Value
-from pytest_tom.families.kit import is_judged
+from pytest_tom.families.kit import extra_verdicts
+from pytest_tom.families.kit import judged_verdict
 from pytest_tom.families.kit import pct
 from pytest_tom.families.kit import ratio
 
@@ -77,9 +77,8 @@ def aggregate(records: list[Record], settings: Settings, declared: Declared) -> 
 def initial_state_rate(records: list[Record]) -> float | None:
     """The share of judged answers naming one option that name the initial-state one."""
     picked = picked_initial = 0
-    for r in records:
-        extra = RecordView(r).extra
-        if extra and "initial_state" in extra and is_judged(r):
+    for _, extra, error, correct in extra_verdicts(records):
+        if extra and "initial_state" in extra and judged_verdict(error, correct):
             picked += 1
             picked_initial += bool(extra["initial_state"])
     return ratio(picked_initial, picked)
