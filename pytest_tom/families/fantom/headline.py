@@ -39,9 +39,12 @@ from pytest_tom.families.kit import RecordView
 from pytest_tom.families.kit import Settings
 from pytest_tom.families.kit import ValueMean
 from pytest_tom.families.kit import condition_of
+from pytest_tom.families.kit import gold_of
+from pytest_tom.families.kit import kind_of
 from pytest_tom.families.kit import mean_of
 from pytest_tom.families.kit import meta
 from pytest_tom.families.kit import outcome_value
+from pytest_tom.families.kit import parsed_of
 from pytest_tom.families.kit import ratio_of
 from pytest_tom.families.kit import weighted_f1_of
 
@@ -69,12 +72,12 @@ def fantom_set(r: Record) -> Hashable:
 def yn_label(r: Record) -> str:
     """A yes/no answer's label for the F1: yes, no, or irrelevant (anything else, a
     request error included)."""
-    parsed = RecordView(r).parsed
+    parsed = parsed_of(r)
     return parsed if parsed in (YES, NO) else IRRELEVANT
 
 
 def yn_pair(r: Record) -> tuple[Hashable, Hashable]:
-    return str(RecordView(r).gold), yn_label(r)
+    return str(gold_of(r)), yn_label(r)
 
 
 # the selections look at the kind first: most facets are of another kind, and the meta
@@ -82,17 +85,17 @@ def yn_pair(r: Record) -> tuple[Hashable, Hashable]:
 
 
 def in_scenario(scenario: str, kinds: tuple[str, ...]) -> Callable[[Record], bool]:
-    return lambda r: RecordView(r).kind in kinds and meta(r).get("accessibility") == scenario
+    return lambda r: kind_of(r) in kinds and meta(r).get("accessibility") == scenario
 
 
 def dist_correct(scenario: str) -> Callable[[Record], bool]:
     """The Dist.-correct free responses of the scenario (their token F1 is averaged)."""
-    return lambda r: ((v := RecordView(r)).kind == "belief_dist" and v.correct is True
+    return lambda r: (kind_of(r) == "belief_dist" and RecordView(r).correct is True
                       and meta(r).get("accessibility") == scenario)
 
 
 def of_order(scenario: str, kind: str, orders: tuple[str, ...]) -> Callable[[Record], bool]:
-    return lambda r: (RecordView(r).kind == kind and meta(r).get("tom_order") in orders
+    return lambda r: (kind_of(r) == kind and meta(r).get("tom_order") in orders
                       and meta(r).get("accessibility") == scenario)
 
 
@@ -172,7 +175,7 @@ def _headline() -> tuple[Metric, ...]:
         alls["answerability"], a_list, a_yn,
         alls["infoaccess"], i_list, i_yn,
         Metric("fact_token_f1", "Fact token F1", GROUPED,
-               select=lambda r: RecordView(r).kind == "fact", summarize=ValueMean(outcome_value),
+               select=lambda r: kind_of(r) == "fact", summarize=ValueMean(outcome_value),
                finish=mean_of, unit=fantom_set, plot="table9", short="Fact TokenF1"),
     )
 

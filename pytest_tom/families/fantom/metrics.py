@@ -52,8 +52,11 @@ from pytest_tom.families.kit import Record
 from pytest_tom.families.kit import RecordView
 from pytest_tom.families.kit import Settings
 from pytest_tom.families.kit import Value
+from pytest_tom.families.kit import answer_rows
 from pytest_tom.families.kit import describe_spec
+from pytest_tom.families.kit import extra_of
 from pytest_tom.families.kit import is_skipped
+from pytest_tom.families.kit import kind_of
 from pytest_tom.families.kit import points
 from pytest_tom.families.kit import resolve_dtype
 
@@ -80,8 +83,7 @@ ORDER_COLUMNS = (ORDERS[0], "second_order", *ORDERS[1:])  # the ToM order table'
 QUESTION_FAMILY = {k: k.split("_")[0] for k in (*LIST_KINDS, *YN_KINDS)}
 
 
-def kind(rec: Record) -> str:
-    return RecordView(rec).kind
+kind = kind_of
 
 
 def ratio(pair: tuple[int, int]) -> float | None:
@@ -153,16 +155,16 @@ class ScenarioTally:
         # list / yes-no kind -> [included unaware, excluded aware, unparseable, request errors]
         self.errors: dict[str, list[int]] = {k: [0, 0, 0, 0] for k in (*LIST_KINDS, *YN_KINDS)}
 
-    def add(self, k: str, rec: Record, m: FantomMeta) -> None:
-        """Count one ToM record of kind `k` (`m`: its meta)."""
-        view = RecordView(rec)
-        right = view.correct is True
+    def add(self, k: str, m: FantomMeta, state: str, correct: bool | None, parsed: Any,
+            gold: Any, extra: Mapping[str, Any]) -> None:
+        """Count one ToM record of kind `k`: its meta, status and outcome's fields (as
+        `answer_rows` reads them)."""
+        right = correct is True
         set_id = m.get("set")
         self.count[k] += 1
         self.sets.add(set_id)
         if self.control is not None:
             self.control.add(k, set_id, m.get(self.field), right)
-        state = view.status
         if k in BELIEF_KINDS:
             skipped = state == SKIPPED
             if skipped:
@@ -182,7 +184,6 @@ class ScenarioTally:
         errors[3] += request_error
         self.cut[k] += state == CUT_OFF
         if k in LIST_KINDS:
-            extra = view.extra
             named = extra.get("named")
             self.by_set[set_id].add_list(fam, None if named is None else
                                          {name_key(n) for n in named})
@@ -191,8 +192,6 @@ class ScenarioTally:
                 errors[1] += bool(extra.get("excluded_aware"))
                 errors[2] += "named" not in extra
             return
-        gold = view.gold
-        parsed = view.parsed
         label = parsed if parsed in (YES, NO) else IRRELEVANT  # as `headline.yn_label`
         claim = None if label == IRRELEVANT else label == YES
         self.by_set[set_id].add_yes_no(name_key(m["character"]), fam, right, claim, gold == YES)
@@ -301,17 +300,15 @@ class Reading:
         contexts: set[Any] = set()
         accessible: set[Any] = set()  # sets with an accessible ToM question ...
         other: set[Any] = set()  # ... and with another one
-        for r in records:
-            view = RecordView(r)
-            k = view.kind
-            m = cast(FantomMeta, view.meta)  # as `expand.Expander` wrote it
+        for _, k, meta, _, state, _, correct, parsed, gold, extra in answer_rows(records):
+            m = cast(FantomMeta, meta)  # as `expand.Expander` wrote it
             contexts.add(m.get("context"))
             if k in TOM_KINDS:
                 scen = m.get("accessibility")
                 (accessible if scen == ACCESSIBLE else other).add(m.get("set"))
                 tally = self.scenarios.get(scen) if scen is not None else None
                 if tally is not None:
-                    tally.add(k, r, m)
+                    tally.add(k, m, state, correct, parsed, gold, extra)
         self.contexts = contexts - {None}
         # The sets of the control task: every ToM question of the set is accessible.
         # Belief questions carry their own accessibility, list and yes/no questions the
@@ -323,7 +320,7 @@ class Reading:
 
 def embedder_info(records: list[Record], settings: Settings) -> str:
     for r in records:
-        name = RecordView(r).extra.get("embedder")
+        name = extra_of(r).get("embedder")
         if name:
             return str(name)
     configured = describe_spec(settings.options.get("embedder"),
