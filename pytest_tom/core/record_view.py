@@ -442,6 +442,12 @@ def parsed_of(rec: Record) -> Any:
     return out.get("parsed") if out is not None else None
 
 
+def error_parsed_of(rec: Record) -> tuple[str | None, Any]:
+    """(error, parsed) of the record's outcome (both None without one)."""
+    out = rec.get("outcome")
+    return (out.get("error"), out.get("parsed")) if out is not None else (None, None)
+
+
 def extra_of(rec: Record) -> Mapping[str, Any]:
     """`RecordView(rec).extra`."""
     out = rec.get("outcome")

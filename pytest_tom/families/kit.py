@@ -45,6 +45,7 @@ from pytest_tom.core.outcome import status
 from pytest_tom.core.record_view import RecordView
 from pytest_tom.core.record_view import answer_rows
 from pytest_tom.core.record_view import error_of
+from pytest_tom.core.record_view import error_parsed_of
 from pytest_tom.core.record_view import extra_of
 from pytest_tom.core.record_view import extra_verdicts
 from pytest_tom.core.record_view import gold_of
@@ -221,7 +222,7 @@ __all__ = [
     "two_calls", "type_name", "unit", "unread_choice", "weighted_f1_of", "word_pattern",
     "yes_no_word",
     # a record's fields without a view object, and one-loop readers (per-record code)
-    "answer_rows", "error_of", "extra_of", "extra_verdicts", "gold_of", "kind_of",
+    "answer_rows", "error_of", "error_parsed_of", "extra_of", "extra_verdicts", "gold_of", "kind_of",
     "meta_verdicts", "parsed_of",
     # downloads (download.py)
     "Download", "GitHubRelease", "Licence", "Member", "Remote", "github_file", "github_page",

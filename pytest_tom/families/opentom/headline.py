@@ -34,8 +34,9 @@ from pytest_tom.families.kit import LabelPairs
 from pytest_tom.families.kit import Metric
 from pytest_tom.families.kit import Plot
 from pytest_tom.families.kit import Record
-from pytest_tom.families.kit import RecordView
 from pytest_tom.families.kit import ValueMean
+from pytest_tom.families.kit import error_of
+from pytest_tom.families.kit import error_parsed_of
 from pytest_tom.families.kit import is_skipped
 from pytest_tom.families.kit import macro_f1_of
 from pytest_tom.families.kit import mean_of
@@ -94,8 +95,12 @@ def subsets_of(meta: OpentomMeta) -> Sequence[str | None]:
 
 def predicted(rec: Record) -> str | None:
     """The label the answer gave; None for an unparseable answer or a failed request."""
-    view = RecordView(rec)
-    return view.parsed if not view.error else None
+    return predicted_from(*error_parsed_of(rec))
+
+
+def predicted_from(error: str | None, parsed: str | None) -> str | None:
+    """`predicted` of an answer with this outcome error and parsed label."""
+    return parsed if not error else None
 
 
 def pair(r: Record) -> tuple[Hashable, Hashable]:
@@ -103,7 +108,7 @@ def pair(r: Record) -> tuple[Hashable, Hashable]:
 
 
 def unparseable(r: Record) -> float:
-    return 1.0 if RecordView(r).error == UNPARSEABLE else 0.0
+    return 1.0 if error_of(r) == UNPARSEABLE else 0.0
 
 
 def counted_in(key: str) -> Callable[[Record], bool]:

@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
 
+from pytest_tom.families.kit import SKIPPED
 from pytest_tom.families.kit import Declared
 from pytest_tom.families.kit import FamilyResult
 from pytest_tom.families.kit import Metric
@@ -38,12 +39,13 @@ from pytest_tom.families.kit import RecordTable
 from pytest_tom.families.kit import RecordView
 from pytest_tom.families.kit import Settings
 from pytest_tom.families.kit import Value
+from pytest_tom.families.kit import answer_rows
 from pytest_tom.families.kit import disjoint_samples
 from pytest_tom.families.kit import evaluate
-from pytest_tom.families.kit import is_skipped
 from pytest_tom.families.kit import mean_std
 from pytest_tom.families.kit import pct
 from pytest_tom.families.kit import ratio
+from pytest_tom.families.kit import scenario_of
 from pytest_tom.families.kit import signed_unit
 from pytest_tom.families.opentom.headline import ACCURACY
 from pytest_tom.families.opentom.headline import F1
@@ -51,7 +53,7 @@ from pytest_tom.families.opentom.headline import KEYS
 from pytest_tom.families.opentom.headline import ROLE_KEYS
 from pytest_tom.families.opentom.headline import ROLE_NAMES
 from pytest_tom.families.opentom.headline import TABLE2_ROWS
-from pytest_tom.families.opentom.headline import predicted
+from pytest_tom.families.opentom.headline import predicted_from
 
 LocationPairs = dict[tuple[str, str, str], dict[str, str | None]]
 
@@ -67,15 +69,14 @@ class Reading:
         # (narrative, order, perspective) -> genre -> the answer's label
         self.location_pairs: LocationPairs = defaultdict(dict)
         self.versions: set[Any] = set()
-        for rec in records:
-            if is_skipped(rec):
+        for rec, _, meta, scenario, state, error, _, parsed, _, _ in answer_rows(records):
+            if state == SKIPPED:
                 continue
             self.kept.append(rec)
-            view = RecordView(rec)
-            meta = view.meta
             genre, role = meta["genre"], meta.get("role")
             if genre in ("loc_coarse", "loc_fine") and role in ROLE_NAMES:
-                self.location_pairs[(view.scenario, meta["order"], role)][genre] = predicted(rec)
+                self.location_pairs[(scenario, meta["order"], role)][genre] = \
+                    predicted_from(error, parsed)
             self.versions.add(meta.get("narrative", "short"))
 
 
@@ -135,7 +136,7 @@ def aggregate(records: list[Record], settings: Settings, declared: Declared) -> 
         recs = reading.kept
         count, size = int(opts.get("opentom_samples", 5)), int(opts.get("opentom_sample_size", 50))
         suite = RecordView(recs[0]).suite if recs else ""
-        narratives = {RecordView(r).scenario for r in recs}
+        narratives = {scenario_of(r) for r in recs}
         samples = disjoint_samples(narratives, count, size,
                                    settings.rng("opentom-samples", suite))
         info["opentom protocol"] = (f"{count} disjoint samples of {size} narratives "
@@ -167,7 +168,7 @@ def sample_values(records: list[Record], samples: Sequence[Sequence[Any]],
     reads = frozenset(k for m in metrics for k in m.reads)
     for sample in samples:
         chosen = set(sample)
-        table = RecordTable([r for r in records if RecordView(r).scenario in chosen], reads)
+        table = RecordTable([r for r in records if scenario_of(r) in chosen], reads)
         for name, v in evaluate(metrics, table).items():
             out[name].append(v.value)
     return out
