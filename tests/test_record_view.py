@@ -12,11 +12,20 @@ from pytest_tom.core.outcome import CUT_OFF, ERROR, MEASURED, Outcome
 from pytest_tom.core.record import ItemSummary, OutcomeDict, ProbeRecord, SweepRecord
 from pytest_tom.core.record_view import (
     RecordView,
+    answer_rows,
     by_suite,
     by_tags,
+    error_of,
+    error_parsed_of,
+    extra_of,
+    extra_verdicts,
     facet_rows,
+    gold_of,
     key_of,
+    kind_of,
+    meta_verdicts,
     most_samples,
+    parsed_of,
     shows_reasoning,
     unit_of,
     verdict_of,
@@ -104,6 +113,40 @@ def test_the_one_loop_readers_read_what_the_view_reads() -> None:
     assert shows_reasoning({**a, "thoughts": [None]})
     assert shows_reasoning({**a, "cached_usage": {"reasoning_tokens": 1}})
     assert not shows_reasoning({**a, "usage": {"reasoning_tokens": 0}})
+
+
+def test_the_families_readers_read_what_the_view_reads() -> None:
+    """The plain readers the families' per-record code uses (no view object) give the
+    view's value and default for each field, an outcome-less record included."""
+    a = build_record(_spec(group="g1"), Outcome(correct=False, parsed="no", error=CUT_OFF,
+                                                extra={"named": ["x"]}), ["no"])
+    b = {"item": {"suite": "toy", "id": "q", "scenario": "s", "kind": "k", "family": "f"},
+         "outcome": {"correct": None}}  # saved before meta, gold, extra existed
+    c = {"item": b["item"]}  # no outcome
+    recs = [a, b, c]
+    pairs = [(r, RecordView(r)) for r in recs]
+    views = [v for _, v in pairs]
+    assert [kind_of(r) for r in recs] == [v.kind for v in views] == ["yes_no", "k", "k"]
+    assert [gold_of(r) for r in recs] == [v.gold for v in views] == ["yes", None, None]
+    assert [error_of(r) for r in recs] == [v.error for v in views] == [CUT_OFF, None, None]
+    assert [parsed_of(r) for r in recs] == [v.parsed for v in views] == ["no", None, None]
+    assert [error_parsed_of(r) for r in recs] == [(v.error, v.parsed) for v in views]
+    assert [dict(extra_of(r)) for r in recs] == [dict(v.extra) for v in views] == \
+        [{"named": ["x"]}, {}, {}]
+    assert [(r, dict(m), u, e, ok) for r, m, u, e, ok in meta_verdicts(recs)] == \
+        [(r, dict(v.meta), v.unit, v.error, v.correct) for r, v in pairs]
+    assert [(r, dict(x), e, ok) for r, x, e, ok in extra_verdicts(recs)] == \
+        [(r, dict(v.extra), v.error, v.correct) for r, v in pairs]
+    rows = [(r, k, dict(m), sc, st, e, ok, p, g, dict(x))
+            for r, k, m, sc, st, e, ok, p, g, x in answer_rows(recs)]
+    assert rows == [(r, v.kind, dict(v.meta), v.scenario, v.status, v.error, v.correct,
+                     v.parsed, v.gold, dict(v.extra)) for r, v in pairs]
+    assert [row[4] for row in rows] == [CUT_OFF, MEASURED, ERROR]
+    # a selection's guarded record answers the readers of what it may see as the view
+    seen = guarded(a, frozenset())
+    assert (kind_of(seen), error_of(seen)) == ("yes_no", CUT_OFF)
+    with pytest.raises(UndeclaredRead):
+        gold_of(seen)
 
 
 def test_a_selection_sees_only_what_it_declares() -> None:
