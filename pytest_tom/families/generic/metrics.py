@@ -13,11 +13,11 @@ from typing import Any
 from pytest_tom.families.kit import FamilyResult
 from pytest_tom.families.kit import MetricTable
 from pytest_tom.families.kit import Record
-from pytest_tom.families.kit import RecordView
 from pytest_tom.families.kit import Settings
 from pytest_tom.families.kit import Value
 from pytest_tom.families.kit import accuracies
 from pytest_tom.families.kit import crosstab
+from pytest_tom.families.kit import meta
 from pytest_tom.families.kit import ordered
 from pytest_tom.families.kit import table_rows
 
@@ -30,8 +30,8 @@ STORY_TYPES = ("true_belief", "false_belief", "second_order_false_belief")
 
 
 def _tomi(rec: Record, field: str) -> str | None:
-    meta: Any = RecordView(rec).meta.get("tomi")
-    return str(meta[field]) if isinstance(meta, dict) and field in meta else None
+    tomi: Any = meta(rec).get("tomi")  # per record of the table: no view object
+    return str(tomi[field]) if isinstance(tomi, dict) and field in tomi else None
 
 
 def aggregate(records: list[Record], settings: Settings,
