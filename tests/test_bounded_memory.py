@@ -81,7 +81,7 @@ def test_a_family_that_prepares_still_asks_each_item_once(pytester: pytest.Pytes
     # in process (the embedder fixture loads FANToM's model once per test process; the
     # -n 2 workers load their own), on a seeded subset of whole conversation sets
     with ChatServer(lambda body: "They talked about the weather.") as server:
-        result = pytester.runpytest(*tom_args(server, "--tom-cache=off", "--tom-limit=120",
+        result = pytester.runpytest(*tom_args(server, "--tom-cache=off", "--tom-limit=60",
                                               "--tom-report=r.json", *mode))
         asked = server.requests
         once = set(server.per_prompt.values())

@@ -5,7 +5,7 @@ one of them, meeting the other's lock while setting the file up, turned its
 cache off for the whole run ("stayed locked by another program"), so about half
 the answers were never cached. The race itself: eight processes open one new
 cache at the same moment, twenty times, and every one keeps its cache on. The
-whole path: five `-n 2` runs in a row on a fresh cache folder cache every
+whole path: two `-n 2` runs in a row on a fresh cache folder cache every
 answer every time and print no cache line.
 
 A `-n 2` run killed with `kill -9` (controller and workers at once) keeps every
@@ -33,7 +33,7 @@ from pytest_tom.asking.cache import ResponseCache
 pytest.importorskip("xdist")
 
 ITEMS = 10  # both workers write: the race is at the cache's first opening, not in its size
-RUNS = 5
+RUNS = 2  # the path, not the race (the test above): a fresh cache folder each run
 OPENERS = 8  # processes opening one new cache at once, in each of ROUNDS fresh folders
 ROUNDS = 20
 
@@ -63,7 +63,7 @@ def test_processes_opening_one_new_cache_at_once_all_keep_it_on(tmp_path: Path) 
 
 @pytest.mark.slow
 def test_runs_under_n2_cache_every_answer(pytester: pytest.Pytester) -> None:
-    # about 15 s: five `-n 2` runs, each starting two worker processes (about 2.5 s of CPU
+    # about 6 s: two `-n 2` runs, each starting two worker processes (about 2.5 s of CPU
     # each); the race at the cache's opening is the test above's subject, in more
     # processes and more rounds than runs would give
     pytester.makefile(".tom.yaml", numbers=numbers_suite(ITEMS))

@@ -11,9 +11,20 @@ import pytest
 from report_runs import load
 
 from pytest_tom.cli import main
+from pytest_tom.compare.comparison import Comparison
 from pytest_tom.compare.paired import compare_runs
-from pytest_tom.compare.runs import load_runs
+from pytest_tom.compare.runs import Run, load_runs
 from pytest_tom.metrics.mcnemar import mcnemar_exact
+
+RESAMPLES = 200  # the paired bootstrap's spread, not its precision, is checked here
+
+
+@pytest.fixture(scope="module")
+def strong_weak(demo_reports: dict[str, Path]) -> tuple[list[Run], Comparison]:
+    """The two saved reports read once (16 MB of JSON) and compared once, for the tests
+    that only read the comparison; each test that compares on its own says why."""
+    runs = load_runs([demo_reports["strong"], demo_reports["weak"]])
+    return runs, compare_runs(runs, resamples=RESAMPLES)
 
 
 def test_compare_two_saved_reports_prints_intervals_and_p_values(
@@ -37,9 +48,8 @@ def test_compare_two_saved_reports_prints_intervals_and_p_values(
 
 
 def test_mcnemar_p_value_is_the_exact_test_on_the_shared_items(
-        demo_reports: dict[str, Path]) -> None:
-    runs = load_runs([demo_reports["strong"], demo_reports["weak"]])
-    cmp = compare_runs(runs, resamples=200)
+        strong_weak: tuple[list[Run], Comparison]) -> None:
+    runs, cmp = strong_weak
     suite = next(x for x in cmp.suites if x.name == "classic-false-belief")
     row = next(r for r in suite.rows if r.metric == "turn")
     d = row.diffs[1]
@@ -62,7 +72,7 @@ def test_mcnemar_p_value_is_the_exact_test_on_the_shared_items(
 def test_a_run_against_itself_differs_nowhere(demo_reports: dict[str, Path]) -> None:
     runs = load_runs([demo_reports["weak"], demo_reports["weak"]])
     assert runs[0].label != runs[1].label  # made unique
-    cmp = compare_runs(runs, resamples=200)
+    cmp = compare_runs(runs, resamples=RESAMPLES)
     for suite in cmp.suites:
         for row in suite.rows:
             d = row.diffs[1]
@@ -73,11 +83,9 @@ def test_a_run_against_itself_differs_nowhere(demo_reports: dict[str, Path]) -> 
 
 
 def test_grouped_metrics_use_the_paired_bootstrap_reproducibly(
-        demo_reports: dict[str, Path]) -> None:
-    runs = load_runs([demo_reports["strong"], demo_reports["weak"]])
-    one = compare_runs(runs, seed=3, resamples=300)
-    two = compare_runs(runs, seed=3, resamples=300)
-    assert one == two
+        strong_weak: tuple[list[Run], Comparison]) -> None:
+    runs, one = strong_weak
+    assert compare_runs(runs, resamples=RESAMPLES) == one  # the same seed: the same figures
     fantom = next(x for x in one.suites if x.name == "fantom-smalltalk")
     star = next(r for r in fantom.rows if r.metric == "all_star")
     d = star.diffs[1]
@@ -91,7 +99,7 @@ def test_markdown_html_and_json_outputs(demo_reports: dict[str, Path], tmp_path:
     md, js = tmp_path / "cmp.md", tmp_path / "cmp.json"
     assert main(["compare", str(demo_reports["strong"]), str(demo_reports["weak"]),
                  "--labels", "strong,weak", "--markdown", str(md), "--json", str(js),
-                 "--resamples", "200"]) == 0
+                 "--resamples", str(RESAMPLES)]) == 0
     text = md.read_text()
     assert "| metric | strong | weak | Δ run 2 − run 1 |" in text
     assert "### Flipped items: strong → weak" in text

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from report_runs import load
 
+from pytest_tom.metrics.accuracy import group_key
 from pytest_tom.metrics.intervals import (
     bootstrap,
     derive_seed,
@@ -23,8 +24,10 @@ from pytest_tom.metrics.intervals import (
     wilson,
 )
 from pytest_tom.metrics.macro_f1 import macro_f1
+from pytest_tom.metrics.numbers import fmt_interval
 from pytest_tom.metrics.weighted_f1 import weighted_f1
-from pytest_tom.results.headline import catalog
+from pytest_tom.results.headline import catalog, suite_intervals
+from pytest_tom.results.results import interval_of
 
 
 @pytest.mark.parametrize(("right", "n", "low", "high"), [
@@ -116,6 +119,9 @@ def test_every_headline_metric_of_every_bundled_suite_has_its_interval(
             assert spec.name in intervals, (name, spec.name)
             iv = intervals[spec.name]
             assert iv["value"] == pytest.approx(value, abs=1e-12)
+            if iv["n"] < 2 and iv["method"] == "bootstrap":  # one group: null bounds
+                assert iv["low"] is None and iv["high"] is None, (name, spec.name, iv)
+                continue
             assert iv["low"] <= value <= iv["high"], (name, spec.name, iv)
             assert iv["level"] == 0.95
     t = report["totals_intervals"]
@@ -125,6 +131,30 @@ def test_every_headline_metric_of_every_bundled_suite_has_its_interval(
     assert fantom["all_star"]["method"] in ("bootstrap", "wilson over groups")
     assert report["suites"]["opentom-bundled"]["intervals"]["f1.loc_fine.first"]["method"] == \
         "bootstrap"
+
+
+def test_a_metric_of_one_group_is_reported_with_null_bounds_not_left_out(
+        demo_reports: dict[str, Path]) -> None:
+    """A subset with one BigToM template (`--tom-limit=40` gives one) has TB ∧ FB but
+    nothing to resample: the interval is in the report with null bounds and the reports
+    say `(no interval: 1 group)`, as docs/reports.md promises, instead of the line
+    silently missing."""
+    report = load(demo_reports["weak"])
+    recs = [r for r in report["items"] if r["item"]["suite"] == "bigtom-everyday"]
+    first = group_key(recs[0])
+    one = [r for r in recs if group_key(r) == first]
+    assert 1 < len(one) < len(recs)
+    metrics = {spec.name: 0.5 for spec in catalog("bigtom", one).specs}
+    ivs = suite_intervals("bigtom", one, metrics, seed=7)
+    tb = ivs["tb_and_fb"]
+    assert tb.value is not None and (tb.low, tb.high, tb.n) == (None, None, 1)
+    assert fmt_interval(tb) == "(no interval: 1 group)"
+    assert ivs["turn"].low is not None  # Wilson over the items still has its bounds
+    js = tb.to_dict()
+    assert js["low"] is None and interval_of(js).n == 1  # the JSON keeps it, and reads back
+    two = [r for r in recs if group_key(r) in {first, group_key(recs[-1])}]
+    assert group_key(recs[-1]) != first
+    assert suite_intervals("bigtom", two, metrics, seed=7)["tb_and_fb"].low is not None
 
 
 def test_intervals_are_reproducible_across_runs(demo_reports: dict[str, Path]) -> None:

@@ -45,12 +45,19 @@ def raw(name: str) -> dict[str, Any]:
 ADDED_SINCE = ("cut_off",)
 
 
+def one_group(value: Any) -> bool:
+    """An interval of a bootstrap over one group, with null bounds: a report written since
+    ffd460d keeps it (`(no interval: 1 group)`), the reports saved then left it out."""
+    return isinstance(value, dict) and value.get("method") == "bootstrap" \
+        and value.get("low") is None and value.get("n", 2) < 2 and "level" in value
+
+
 def as_saved(value: Any) -> Any:
     """`value` (results computed now) without the counts added since ffd460d when they are
-    0, to compare with what a report saved then holds."""
+    0 and without the one-group intervals, to compare with what a report saved then holds."""
     if isinstance(value, dict):
         return {k: as_saved(v) for k, v in value.items()
-                if not (k in ADDED_SINCE and v == 0)}
+                if not (k in ADDED_SINCE and v == 0) and not one_group(v)}
     if isinstance(value, list):
         return [as_saved(v) for v in value]
     return value

@@ -22,7 +22,7 @@ from pytest_tom.core.record_view import RecordView
 from pytest_tom.core.settings import Settings
 from pytest_tom.metrics.accuracy import Record, group_key
 from pytest_tom.metrics.declare import AMOUNT, GROUPED, PROPORTION, AllRight, Metric, ratio_of
-from pytest_tom.metrics.intervals import RESAMPLES, MetricInterval
+from pytest_tom.metrics.intervals import MIN_GROUPS, RESAMPLES, Interval, MetricInterval
 from pytest_tom.metrics.record_table import RecordTable
 from pytest_tom.results.reasoning import reasoning_length, thought_stats
 from pytest_tom.results.results import Figure, ReasoningJSON, Results
@@ -129,6 +129,13 @@ def totals_catalog() -> Catalog:
                            finish=ratio_of(), unit=(suite_of, group_key), of_groups=True)])
 
 
+def one_group(iv: Interval) -> bool:
+    """A bootstrap over fewer than 2 groups (a subset such as `--tom-limit` can leave one
+    BigToM template): the value has no interval, and the reports say so (`null` bounds in
+    the JSON, `(no interval: 1 group)` in the tables) rather than leave the line out."""
+    return iv.method == "bootstrap" and iv.value is not None and iv.n < MIN_GROUPS
+
+
 def suite_intervals(family: str, records: list[Record] | RecordTable,
                     metrics: Mapping[str, Figure],
                     seed: int, resamples: int = RESAMPLES,
@@ -144,7 +151,8 @@ def suite_intervals(family: str, records: list[Record] | RecordTable,
         if metrics.get(spec.name) is None:
             continue  # not reported, or unavailable in this run
         iv = spec.interval(table, seed, suite, resamples)
-        if iv.low is not None:  # an amount is not a share: the reports show it as a number
+        if iv.low is not None or one_group(iv):
+            # an amount keeps its display: the reports show it as a number, not a share
             out[spec.name] = MetricInterval.of(iv, spec.label, spec.headline,
                                                AMOUNT if spec.display == AMOUNT else "")
     return out
@@ -156,7 +164,7 @@ def totals_intervals(records: list[Record] | RecordTable, seed: int,
     table = records if isinstance(records, RecordTable) else RecordTable(records)
     for spec in totals_catalog().specs:
         iv = spec.interval(table, seed, "totals", resamples)
-        if iv.low is not None:
+        if iv.low is not None or one_group(iv):
             out[spec.name] = MetricInterval.of(iv, spec.label, True)
     return out
 

@@ -217,7 +217,7 @@ def test_newly_declared_metrics_against_hand_computed_values() -> None:
 def test_newly_declared_metrics_get_intervals_in_a_run(tmp_path: Path) -> None:
     """Declared once, a metric gets its 95% interval in the report with no other code:
     Wilson for a proportion, the set bootstrap for the token F1 (set A alone: too few
-    sets for a bootstrap, so no interval there)."""
+    sets for a bootstrap, so null bounds there)."""
     results = aggregate(HAND, SETTINGS)
     intervals = results["suites"]["hand"]["intervals"]
     iv = intervals["accessible.belief_choice"]
@@ -226,5 +226,6 @@ def test_newly_declared_metrics_get_intervals_in_a_run(tmp_path: Path) -> None:
     iv = intervals["inaccessible.belief_choice.second_order"]
     assert (iv["method"], iv["n"]) == ("wilson", 3) and iv["headline"] is False
     assert intervals["belief_dist_token_f1"]["method"] == "bootstrap"  # sets C and D
-    assert "accessible.belief_dist_token_f1" not in intervals  # one set: no bootstrap
+    one = intervals["accessible.belief_dist_token_f1"]  # one set: no bootstrap, null bounds
+    assert (one["method"], one["n"], one["low"], one["high"]) == ("bootstrap", 1, None, None)
     assert "inaccessible.belief_choice.first_order" not in intervals  # no value
