@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from pytest_tom.core.json_value import JSONObject
 from pytest_tom.core.outcome import status
 from pytest_tom.core.record import (
     ItemSummary,
@@ -143,7 +144,7 @@ class RecordView:
         return (item.get("meta") if item is not None else None) or _EMPTY
 
     @property
-    def meta_or_none(self) -> dict[str, Any] | None:
+    def meta_or_none(self) -> JSONObject | None:
         """The item's meta as written (None when absent; `{}` stays `{}`)."""
         item = self.record.get("item")
         return (item.get("meta") if item is not None else None)
@@ -208,7 +209,7 @@ class RecordView:
         return self.record.get("finish")
 
     @property
-    def messages(self) -> list[list[dict[str, Any]]] | None:
+    def messages(self) -> list[list[dict[str, str]]] | None:
         return self.record.get("messages")
 
     @property
