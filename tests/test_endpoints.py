@@ -210,10 +210,12 @@ def request(prompt: str) -> ModelRequest:
 
 
 def test_the_least_busy_endpoint_asks() -> None:
-    """Eight calls in flight over two slow servers: four at each, never more. The split is
-    even up to the connection ramp (the runner starts with RAMP_START in flight and adds one
-    per answer): on a loaded machine an answer may come in while the other endpoint's are
-    still on their way, so one endpoint can take a call or two more."""
+    """Eight calls in flight over two slow servers: four at each, never more (the peak is
+    the sharp check: an endpoint chosen by anything but its load takes more than four). The
+    split is even only up to the connection ramp (the runner starts with RAMP_START in
+    flight and adds one per answer): on a loaded machine an answer may come in while the
+    other endpoint's are still on their way, so one endpoint can take a few calls more
+    (14/18 seen in CI's oldest-versions run); each still takes at least 3 in 8."""
     with ChatServer(latency=0.2) as a, ChatServer(latency=0.2) as b:
         pool = create_backend("openai:m", BackendOptions(base_url=[a.base_url, b.base_url]))
         runner = Runner(pool, concurrency=8, retries=0)
@@ -222,7 +224,7 @@ def test_the_least_busy_endpoint_asks() -> None:
         comps = [f.result(60) for f in futures]
         runner.close()
     assert all(c.error is None for c in comps)
-    assert a.requests + b.requests == 32 and abs(a.requests - b.requests) <= 2
+    assert a.requests + b.requests == 32 and min(a.requests, b.requests) >= 12
     assert a.peak_in_flight <= 4 and b.peak_in_flight <= 4
 
 
