@@ -69,10 +69,6 @@ class MMToMQAScenario(_MMToMQAQuestion, total=False):
     episode: int
 
 
-class MMToMQADefaults(Defaults, total=False):
-    """`DEFAULTS`: its tags (the kit's `Defaults`)."""
-
-
 class _MMToMQAScenarios(TypedDict):
     scenarios: list[MMToMQAScenario]
 
@@ -81,7 +77,7 @@ class MMToMQASuite(SuiteDocument, _MMToMQAScenarios, total=False):
     """An MMToM-QA suite file: what `expand` reads once the schema has accepted it (and
     `check` reads, guarding each value, as it also runs on a file the schema rejected)."""
 
-    defaults: MMToMQADefaults
+    defaults: Defaults  # its tags only
 
 
 def check(data: MMToMQASuite, ck: Checker) -> None:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 from typing import TypedDict
 
+from pytest_tom.families.kit import Defaults
 from pytest_tom.families.kit import ItemSpec
 from pytest_tom.families.kit import Settings
 from pytest_tom.families.kit import Suite
@@ -14,7 +15,6 @@ from pytest_tom.families.kit import tags_of
 from pytest_tom.families.robustness.scenes import Scene
 from pytest_tom.families.robustness.scenes import scenery_id
 from pytest_tom.families.robustness.scenes import scenes_of
-from pytest_tom.families.robustness.suite_shape import RobustnessDefaults
 from pytest_tom.families.robustness.suite_shape import RobustnessSuite
 from pytest_tom.families.robustness.suite_shape import Scenery
 from pytest_tom.families.robustness.suite_shape import Stage
@@ -46,7 +46,7 @@ def expand(suite: Suite, data: RobustnessSuite, settings: Settings,
 
 
 def item_of(suite: Suite, stage: Stage, sc: Scenery, scene: Scene,
-            defaults: RobustnessDefaults, line: int) -> ItemSpec:
+            defaults: Defaults, line: int) -> ItemSpec:
     """The item of one scene of scenery `sc` of `stage`."""
     family = suite.family
     stage_id, sid, cls = str(stage["id"]), scenery_id(sc), str(sc["class"])

@@ -104,10 +104,6 @@ class Stage(_StageRequired, total=False):
     note: str
 
 
-class RobustnessDefaults(Defaults, total=False):
-    """`DEFAULTS`: its tags (the kit's `Defaults`)."""
-
-
 class _RobustnessScenarios(TypedDict):
     scenarios: list[Stage]
 
@@ -115,4 +111,4 @@ class _RobustnessScenarios(TypedDict):
 class RobustnessSuite(SuiteDocument, _RobustnessScenarios, total=False):
     """A robustness suite file."""
 
-    defaults: RobustnessDefaults
+    defaults: Defaults  # its tags only

@@ -79,10 +79,6 @@ class SimpleTomScenario(_SimpleTomStory, total=False):
     severity: int
 
 
-class SimpleTomDefaults(Defaults, total=False):
-    """`DEFAULTS`: its tags (the kit's `Defaults`)."""
-
-
 class _SimpleTomScenarios(TypedDict):
     scenarios: list[SimpleTomScenario]
 
@@ -91,7 +87,7 @@ class SimpleTomSuite(SuiteDocument, _SimpleTomScenarios, total=False):
     """A SimpleToM suite file: what `expand` reads once the schema has accepted it (and
     `check` reads, guarding each value, as it also runs on a file the schema rejected)."""
 
-    defaults: SimpleTomDefaults
+    defaults: Defaults  # its tags only
 
 
 def check(data: SimpleTomSuite, ck: Checker) -> None:

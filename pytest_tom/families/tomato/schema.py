@@ -69,10 +69,6 @@ class ToMATOScenario(_ToMATOQuestion, total=False):
     big_five: str
 
 
-class ToMATODefaults(Defaults, total=False):
-    """`DEFAULTS`: its tags (the kit's `Defaults`)."""
-
-
 class _ToMATOScenarios(TypedDict):
     scenarios: list[ToMATOScenario]
 
@@ -81,7 +77,7 @@ class ToMATOSuite(SuiteDocument, _ToMATOScenarios, total=False):
     """A ToMATO suite file: what `expand` reads once the schema has accepted it (and
     `check` reads, guarding each value, as it also runs on a file the schema rejected)."""
 
-    defaults: ToMATODefaults
+    defaults: Defaults  # its tags only
 
 
 def check(data: ToMATOSuite, ck: Checker) -> None:
