@@ -12,6 +12,7 @@ from pytest_tom.backends.base import (
     Backend,
     BackendAbilities,
     BackendError,
+    BackendIdentity,
     ItemView,
     ModelReply,
     ModelRequest,
@@ -25,5 +26,5 @@ from pytest_tom.families.kit import __all__ as _kit_names
 from pytest_tom.items.offline import score_records
 
 __all__ = [*_kit_names, "Answerer", "Backend", "BackendAbilities", "BackendError",
-           "BackendOptions", "InProcessBackend", "ItemView", "ModelReply", "ModelRequest",
-           "SamplingParams", "load_suite", "score_records"]
+           "BackendIdentity", "BackendOptions", "InProcessBackend", "ItemView", "ModelReply",
+           "ModelRequest", "SamplingParams", "load_suite", "score_records"]

@@ -27,9 +27,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Generic, Protocol, TypedDict, TypeVar, runtime_checkable
 
 from pytest_tom.core.json_value import JSONObject
+from pytest_tom.core.message import Message
 from pytest_tom.core.secrets import RedactedUrl, Secret, redact_url  # noqa: F401 - re-exported
-
-Message = dict[str, str]
 
 
 class _SamplingKeys(TypedDict):

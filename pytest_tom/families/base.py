@@ -26,6 +26,7 @@ from typing import TypeVar
 from typing import cast
 
 from pytest_tom.core.download import Download
+from pytest_tom.core.message import Message
 from pytest_tom.core.model import LETTERS
 from pytest_tom.core.model import ItemSpec
 from pytest_tom.core.model import Suite
@@ -48,7 +49,6 @@ from pytest_tom.metrics.thought_contrast import Contrast
 from pytest_tom.suite.schema import Checker
 from pytest_tom.suite.schema import Obj
 
-Message = dict[str, str]  # {"role": ..., "content": ...}
 T = TypeVar("T")
 
 METHOD_HELP = {

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-Message = dict[str, str]
+from pytest_tom.core.message import Message
 
 
 def call_messages(next_request: Callable[[list[str]], Any], responses: list[str],
