@@ -11,7 +11,7 @@ then read the diff (`git diff tests/golden`) as you would read code.
 The run: every bundled suite, a seeded subset of whole scenarios (`--tom-limit=20`),
 answered by `tests/demo_answerers.py:weak` (right on most items, wrong or unparseable on a
 known share), no cache, Python's warnings ignored (an older matplotlib warns about its own
-parser). What changes from machine to machine or run to run is taken out
+parser), in the process that asks for it (`run_golden`). What changes from machine to machine or run to run is taken out
 before the comparison: times, dates, package versions, the folders of the checkout and of
 the output, and the plots' pictures (matplotlib draws them a little differently from one
 version to the next; the page keeps their number and titles). Floats are rounded to 4
@@ -21,13 +21,16 @@ versions of sentence-transformers.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
@@ -45,17 +48,44 @@ _WHEN = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[+-]\d\d:\d\d|Z)? \([\d.]+
 _VERSIONS = re.compile(r"(<tr><th>versions</th><td[^>]*>).*?(</td></tr>)")
 
 
-def run_golden(out: Path) -> subprocess.CompletedProcess[str]:
-    """Run the bundled suites as the golden run does, writing its files into `out`."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        filter(None, [str(REPO), os.environ.get("PYTHONPATH", "")])), "COLUMNS": "120"}
-    env.pop("PYTEST_ADDOPTS", None)
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "suites", "-q", "-p", "no:cacheprovider",
-         "-p", "no:randomly", "-W", "ignore", f"--tom-model={ANSWERER}", "--tom-cache=off", "--tom-limit=20",
-         f"--tom-report={out / 'report.json'}", f"--tom-markdown={out / 'summary.md'}",
-         f"--tom-html={out / 'report.html'}"],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
+def run_golden(out: Path) -> tuple[str, str]:
+    """Run the bundled suites as the golden run does, in this process, writing its files
+    into `out`: its terminal output and what it wrote to stderr.
+
+    In process, FANToM's embedding model is the one this process loaded (an xdist worker of
+    the test session loads it for other tests too; a new process would load it again: 6-9 s
+    of CPU). The run sees what a run of its own would: the checkout as its folder, 120
+    columns, no PYTEST_ADDOPTS, output to a file that is not a terminal, no
+    pytest-rerunfailures (an old one starts a status server in every run); and after it,
+    the modules named `conftest` (it imports the checkout's root one), `sys.path`, the
+    folder and the environment are what they were."""
+    args = ["suites", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+            "-p", "no:rerunfailures", "-W", "ignore", f"--tom-model={ANSWERER}",
+            "--tom-cache=off", "--tom-limit=20", f"--tom-report={out / 'report.json'}",
+            f"--tom-markdown={out / 'summary.md'}", f"--tom-html={out / 'report.html'}"]
+    saved_env = {k: os.environ.get(k) for k in ("COLUMNS", "PYTEST_ADDOPTS")}
+    saved_conftest, saved_path, saved_dir = sys.modules.get("conftest"), list(sys.path), \
+        os.getcwd()
+    stdout, stderr = io.StringIO(), io.StringIO()
+    os.environ["COLUMNS"] = "120"
+    os.environ.pop("PYTEST_ADDOPTS", None)
+    try:
+        os.chdir(REPO)
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            pytest.main(args)
+    finally:
+        os.chdir(saved_dir)
+        sys.path[:] = saved_path
+        if saved_conftest is None:
+            sys.modules.pop("conftest", None)
+        else:
+            sys.modules["conftest"] = saved_conftest
+        for key, value in saved_env.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    return stdout.getvalue(), stderr.getvalue()
 
 
 def _places(text: str, out: Path) -> str:
@@ -101,13 +131,13 @@ def normal_page(text: str, out: Path) -> str:
 
 def outputs(out: Path) -> dict[str, str]:
     """The four golden texts of a fresh run into `out` (which it fills)."""
-    proc = run_golden(out)
+    stdout, stderr = run_golden(out)
     report = out / "report.json"
     if not report.exists():
-        raise AssertionError(f"the golden run wrote no report:\n{proc.stdout[-3000:]}\n"
-                             f"{proc.stderr[-3000:]}")
+        raise AssertionError(f"the golden run wrote no report:\n{stdout[-3000:]}\n"
+                             f"{stderr[-3000:]}")
     read = {name: (out / name).read_text(encoding="utf-8") for name in NAMES[1:]}
-    return {"terminal.txt": normal_terminal(proc.stdout, out),
+    return {"terminal.txt": normal_terminal(stdout, out),
             "report.json": normal_report(read["report.json"], out),
             "summary.md": _places(read["summary.md"], out),
             "report.html": normal_page(read["report.html"], out)}
