@@ -21,16 +21,12 @@ versions of sentence-transformers.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import os
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
+from in_process_run import RunOutput, run_here
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
@@ -48,44 +44,15 @@ _WHEN = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[+-]\d\d:\d\d|Z)? \([\d.]+
 _VERSIONS = re.compile(r"(<tr><th>versions</th><td[^>]*>).*?(</td></tr>)")
 
 
-def run_golden(out: Path) -> tuple[str, str]:
-    """Run the bundled suites as the golden run does, in this process, writing its files
-    into `out`: its terminal output and what it wrote to stderr.
-
-    In process, FANToM's embedding model is the one this process loaded (an xdist worker of
-    the test session loads it for other tests too; a new process would load it again: 6-9 s
-    of CPU). The run sees what a run of its own would: the checkout as its folder, 120
-    columns, no PYTEST_ADDOPTS, output to a file that is not a terminal, no
-    pytest-rerunfailures (an old one starts a status server in every run); and after it,
-    the modules named `conftest` (it imports the checkout's root one), `sys.path`, the
-    folder and the environment are what they were."""
-    args = ["suites", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
-            "-p", "no:rerunfailures", "-W", "ignore", f"--tom-model={ANSWERER}",
-            "--tom-cache=off", "--tom-limit=20", f"--tom-report={out / 'report.json'}",
-            f"--tom-markdown={out / 'summary.md'}", f"--tom-html={out / 'report.html'}"]
-    saved_env = {k: os.environ.get(k) for k in ("COLUMNS", "PYTEST_ADDOPTS")}
-    saved_conftest, saved_path, saved_dir = sys.modules.get("conftest"), list(sys.path), \
-        os.getcwd()
-    stdout, stderr = io.StringIO(), io.StringIO()
-    os.environ["COLUMNS"] = "120"
-    os.environ.pop("PYTEST_ADDOPTS", None)
-    try:
-        os.chdir(REPO)
-        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-            pytest.main(args)
-    finally:
-        os.chdir(saved_dir)
-        sys.path[:] = saved_path
-        if saved_conftest is None:
-            sys.modules.pop("conftest", None)
-        else:
-            sys.modules["conftest"] = saved_conftest
-        for key, value in saved_env.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-    return stdout.getvalue(), stderr.getvalue()
+def run_golden(out: Path) -> RunOutput:
+    """Run the bundled suites as the golden run does, in this process (`in_process_run`:
+    FANToM's embedding model is the one this process loaded), writing its files into
+    `out`."""
+    return run_here(["suites", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+                     "-W", "ignore", f"--tom-model={ANSWERER}", "--tom-cache=off",
+                     "--tom-limit=20", f"--tom-report={out / 'report.json'}",
+                     f"--tom-markdown={out / 'summary.md'}", f"--tom-html={out / 'report.html'}"],
+                    cwd=REPO, columns=120)
 
 
 def _places(text: str, out: Path) -> str:
@@ -131,11 +98,12 @@ def normal_page(text: str, out: Path) -> str:
 
 def outputs(out: Path) -> dict[str, str]:
     """The four golden texts of a fresh run into `out` (which it fills)."""
-    stdout, stderr = run_golden(out)
+    run = run_golden(out)
+    stdout = run.stdout
     report = out / "report.json"
     if not report.exists():
         raise AssertionError(f"the golden run wrote no report:\n{stdout[-3000:]}\n"
-                             f"{stderr[-3000:]}")
+                             f"{run.stderr[-3000:]}")
     read = {name: (out / name).read_text(encoding="utf-8") for name in NAMES[1:]}
     return {"terminal.txt": normal_terminal(stdout, out),
             "report.json": normal_report(read["report.json"], out),
