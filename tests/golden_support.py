@@ -11,7 +11,7 @@ then read the diff (`git diff tests/golden`) as you would read code.
 The run: every bundled suite, a seeded subset of whole scenarios (`--tom-limit=20`),
 answered by `tests/demo_answerers.py:weak` (right on most items, wrong or unparseable on a
 known share), no cache, Python's warnings ignored (an older matplotlib warns about its own
-parser). What changes from machine to machine or run to run is taken out
+parser), in the process that asks for it (`run_golden`). What changes from machine to machine or run to run is taken out
 before the comparison: times, dates, package versions, the folders of the checkout and of
 the output, and the plots' pictures (matplotlib draws them a little differently from one
 version to the next; the page keeps their number and titles). Floats are rounded to 4
@@ -22,12 +22,11 @@ versions of sentence-transformers.
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
+
+from in_process_run import RunOutput, run_here
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
@@ -45,17 +44,15 @@ _WHEN = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[+-]\d\d:\d\d|Z)? \([\d.]+
 _VERSIONS = re.compile(r"(<tr><th>versions</th><td[^>]*>).*?(</td></tr>)")
 
 
-def run_golden(out: Path) -> subprocess.CompletedProcess[str]:
-    """Run the bundled suites as the golden run does, writing its files into `out`."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        filter(None, [str(REPO), os.environ.get("PYTHONPATH", "")])), "COLUMNS": "120"}
-    env.pop("PYTEST_ADDOPTS", None)
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "suites", "-q", "-p", "no:cacheprovider",
-         "-p", "no:randomly", "-W", "ignore", f"--tom-model={ANSWERER}", "--tom-cache=off", "--tom-limit=20",
-         f"--tom-report={out / 'report.json'}", f"--tom-markdown={out / 'summary.md'}",
-         f"--tom-html={out / 'report.html'}"],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
+def run_golden(out: Path) -> RunOutput:
+    """Run the bundled suites as the golden run does, in this process (`in_process_run`:
+    FANToM's embedding model is the one this process loaded), writing its files into
+    `out`."""
+    return run_here(["suites", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+                     "-W", "ignore", f"--tom-model={ANSWERER}", "--tom-cache=off",
+                     "--tom-limit=20", f"--tom-report={out / 'report.json'}",
+                     f"--tom-markdown={out / 'summary.md'}", f"--tom-html={out / 'report.html'}"],
+                    cwd=REPO, columns=120)
 
 
 def _places(text: str, out: Path) -> str:
@@ -101,13 +98,14 @@ def normal_page(text: str, out: Path) -> str:
 
 def outputs(out: Path) -> dict[str, str]:
     """The four golden texts of a fresh run into `out` (which it fills)."""
-    proc = run_golden(out)
+    run = run_golden(out)
+    stdout = run.stdout
     report = out / "report.json"
     if not report.exists():
-        raise AssertionError(f"the golden run wrote no report:\n{proc.stdout[-3000:]}\n"
-                             f"{proc.stderr[-3000:]}")
+        raise AssertionError(f"the golden run wrote no report:\n{stdout[-3000:]}\n"
+                             f"{run.stderr[-3000:]}")
     read = {name: (out / name).read_text(encoding="utf-8") for name in NAMES[1:]}
-    return {"terminal.txt": normal_terminal(proc.stdout, out),
+    return {"terminal.txt": normal_terminal(stdout, out),
             "report.json": normal_report(read["report.json"], out),
             "summary.md": _places(read["summary.md"], out),
             "report.html": normal_page(read["report.html"], out)}

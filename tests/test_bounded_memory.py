@@ -69,17 +69,17 @@ def test_a_run_keeps_only_the_records(pytester: pytest.Pytester, junit: bool) ->
 
 
 @pytest.mark.usefixtures("embedder")
-@pytest.mark.parametrize("mode", [[], ["--tom-requests-first"], ["-n", "2"]])
+@pytest.mark.parametrize("mode", [[], ["--tom-requests-first"]])
 def test_a_family_that_prepares_still_asks_each_item_once(pytester: pytest.Pytester,
                                                           mode: list[str]) -> None:
     """FANToM embeds its free answers in batches before scoring (prepare_scoring looks at
-    the answers before the items take them): no answer is forgotten and asked again."""
-    if mode[:1] == ["-n"]:
-        pytest.importorskip("xdist")
+    the answers before the items take them): no answer is forgotten and asked again.
+    Under xdist (each worker loads the model) the same is checked by the run of
+    tests/families/fantom/test_fantom_scores.py::test_xdist_workers_embed_their_queued_answers_in_batches."""
     suite = Path(__file__).resolve().parents[1] / "suites" / "fantom" / "smalltalk.tom.yaml"
     (pytester.path / "smalltalk.tom.yaml").write_text(suite.read_text())
-    # in process (the embedder fixture loads FANToM's model once per test process; the
-    # -n 2 workers load their own), on a seeded subset of whole conversation sets
+    # in process (the embedder fixture loads FANToM's model once per test process), on a
+    # seeded subset of whole conversation sets
     with ChatServer(lambda body: "They talked about the weather.") as server:
         result = pytester.runpytest(*tom_args(server, "--tom-cache=off", "--tom-limit=60",
                                               "--tom-report=r.json", *mode))

@@ -45,6 +45,8 @@ def test_compare_two_saved_reports_prints_intervals_and_p_values(
     turn = next(x for x in out.splitlines() if x.startswith("turn accuracy"))
     assert " M *" in turn and "p<0.001" in turn
     assert "newly wrong" in out and "strong → weak" in out
+    star = next(x for x in out.splitlines() if x.startswith("ALL*"))  # strong has no ALL*
+    assert star.split()[1:2] == ["n/a"] and star.rstrip().endswith("n/a"), star
 
 
 def test_mcnemar_p_value_is_the_exact_test_on_the_shared_items(
@@ -87,11 +89,14 @@ def test_grouped_metrics_use_the_paired_bootstrap_reproducibly(
     runs, one = strong_weak
     assert compare_runs(runs, resamples=RESAMPLES) == one  # the same seed: the same figures
     fantom = next(x for x in one.suites if x.name == "fantom-smalltalk")
-    star = next(r for r in fantom.rows if r.metric == "all_star")
-    d = star.diffs[1]
+    grouped = next(r for r in fantom.rows if r.metric == "all")  # ALL: one value per set
+    d = grouped.diffs[1]
     assert d is not None and d.test == "paired bootstrap"
     assert d.low is not None and d.high is not None and d.delta is not None
-    assert d.low <= d.delta <= d.high
+    assert d.low <= d.delta <= d.high and d.low < d.high and d.delta < 0  # weak does worse
+    # ALL* needs the free responses, which only the weak run answered: no value, no test
+    star = next(r for r in fantom.rows if r.metric == "all_star")
+    assert star.values[0] is None and star.values[1] is not None and star.diffs[1] is None
 
 
 def test_markdown_html_and_json_outputs(demo_reports: dict[str, Path], tmp_path: Path,

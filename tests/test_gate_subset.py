@@ -34,11 +34,10 @@ def subset_lines(text: str) -> list[str]:
             for line in text.splitlines() if "the gates judged a subset" in line]
 
 
-@pytest.mark.parametrize("xdist", [[], ["-n", "2"]], ids=["plain", "xdist"])
 def test_gate_of_a_saved_and_a_merged_report_says_what_the_live_run_said(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], xdist: list[str]) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     live = run(GATE, f"--tom-report={tmp_path / 'live.json'}",
-               f"--tom-markdown={tmp_path / 'live.md'}", *xdist)
+               f"--tom-markdown={tmp_path / 'live.md'}")
     said = subset_lines(live.stdout)
     assert len(said) == 1, live.stdout[-3000:]
     assert said[0].startswith("the gates judged a subset: ")
@@ -55,15 +54,13 @@ def test_gate_of_a_saved_and_a_merged_report_says_what_the_live_run_said(
     assert subset_lines(capsys.readouterr().out) == said
     assert subset_lines((tmp_path / "saved.md").read_text()) == said
 
-    # two shards of the same selection, merged, gated: the same line again. Shard 2 runs
-    # plainly in both cases (a run under -n 2 starts 3 processes): under xdist, shard 1's
-    # selection, recorded by the controller, must merge with a plain shard's into the line
-    # the live run said, and shard 1 alone is gated below
-    parts = []
-    for k in (1, 2):
-        part = tmp_path / f"shard{k}.json"
-        run(f"--tom-shard={k}/2", f"--tom-report={part}", *(xdist if k == 1 else []))
-        parts.append(str(part))
+    # two shards of the same selection, merged, gated: the same line again. Shard 1 runs
+    # under -n 2 (its selection is recorded by the controller), shard 2 plainly: the two
+    # must merge into the line the live run said (one xdist run: it starts 3 processes)
+    parts = [str(tmp_path / "shard1.json"), str(tmp_path / "shard2.json")]
+    shard_one = run("--tom-shard=1/2", f"--tom-report={parts[0]}", "-n", "2", GATE,
+                    f"--tom-markdown={tmp_path / 'shard1.md'}")
+    run("--tom-shard=2/2", f"--tom-report={parts[1]}")
     merged = tmp_path / "merged.json"
     assert cli(["merge", *parts, "-o", str(merged)]) == 0
     capsys.readouterr()
@@ -78,6 +75,9 @@ def test_gate_of_a_saved_and_a_merged_report_says_what_the_live_run_said(
     assert len(lines) == 2
     assert "deselected by --tom-limit, --tom-shard" in lines[0]
     assert "of shard 1/2 (--tom-shard)" in lines[1]
+    # ... which is what shard 1's live run under xdist said, in its terminal and Markdown
+    assert subset_lines(shard_one.stdout) == lines[:1], shard_one.stdout[-3000:]
+    assert subset_lines((tmp_path / "shard1.md").read_text()) == lines[:1]
 
 
 def test_a_run_of_every_item_records_no_selection(tmp_path: Path) -> None:

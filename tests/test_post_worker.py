@@ -297,7 +297,10 @@ def pytest_tom_backend(config, spec):
     return Warming() if spec == "warming" else None
 
 def pytest_collection_finish(session):
-    deadline = time.monotonic() + 5  # the warm-up runs on the runner's thread
+    # the warm-up runs on the runner's thread: on a loaded machine it may take a while to
+    # show; one started under --collect-only (none should be) shows within milliseconds,
+    # and would be seen again at the end
+    deadline = time.monotonic() + (1 if session.config.option.collectonly else 5)
     while not EVENTS and time.monotonic() < deadline:
         time.sleep(0.01)
     print("AT THE END OF COLLECTION", EVENTS)

@@ -1,34 +1,33 @@
 """CI shards: `--tom-shard K/N` cuts whole groups, `pytest-tom merge` puts the parts back
 into the report an unsharded run gives, `pytest-tom gate` gates it as a live run does.
 
-The bundled suites are run for real (a `python:` answerer, one pytest process per run):
-the strong answerer's baseline, the weak one unsharded and gated, and as 2 shards, the
-second under `-n 2` (the parts of one run may come from plain and xdist jobs alike), on a
-seeded subset of every suite (`--tom-limit`, whole scenarios: every family and its tables,
-at a tenth of the items), made once per test session: 4 runs. Which shard count cuts
-well, and that every group lands in exactly one of 3 parts, is the subject of the tests
-above (totals 1-7, and the inner runs of 3 shards); a run's cost is its start-up, not its
-items. FANToM's free-response items (`belief_dist`) are deselected (`-k`, recorded in
-every part's selection, so the merge checks it too): scoring them imports
-sentence-transformers and loads the embedder, about 6-9 s of CPU in each of the 5
-processes, and embeddings are not the subject here (FANToM's own tests score them, and the
-demo reports carry ALL* into compare and the intervals); the grouped metrics merged here
-are FANToM's other set figures (All, the answerability and info-access Alls) and the
-goals. (The demo reports' strong run could be the baseline, but a worker that needs them
-while another builds them here would wait idle.)"""
+The bundled suites are run for real (a `python:` answerer, each run a `pytest.main` in the
+test's process, `in_process_run`): the strong answerer's baseline, the weak one unsharded
+and gated, and as 2 shards, the second under `-n 2` (the parts of one run may come from
+plain and xdist jobs alike), on a seeded subset of every suite (`--tom-limit`, whole
+scenarios: every family and its tables, at a tenth of the items), made once per test
+session: 4 runs. Which shard count cuts well, and that every group lands in exactly one of
+3 parts, is the subject of the tests above (totals 1-7, and the inner runs of 3 shards); a
+run's cost is its start-up, not its items. FANToM's free-response items (`belief_dist`)
+are deselected (`-k`, recorded in every part's selection, so the merge checks it too):
+scoring them imports sentence-transformers and loads the embedder, about 6-9 s of CPU in
+each process that has not (the two workers of the -n 2 run), and embeddings are not the
+subject here (FANToM's own tests score them, and the demo reports carry ALL* into compare
+and the intervals); the grouped metrics merged here are FANToM's other set figures (All,
+the answerability and info-access Alls) and the goals. (The demo reports' strong run could
+be the baseline, but a worker that needs them while another builds them here would wait
+idle.)"""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
 import pytest
 from gate_support import SUITE, run, setup_project
+from in_process_run import RunOutput, run_here
 from report_runs import REPO
 from shared_artifacts import shared_artifact
 
@@ -135,14 +134,12 @@ def test_bad_shard_is_a_usage_error(pytester: pytest.Pytester) -> None:
 
 
 # -- the bundled suites: unsharded, and 2 shards, the second under -n 2 ------------------------
-def _pytest(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        filter(None, [str(REPO), os.environ.get("PYTHONPATH", "")]))}
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "suites", "-q",
-         "-p", "no:cacheprovider", "-p", "no:randomly", f"--tom-model={ANSWERER}",
-         "--tom-cache=off", LIMIT, "-k", NO_EMBEDDINGS, *args],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
+def _pytest(*args: str) -> RunOutput:
+    """A run of the bundled suites, in this process (`in_process_run`: no new interpreter
+    and plugin import for each of the four; the -n 2 run's workers are processes)."""
+    return run_here(["suites", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+                     f"--tom-model={ANSWERER}", "--tom-cache=off", LIMIT, "-k", NO_EMBEDDINGS,
+                     *args], cwd=REPO)
 
 
 def _figures(data: dict[str, Any]) -> dict[str, Any]:
@@ -174,7 +171,7 @@ def _run_the_shards(out: Path) -> None:
     assert strong.exists(), proc.stdout[-2000:]
     live = _pytest(f"--tom-report={out / 'live.json'}", f"--tom-baseline={strong}", *GATES,
                    f"--junitxml={out / 'live.xml'}", f"--tom-markdown={out / 'live.md'}")
-    (out / "live.ret").write_text(str(live.returncode))
+    (out / "live.ret").write_text(str(live.code))
     for k in range(1, SHARDS + 1):
         part = out / f"of{SHARDS}-{k}.json"
         extra = ["-n", "2"] if k == 2 else []  # the last part from an xdist job

@@ -24,6 +24,7 @@ import sys
 import venv
 import zipfile
 from email.parser import Parser
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
@@ -90,10 +91,17 @@ def test_the_wheel_carries_the_suites_the_docs_and_honest_metadata(wheel: Path) 
 
 @pytest.fixture(scope="module")
 def env_dir(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh virtualenv with the wheel installed (its core dependencies only)."""
+    """A fresh virtualenv with the wheel installed (its core dependencies only). The pip
+    of this process installs it (`pip --python`, pip 22.3 and later): installing pip into
+    the virtualenv first (ensurepip) took 5 s of the fixture's 12. No byte-code is compiled
+    ahead (`--no-compile`): the runs compile what they import, a part of the packages."""
     env_dir = tmp_path_factory.mktemp("wheel-env") / "venv"
-    venv.EnvBuilder(with_pip=True, system_site_packages=False).create(env_dir)
-    proc = run([str(env_dir / "bin" / "python"), "-m", "pip", "install", "-q", str(wheel)],
+    outer_pip = tuple(int(x) for x in re.findall(r"\d+", version("pip"))[:2])
+    venv.EnvBuilder(with_pip=outer_pip < (22, 3), system_site_packages=False).create(env_dir)
+    python = str(env_dir / "bin" / "python")
+    pip = [sys.executable, "-m", "pip", "--python", python] if outer_pip >= (22, 3) else \
+        [python, "-m", "pip"]
+    proc = run([*pip, "install", "-q", "--disable-pip-version-check", "--no-compile", str(wheel)],
                cwd=env_dir.parent)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return env_dir

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -284,6 +285,23 @@ def pytest_sessionfinish(session):
 """
 
 
+COUNTING = """
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, {support!r})
+import fantom_support
+
+
+def mixed(req):
+    # one line per call, in a file per process (the xdist workers answer in threads)
+    with open(Path(__file__).parent / f"calls-{{os.getpid()}}.txt", "a") as fh:
+        fh.write(f"{{req.item.id}} step {{req.step}}\\n")
+    return fantom_support.mixed(req)
+"""
+
+
 def without_similarities(outcome: dict[str, Any]) -> dict[str, Any]:
     """An outcome without its similarities (also those in the detail) and the precision of
     its answer's vector."""
@@ -298,8 +316,11 @@ def test_xdist_workers_embed_their_queued_answers_in_batches(pytester: pytest.Py
     rather than one answer per item; the scores are those of a run without xdist (in the
     default precision: bfloat16 here if the CPU has it, whose similarities depend on the
     batch an answer was in by less than the embedder's error bound, and so whether a near
-    tie was re-checked in float32, never a decision)."""
+    tie was re-checked in float32, never a decision). The preparation only looks at the
+    answers in (the items take them at their set-up): no answer is forgotten and asked
+    again (tests/test_bounded_memory.py checks the same without xdist)."""
     pytester.makeconftest(EMBEDDER_STATS)
+    pytester.makepyfile(counting=COUNTING.format(support=str(SUPPORT.parent)))
     args = ("-m", "belief_dist", "-p", "no:randomly")
     _, plain = run(pytester, "mixed", *args)
     # the project's own tests collected first and queued among the items: a worker's batch
@@ -309,7 +330,7 @@ def test_xdist_workers_embed_their_queued_answers_in_batches(pytester: pytest.Py
                                  "@pytest.mark.parametrize('i', range(12))\n"
                                  "def test_own(i):\n    pass\n")
     report = pytester.path / "report.json"
-    result = pytester.runpytest("test_own.py", SUITE.name, f"--tom-model=python:{SUPPORT}:mixed",
+    result = pytester.runpytest("test_own.py", SUITE.name, "--tom-model=python:counting.py:mixed",
                                 "-p", "no:cacheprovider", f"--tom-report={report}", "-n", "2",
                                 *args)
     dist = load_report(report)
@@ -330,6 +351,11 @@ def test_xdist_workers_embed_their_queued_answers_in_batches(pytester: pytest.Py
             assert a["extra"]["sim_answer"] == pytest.approx(b["extra"]["sim_answer"],
                                                              abs=2 * bound + 1e-6)
     answered = len(dist["items"])
+    calls = Counter(line for path in pytester.path.glob("calls-*.txt")
+                    for line in path.read_text().splitlines())
+    assert set(calls.values()) == {1}, calls.most_common(3)  # each item asked once ...
+    assert sum(calls.values()) == sum(r["requests"] for r in dist["items"]) == answered
+    assert len({path.name for path in pytester.path.glob("calls-*.txt")}) == 2  # ... by a worker
     stats = [tuple(map(int, p.read_text().split())) for p in pytester.path.glob("embedder-gw*.txt")]
     assert len(stats) == 2, stats  # both workers scored free answers
     batches = sum(b for b, _, _ in stats)
