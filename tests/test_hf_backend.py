@@ -295,7 +295,7 @@ def test_hf_splits_the_thought_its_template_opened_and_keeps_it_in_cache_and_rep
     model = thinking_dir(smollm2_dir, pytester.path / "thinker")
     (pytester.path / GENERIC.name).write_text(GENERIC.read_text(encoding="utf-8"),
                                               encoding="utf-8")
-    common = [f"--tom-model=hf:{model}", "--tom-limit=6", "--tom-max-tokens=24",
+    common = [f"--tom-model=hf:{model}", "--tom-limit=6", "--tom-max-tokens=16",
               "--tom-items=report", "--tom-early-stop=off", "-p", "no:cacheprovider"]
     whole = pytester.runpytest(*common, "--tom-thinking=on", "--tom-think-tags=off",
                                "--tom-cache=off", "--tom-report=whole.json")
@@ -306,7 +306,7 @@ def test_hf_splits_the_thought_its_template_opened_and_keeps_it_in_cache_and_rep
     texts, parts = by_id(load_report(pytester.path / "whole.json")), \
         by_id(load_report(pytester.path / "split.json"))
     assert texts.keys() == parts.keys() and len(texts) >= 5
-    shown = 0
+    shown = cut_off = 0
     for key, rec in parts.items():
         text = texts[key]["responses"][0]
         assert "thoughts" not in texts[key]  # tags off: never split
@@ -322,23 +322,28 @@ def test_hf_splits_the_thought_its_template_opened_and_keeps_it_in_cache_and_rep
         assert rec.get("finish", ["stop"]) == texts[key].get("finish", ["stop"])
         cut = rec.get("finish") == ["length"]
         assert (rec["outcome"]["error"] == "cut_off") == cut
-        assert not cut or rec["usage"]["completion_tokens"] == 24
+        assert not cut or rec["usage"]["completion_tokens"] == 16
+        cut_off += cut
     assert shown >= 2, [t["responses"] for t in texts.values()]
+    assert cut_off >= 1, [t["responses"] for t in texts.values()]  # 16 tokens cut one off
     # --tom-thinking=off reaches the template: it closes the thought in the prompt (the
-    # prompts are the subject: one token generated each, the later option wins)
+    # prompts are the subject: two of them, one token generated each, the later option wins)
     off = pytester.runpytest(*common, "--tom-thinking=off", "--tom-cache=off",
-                             "--tom-max-tokens=1", "--tom-report=off.json")
+                             "--tom-max-tokens=1", "-k", "almonds and (reality or told)",
+                             "--tom-report=off.json")
     assert off.ret == 0
     closed_prompt = {k: r["usage"]["prompt_tokens"] - parts[k]["usage"]["prompt_tokens"]
                      for k, r in by_id(load_report(pytester.path / "off.json")).items()}
-    assert len(set(closed_prompt.values())) == 1 and next(iter(closed_prompt.values())) > 0
+    assert len(closed_prompt) == 2 and len(set(closed_prompt.values())) == 1
+    assert next(iter(closed_prompt.values())) > 0
     # the cache and a replay give both parts back
     pytester.runpytest(*common, "--tom-thinking=on", "--tom-think-tags=<think>,.",
                        "--tom-report=cached.json")
     cached = by_id(load_report(pytester.path / "cached.json"))
+    # (the budget given again: a cut-off answer's outcome names it)
     replayed = pytester.runpytest(str(GENERIC), "--tom-model=replay:split.jsonl", "--tom-limit=6",
-                                  "--tom-items=report", "-p", "no:cacheprovider",
-                                  "--tom-report=replay.json")
+                                  "--tom-max-tokens=16", "--tom-items=report", "-p",
+                                  "no:cacheprovider", "--tom-report=replay.json")
     assert replayed.ret == 0
     for again in (cached, by_id(load_report(pytester.path / "replay.json"))):
         assert {k: (r.get("thoughts"), r["responses"], r.get("finish"), r["outcome"])
