@@ -121,9 +121,10 @@ def write_model_dir(target: Path, gguf: Path | None = None) -> Path:
     with torch.device("meta"):  # no memory, no random initial weights
         plain = AutoModelForCausalLM.from_config(config)
     # strict: a weight missing from the loaded model is an error, not one left on meta (only
-    # the rotary buffers, which are computed at load and never saved, stay there)
+    # the rotary buffers, which are computed at load and never saved, stay there); the
+    # output layer tied to the embeddings is saved once, as before (the same file, byte for
+    # byte, with transformers 4.56 and 5)
     plain.load_state_dict(loaded.state_dict(), assign=True)
-    plain.tie_weights()
     plain.save_pretrained(target)
     tokenizer.save_pretrained(target)
     return target
