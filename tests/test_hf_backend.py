@@ -1,8 +1,8 @@
 """`hf:PATH` on a real model: the embedded SmolLM2-135M saved as a Hugging Face directory
 by `pytest-tom hf-model` once per test session, for every xdist worker (tests/hf_support.py,
-tests/shared_artifacts.py). The bundled generic suite, answers identical at batch 1 and 8,
-a second run from the cache, the families' answer lengths, the usage errors (no extra, no
-directory).
+tests/shared_artifacts.py). The bundled generic suite, answers identical at batch 1 and 8
+and under `-n 2`, a second run from the cache, the families' answer lengths, a thinking
+template, the usage errors (no extra, no directory).
 
 The in-process runs of one process share one loaded model (one per model directory):
 `pytest_tom.backends.hf`, which keeps it, is imported here, so that pytester's in-process
