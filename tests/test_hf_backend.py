@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -245,10 +246,12 @@ def test_hf_model_refuses_a_folder_that_is_not_empty_before_loading_anything(
 
 
 def test_hf_without_the_extra_is_a_usage_error_with_the_pip_command(
-        pytester: pytest.Pytester) -> None:
-    pytester.makeconftest("import sys\nsys.modules['transformers'] = None\n")
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In process, transformers made unimportable for the run (None in sys.modules: `import
+    transformers` raises ImportError, as when it is not installed), put back afterwards."""
+    monkeypatch.setitem(sys.modules, "transformers", None)
     pytester.mkdir("model")
-    result = pytester.runpytest_subprocess("--tom-model=hf:model", "-p", "no:cacheprovider")
+    result = pytester.runpytest("--tom-model=hf:model", "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*transformers is not installed: pip install 'pytest-tom?hf?'*"])
 
