@@ -67,7 +67,7 @@ def responses(report: Path) -> dict[str, list[str]]:
     return {r["item"]["id"]: r["responses"] for r in load_report(report)["items"]}
 
 
-# 25-40 s on 2 cores (and the session's model conversion, 10-15 s, when it runs first): 8
+# 20-40 s on 2 cores at load 4-8 (and the session's model conversion, 10-15 s, when it runs first): 8
 # greedy generations one at a time, then as one batch of 8, on one torch thread, then 4 of
 # them again under `-n 2` (three processes, two of which load torch and the model). The
 # cost is mostly the prompts (133-190 tokens each): the 8 items are two scenarios without
