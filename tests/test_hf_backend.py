@@ -71,9 +71,9 @@ def responses(report: Path) -> dict[str, list[str]]:
 # runs first): 8 greedy generations one at a time, then as one batch of 8, on one torch
 # thread, then 4 of them again under `-n 2` (three processes, two of which load torch and
 # the model). The cost is mostly the prompts (133-190 tokens each): the 8 items are two
-# scenarios without their two last questions, fewer would leave no full batch; 16 tokens
-# end rows at EOS (4-15 tokens) and cut one off, so the batch pads rows of different
-# lengths, prompts and answers
+# scenarios less one question each ('told', 'who_knows'), fewer would leave no full batch;
+# 16 tokens end rows at EOS (4-15 tokens) and cut one off, so the batch pads rows of
+# different lengths, prompts and answers
 @pytest.mark.slow
 def test_hf_answers_the_bundled_suite_the_same_at_batch_1_and_8_under_xdist_and_from_cache(
         pytester: pytest.Pytester, smollm2_dir: Path) -> None:
