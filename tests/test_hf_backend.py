@@ -1,8 +1,8 @@
 """`hf:PATH` on a real model: the embedded SmolLM2-135M saved as a Hugging Face directory
 by `pytest-tom hf-model` once per test session, for every xdist worker (tests/hf_support.py,
-tests/shared_artifacts.py). The bundled generic suite, answers identical at batch 1 and 8,
-a second run from the cache, the families' answer lengths, the usage errors (no extra, no
-directory).
+tests/shared_artifacts.py). The bundled generic suite, answers identical at batch 1 and 8
+and under `-n 2`, a second run from the cache, the families' answer lengths, a thinking
+template, the usage errors (no extra, no directory).
 
 The in-process runs of one process share one loaded model (one per model directory):
 `pytest_tom.backends.hf`, which keeps it, is imported here, so that pytester's in-process
@@ -13,13 +13,14 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import SUITES, header_budgets, load_report
-from hf_support import NAME, OUTPUT, PARSES, missing, run_the_command_in
+from hf_support import NAME, NAME_MAPS, OUTPUT, PARSES, missing, run_the_command_in
 from shared_artifacts import shared_artifact
 
 from pytest_tom.backends import hf as hf_backend
@@ -66,16 +67,21 @@ def responses(report: Path) -> dict[str, list[str]]:
     return {r["item"]["id"]: r["responses"] for r in load_report(report)["items"]}
 
 
-# 20-40 s on 2 cores (and the session's model conversion, 30 s, when it runs first): 12
-# greedy generations one at a time, then in batches of 8, on one torch thread; fewer items
-# or tokens would leave the batches without rows of different lengths to pad
+# 20-40 s on 2 cores at load 4-8 (and the session's model conversion, 10-15 s, when it
+# runs first): 8 greedy generations one at a time, then as one batch of 8, on one torch
+# thread, then 4 of them again under `-n 2` (three processes, two of which load torch and
+# the model). The cost is mostly the prompts (133-190 tokens each): the 8 items are two
+# scenarios less one question each ('told', 'who_knows'), fewer would leave no full batch;
+# 16 tokens end rows at EOS (4-15 tokens) and cut one off, so the batch pads rows of
+# different lengths, prompts and answers
 @pytest.mark.slow
-def test_hf_answers_the_bundled_suite_the_same_at_batch_1_and_8_then_from_the_cache(
+def test_hf_answers_the_bundled_suite_the_same_at_batch_1_and_8_under_xdist_and_from_cache(
         pytester: pytest.Pytester, smollm2_dir: Path) -> None:
     (pytester.path / GENERIC.name).write_text(GENERIC.read_text(encoding="utf-8"),
                                               encoding="utf-8")
-    common = [f"--tom-model=hf:{smollm2_dir}", "--tom-limit=12", "--tom-max-tokens=40",
-              "--tom-early-stop=off", "-p", "no:cacheprovider"]
+    common = [f"--tom-model=hf:{smollm2_dir}", "--tom-limit=8", "--tom-max-tokens=16",
+              "--tom-early-stop=off", "-p", "no:cacheprovider", "-k",
+              "not told and not who_knows"]
     # in process: the model is loaded once for the three runs (one per process)
     one = pytester.runpytest(*common, "--tom-batch-size=1", "--tom-report=b1.json")
     assert one.ret in (0, 1), one.stdout.str()  # right or wrong answers, never an error
@@ -92,11 +98,16 @@ def test_hf_answers_the_bundled_suite_the_same_at_batch_1_and_8_then_from_the_ca
     eight.stdout.fnmatch_lines(["tom: model hf:* (one worker thread (not thread-safe), "
                                 "batches of 8; *"])
     first, batched = responses(pytester.path / "b1.json"), responses(pytester.path / "b8.json")
-    assert len(first) >= 8 and first == batched
+    assert len(first) == 8 and first == batched
     assert all(texts and texts[0].strip() for texts in first.values())
     report = load_report(pytester.path / "b8.json")
-    # answers that ran past 40 tokens are cut off (finish "length"), never an error
+    # answers that ran past 16 tokens are cut off (finish "length"), never an error; the
+    # batches held rows of both kinds
     assert all(r["outcome"]["error"] in (None, "unparseable", "cut_off") for r in report["items"])
+    assert {r.get("finish", ["stop"])[0] for r in report["items"]} == {"stop", "length"}
+    # the weights are the GGUF's (as `pytest-tom hf-model` wrote them): some answers are
+    # right, where random weights would write no parseable answer at all
+    assert any(r["outcome"]["correct"] for r in report["items"])
     assert sum(r["requests"] for r in report["items"]) == len(first)  # nothing from the cache
     assert str(smollm2_dir) in report["settings"]["model"]
     assert " rev " in report["settings"]["backend"]["identity"]
@@ -107,6 +118,24 @@ def test_hf_answers_the_bundled_suite_the_same_at_batch_1_and_8_then_from_the_ca
     assert all(r["cached"] and not r["requests"] for r in cached["items"]), cached["items"][0]
     assert again.ret == one.ret
     assert loaded.load_seconds == load_seconds  # the second and third runs loaded nothing
+    # `-n 2` (one scenario's 4, cache off): each worker loads the model in its own process and
+    # answers its share in its own batches; the answers (greedy) are those of the run in
+    # one process at batch 1, every item asked exactly once. The controller runs in
+    # process (it loads no model), the workers are fresh processes on one torch thread.
+    split = pytester.runpytest(*common[:-1], "almonds and not told", "--tom-cache=off",
+                               "--tom-threads=1", "-n", "2", "-v", "--tom-report=two.json")
+    assert split.ret in (0, 1), split.stdout.str()[-3000:]
+    report = load_report(pytester.path / "two.json")
+    shared = responses(pytester.path / "two.json")
+    assert len(shared) >= 4 and shared == {k: first[k] for k in shared}
+    alone = {r["item"]["id"]: r["outcome"] for r in load_report(pytester.path / "b1.json")
+             ["items"]}
+    assert {r["item"]["id"]: r["outcome"] for r in report["items"]} == \
+        {k: alone[k] for k in shared}  # scored the same: right, wrong, cut off
+    assert [r["requests"] for r in report["items"]] == [1] * len(report["items"])
+    workers = {m.group(1) for line in split.outlines
+               if (m := re.match(r"\[(gw\d)\] .*(PASSED|FAILED|XFAIL)", line))}
+    assert workers == {"gw0", "gw1"}, split.stdout.str()[-3000:]  # both workers ran items
 
 
 @pytest.mark.slow
@@ -157,8 +186,11 @@ def test_hf_model_writes_a_directory_and_its_printed_command_runs(
 
 def test_hf_model_parsed_the_gguf_file_once(hf_model_folder: Path) -> None:
     """transformers opens the file for the config, the weights and the tokenizer: one parse
-    (about 3.6 s of CPU each), counted while the session's `pytest-tom hf-model` ran."""
+    (about 3.6 s of CPU each), and asks for gguf's table of tensor names once per module of
+    the model: one table (about 5 s of CPU for all 397), counted while the session's
+    `pytest-tom hf-model` ran."""
     assert (hf_model_folder / PARSES).read_text(encoding="utf-8") == "1"
+    assert (hf_model_folder / NAME_MAPS).read_text(encoding="utf-8") == "1"
 
 
 def value(reader: Any) -> int:
@@ -168,7 +200,7 @@ def value(reader: Any) -> int:
     return int(field.parts[field.data[0]][0])
 
 
-def test_parsed_once_shares_one_reader_per_file_while_inside(tmp_path: Path) -> None:
+def test_parsed_once_shares_one_reader_per_file_and_one_name_table_while_inside(tmp_path: Path) -> None:
     if missing()[2:3]:
         pytest.skip("gguf is not installed")
     import gguf  # noqa: PLC0415 optional (hf extra)
@@ -182,7 +214,8 @@ def test_parsed_once_shares_one_reader_per_file_while_inside(tmp_path: Path) -> 
         writer.write_tensors_to_file()
         writer.close()
         files.append(tmp_path / f"{name}.gguf")
-    original = gguf.GGUFReader
+    original, original_map = gguf.GGUFReader, gguf.get_tensor_name_map
+    llama = gguf.MODEL_ARCH.LLAMA
     with parsed_once() as readers:
         first = gguf.GGUFReader(files[0])
         assert gguf.GGUFReader(str(tmp_path / "." / "a.gguf")) is first  # the same file
@@ -190,11 +223,18 @@ def test_parsed_once_shares_one_reader_per_file_while_inside(tmp_path: Path) -> 
         assert other is not first and value(other) == 2
         assert value(first) == 1
         assert len(readers) == 2
-    assert gguf.GGUFReader is original  # restored
+        table = gguf.get_tensor_name_map(llama, 2)
+        assert gguf.get_tensor_name_map(llama, 2) is table  # one table per (arch, blocks)
+        assert table.get_name("model.layers.1.self_attn.q_proj") == "blk.1.attn_q"
+        three = gguf.get_tensor_name_map(llama, 3)
+        assert three is not table and three.get_name("model.layers.2.mlp.up_proj") == \
+            "blk.2.ffn_up"
+    assert (gguf.GGUFReader, gguf.get_tensor_name_map) == (original, original_map)  # restored
     assert gguf.GGUFReader(files[0]) is not first
+    assert gguf.get_tensor_name_map(llama, 2) is not table
     with pytest.raises(RuntimeError), parsed_once():
         raise RuntimeError("restored on errors too")
-    assert gguf.GGUFReader is original
+    assert (gguf.GGUFReader, gguf.get_tensor_name_map) == (original, original_map)
 
 
 def test_hf_model_refuses_a_folder_that_is_not_empty_before_loading_anything(
@@ -206,10 +246,12 @@ def test_hf_model_refuses_a_folder_that_is_not_empty_before_loading_anything(
 
 
 def test_hf_without_the_extra_is_a_usage_error_with_the_pip_command(
-        pytester: pytest.Pytester) -> None:
-    pytester.makeconftest("import sys\nsys.modules['transformers'] = None\n")
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In process, transformers made unimportable for the run (None in sys.modules: `import
+    transformers` raises ImportError, as when it is not installed), put back afterwards."""
+    monkeypatch.setitem(sys.modules, "transformers", None)
     pytester.mkdir("model")
-    result = pytester.runpytest_subprocess("--tom-model=hf:model", "-p", "no:cacheprovider")
+    result = pytester.runpytest("--tom-model=hf:model", "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*transformers is not installed: pip install 'pytest-tom?hf?'*"])
 
@@ -223,30 +265,6 @@ def test_hf_needs_a_model_directory(pytester: pytest.Pytester) -> None:
     result.stderr.fnmatch_lines(["*hf:empty: *empty is not a model directory (no config.json)*"])
     result = pytester.runpytest("--tom-model=hf:./nowhere/model", "-p", "no:cacheprovider")
     result.stderr.fnmatch_lines(["*hf:./nowhere/model: no model directory at*"])
-
-
-@pytest.mark.slow
-def test_hf_under_xdist_gives_each_worker_its_model_and_the_same_answers(
-        pytester: pytest.Pytester, smollm2_dir: Path) -> None:
-    """`-n 2`: each worker loads the model in its own process and answers its share; the
-    answers (greedy) are those of a run in one process, every item asked exactly once."""
-    (pytester.path / GENERIC.name).write_text(GENERIC.read_text(encoding="utf-8"),
-                                              encoding="utf-8")
-    common = [f"--tom-model=hf:{smollm2_dir}", "--tom-limit=8", "--tom-max-tokens=24",
-              "--tom-cache=off", "--tom-early-stop=off", "--tom-threads=1",
-              "-p", "no:cacheprovider"]
-    alone = pytester.runpytest(*common, "--tom-report=one.json")
-    assert alone.ret in (0, 1), alone.stdout.str()
-    # the controller in process (it loads no model), the workers fresh processes
-    split = pytester.runpytest(*common, "-n", "2", "-v", "--tom-report=two.json")
-    assert split.ret == alone.ret, split.stdout.str()[-3000:]
-    report = load_report(pytester.path / "two.json")
-    assert responses(pytester.path / "two.json") == responses(pytester.path / "one.json")
-    assert all(r["outcome"]["error"] in (None, "unparseable", "cut_off") for r in report["items"])
-    assert [r["requests"] for r in report["items"]] == [1] * len(report["items"])
-    workers = {m.group(1) for line in split.outlines
-               if (m := re.match(r"\[(gw\d)\] .*(PASSED|FAILED|XFAIL)", line))}
-    assert workers == {"gw0", "gw1"}, split.stdout.str()[-3000:]  # both workers ran items
 
 
 # -- a model that thinks ---------------------------------------------------------------------
@@ -286,7 +304,7 @@ def test_hf_splits_the_thought_its_template_opened_and_keeps_it_in_cache_and_rep
     model = thinking_dir(smollm2_dir, pytester.path / "thinker")
     (pytester.path / GENERIC.name).write_text(GENERIC.read_text(encoding="utf-8"),
                                               encoding="utf-8")
-    common = [f"--tom-model=hf:{model}", "--tom-limit=6", "--tom-max-tokens=24",
+    common = [f"--tom-model=hf:{model}", "--tom-limit=6", "--tom-max-tokens=16",
               "--tom-items=report", "--tom-early-stop=off", "-p", "no:cacheprovider"]
     whole = pytester.runpytest(*common, "--tom-thinking=on", "--tom-think-tags=off",
                                "--tom-cache=off", "--tom-report=whole.json")
@@ -297,7 +315,7 @@ def test_hf_splits_the_thought_its_template_opened_and_keeps_it_in_cache_and_rep
     texts, parts = by_id(load_report(pytester.path / "whole.json")), \
         by_id(load_report(pytester.path / "split.json"))
     assert texts.keys() == parts.keys() and len(texts) >= 5
-    shown = 0
+    shown = cut_off = 0
     for key, rec in parts.items():
         text = texts[key]["responses"][0]
         assert "thoughts" not in texts[key]  # tags off: never split
@@ -313,23 +331,28 @@ def test_hf_splits_the_thought_its_template_opened_and_keeps_it_in_cache_and_rep
         assert rec.get("finish", ["stop"]) == texts[key].get("finish", ["stop"])
         cut = rec.get("finish") == ["length"]
         assert (rec["outcome"]["error"] == "cut_off") == cut
-        assert not cut or rec["usage"]["completion_tokens"] == 24
+        assert not cut or rec["usage"]["completion_tokens"] == 16
+        cut_off += cut
     assert shown >= 2, [t["responses"] for t in texts.values()]
+    assert cut_off >= 1, [t["responses"] for t in texts.values()]  # 16 tokens cut one off
     # --tom-thinking=off reaches the template: it closes the thought in the prompt (the
-    # prompts are the subject: one token generated each, the later option wins)
+    # prompts are the subject: two of them, one token generated each, the later option wins)
     off = pytester.runpytest(*common, "--tom-thinking=off", "--tom-cache=off",
-                             "--tom-max-tokens=1", "--tom-report=off.json")
+                             "--tom-max-tokens=1", "-k", "almonds and (reality or told)",
+                             "--tom-report=off.json")
     assert off.ret == 0
     closed_prompt = {k: r["usage"]["prompt_tokens"] - parts[k]["usage"]["prompt_tokens"]
                      for k, r in by_id(load_report(pytester.path / "off.json")).items()}
-    assert len(set(closed_prompt.values())) == 1 and next(iter(closed_prompt.values())) > 0
+    assert len(closed_prompt) == 2 and len(set(closed_prompt.values())) == 1
+    assert next(iter(closed_prompt.values())) > 0
     # the cache and a replay give both parts back
     pytester.runpytest(*common, "--tom-thinking=on", "--tom-think-tags=<think>,.",
                        "--tom-report=cached.json")
     cached = by_id(load_report(pytester.path / "cached.json"))
+    # (the budget given again: a cut-off answer's outcome names it)
     replayed = pytester.runpytest(str(GENERIC), "--tom-model=replay:split.jsonl", "--tom-limit=6",
-                                  "--tom-items=report", "-p", "no:cacheprovider",
-                                  "--tom-report=replay.json")
+                                  "--tom-max-tokens=16", "--tom-items=report", "-p",
+                                  "no:cacheprovider", "--tom-report=replay.json")
     assert replayed.ret == 0
     for again in (cached, by_id(load_report(pytester.path / "replay.json"))):
         assert {k: (r.get("thoughts"), r["responses"], r.get("finish"), r["outcome"])

@@ -9,12 +9,17 @@ same function (`tests/hf_support.py`).
 transformers de-quantizes a GGUF on load (about 18 s on 2 idle cores) but refuses to save
 a model loaded from one ("quantized with gguf and is not serializable"): the config loses
 its `quantization_config`, a fresh model is made from it and given the loaded weights,
-and that is saved with the tokenizer (about 540 MB in float32).
+and that is saved with the tokenizer (about 540 MB in float32). The fresh model is made on
+torch's meta device and takes the loaded tensors themselves: made in memory, it spent
+about 4 s of CPU filling 540 MB with random numbers and then copying the weights over them.
 
 transformers opens the file three times (the config, the weights, the tokenizer), and each
 opening parses all of its metadata, the tokenizer's 49,152 tokens included, element by
 element (`gguf.GGUFReader`, about 3.6 s of CPU each): `parsed_once` lets the three share
-the first parse (the reader is read-only: a memory map and views of it).
+the first parse (the reader is read-only: a memory map and views of it). Matching the
+weights' names, transformers also builds gguf's table of tensor names
+(`gguf.get_tensor_name_map`) again for every module of the model, 397 times for
+SmolLM2 (about 5 s of CPU in all); `parsed_once` builds it once (it is only read).
 """
 
 from __future__ import annotations
@@ -65,13 +70,15 @@ def check_target(target: Path) -> None:
 @contextmanager
 def parsed_once() -> Iterator[dict[tuple[str, str], Any]]:
     """While inside, `gguf.GGUFReader(path, mode)` parses a file once and gives the same
-    reader to every later call for that file (transformers imports the name from `gguf` at
-    each call, so the module attribute is what it finds). Yields the readers made, by
-    (resolved path, mode)."""
+    reader to every later call for that file, and `gguf.get_tensor_name_map(arch,
+    n_blocks)` builds one table per architecture and number of blocks (transformers
+    imports both names from `gguf` at each call, so the module attributes are what it
+    finds). Yields the readers made, by (resolved path, mode)."""
     import gguf  # noqa: PLC0415 optional (hf extra)
 
-    original = gguf.GGUFReader
+    original, original_map = gguf.GGUFReader, gguf.get_tensor_name_map
     readers: dict[tuple[str, str], Any] = {}
+    maps: dict[tuple[Any, int], Any] = {}
 
     def reader(path: Any, mode: str = "r") -> Any:
         key = (str(Path(path).resolve()), mode)
@@ -79,11 +86,16 @@ def parsed_once() -> Iterator[dict[tuple[str, str], Any]]:
             readers[key] = original(path, mode)
         return readers[key]
 
-    gguf.GGUFReader = reader
+    def name_map(arch: Any, n_blocks: int) -> Any:
+        if (arch, n_blocks) not in maps:
+            maps[arch, n_blocks] = original_map(arch, n_blocks)
+        return maps[arch, n_blocks]
+
+    gguf.GGUFReader, gguf.get_tensor_name_map = reader, name_map
     try:
         yield readers
     finally:
-        gguf.GGUFReader = original
+        gguf.GGUFReader, gguf.get_tensor_name_map = original, original_map
 
 
 def write_model_dir(target: Path, gguf: Path | None = None) -> Path:
@@ -95,6 +107,7 @@ def write_model_dir(target: Path, gguf: Path | None = None) -> Path:
         raise ConversionError(f"writing a transformers directory needs {', '.join(absent)}: "
                               f"{INSTALL}")
     source = gguf or embedded_gguf()
+    import torch  # noqa: PLC0415 optional (hf extra), heavy
     from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: PLC0415 optional (hf extra), heavy
     from transformers.utils import logging as hf_logging  # noqa: PLC0415 optional (hf extra), heavy
 
@@ -105,8 +118,13 @@ def write_model_dir(target: Path, gguf: Path | None = None) -> Path:
     config = loaded.config
     if hasattr(config, "quantization_config"):
         del config.quantization_config
-    plain = AutoModelForCausalLM.from_config(config)
-    plain.load_state_dict(loaded.state_dict())
+    with torch.device("meta"):  # no memory, no random initial weights
+        plain = AutoModelForCausalLM.from_config(config)
+    # strict: a weight missing from the loaded model is an error, not one left on meta (only
+    # the rotary buffers, which are computed at load and never saved, stay there); the
+    # output layer tied to the embeddings is saved once, as before (the same file, byte for
+    # byte, with transformers 4.56 and 5)
+    plain.load_state_dict(loaded.state_dict(), assign=True)
     plain.save_pretrained(target)
     tokenizer.save_pretrained(target)
     return target
