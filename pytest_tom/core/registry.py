@@ -90,13 +90,20 @@ def group_entry_points(group: str) -> tuple[EntryPoint, ...]:
     changed (a package installed during the process is found), else as read last: reading
     every installed distribution's metadata took a run's start-up about 20 ms per lookup,
     and a run looks its families up a dozen times before collection."""
-    paths = tuple((entry, _mtime(entry)) for entry in sys.path)
+    paths = sys_path_state()
     last = _READ.get(group)
     if last is not None and last[0] == paths:
         return last[1]
     found = tuple(entry_points(group=group))
     _READ[group] = (paths, found)
     return found
+
+
+def sys_path_state() -> tuple[tuple[str, float], ...]:
+    """sys.path with each folder's modification time: what the installed distributions
+    found on it depend on (installing or removing one changes its folder's time), so a
+    reader of their metadata reads it again only when this changed."""
+    return tuple((entry, _mtime(entry)) for entry in sys.path)
 
 
 def _mtime(path: str) -> float:
