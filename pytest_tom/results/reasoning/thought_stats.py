@@ -33,8 +33,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Hashable, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from pytest_tom import families
 from pytest_tom.core.outcome import CUT_OFF
@@ -51,6 +50,11 @@ from pytest_tom.results.results import (
     LevelJSON,
     ReasoningJSON,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # numpy at its first use (core/lazy_numpy.py): an xdist worker never imports it
+    from pytest_tom.core.lazy_numpy import np
 
 QUARTILES = (0.25, 0.5, 0.75)
 
