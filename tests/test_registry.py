@@ -210,8 +210,9 @@ def test_entry_points_are_read_again_only_when_sys_path_or_a_folder_on_it_change
 def test_package_versions_are_read_again_only_when_sys_path_or_a_folder_on_it_changes(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`run_report.package_versions` (the report's `versions`): a process that makes
-    several runs reads the distributions' metadata once, and again when a package was
-    installed or upgraded meanwhile (here: a newer tabulate put first on sys.path)."""
+    several runs reads the distributions' metadata once, also when each run writes its
+    report into a folder on sys.path (as a pytester run does), and again when a package
+    was installed or upgraded meanwhile (here: a newer tabulate put first on sys.path)."""
     from importlib.metadata import version
 
     from pytest_tom.results import run_report
@@ -223,6 +224,7 @@ def test_package_versions_are_read_again_only_when_sys_path_or_a_folder_on_it_ch
     monkeypatch.setattr(run_report, "version", lambda name: reads.append(name) or version(name))
     first = run_report.package_versions()
     first["pytest"] = "changed by a caller"
+    (site / "r.json").write_text("{}")  # a report, not a distribution
     second = run_report.package_versions()
     assert reads == list(run_report.PACKAGES)  # one read of each, for both calls
     assert second["pytest"] == version("pytest") and second["tabulate"] == version("tabulate")

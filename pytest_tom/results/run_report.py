@@ -24,7 +24,7 @@ is refused with the way to upgrade).
 from __future__ import annotations
 
 import platform
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from types import MappingProxyType
@@ -147,13 +147,13 @@ class EndpointJSON(TypedDict, total=False):
 
 
 # the versions read last, with the sys.path state they were read under
-_VERSIONS: list[tuple[tuple[tuple[str, float], ...], dict[str, str | None]]] = []
+_VERSIONS: list[tuple[tuple[tuple[str, Hashable], ...], dict[str, str | None]]] = []
 
 
 def package_versions() -> dict[str, str | None]:
     """Python's version and those of `PACKAGES` (None: not installed). Read again whenever
-    sys.path or one of its folders changed (a package installed or upgraded meanwhile),
-    else as read last: parsing ten distributions' metadata was about a tenth of a small
+    sys.path or the distributions in one of its folders changed (a package installed or
+    upgraded meanwhile: `core.registry.sys_path_state`), else as read last: parsing ten distributions' metadata was about a tenth of a small
     run in a process that runs several (in-process pytester runs, `pytest.main` called
     in a loop)."""
     state = sys_path_state()
