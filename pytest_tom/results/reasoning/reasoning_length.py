@@ -28,8 +28,8 @@ belongs to) is the suite's `reasoning` block (`block`).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
+from pytest_tom.core.lazy_numpy import np  # at its first use: an xdist worker never imports it
 from pytest_tom.metrics.accuracy import group_key
 from pytest_tom.metrics.declare import (
     AMOUNT,
@@ -44,11 +44,6 @@ from pytest_tom.metrics.declare import (
 )
 from pytest_tom.metrics.record_table import RecordTable
 from pytest_tom.results.results import ReasoningJSON
-
-if TYPE_CHECKING:
-    import numpy as np
-else:  # numpy at its first use (core/lazy_numpy.py): an xdist worker never imports it
-    from pytest_tom.core.lazy_numpy import np
 
 PREFIX = "reasoning."
 MEAN = "reasoning.mean"

@@ -33,9 +33,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Hashable, Sequence
-from typing import TYPE_CHECKING
 
 from pytest_tom import families
+from pytest_tom.core.lazy_numpy import np  # at its first use: an xdist worker never imports it
 from pytest_tom.core.outcome import CUT_OFF
 from pytest_tom.core.record_view import RecordView
 from pytest_tom.metrics.accuracy import group_key
@@ -50,11 +50,6 @@ from pytest_tom.results.results import (
     LevelJSON,
     ReasoningJSON,
 )
-
-if TYPE_CHECKING:
-    import numpy as np
-else:  # numpy at its first use (core/lazy_numpy.py): an xdist worker never imports it
-    from pytest_tom.core.lazy_numpy import np
 
 QUARTILES = (0.25, 0.5, 0.75)
 
