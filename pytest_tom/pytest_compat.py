@@ -18,6 +18,7 @@ form `Config.getoption` documents), never by their undocumented destination.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
@@ -241,7 +242,7 @@ def missing_fixture(exc: BaseException) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def stop_rewriting(pluginmanager: pytest.PytestPluginManager, package: str) -> bool:
+def stop_rewriting(pluginmanager: pytest.PytestPluginManager | None, package: str) -> bool:
     """Let the modules of `package` imported from now on load as plain Python, not through
     pytest's assertion rewriter; True if pytest's rewriter was told.
 
@@ -252,20 +253,34 @@ def stop_rewriting(pluginmanager: pytest.PytestPluginManager, package: str) -> b
     images) or a read-only site-packages, every pytest process and every xdist worker paid
     about a second to rewrite the ~200 modules an active run imports, which is most of
     pytest-tom's start-up. The package's asserts only narrow types; nothing is lost. The
-    modules already imported (this entry point and what it imports at the top) stay
-    rewritten.
+    modules already imported stay rewritten.
+
+    `pluginmanager` None: the rewriters on `sys.meta_path`, for the entry point while it is
+    imported (before any hook has the plugin manager): pytest installs its rewriter there
+    before it imports the `pytest11` entry points and `-p` plugins, so what the entry point
+    imports at its top loads plain too (the option table and the family registry, which
+    every pytest process imports: about 12 ms of rewriting per process). The entry
+    point's `pytest_addhooks` tells the run's own rewriter again: a process that imported
+    the package before (an in-process pytester run) has a new one for each run.
 
     Undocumented: the rewriter's set of marked names (`_must_rewrite`, a set of module
-    names whose submodules are rewritten too) on `PytestPluginManager.rewrite_hook`.
-    Without it (another pytest, `--assert=plain`) nothing changes. Checked on pytest 7.4.0
-    and 9.2.0.
+    names whose submodules are rewritten too) on `PytestPluginManager.rewrite_hook`, the
+    object pytest puts on `sys.meta_path`. Without it (another pytest, `--assert=plain`)
+    nothing changes. Checked on pytest 7.4.0 and 9.2.0.
     """
-    marked = getattr(getattr(pluginmanager, "rewrite_hook", None), "_must_rewrite", None)
-    if not isinstance(marked, set):
-        return False
-    for name in [n for n in marked if n == package or n.startswith(package + ".")]:
-        marked.discard(name)
-    return True
+    if pluginmanager is not None:
+        hooks = [getattr(pluginmanager, "rewrite_hook", None)]
+    else:
+        hooks = list(sys.meta_path)
+    told = False
+    for hook in hooks:
+        marked = getattr(hook, "_must_rewrite", None)
+        if not isinstance(marked, set):
+            continue
+        for name in [n for n in marked if n == package or n.startswith(package + ".")]:
+            marked.discard(name)
+        told = True
+    return told
 
 
 # -- pytest-xdist ---------------------------------------------------------------------------

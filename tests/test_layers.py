@@ -433,6 +433,33 @@ def test_inactive_plugin_loads_no_yaml_and_no_family(tmp_path: Path, active: boo
         assert "RC 0" in out  # the plain test ran, the suite file was left alone
 
 
+WORKER_IMPORTS = """
+import sys
+from pytest_tom import families
+from pytest_tom.plugin import activate  # all an active run imports, outputs included
+for name in ("generic", "fantom", "bigtom", "opentom", "hitom"):  # their metrics too
+    families.get(name)
+print("BEFORE", "numpy" in sys.modules)
+from pytest_tom.metrics.intervals import median_interval
+print("MEDIAN", median_interval([4.0, 1.0, 3.0, 2.0, 5.0, 6.0, 7.0]))
+print("AFTER", "numpy" in sys.modules)
+"""
+
+
+def test_numpy_is_imported_by_the_first_computation_not_by_the_imports(tmp_path: Path) -> None:
+    """core/lazy_numpy.py: every module of an active run and five families imported (with
+    their metric declarations), numpy is not: an xdist worker, which never aggregates, is
+    spared its import (SimpleToM's and ToMBench's own metric modules import it, a worker of
+    theirs does); the first figure computed imports it and computes as numpy does."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, "-c", WORKER_IMPORTS], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "BEFORE False" and lines[2] == "AFTER True", out.stdout
+    assert lines[1].startswith("MEDIAN Interval(value=4.0, low=1.0, high=7.0"), lines[1]
+
+
 def test_the_exit_status_has_one_writer() -> None:
     """Only the outputs' end of the session sets pytest's exit status (the gates and the
     baseline return the status they ask for): two writers could undo each other."""

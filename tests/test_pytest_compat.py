@@ -224,7 +224,8 @@ LOADERS = """
 import sys
 
 def pytest_sessionfinish(session):
-    for name in ("pytest_tom.plugin", "pytest_tom.families.generic", "pytest_tom.plugin.activate"):
+    for name in ("pytest_tom.plugin", "pytest_tom.core.option_table", "pytest_tom.families.generic",
+                 "pytest_tom.plugin.activate"):
         module = sys.modules.get(name)
         print("LOADER", name, type(getattr(module, "__loader__", None)).__name__)
 """
@@ -242,9 +243,10 @@ def test_the_package_loads_as_plain_bytecode_and_tests_are_still_rewritten(
         pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, load: str) -> None:
     """`stop_rewriting`: past the entry point, the modules of an active run load through
     Python's own loader, although pytest marked them for assertion rewriting (which cost
-    about a second per process where bytecode is not cached); the entry point itself shows
-    the rewriter was at work in that process, and a test file's assert still gets pytest's
-    detailed message."""
+    about a second per process where bytecode is not cached), and so do those the entry
+    point imports at its top (the option table: every pytest process imports it); the
+    entry point itself shows the rewriter was at work in that process, and a test file's
+    assert still gets pytest's detailed message."""
     pytester.makeconftest(LOADERS)
     pytester.makepyfile(answers=ANSWER, test_a="def test_x():\n    assert [1, 2] == [1, 3]\n")
     (pytester.path / "n.tom.yaml").write_text(numbers_suite(4))
@@ -260,6 +262,7 @@ def test_the_package_loads_as_plain_bytecode_and_tests_are_still_rewritten(
                                            "-p", "no:cacheprovider", "--tom-cache=off")
     result.stdout.fnmatch_lines([
         "LOADER pytest_tom.plugin AssertionRewritingHook",
+        "LOADER pytest_tom.core.option_table SourceFileLoader",
         "LOADER pytest_tom.families.generic SourceFileLoader",
         "LOADER pytest_tom.plugin.activate SourceFileLoader",
         "*At index 1 diff: 2 != 3*",

@@ -205,3 +205,32 @@ def test_entry_points_are_read_again_only_when_sys_path_or_a_folder_on_it_change
     install(tmp_path / "other", "other-pkg", group, "other = other_pkg:thing", monkeypatch)
     assert sorted(ep.name for ep in registry.group_entry_points(group)) == ["late", "other"]
     assert len(reads) == 3
+
+
+def test_package_versions_are_read_again_only_when_sys_path_or_a_folder_on_it_changes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`run_report.package_versions` (the report's `versions`): a process that makes
+    several runs reads the distributions' metadata once, also when each run writes its
+    report into a folder on sys.path (as a pytester run does), and again when a package
+    was installed or upgraded meanwhile (here: a newer tabulate put first on sys.path)."""
+    from importlib.metadata import version
+
+    from pytest_tom.results import run_report
+
+    site = tmp_path / "site"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    reads: list[str] = []
+    monkeypatch.setattr(run_report, "version", lambda name: reads.append(name) or version(name))
+    first = run_report.package_versions()
+    first["pytest"] = "changed by a caller"
+    (site / "r.json").write_text("{}")  # a report, not a distribution
+    second = run_report.package_versions()
+    assert reads == list(run_report.PACKAGES)  # one read of each, for both calls
+    assert second["pytest"] == version("pytest") and second["tabulate"] == version("tabulate")
+    assert second["python"] == sys.version.split()[0]
+    info = site / "tabulate-99.0.dist-info"  # installed into the folder, sys.path unchanged
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: tabulate\nVersion: 99.0\n")
+    assert run_report.package_versions()["tabulate"] == "99.0"
+    assert reads == 2 * list(run_report.PACKAGES)

@@ -291,6 +291,27 @@ def test_methods_unknown_everywhere_or_offered_somewhere(pytester: pytest.Pytest
                                "vanilla (they do not offer simtom)"])
 
 
+def test_an_xdist_worker_leaves_the_family_checks_to_its_controller(
+        request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`check_start`: the controller refuses a method no family offers (the run above);
+    a worker, started only once its controller checked the same options, loads no family
+    for it (each family's import was a worker's start-up) and still checks its paths."""
+    from pytest_tom import families
+    from pytest_tom.core.option_table import build_options
+    from pytest_tom.plugin.context import run_settings
+    from pytest_tom.plugin.usage_errors import check_start
+
+    options = build_options({"model": "python:x", "method": "telepathy"})
+    settings = run_settings(options)
+    with pytest.raises(pytest.UsageError, match="'telepathy': no installed family offers it"):
+        check_start(request.config, options, settings, is_worker=False)
+    monkeypatch.setattr(families, "get", lambda name: pytest.fail(f"a worker loaded {name}"))
+    check_start(request.config, options, settings, is_worker=True)
+    monkeypatch.setattr(request.config.option, "tom_report", " ")
+    with pytest.raises(pytest.UsageError, match="--tom-report: an empty path"):
+        check_start(request.config, options, settings, is_worker=True)
+
+
 def test_fantom_unavailable_footnote_names_the_real_reason(pytester: pytest.Pytester) -> None:
     pytester.makeini("[pytest]\n")
     result = pytester.runpytest(str(FANTOM), f"--tom-model=python:{ANSWERERS}:right",

@@ -16,7 +16,7 @@ import difflib
 import importlib
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -73,8 +73,8 @@ def folder_targets(directory: Path, package: str, module: str) -> dict[str, str]
             if sub.is_dir() and (sub / f"{module}.py").is_file() and sub.name.isidentifier()}
 
 
-# group -> (sys.path with each folder's mtime, the group's entry points read then)
-_READ: dict[str, tuple[tuple[tuple[str, float], ...], tuple[EntryPoint, ...]]] = {}
+# group -> (the sys.path state, the group's entry points read then)
+_READ: dict[str, tuple[tuple[tuple[str, Hashable], ...], tuple[EntryPoint, ...]]] = {}
 
 
 def entry_points(group: str) -> Any:
@@ -86,17 +86,50 @@ def entry_points(group: str) -> Any:
 
 
 def group_entry_points(group: str) -> tuple[EntryPoint, ...]:
-    """The entry points of `group`, read again whenever sys.path or one of its folders
-    changed (a package installed during the process is found), else as read last: reading
+    """The entry points of `group`, read again whenever sys.path or the distributions in
+    one of its folders changed (a package installed during the process is found,
+    `sys_path_state`), else as read last: reading
     every installed distribution's metadata took a run's start-up about 20 ms per lookup,
     and a run looks its families up a dozen times before collection."""
-    paths = tuple((entry, _mtime(entry)) for entry in sys.path)
+    paths = sys_path_state()
     last = _READ.get(group)
     if last is not None and last[0] == paths:
         return last[1]
     found = tuple(entry_points(group=group))
     _READ[group] = (paths, found)
     return found
+
+
+# a sys.path entry -> (its modification time, its distributions' state then)
+_FOLDERS: dict[str, tuple[float, tuple[tuple[str, int], ...]]] = {}
+DISTRIBUTION_SUFFIXES = (".dist-info", ".egg-info")
+
+
+def sys_path_state() -> tuple[tuple[str, Hashable], ...]:
+    """sys.path with the distributions each entry holds: what the installed distributions'
+    metadata depends on, so a reader of it reads again only when this changed.
+
+    A folder's state is the name and modification time of each `.dist-info` (`.egg-info`)
+    in it: installing, removing or upgrading a package changes it, a run writing its
+    report into a folder on sys.path (the current folder, a pytester run's folder) does
+    not. The folder is listed again only when its own modification time changed, so an
+    unchanged sys.path costs a stat per entry. Another entry (a zip file): its own time."""
+    return tuple((entry, _state_of(entry)) for entry in sys.path)
+
+
+def _state_of(entry: str) -> Hashable:
+    mtime = _mtime(entry)
+    known = _FOLDERS.get(entry)
+    if known is not None and known[0] == mtime:
+        return known[1]
+    try:
+        with os.scandir(entry or ".") as found:
+            state = tuple(sorted((e.name, e.stat().st_mtime_ns) for e in found
+                                 if e.name.endswith(DISTRIBUTION_SUFFIXES)))
+    except OSError:  # missing, or not a folder
+        return mtime
+    _FOLDERS[entry] = (mtime, state)
+    return state
 
 
 def _mtime(path: str) -> float:

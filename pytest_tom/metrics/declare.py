@@ -34,8 +34,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-import numpy as np
-
+from pytest_tom.core.lazy_numpy import np  # at its first use: an xdist worker never imports it
 from pytest_tom.core.record_view import RecordView, meta_of
 from pytest_tom.core.record_view import scenario_of as scenario_of_record
 from pytest_tom.metrics.accuracy import Record, group_key

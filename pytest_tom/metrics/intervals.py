@@ -40,8 +40,7 @@ from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
-import numpy as np
-
+from pytest_tom.core.lazy_numpy import np  # at its first use: an xdist worker never imports it
 from pytest_tom.metrics.macro_f1 import UNPARSED
 
 LEVEL = 0.95

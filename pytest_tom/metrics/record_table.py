@@ -32,8 +32,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Seq
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
+from pytest_tom.core.lazy_numpy import np  # at its first use: an xdist worker never imports it
 from pytest_tom.core.outcome import CUT_OFF, ERROR
 from pytest_tom.core.record import Record
 from pytest_tom.core.record_view import RecordView, facet_rows, shows_reasoning

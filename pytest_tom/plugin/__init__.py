@@ -16,20 +16,28 @@ from typing import Any
 
 import pytest
 
-from pytest_tom.plugin import own_model_hook
-from pytest_tom.plugin.inactive import check_inactive
-from pytest_tom.plugin.pytest_options import add_options, read_options
-from pytest_tom.plugin.stash import is_active
+# first, and alone: the rest of the package loads as plain bytecode from here on, the
+# imports below included (`pytest_compat.stop_rewriting`; this module and pytest_compat
+# itself were rewritten already)
 from pytest_tom.pytest_compat import is_xdist_worker, stop_rewriting
+
+stop_rewriting(None, "pytest_tom")
+
+from pytest_tom.plugin import own_model_hook  # noqa: E402 after stop_rewriting
+from pytest_tom.plugin.inactive import check_inactive  # noqa: E402 after stop_rewriting
+from pytest_tom.plugin.pytest_options import add_options, read_options  # noqa: E402 after stop_rewriting
+from pytest_tom.plugin.stash import is_active  # noqa: E402 after stop_rewriting
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     """`pytest_tom_backend(config, spec)`: a conftest's own model (docs/own-model.md).
 
     Also the earliest hook of this plugin, before the active run's imports: the rest of
-    the package loads as plain bytecode, not through pytest's assertion rewriter
+    the package loads as plain bytecode, not through this run's assertion rewriter
     (`pytest_compat.stop_rewriting` says why: about a second of start-up per process
-    where bytecode cannot be cached).
+    where bytecode cannot be cached). The import of this module told the rewriters of
+    its process already; a process that imported it before (in-process pytester runs)
+    has a new rewriter for each run.
     """
     pluginmanager.add_hookspecs(own_model_hook)
     stop_rewriting(pluginmanager, "pytest_tom")

