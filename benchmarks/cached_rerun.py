@@ -15,8 +15,9 @@ not differ but for their dates and times: the same answers, the same report). `-
 of each checkout's rerun and of the floor there (`*.prof`, read with `pstats`), outside
 the timed repeats.
 
-Prints per repeat: each rerun's wall and CPU seconds, the floor's, the ratio rerun / floor
-and the load; then the medians and the load's range.
+Prints per repeat: each rerun's wall and CPU seconds, the floor's, the ratios rerun / floor
+of both and the load; then the medians and the load's range. On a busy machine the wall
+times follow the other work; the CPU ratio moves less (quote the load with either).
 
     python benchmarks/cached_rerun.py [--items 20000] [--repeat 5]
         [--checkout /work/main --checkout .] [--profile /tmp/prof]
@@ -139,7 +140,8 @@ def main() -> int:
             loads.append(os.getloadavg()[0])
             for i in range(len(checkouts)):
                 w, c = rows[i][-1]
-                line.append(f"rerun{i} {w:5.2f} s ({c:5.2f} CPU) ×floor {w / wall:4.2f}")
+                line.append(f"rerun{i} {w:5.2f} s ({c:5.2f} CPU) ×floor {w / wall:4.2f} "
+                            f"(CPU {c / cpu:4.2f})")
             print(f"{r + 1:>2}: " + " · ".join(line) + f" · floor {wall:5.2f} s ({cpu:5.2f} CPU)"
                   f" · load {loads[-1]:.2f}", flush=True)
         reports = [_timeless(d / "c.json") for d in dirs]
@@ -152,8 +154,11 @@ def main() -> int:
             cpu = statistics.median(c for _, c in rows[i])
             paired = statistics.median(w / f for (w, _), (f, _) in zip(rows[i], floors,
                                                                        strict=True))
+            paired_cpu = statistics.median(c / f for (_, c), (_, f) in zip(rows[i], floors,
+                                                                           strict=True))
             print(f"  rerun{i} {c}: {wall:.2f} s ({cpu:.2f} s CPU), ×floor {wall / floor_med:.2f}"
-                  f" (median of the paired ratios {paired:.2f}; target <= 1.3)")
+                  f" (median of the paired ratios {paired:.2f}; target <= 1.3); CPU ×floor "
+                  f"{paired_cpu:.2f} (paired)")
         print(f"reports of the reruns {'identical' if same else 'DIFFER'} (times aside) · load "
               f"{min(loads):.2f}-{max(loads):.2f}")
         return 0 if same else 1
