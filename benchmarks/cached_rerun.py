@@ -11,7 +11,7 @@ every answer from the cache, checked: no request reaches the server) and the flo
 Several `--checkout`s are measured in turn within each repeat (an A/B of two worktrees,
 interleaved, so each sees the same load); each has its own folder and cache, filled by
 its own run. The reports of the checkouts' reruns are compared byte for byte (they must
-not differ but for their dates and times: the same answers, the same report). `--profile DIR` also writes one cProfile
+not differ but for their dates, times and folders: the same answers, the same report). `--profile DIR` also writes one cProfile
 of each checkout's rerun and of the floor there (`*.prof`, read with `pstats`), outside
 the timed repeats.
 
@@ -62,8 +62,9 @@ def floor_cmd(profile: Path | None = None) -> list[str]:
 
 
 def _timeless(report: Path) -> Any:
-    """A run report less what differs from run to run: its dates and times."""
-    data = json.loads(report.read_text())
+    """A run report less what differs from run to run: its dates and times, and its folder
+    (each checkout's rerun has its own)."""
+    data = json.loads(report.read_text().replace(str(report.parent), "<folder>"))
     for key in ("started", "finished", "duration_seconds"):
         data.pop(key, None)
     for item in data.get("items", []):

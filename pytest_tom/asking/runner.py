@@ -426,16 +426,19 @@ class Runner:
                         firsts.append((entry, self._first_call(conversation)))
                 asking = [(ahead.request, entry[3]) for entry, ahead in firsts
                           if isinstance(ahead.request, ModelRequest)]
-                assert self.calls is not None  # only with a readable cache
-                found = iter(await self.calls.read_ahead(asking)) if asking else iter(())
+                found = iter(await self._look_up(asking))
                 for (fut, key, conversation, sample), ahead in firsts:
-                    if isinstance(ahead.request, ModelRequest):
-                        cache_key, reply = next(found)
-                        if reply is None:
-                            ahead.looked = cache_key
-                        else:
-                            self._cached_first(ahead, reply, conversation)
-                    if ahead.request is None:  # answered to its end by the cache
+                    try:
+                        if isinstance(ahead.request, ModelRequest):
+                            cache_key, reply = next(found)
+                            if reply is None:
+                                ahead.looked = cache_key
+                            else:
+                                self._cached_first(ahead, reply, conversation)
+                    except Exception as exc:  # noqa: BLE001 as in `_converse`: its error
+                        ahead.comp.error = CallError.of(exc)
+                        ahead.request = None
+                    if ahead.request is None:  # answered to its end by the cache (or failed)
                         self._finish(key, ahead.comp, ahead.start, suite=ahead.suite,
                                      budget=ahead.budget)
                         with contextlib.suppress(InvalidStateError):  # cancelled by `close`
@@ -450,6 +453,17 @@ class Runner:
             for fut, _key, _conversation, _sample in queued[done:]:
                 fut.cancel()
             raise
+
+    async def _look_up(self, calls: list[tuple[ModelRequest, int]]
+                       ) -> list[tuple[str | None, ModelReply | None]]:
+        """(cache key, stored reply) of each call; nothing found, and no key, when reading
+        fails (each call then reads the cache itself, as without the read-ahead)."""
+        if not calls or self.calls is None:
+            return [(None, None)] * len(calls)
+        try:
+            return list(await self.calls.read_ahead(calls))
+        except Exception:  # noqa: BLE001 the calls go on as without the read-ahead
+            return [(None, None)] * len(calls)
 
     def _first_call(self, conversation: Conversation) -> Ahead:
         """A conversation's first request, to be read ahead (`BUILD` when building it
