@@ -480,6 +480,27 @@ def test_a_rerun_reads_its_first_calls_from_the_cache_together(
         41, 41, 30, 31, 0)
 
 
+def test_a_conversation_failing_after_its_cached_answer_ends_with_its_error(
+        tmp_path: Any) -> None:
+    """Read ahead or not, a conversation that raises once it has its cached answer ends
+    with that error, the answer kept, as a task would end it."""
+    backend = Scripted()
+    run_all(Runner(backend, cache=ResponseCache(tmp_path, mode="on")), ["x"])
+
+    def breaks(responses: list[str]) -> ModelRequest | None:
+        if responses:
+            raise ValueError("no next step")
+        return ModelRequest(messages=[{"role": "user", "content": "x"}], params=SamplingParams())
+
+    rerun = Runner(backend, cache=ResponseCache(tmp_path, mode="on"))
+    comp = rerun.submit("x", breaks).result(timeout=10)
+    stats = rerun.stats
+    rerun.close()
+    assert comp.error == CallError("ValueError: no next step")
+    assert (comp.responses, comp.cached, comp.requests) == (["ok:x"], 1, 0)
+    assert (stats.done, stats.errors, backend.calls) == (1, 1, {"x": 1})
+
+
 def test_a_call_claimed_by_another_process_is_awaited_not_repeated(tmp_path: Any) -> None:
     """Two runners on one cache folder stand for two xdist workers: the second finds the
     call claimed by the first and waits for its answer instead of asking too."""
