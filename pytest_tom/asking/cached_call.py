@@ -13,6 +13,10 @@ For each call, `CachedCalls.call`:
 4. asks (`ask`: the retry policy over the runner's slots) and stores the reply the
    moment it arrives, or gives the claim back when the call fails or is cancelled.
 
+Before that, the runner may read the first calls of many conversations at once
+(`read_ahead`: a few queries instead of one per call, what a fully cached rerun is made
+of); a call whose key it did not find comes to `call` as `looked` and is not read again.
+
 The cached value is the typed reply (`ModelReply`: text, usage, model); failures are
 never cached. The cache turns itself off on any SQLite or disk error: `problem` says
 why in one line, and the calls go on as without a cache. Cache calls never wait inside

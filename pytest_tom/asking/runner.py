@@ -22,6 +22,10 @@ at a time, more as they succeed), and a few conversations per slot are under way
 together (`BackendAbilities.in_flight`). What the backend can do is read once, from its
 `abilities`, when the runner is made; no call asks the backend anything but `acomplete`.
 
+With a readable cache, the first calls of the conversations submitted together are read
+from it together before their tasks start (`Runner._read_ahead`); a conversation the cache
+answers to its end needs no task at all (a fully cached rerun: issue 47).
+
 A key (an item, or one sample of it) is started at most once per process. The
 runner knows requests and responses only: which messages to send next is
 decided by a callback from the caller. Nothing here raises because of the

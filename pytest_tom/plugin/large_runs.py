@@ -29,7 +29,8 @@ future, which live until the item takes its answers. The collector traversed the
 again while they were built: in a fully cached rerun of 20,000 items (the submission is
 then most of what the request side does) three quarters of the submission's CPU, about
 0.9 s; left in sight afterwards, every full collection of the test loop traversed them
-again.
+again. A frozen object is still freed when its last reference goes (an item's answers
+once its record is made); only a reference cycle among them would wait for `release`.
 
 ## Quiet phases
 
