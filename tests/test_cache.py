@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import multiprocessing
 import os
 import subprocess
@@ -76,6 +77,25 @@ def test_put_get_and_the_modes(tmp_path: Path) -> None:
     assert ResponseCache(tmp_path).count() == 0
     with pytest.raises(ValueError):
         ResponseCache(tmp_path, mode="sometimes")
+
+
+def test_many_keys_are_read_in_a_few_queries_with_what_get_reads(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_tom.asking import cache as cache_module
+
+    monkeypatch.setattr(cache_module, "MANY", 3)  # 10 keys: 4 queries
+    on = ResponseCache(tmp_path, mode="on")
+    for i in range(7):
+        on.put(f"k{i}", f"answer {i}", {"prompt_tokens": i} if i % 2 else None, f"m-{i}")
+    keys = [f"k{i}" for i in range(7)] + ["missing", "k3", "also missing"]
+    got = asyncio.run(on.aget_many(keys))
+    assert got == {f"k{i}": on.get(f"k{i}") for i in range(7)}
+    assert got["k3"].usage == {"prompt_tokens": 3} and got["k2"].usage is None
+    assert asyncio.run(on.aget_many([])) == {}
+    write = ResponseCache(tmp_path, mode="write")  # never reads
+    assert asyncio.run(write.aget_many(keys)) == {}
+    for c in (on, write):
+        c.close()
 
 
 def test_the_folder_is_ignored_by_git(tmp_path: Path) -> None:

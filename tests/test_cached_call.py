@@ -89,6 +89,9 @@ def test_an_existing_cache_file_still_hits_with_the_same_key(tmp_path: Path) -> 
                (key, "a) the box", json.dumps({"prompt_tokens": 5, "total_tokens": 7}), "m-1", 1.0))
     db.commit()
     db.close()
+    old = ResponseCache(tmp_path, mode="read")  # the file as it is, read as a batch too
+    assert asyncio.run(old.aget_many([key, PINNED[1]])) == {key: old.get(key)}
+    old.close()
     calls = layer(backend(), ResponseCache(tmp_path, mode="on"))  # nothing listens at :8
     try:
         reply, came, comp = asyncio.run(call(calls))

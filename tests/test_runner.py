@@ -410,6 +410,97 @@ def test_cache_modes_through_the_runner(tmp_path: Any) -> None:
         assert server.requests == 42
 
 
+def test_a_rerun_reads_its_first_calls_from_the_cache_together(
+        tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Conversations queued together have their first calls read from the cache READ_AHEAD
+    at a time, one query each, not one per call. One answered to its end is settled without
+    a task and counted as a task counts it; one whose first call is not stored is asked
+    without reading the cache again; one stored only in part asks the rest."""
+    import threading
+
+    monkeypatch.setattr(runner_module, "READ_AHEAD", 16)
+    backend = Scripted()
+    prompts = [f"p{i}" for i in range(40)]
+    run_all(Runner(backend, cache=ResponseCache(tmp_path, mode="on")), [*prompts[:30], "t"])
+
+    def two_calls(responses: list[str]) -> ModelRequest | None:
+        asked = ["t", "t again"]
+        if len(responses) == len(asked):
+            return None
+        return ModelRequest(messages=[{"role": "user", "content": asked[len(responses)]}],
+                            params=SamplingParams())
+
+    reads = {"one": 0, "many": 0, "tasks": 0}
+    aget, aget_many, run = ResponseCache.aget, ResponseCache.aget_many, Runner._run
+
+    async def counted_aget(self: ResponseCache, key: str) -> Any:
+        reads["one"] += 1
+        return await aget(self, key)
+
+    async def counted_many(self: ResponseCache, keys: list[str]) -> Any:
+        reads["many"] += 1
+        return await aget_many(self, keys)
+
+    async def counted_run(self: Runner, *args: Any) -> Any:
+        reads["tasks"] += 1
+        return await run(self, *args)
+
+    monkeypatch.setattr(ResponseCache, "aget", counted_aget)
+    monkeypatch.setattr(ResponseCache, "aget_many", counted_many)
+    monkeypatch.setattr(Runner, "_run", counted_run)
+    rerun = Runner(backend, cache=ResponseCache(tmp_path, mode="on"))
+    hold = threading.Event()  # the loop starts nothing until every conversation is queued
+    rerun._ensure_loop().call_soon_threadsafe(hold.wait, 10)
+    futures = {p: rerun.submit(p, one_call(p)) for p in prompts}
+    futures["t"] = rerun.submit("t", two_calls)
+    hold.set()
+    comps = {p: f.result(timeout=30) for p, f in futures.items()}
+    assert rerun.wait_idle(10)
+    stats = rerun.stats
+    rerun.close()
+    # 41 first calls read in 3 queries; then one read per call asked, after its claim (an
+    # answer another process stored meanwhile), "t again" also looked up before its claim
+    assert reads == {"many": 3, "one": 10 + 2, "tasks": 11}
+    assert backend.calls == {**{p: 1 for p in prompts}, "t": 1, "t again": 1}  # each once
+    usage = {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4}
+    for p in prompts[:30]:
+        c = comps[p]
+        assert (c.responses, c.cached, c.requests, c.usage, c.cached_usage, c.error) == (
+            [f"ok:{p}"], 1, 0, {}, usage, None)
+        assert c.sent == [[{"role": "user", "content": p}]]
+    for p in prompts[30:]:
+        c = comps[p]
+        assert (c.responses, c.cached, c.requests, c.usage, c.cached_usage) == (
+            [f"ok:{p}"], 0, 1, usage, {})
+    t = comps["t"]
+    assert (t.responses, t.cached, t.requests, t.usage, t.cached_usage) == (
+        ["ok:t", "ok:t again"], 1, 1, usage, usage)
+    assert [m[0]["content"] for m in t.sent] == ["t", "t again"]
+    assert (stats.submitted, stats.done, stats.done_cached, stats.cache_hits, stats.errors) == (
+        41, 41, 30, 31, 0)
+
+
+def test_a_conversation_failing_after_its_cached_answer_ends_with_its_error(
+        tmp_path: Any) -> None:
+    """Read ahead or not, a conversation that raises once it has its cached answer ends
+    with that error, the answer kept, as a task would end it."""
+    backend = Scripted()
+    run_all(Runner(backend, cache=ResponseCache(tmp_path, mode="on")), ["x"])
+
+    def breaks(responses: list[str]) -> ModelRequest | None:
+        if responses:
+            raise ValueError("no next step")
+        return ModelRequest(messages=[{"role": "user", "content": "x"}], params=SamplingParams())
+
+    rerun = Runner(backend, cache=ResponseCache(tmp_path, mode="on"))
+    comp = rerun.submit("x", breaks).result(timeout=10)
+    stats = rerun.stats
+    rerun.close()
+    assert comp.error == CallError("ValueError: no next step")
+    assert (comp.responses, comp.cached, comp.requests) == (["ok:x"], 1, 0)
+    assert (stats.done, stats.errors, backend.calls) == (1, 1, {"x": 1})
+
+
 def test_a_call_claimed_by_another_process_is_awaited_not_repeated(tmp_path: Any) -> None:
     """Two runners on one cache folder stand for two xdist workers: the second finds the
     call claimed by the first and waits for its answer instead of asking too."""

@@ -28,6 +28,11 @@ def test_the_collected_tree_stays_frozen_until_the_next_session_collects() -> No
         answers = [[i] for i in range(500)]  # what the request phase builds
         speed.freeze_more()
         assert gc.get_freeze_count() >= len(tree) + len(answers)
+        with speed.submission_gc():  # every item's requests submitted: paused, then frozen
+            assert not gc.isenabled()
+            submitted = [[i] for i in range(300)]
+        assert gc.isenabled()
+        assert gc.get_freeze_count() >= len(tree) + len(answers) + len(submitted)
         with speed.collection_gc():  # a second session in this process gives it back first
             assert gc.get_freeze_count() == 0
     finally:

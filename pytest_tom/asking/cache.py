@@ -80,6 +80,8 @@ MODES = ("on", "read", "write", "off")
 _KEY_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False,
                              default=str)
 SETUP_TIMEOUT = 60.0  # seconds a process waits for a sibling's lock (the busy timeout)
+# keys read in one query by `aget_many` (SQLite before 3.32 allows 999 parameters)
+MANY = 500
 
 T = TypeVar("T")
 
@@ -153,12 +155,13 @@ class ResponseCache:
         self.fault: str | None = None  # its kind: damaged, directory, readonly, full ...
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
-        self._select = SELECT
+        self._select, self._columns = SELECT, COLUMNS
         if mode != "off":
             try:
                 self._db = open_db(self.db_path, mode, lock_timeout, self._holders)
                 if self._db is not None and not has_reply_column(self._db):
-                    self._select = SELECT_OLD  # a read-only cache of an older pytest-tom
+                    # a read-only cache of an older pytest-tom
+                    self._select, self._columns = SELECT_OLD, COLUMNS_OLD
             except (sqlite3.Error, OSError, CacheFault) as exc:
                 self._give_up(exc)
 
@@ -280,6 +283,19 @@ class ResponseCache:
             return None
         return await self._aguarded(None, lambda db: _reply(db, self._select, key))
 
+    async def aget_many(self, keys: list[str]) -> dict[str, ModelReply]:
+        """The stored replies of `keys` (those found), read in a few queries of up to
+        `MANY` keys each rather than one per key: a fully cached rerun reads every item's
+        first answer this way (`CachedCalls.read_ahead`). For the event loop, as `aget`."""
+        if not self.readable or not keys:
+            return {}
+        found: dict[str, ModelReply] = {}
+        for start in range(0, len(keys), MANY):
+            chunk = keys[start:start + MANY]
+            found.update(await self._aguarded(
+                {}, lambda db, c=chunk: _replies(db, self._columns, c)))
+        return found
+
     async def aput(self, key: str, reply: ModelReply) -> None:
         """`put` for the event loop (waits for a lock without blocking it)."""
         if self.writable:
@@ -381,8 +397,10 @@ class ResponseCache:
 
 # the stored columns of a reply: text, usage (JSON), model, reply (JSON of the other parts)
 Row = tuple[str, str | None, str | None, str | None]
-SELECT = "SELECT text, usage, model, reply FROM responses WHERE key = ?"
-SELECT_OLD = "SELECT text, usage, model, NULL FROM responses WHERE key = ?"
+COLUMNS = "text, usage, model, reply"
+COLUMNS_OLD = "text, usage, model, NULL"  # a cache written before the `reply` column
+SELECT = f"SELECT {COLUMNS} FROM responses WHERE key = ?"
+SELECT_OLD = f"SELECT {COLUMNS_OLD} FROM responses WHERE key = ?"
 
 
 def reply_row(reply: ModelReply) -> Row:
@@ -405,6 +423,13 @@ def row_reply(text: str, usage: str | None, model: str | None,
     parts = json.loads(reply) if reply else {}
     return ModelReply(text=text, usage=json.loads(usage) if usage else None, model=model,
                       thought=parts.get("thought"), finish_reason=parts.get("finish"))
+
+
+def _replies(db: sqlite3.Connection, columns: str, keys: list[str]) -> dict[str, ModelReply]:
+    """The stored replies of `keys` (those found) in one query."""
+    query = (f"SELECT key, {columns} FROM responses WHERE key IN "
+             f"({', '.join('?' * len(keys))})")
+    return {key: row_reply(*row) for key, *row in db.execute(query, keys)}
 
 
 def _reply(db: sqlite3.Connection, select: str, key: str) -> ModelReply | None:

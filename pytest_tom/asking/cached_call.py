@@ -13,6 +13,10 @@ For each call, `CachedCalls.call`:
 4. asks (`ask`: the retry policy over the runner's slots) and stores the reply the
    moment it arrives, or gives the claim back when the call fails or is cancelled.
 
+Before that, the runner may read the first calls of many conversations at once
+(`read_ahead`: a few queries instead of one per call, what a fully cached rerun is made
+of); a call whose key it did not find comes to `call` as `looked` and is not read again.
+
 The cached value is the typed reply (`ModelReply`: text, usage, model); failures are
 never cached. The cache turns itself off on any SQLite or disk error: `problem` says
 why in one line, and the calls go on as without a cache. Cache calls never wait inside
@@ -108,13 +112,38 @@ class CachedCalls:
         if self.cache is not None:
             self.cache.close()
 
-    async def call(self, request: ModelRequest, sample: int,
-                   comp: Completion) -> tuple[ModelReply, bool]:
-        """(reply, came without a request of ours). Raises the `ask`'s final error."""
+    @property
+    def reads_ahead(self) -> bool:
+        """Whether `read_ahead` can answer anything (the cache is on or read-only)."""
+        return self.cache is not None and self.cache.readable
+
+    def cache_key(self, request: ModelRequest, sample: int) -> str:
+        """The cache key of one call (`cache.request_key`)."""
+        return request_key(self.identity, request.messages, request.params.to_dict(), sample)
+
+    async def read_ahead(self, calls: list[tuple[ModelRequest, int]]
+                         ) -> list[tuple[str, ModelReply | None]]:
+        """The cache keys of `calls` (request, sample) and their stored replies (None: not
+        stored), read together (`ResponseCache.aget_many`: a few queries, not one per call).
+        A reply found counts as a cache hit when the caller takes it (`hit`); a key not
+        found goes to `call` as `looked`, which then does not read it again."""
+        keys = [self.cache_key(request, sample) for request, sample in calls]
+        found = await self.cache.aget_many(keys) if self.cache is not None else {}
+        return [(key, found.get(key)) for key in keys]
+
+    def hit(self, comp: Completion) -> None:
+        """Count a reply of `read_ahead` that `comp` took."""
+        comp.cached += 1
+        self.stats.cache_hits += 1
+
+    async def call(self, request: ModelRequest, sample: int, comp: Completion,
+                   looked: str | None = None) -> tuple[ModelReply, bool]:
+        """(reply, came without a request of ours). Raises the `ask`'s final error.
+        `looked`: the call's cache key, just read by `read_ahead` and not found."""
         cache = self.cache
-        key = (request_key(self.identity, request.messages, request.params.to_dict(), sample)
-               if cache is not None else sharing_key(request, sample))
-        if cache is not None and cache.readable:
+        key = looked or (self.cache_key(request, sample) if cache is not None
+                         else sharing_key(request, sample))
+        if cache is not None and cache.readable and looked is None:
             hit = await cache.aget(key)
             if hit is not None:
                 return self._hit(comp, hit)
@@ -139,8 +168,7 @@ class CachedCalls:
             self._inflight.pop(key, None)
 
     def _hit(self, comp: Completion, reply: ModelReply) -> tuple[ModelReply, bool]:
-        comp.cached += 1
-        self.stats.cache_hits += 1
+        self.hit(comp)
         return reply, True
 
     async def _claim_and_ask(self, request: ModelRequest, comp: Completion,

@@ -22,6 +22,10 @@ at a time, more as they succeed), and a few conversations per slot are under way
 together (`BackendAbilities.in_flight`). What the backend can do is read once, from its
 `abilities`, when the runner is made; no call asks the backend anything but `acomplete`.
 
+With a readable cache, the first calls of the conversations submitted together are read
+from it together before their tasks start (`Runner._read_ahead`); a conversation the cache
+answers to its end needs no task at all (a fully cached rerun: issue 47).
+
 A key (an item, or one sample of it) is started at most once per process. The
 runner knows requests and responses only: which messages to send next is
 decided by a callback from the caller. Nothing here raises because of the
@@ -40,6 +44,7 @@ import threading
 import time
 from collections.abc import Callable, Coroutine
 from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +67,9 @@ Conversation = Callable[[list[str]], ModelRequest | None]
 # answer (about a second at 2,000 items). A few per slot keep the slots busy and let the
 # rest start in submission order as the first ones finish.
 ADMITTED = 2
+# conversations whose first calls are read from the cache together (`Runner._read_ahead`):
+# one query for them all, and the loop's other work between two such reads
+READ_AHEAD = 256
 # requests in flight at the start of a server backend's run (`BackendAbilities.server`): each slot
 # past them opens once an answer came (`AdaptiveLimit`'s ramp). A freshly started server
 # with a listen backlog of 5 (cpp-httplib's default, Python's http.server's) drops the
@@ -233,7 +241,7 @@ class Runner:
         self.failures: list[tuple[str, CallError]] = []  # (key, error) of conversations that failed
         self._futures: dict[str, Future[Completion]] = {}
         # submitted, not started yet: (future, key, conversation, sample), see `submit`
-        self._queued: list[tuple[Future[Completion], str, Conversation, int]] = []
+        self._queued: list[Queued] = []
         self._tasks: set[asyncio.Task[None]] = set()  # started, not finished (for `close`)
         # keys whose completion the caller took (`forget`): a large run holds no future,
         # task or completion per item once its item is scored (issue 24: bounded memory)
@@ -374,19 +382,125 @@ class Runner:
 
     def _start_queued(self) -> None:
         """In the loop: a task for each conversation submitted since the last call, which
-        settles its `Future` itself (one not cancelled meanwhile by `close`)."""
+        settles its `Future` itself (one not cancelled meanwhile by `close`). With a
+        readable cache their first calls are read from it together first (`_read_ahead`)."""
         with self._lock:
             queued, self._queued = self._queued, []
-        loop = asyncio.get_running_loop()
-        if queued:
-            self._start_warming()
+        if not queued:
+            return
+        if self.calls is not None and self.calls.reads_ahead and not self._stopped:
+            self._track(asyncio.get_running_loop().create_task(self._read_ahead(queued)))
+            return
+        self._start_warming()
         for fut, key, conversation, sample in queued:
             if self._stopped:
                 fut.cancel()
             elif not fut.cancelled():
-                task = loop.create_task(self._settle(fut, self._run(key, conversation, sample)))
-                self._tasks.add(task)
-                task.add_done_callback(self._tasks.discard)
+                self._start(fut, key, conversation, sample)
+
+    def _start(self, fut: Future[Completion], key: str, conversation: Conversation,
+               sample: int, ahead: Ahead | None = None) -> None:
+        """In the loop: the task of one conversation (from where `ahead` left it)."""
+        self._track(asyncio.get_running_loop().create_task(
+            self._settle(fut, self._run(key, conversation, sample, ahead))))
+
+    def _track(self, task: asyncio.Task[None]) -> None:
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _read_ahead(self, queued: list[Queued]) -> None:
+        """In the loop: the first calls of `queued` read from the cache together, READ_AHEAD
+        conversations at a time (`CachedCalls.read_ahead`: a few queries, not one per call).
+
+        A fully cached rerun reads every item's answer from the cache: one query, one task
+        and one wake-up of the loop per item were most of its request side. A conversation
+        the cache answers to its end is settled here, without a task, counted as the task
+        would count it; the others start as tasks from where the cache left them (a first
+        call not found is asked without reading the cache again)."""
+        done = 0
+        try:
+            while done < len(queued):
+                chunk = queued[done:done + READ_AHEAD]
+                firsts: list[tuple[Queued, Ahead]] = []
+                for entry in chunk:
+                    fut, _key, conversation, _sample = entry
+                    if self._stopped:
+                        fut.cancel()
+                    elif not fut.cancelled():
+                        firsts.append((entry, self._first_call(conversation)))
+                asking = [(ahead.request, entry[3]) for entry, ahead in firsts
+                          if isinstance(ahead.request, ModelRequest)]
+                found = iter(await self._look_up(asking))
+                for (fut, key, conversation, sample), ahead in firsts:
+                    try:
+                        if isinstance(ahead.request, ModelRequest):
+                            cache_key, reply = next(found)
+                            if reply is None:
+                                ahead.looked = cache_key
+                            else:
+                                self._cached_first(ahead, reply, conversation)
+                    except Exception as exc:  # noqa: BLE001 as in `_converse`: its error
+                        ahead.comp.error = CallError.of(exc)
+                        ahead.request = None
+                    if ahead.request is None:  # answered to its end by the cache (or failed)
+                        self._finish(key, ahead.comp, ahead.start, suite=ahead.suite,
+                                     budget=ahead.budget)
+                        with contextlib.suppress(InvalidStateError):  # cancelled by `close`
+                            fut.set_result(ahead.comp)
+                    else:
+                        self._start_warming()
+                        self._start(fut, key, conversation, sample, ahead)
+                done += len(chunk)
+                if done < len(queued):
+                    await asyncio.sleep(0)  # the loop's other work between two reads
+        except asyncio.CancelledError:  # `stop` or `close`: nothing of the rest is started
+            for fut, _key, _conversation, _sample in queued[done:]:
+                fut.cancel()
+            raise
+
+    async def _look_up(self, calls: list[tuple[ModelRequest, int]]
+                       ) -> list[tuple[str | None, ModelReply | None]]:
+        """(cache key, stored reply) of each call; nothing found, and no key, when reading
+        fails (each call then reads the cache itself, as without the read-ahead)."""
+        if not calls or self.calls is None:
+            return [(None, None)] * len(calls)
+        try:
+            return list(await self.calls.read_ahead(calls))
+        except Exception:  # noqa: BLE001 the calls go on as without the read-ahead
+            return [(None, None)] * len(calls)
+
+    def _first_call(self, conversation: Conversation) -> Ahead:
+        """A conversation's first request, to be read ahead (`BUILD` when building it
+        raised: its task builds it again and ends with the error, as any conversation)."""
+        ahead = Ahead(Completion(), time.perf_counter())
+        try:
+            request = conversation([])
+        except Exception:  # noqa: BLE001 the task meets it again and records it
+            return ahead
+        ahead.request = request
+        if request is not None and request.item is not None:
+            ahead.suite = request.item.suite
+            if self.early_stop.suite_stop(ahead.suite):
+                ahead.request = BUILD  # its task ends it as not asked
+        return ahead
+
+    def _cached_first(self, ahead: Ahead, reply: ModelReply, conversation: Conversation
+                      ) -> None:
+        """The cache answered the first call of `ahead`: taken as `_converse` takes a reply;
+        then its next request (None: the conversation is over)."""
+        request = ahead.request
+        assert isinstance(request, ModelRequest) and self.calls is not None
+        ahead.budget = request.params.max_tokens
+        ahead.comp.sent.append(request.messages)
+        self.calls.hit(ahead.comp)
+        _took(ahead.comp, reply, cached=True)
+        if reply.cut_in_thought:
+            ahead.request = None
+            return
+        try:
+            ahead.request = conversation(ahead.comp.responses)
+        except Exception:  # noqa: BLE001 the task meets it again and records it
+            ahead.request = BUILD
 
     @staticmethod
     async def _settle(fut: Future[Completion], run: Coroutine[Any, Any, Completion]) -> None:
@@ -459,22 +573,29 @@ class Runner:
         return reply
 
     # -- one conversation ------------------------------------------------------------
-    async def _run(self, key: str, conversation: Conversation, sample: int) -> Completion:
+    async def _run(self, key: str, conversation: Conversation, sample: int,
+                   ahead: Ahead | None = None) -> Completion:
         if self._admission is None:
             self._admission = asyncio.Semaphore(ADMITTED * self.concurrency)
         async with self._admission:
-            return await self._converse(key, conversation, sample)
+            return await self._converse(key, conversation, sample, ahead)
 
-    async def _converse(self, key: str, conversation: Conversation, sample: int) -> Completion:
-        comp = Completion()
-        start = time.perf_counter()
+    async def _converse(self, key: str, conversation: Conversation, sample: int,
+                        ahead: Ahead | None = None) -> Completion:
+        """One conversation to its end, from its start or from where `_read_ahead` left it
+        (`ahead`: its completion so far, its next request, that request's cache key when the
+        cache was read for it and had nothing)."""
+        ahead = ahead or Ahead(Completion(), time.perf_counter())
+        comp, start, request, looked = ahead.comp, ahead.start, ahead.request, ahead.looked
         warming = self._warming
-        suite, budget = "", None  # for the early stop: the suite and the last call's budget
+        # for the early stop: the suite and the last call's budget
+        suite, budget = ahead.suite, ahead.budget
         try:
             if warming is not None and not warming.done():
                 await asyncio.shield(warming)
             while True:
-                request = conversation(comp.responses)
+                if request is BUILD:
+                    request = conversation(comp.responses)
                 if request is None:
                     break
                 if request.item is not None:
@@ -484,11 +605,9 @@ class Runner:
                         raise NotAsked(stopped, suite)
                 budget = request.params.max_tokens
                 comp.sent.append(request.messages)
-                reply, cached = await self._call(request, comp, sample)
-                comp.replies.append(reply)
-                into = comp.cached_usage if cached else comp.usage
-                for k, v in (reply.usage or {}).items():
-                    into[k] = into.get(k, 0) + int(v or 0)
+                reply, cached = await self._call(request, comp, sample, looked)
+                request, looked = BUILD, None
+                _took(comp, reply, cached)
                 if reply.cut_in_thought:  # no answer to go on from: the item is cut off
                     break
         except NotAsked as exc:  # the run or its suite stopped early: cut short, not failed
@@ -528,13 +647,48 @@ class Runner:
             self._idle.set()
 
     # -- one call --------------------------------------------------------------------
-    async def _call(self, request: ModelRequest, comp: Completion,
-                    sample: int) -> tuple[ModelReply, bool]:
-        """(reply, came without a request of ours)."""
+    async def _call(self, request: ModelRequest, comp: Completion, sample: int,
+                    looked: str | None = None) -> tuple[ModelReply, bool]:
+        """(reply, came without a request of ours); `looked`: its cache key, read and not
+        found."""
         calls = self.calls
         if calls is None:
             return await self._ask(request, comp), False
-        return await calls.call(request, sample, comp)
+        return await calls.call(request, sample, comp, looked)
+
+
+def _took(comp: Completion, reply: ModelReply, cached: bool) -> None:
+    """`comp` takes the reply of its last call (its tokens counted as cached or not)."""
+    comp.replies.append(reply)
+    into = comp.cached_usage if cached else comp.usage
+    for k, v in (reply.usage or {}).items():
+        into[k] = into.get(k, 0) + int(v or 0)
+
+
+class _Build:
+    """`BUILD`: the next request is to be built from the responses so far."""
+
+
+BUILD = _Build()
+
+
+@dataclass
+class Ahead:
+    """Where `_read_ahead` left one conversation: its completion so far and its start, its
+    next request (None: over; `BUILD`: to be built by its task), that request's cache key
+    when the cache was read for it and had nothing, and the suite and last budget for the
+    early stop."""
+
+    comp: Completion
+    start: float
+    request: ModelRequest | _Build | None = BUILD
+    looked: str | None = None
+    suite: str = ""
+    budget: int | None = None
+
+
+# a conversation submitted, not started yet: (future, key, conversation, sample)
+Queued = tuple[Future[Completion], str, Conversation, int]
 
 
 class StopGate:

@@ -39,7 +39,7 @@ from pytest_tom.items.sample_requests import (
     wait_all,
 )
 from pytest_tom.plugin.context import RunContext
-from pytest_tom.plugin.large_runs import freeze_more
+from pytest_tom.plugin.large_runs import freeze_more, submission_gc
 from pytest_tom.pytest_compat import collected_items, verbosity
 from pytest_tom.report.progress import Progress
 from pytest_tom.report.requests_section import write_usage
@@ -209,8 +209,9 @@ class RequestPhase:
     def run_up_front(self, session: pytest.Session) -> None:
         """`--tom-requests-first`: submit the selection and wait for every answer with a
         live line, then prepare the scoring of them all."""
-        if self.prefetch(collected_items(session)) == 0:
-            return
+        with submission_gc():  # what it builds lives until each item takes its answers
+            if self.prefetch(collected_items(session)) == 0:
+                return
         Progress(self.runner, session.config).run()
         self.prepare_scoring(collected_items(session))
 

@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from pytest_tom import families
+from pytest_tom.plugin.large_runs import submission_gc
 from pytest_tom.plugin.request_phase import RequestPhase, prepares, spec_of
 from pytest_tom.pytest_compat import collected_items
 from pytest_tom.report.progress import Progress
@@ -49,7 +50,8 @@ class StreamedRun:
 
     def start(self) -> int:
         """Submit every item (unavailable ones excepted); returns how many."""
-        return self.requests.prefetch(self.items)
+        with submission_gc():  # what it builds lives until each item takes its answers
+            return self.requests.prefetch(self.items)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_call(self, item: pytest.Item) -> None:
