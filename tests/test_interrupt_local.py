@@ -9,7 +9,11 @@ is not generated; only the generation under way when Ctrl-C came runs to its end
 The test runs pytest in a subprocess, sends SIGINT after the first answers, and counts,
 through a plugin in that process (GENERATIONS), the generations llama.cpp started after
 pytest's last output: none may start (the old code started every queued one, the
-concurrency, 32 here, minus the ones done). It also measures the CPU time the process
+concurrency, 4 here, minus the one under way: the run keeps 4 calls in flight).
+The concurrency is small because the calls take the slot in no set order while pytest
+prints its result lines in item order: the first lines can wait for about as many
+generations as there are calls in flight (at 32, most of the test's 28 s of CPU went to
+generations made before the interrupt). It also measures the CPU time the process
 spent after its summary line, the cost a user sees: CPU, not wall-clock time, so a busy
 machine does not change the figure (a wall-clock bound failed at load 16). That bound is
 relative to the model's own cost, a few times the most CPU one answer took before the
@@ -42,6 +46,7 @@ RESULT = re.compile(r"\b(PASSED|FAILED|XFAIL|XPASS|ERROR) +\[ *\d+%\]")
 LLAMA_LOG = re.compile(r"^(slot |srv |prompt eval time|~Server:|init: )", re.MULTILINE)
 SUMMARY = re.compile(r"^=+ .* in [\d.]+s")
 ANSWERS_BEFORE_INTERRUPT = 3
+CONCURRENCY = 4  # calls in flight: 3 queued behind the one generating when Ctrl-C comes
 
 # A plugin of the child process (`-p tom_generations`): counts the generations llama.cpp
 # starts before and after pytest's last hook, and writes the counts once the interpreter
@@ -111,7 +116,8 @@ def test_ctrl_c_ends_the_process_with_its_summary(tmp_path: Path) -> None:
     env.pop("PYTEST_XDIST_WORKER", None)
     env.pop("PYTEST_XDIST_WORKER_COUNT", None)
     cmd = [sys.executable, "-m", "pytest", str(SUITES / "generic"), "--tom-model=local",
-           "--tom-limit=60", "--tom-concurrency=32", "--tom-threads=1", "--tom-cache=off",
+           "--tom-limit=60", f"--tom-concurrency={CONCURRENCY}", "--tom-threads=1",
+           "--tom-cache=off",
            "--tom-max-tokens=16",  # short answers: the queue, not their length, is the subject
            "-v", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:xdist",
            "-p", "tom_generations",
