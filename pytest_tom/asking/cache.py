@@ -290,10 +290,13 @@ class ResponseCache:
         if not self.readable or not keys:
             return {}
         found: dict[str, ModelReply] = {}
+        none: dict[str, ModelReply] = {}
         for start in range(0, len(keys), MANY):
-            chunk = keys[start:start + MANY]
-            found.update(await self._aguarded(
-                {}, lambda db, c=chunk: _replies(db, self._columns, c)))
+            def read(db: sqlite3.Connection, chunk: list[str] = keys[start:start + MANY]
+                     ) -> dict[str, ModelReply]:
+                return _replies(db, self._columns, chunk)
+
+            found.update(await self._aguarded(none, read))
         return found
 
     async def aput(self, key: str, reply: ModelReply) -> None:

@@ -594,7 +594,7 @@ class Runner:
             if warming is not None and not warming.done():
                 await asyncio.shield(warming)
             while True:
-                if request is BUILD:
+                if isinstance(request, _Build):
                     request = conversation(comp.responses)
                 if request is None:
                     break
