@@ -501,6 +501,39 @@ def test_a_conversation_failing_after_its_cached_answer_ends_with_its_error(
     assert (stats.done, stats.errors, backend.calls) == (1, 1, {"x": 1})
 
 
+class ThinksTooLong(Scripted):
+    """Its reply to "x" ran out of budget inside the thought (no answer begun)."""
+
+    async def acomplete(self, request: ModelRequest) -> ModelReply:
+        reply = await super().acomplete(request)
+        if request.prompt == "x":
+            return ModelReply(text="", usage=reply.usage, thought="hmm",
+                              finish_reason="length")
+        return reply
+
+
+def test_a_conversation_cut_in_its_thought_ends_there_asked_or_read_ahead(
+        tmp_path: Any) -> None:
+    """A reply cut off inside the thought ends a two-call conversation at its first call,
+    asked (a task) or read from the cache ahead of any task: the next call is never made."""
+
+    def two_calls(responses: list[str]) -> ModelRequest | None:
+        asked = ["x", "x again"]
+        if len(responses) == len(asked):
+            return None
+        return ModelRequest(messages=[{"role": "user", "content": asked[len(responses)]}],
+                            params=SamplingParams())
+
+    backend = ThinksTooLong()
+    for cached in (0, 1):  # the first run asks; the rerun reads the reply ahead
+        runner = Runner(backend, cache=ResponseCache(tmp_path, mode="on"))
+        comp = runner.submit("x", two_calls).result(timeout=10)
+        runner.close()
+        assert (len(comp.sent), comp.cached, comp.requests, comp.error) == (
+            1, cached, 1 - cached, None)
+        assert backend.calls == {"x": 1}  # "x again" never asked, "x" asked once
+
+
 def test_a_call_claimed_by_another_process_is_awaited_not_repeated(tmp_path: Any) -> None:
     """Two runners on one cache folder stand for two xdist workers: the second finds the
     call claimed by the first and waits for its answer instead of asking too."""
