@@ -68,8 +68,9 @@ class IntervalJSON(TypedDict, total=False):
     display: str  # "amount" only
 
 
-class PairedDiffJSON(TypedDict):
-    """A paired difference's JSON form (`PairedDiff.to_dict`)."""
+class PairedFiguresJSON(TypedDict):
+    """The figures of a paired difference (`PairedDiff.figures`): what the comparison's and
+    the sweep's JSON forms of one both hold."""
 
     a: float | None
     b: float | None
@@ -79,6 +80,11 @@ class PairedDiffJSON(TypedDict):
     p_value: float | None
     test: str
     n: int
+
+
+class PairedDiffJSON(PairedFiguresJSON):
+    """A paired difference's JSON form in a comparison (`PairedDiff.to_dict`)."""
+
     worse: int
     better: int
 
@@ -360,10 +366,12 @@ class PairedDiff:
     worse: int = 0  # McNemar: right in A, wrong in B
     better: int = 0  # McNemar: wrong in A, right in B
 
-    def to_dict(self) -> PairedDiffJSON:
+    def figures(self) -> PairedFiguresJSON:
         return {"a": self.a, "b": self.b, "delta": self.delta, "low": self.low,
-                "high": self.high, "p_value": self.p_value, "test": self.test, "n": self.n,
-                "worse": self.worse, "better": self.better}
+                "high": self.high, "p_value": self.p_value, "test": self.test, "n": self.n}
+
+    def to_dict(self) -> PairedDiffJSON:
+        return {**self.figures(), "worse": self.worse, "better": self.better}
 
 
 def paired_bootstrap(pairs: Sequence[tuple[Counter, Counter]], finish: Finish, seed: int,

@@ -34,7 +34,7 @@ from typing import Any, TypedDict
 from pytest_tom.core.json_value import JSONObject
 from pytest_tom.families.base import MetricTable
 from pytest_tom.metrics.accuracy import CountsJSON, Figure
-from pytest_tom.metrics.intervals import Interval, IntervalJSON, MetricInterval
+from pytest_tom.metrics.intervals import Interval, IntervalJSON, MetricInterval, PairedFiguresJSON
 from pytest_tom.metrics.table_json import TableJSON
 
 # the keys of a report that hold the results, in the order the report writes them
@@ -250,17 +250,10 @@ class SweepTurnJSON(TypedDict, total=False):
     p_value: float | None
 
 
-class SweepThoughtJSON(TypedDict, total=False):
-    """The paired bootstrap of the mean thought length (`SweepTest`)."""
+class SweepThoughtJSON(PairedFiguresJSON):
+    """The paired bootstrap of the mean thought length (`SweepTest`): its figures, the
+    items it is over and their unit."""
 
-    a: float | None
-    b: float | None
-    delta: float | None
-    low: float | None
-    high: float | None
-    p_value: float | None
-    test: str
-    n: int
     items: int
     unit: str
 

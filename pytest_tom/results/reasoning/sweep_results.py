@@ -159,10 +159,8 @@ def _paired(a: list[Record], b: list[Record], unit: str, seed: int, name: str
     if unit and groups:
         diff = paired_bootstrap(list(groups.values()), ratio_of("s", "n"),
                                 derive_seed(seed, "sweep", name, "thought"))
-        # the difference's JSON form but McNemar's counts, and the items it is over
-        thought = {"a": diff.a, "b": diff.b, "delta": diff.delta, "low": diff.low,
-                   "high": diff.high, "p_value": diff.p_value, "test": diff.test, "n": diff.n,
-                   "items": items, "unit": unit}
+        # the difference's figures (no McNemar counts), and the items it is over
+        thought = {**diff.figures(), "items": items, "unit": unit}
     return {"turn": turn, "thought_mean": thought}
 
 
