@@ -20,7 +20,8 @@ per prompt: with several servers, a prompt answered twice shows there.
 default, which a client opening many connections at once overflows), `connections`
 counts the connections accepted and `ahead` the most of them accepted at any moment beyond
 the answers sent until then (a client that opens a new connection only after an answer
-came keeps it at the number it starts with). Its sockets are TCP_NODELAY: an answer takes
+came keeps it at the number it starts with). `GET /v1/models` is answered with one model
+(`model_lists` counts them, apart from `requests`; each is an answer for `ahead`). Its sockets are TCP_NODELAY: an answer takes
 the latency asked, not 40 ms more (Nagle's algorithm against the client's delayed ACK).
 
     with ChatServer(responder=lambda body: "a)") as server:
@@ -104,6 +105,7 @@ class ChatServer:
         self.first_arrival: float | None = None  # time.perf_counter() of the first request
         self.last_reply: float | None = None  # ... and of the last answer sent
         self.connections = 0  # connections accepted
+        self.model_lists = 0  # GET /v1/models answered (not in `requests`)
         self.ahead = 0  # the most connections accepted beyond the answers sent at that moment
         self._answers_sent = 0
         server_class = _Server if backlog is None else type(
@@ -210,6 +212,19 @@ class ChatServer:
                         time.sleep(server.trickle)
                 except OSError:  # the client gave up
                     self.close_connection = True
+
+            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+                # the model list (`GET /v1/models`), which a client may ask to open its
+                # connections (pytest-tom does: backends/openai_api/open_connections.py);
+                # counted apart from the chat requests, and as an answer for `ahead`
+                if self.path.partition("?")[0].rstrip("/") != "/v1/models":
+                    self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+                    return
+                with server._lock:
+                    server.model_lists += 1
+                    server._answers_sent += 1
+                self._send(200, {"object": "list", "data": [
+                    {"id": "test-model", "object": "model", "owned_by": "tests"}]})
 
             def do_POST(self) -> None:  # noqa: N802 - http.server's naming
                 length = int(self.headers.get("Content-Length") or 0)

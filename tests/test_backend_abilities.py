@@ -36,11 +36,13 @@ ADAPTER = PACKAGE / "backends" / "in_process.py"
 def test_each_builtin_backend_declares_what_it_can_do() -> None:
     one = create_backend("openai:m", BackendOptions(base_url="http://127.0.0.1:9/v1"))
     assert one.abilities == BackendAbilities(cacheable=True, server=True,
-                                             family_max_tokens=True, warms=True)
+                                             family_max_tokens=True, warms=True,
+                                             opens_connections=True)
     pool = create_backend("openai:m",
                           BackendOptions(base_url="http://127.0.0.1:9/v1 http://127.0.0.1:8/v1"))
     assert pool.abilities == BackendAbilities(cacheable=True, server=True, endpoints=2,
-                                              family_max_tokens=True, warms=True)
+                                              family_max_tokens=True, warms=True,
+                                              opens_connections=True)
     assert ReplayBackend.abilities == BackendAbilities(recorded=True)
     assert LocalBackend.abilities == BackendAbilities(cacheable=True, family_max_tokens=True)
 

@@ -70,10 +70,11 @@ ADMITTED = 2
 # conversations whose first calls are read from the cache together (`Runner._read_ahead`):
 # one query for them all, and the loop's other work between two such reads
 READ_AHEAD = 256
-# requests in flight at the start of a server backend's run (`BackendAbilities.server`): each slot
-# past them opens once an answer came (`AdaptiveLimit`'s ramp). A freshly started server
-# with a listen backlog of 5 (cpp-httplib's default, Python's http.server's) drops the
-# handshakes of connections opened all at once beyond it
+# requests in flight at the start of a server backend's run (`BackendAbilities.server`) that
+# does not open its connections itself (`opens_connections`: openai:'s connection gate):
+# each slot past them opens once an answer came (`AdaptiveLimit`'s ramp). A freshly started
+# server with a listen backlog of 5 (cpp-httplib's default, Python's http.server's) drops
+# the handshakes of connections opened all at once beyond it
 RAMP_START = 4
 # seconds the first conversations wait for the backend to get ready (`Backend.warm`) before
 # their calls start on their own: a process start, not a model's answer
@@ -218,8 +219,9 @@ class Runner:
         self.concurrency = max(1, abilities.in_flight(max(1, concurrency)))
         self.retry = retry or RetryPolicy(retries, backoff, max_backoff, deadline)
         self.stats = RunnerStats()
-        # a server's connections are ramped up (RAMP_START); an in-process model has none
-        ramp = RAMP_START if abilities.server else None
+        # a server's connections are ramped up (RAMP_START) unless the backend opens them a
+        # few at a time itself (`opens_connections`); an in-process model has none
+        ramp = RAMP_START if abilities.server and not abilities.opens_connections else None
         self.limiter = AdaptiveLimit(self.concurrency, ramp)
         # the first requests watched: a rule may stop the run (asking/early_stop.py); from
         # then on no attempt starts (its slot is refused)

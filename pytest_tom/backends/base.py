@@ -293,9 +293,14 @@ class BackendAbilities:
     # between runs says False
     cacheable: bool = False
     # the answers come from a server over the network: the run opens its connections a
-    # few at a time (the runner's ramp), and when its first requests all fail the same way
-    # and nothing answered, the run stops early (asking/early_stop.py)
+    # few at a time (the runner's ramp, or the backend's own gate: `opens_connections`),
+    # and when its first requests all fail the same way and nothing answered, the run
+    # stops early (asking/early_stop.py)
     server: bool = False
+    # opens its new connections itself, each shown taken by the server before the next
+    # (openai:, both paths: backends/openai_api/connection_gate.py): the runner starts
+    # such a server's run at the whole concurrency instead of ramping it up
+    opens_connections: bool = False
     # how many servers answer (an endpoint pool's replicas): the early stop waits until
     # each has failed before it calls the server unreachable
     endpoints: int = 1

@@ -21,7 +21,8 @@ Either is a retryable `BackendError` with `connect=True` ("connection failed: no
 connected within 5s (--tom-connect-timeout)"): the retry policy tries again on a fresh
 connection after the usual short backoff, the runner counts it (`RunnerStats.connect_retries`,
 shown on the terminal's requests line) and the adaptive limit takes it as a sign of a
-crowded server (asking/runner.py: the ramp of new connections).
+crowded server (asking/runner.py; the new connections themselves are opened a few at a
+time: connection_gate.py).
 """
 
 from __future__ import annotations

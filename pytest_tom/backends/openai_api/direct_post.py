@@ -28,6 +28,7 @@ with the backend, the runner and the pool, the same for both paths.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import urllib.request
@@ -43,6 +44,7 @@ from pytest_tom.backends.openai_api.connect import (
     connect_message,
     is_connect_stall,
 )
+from pytest_tom.backends.openai_api.connection_gate import ConnectionGate, kept_alive
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _MAX_MESSAGE = 300
@@ -52,8 +54,14 @@ def chat_url(base_url: str | None) -> str:
     """The chat-completions URL of a base URL without a query string (one with a query
     goes through the openai client), joined as the client joins it: `chat/completions`
     after the base's path, with one slash between."""
+    return endpoint_url(base_url, "chat/completions")
+
+
+def endpoint_url(base_url: str | None, path: str) -> str:
+    """`path` (no leading slash) joined to a base URL without a query string as the client
+    joins it: after the base's path, with one slash between."""
     base = base_url or DEFAULT_BASE_URL
-    return (base if base.endswith("/") else base + "/") + "chat/completions"
+    return (base if base.endswith("/") else base + "/") + path
 
 
 class DirectPost:
@@ -62,6 +70,7 @@ class DirectPost:
     def __init__(self, base_url: str | None, headers: dict[str, str],
                  connect_timeout: float = DEFAULT_CONNECT_TIMEOUT):
         self.url = URL(chat_url(base_url))
+        self.models_url = URL(endpoint_url(base_url, "models"))  # `probe`'s cheap request
         self.connect_timeout = connect_timeout
         self.headers = headers
         self.proxy, self.proxy_headers = env_proxy(self.url)
@@ -70,11 +79,13 @@ class DirectPost:
         self._encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"),
                                         allow_nan=False).encode
         self._session: aiohttp.ClientSession | None = None
+        # new connections opened one probe at a time, each shown taken by the server
+        self._gate = ConnectionGate(self.probe)
 
     def _open(self) -> aiohttp.ClientSession:
         """The session, made on the running loop (the runner's) at the first call. No limit
-        of its own on connections (the runner's slots bound the requests in flight, and ramp
-        them up at the start of a run: asking/runner.py), each kept alive for the next
+        of its own on connections (the runner's slots bound the requests in flight; new
+        connections open a few at a time through the gate: connection_gate.py), each kept alive for the next
         request; no timeout of its own but the connect timeout (the backend bounds each whole
         attempt; backends/openai_api/connect.py says why a connection gets a short one). The proxy of the
         environment is looked up once (`env_proxy`), not by the session for every request
@@ -90,17 +101,24 @@ class DirectPost:
         JSON; a `BackendError` for an error status or a failed connection."""
         session = self._session or self._open()
         data = self._encode(body).encode()
+        gate = self._gate
+        await gate.enter()  # a connection the server took is free, or one is opened for it
+        lost = True  # broken, cancelled or closed by the server: the gate counts one fewer
         try:
             async with session.post(self.url, data=data, headers=self.headers, proxy=self.proxy,
                                     proxy_headers=self.proxy_headers) as response:
                 raw = await response.read()
                 status = response.status
-                retry_after = response.headers.get("retry-after")
+                headers = response.headers
+                retry_after = headers.get("retry-after")
+                lost = not kept_alive(response.version >= (1, 1), headers.get("Connection"))
         except (aiohttp.ClientError, OSError) as exc:
             if is_connect_stall(exc):
                 raise BackendError(connect_message(self.connect_timeout), retryable=True,
                                    connect=True) from None
             raise BackendError(f"connection failed: {_describe(exc)}", retryable=True) from None
+        finally:
+            gate.leave(lost)
         text = raw.decode("utf-8", errors="replace")
         if status >= 400:
             raise BackendError(f"HTTP {status}: {_server_message(text)}", status=status,
@@ -111,7 +129,25 @@ class DirectPost:
         except ValueError:
             return text
 
+    async def probe(self) -> bool | None:
+        """A new connection shown taken by the server (backends/openai_api/connection_gate.py):
+        `GET <base URL>/models` with the request headers, answered within the connect timeout
+        (any status) and read, which leaves the connection idle in the pool. True when the
+        server keeps it open, False when it closes it, None when no answer came in time."""
+        session = self._session or self._open()
+        try:
+            return await asyncio.wait_for(self._models(session), self.connect_timeout)
+        except (aiohttp.ClientError, OSError, asyncio.TimeoutError):
+            return None
+
+    async def _models(self, session: aiohttp.ClientSession) -> bool:
+        async with session.get(self.models_url, headers=self.headers, proxy=self.proxy,
+                               proxy_headers=self.proxy_headers) as response:
+            await response.read()
+            return kept_alive(response.version >= (1, 1), response.headers.get("Connection"))
+
     async def close(self) -> None:
+        self._gate.close()
         if self._session is not None:
             session, self._session = self._session, None
             await session.close()

@@ -82,6 +82,7 @@ from pytest_tom.backends.openai_api.connect import (
     is_connect_stall,
     socket_options,
 )
+from pytest_tom.backends.openai_api.connection_gate import ConnectionGate
 from pytest_tom.backends.openai_api.endpoint_pool import EndpointPool
 from pytest_tom.backends.openai_api.openai_headers import request_headers
 from pytest_tom.backends.options import BackendOptions
@@ -132,10 +133,12 @@ def _openai() -> Any:
 class OpenAIBackend(Backend):
     name = "openai"
     # cacheable: keyed by the model and the endpoint (identity), answers per request;
-    # server: its connections are ramped up, and when it is unreachable the run stops
-    # early (asking/early_stop.py); family_max_tokens: a server's own limit is often the
-    # whole context; warms: the worker path's request process (`warm`)
-    abilities = BackendAbilities(cacheable=True, server=True, family_max_tokens=True, warms=True)
+    # server: when it is unreachable the run stops early (asking/early_stop.py); family_max_tokens: a server's own limit is often the
+    # whole context; warms: the worker path's request process (`warm`); opens_connections:
+    # new connections are opened one probe at a time, each shown taken by the server
+    # (connection_gate.py), on both paths: the runner does not ramp them up
+    abilities = BackendAbilities(cacheable=True, server=True, family_max_tokens=True, warms=True,
+                                 opens_connections=True)
 
     def __init__(self, model: str, base_url: str | None, api_key: str, timeout: float,
                  transport: str = "auto", tags: ThinkTags | None = DEFAULT_TAGS,
@@ -149,8 +152,11 @@ class OpenAIBackend(Backend):
         self._secrets = [Secret(s) for s in _url_secrets(base_url) + [api_key] if s and len(s) > 3]
         self.transport = pick_transport(transport, base_url)
         self.path = pick_path(path, self.transport, base_url)
+        # the client path's gate of new connections (the worker path's is in its child)
+        self._gate = ConnectionGate(self._probe)
         self._direct: Any = None  # backends.openai_api.post_worker.PostWorker, made at the first call
         self._client: Any = None
+        self._models_url = ""  # the gate's probe (`_probe`), joined once with the client's
         self._url = "/chat/completions"  # made absolute once with the client (see `client`)
         # the client makes an idempotency key per request, a fresh uuid4 (os.urandom and its
         # formatting: about 3% of a run's CPU at latency 0), sent only by clients that
@@ -189,6 +195,7 @@ class OpenAIBackend(Backend):
             self._url = str(base.copy_with(raw_path=base.raw_path + b"chat/completions"))
             self._errors = (openai.APIStatusError, openai.APITimeoutError,
                             openai.APIConnectionError, openai.OpenAIError)
+            self._models_url = str(base.copy_with(raw_path=base.raw_path + b"models"))
             self._client = client
         return self._client
 
@@ -266,10 +273,15 @@ class OpenAIBackend(Backend):
         client = self.client
         status_error, timeout_error, connection_error, openai_error = self._errors
         key = f"{self._key_prefix}{next(self._key_count)}"
+        gate = self._gate
+        await gate.enter()  # a connection the server took is free, or one is opened for it
+        lost = True  # broken or cancelled: the gate counts one connection fewer
         try:
             data = await client.post(self._url, body=kwargs, cast_to=object,
                                      options={"idempotency_key": key})
+            lost = False
         except status_error as exc:
+            lost = False
             retry_after = _retry_after(exc)
             raise BackendError(f"HTTP {exc.status_code}: {_short(exc)}", status=exc.status_code,
                                retryable=retryable_status(exc.status_code),
@@ -286,9 +298,28 @@ class OpenAIBackend(Backend):
                                retryable=True, timed_out=True) from None
         except openai_error as exc:
             raise BackendError(f"{type(exc).__name__}: {exc}") from None
+        finally:
+            gate.leave(lost)
         return _reply(data, self.tags)
 
+    async def _probe(self) -> bool | None:
+        """A new connection shown taken by the server (connection_gate.py): the model list
+        (`GET <base URL>/models`) through the client, answered within the connect timeout
+        (any status: an error status is an answer too). True: the client's pool keeps the
+        connection (the client does not say when a server closes one); None: no answer."""
+        client = self.client
+        status_error = self._errors[0]
+        try:
+            await asyncio.wait_for(client.get(self._models_url, cast_to=object),
+                                   self.connect_timeout)
+        except status_error:
+            return True
+        except Exception:  # noqa: BLE001 the client's connection errors and the timeout
+            return None
+        return True
+
     async def aclose(self) -> None:
+        self._gate.close()
         if self._direct is not None:
             await self._direct.close()
         if self._client is not None:

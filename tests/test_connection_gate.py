@@ -1,0 +1,147 @@
+"""The gate of new connections (backends/openai_api/connection_gate.py): a request starts on
+a connection the server was shown to take, a new one is opened by a probe, a few probes at a
+time, and a probe that shows nothing still lets one request go on its own.
+
+The gate's rules are the subject here: its probe is a function of the test that answers when
+the test says so. The gate on real connections to a fresh backlog-5 server is tested with
+both request paths in tests/test_openai_transport.py."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from pytest_tom.backends.openai_api.connection_gate import ConnectionGate, kept_alive
+
+
+class Probes:
+    """A probe whose answers the test gives, one per probe, in order of the probes."""
+
+    def __init__(self) -> None:
+        self.pending: list[asyncio.Future[bool | None]] = []
+        self.in_flight = 0
+        self.most_in_flight = 0
+
+    async def __call__(self) -> bool | None:
+        fut: asyncio.Future[bool | None] = asyncio.get_running_loop().create_future()
+        self.pending.append(fut)
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            return await fut
+        finally:
+            self.in_flight -= 1
+
+    def answer(self, *results: bool | None) -> None:
+        for result in results:
+            waiting = [f for f in self.pending if not f.done()]
+            waiting[0].set_result(result)
+
+
+async def settle() -> None:
+    for _ in range(5):
+        await asyncio.sleep(0)
+
+
+def test_requests_start_on_connections_shown_taken_a_few_probes_at_a_time() -> None:
+    async def scenario() -> None:
+        probes = Probes()
+        gate = ConnectionGate(probes, at_once=4)
+        started: list[int] = []
+
+        async def request(i: int) -> None:
+            await gate.enter()
+            started.append(i)
+
+        tasks = [asyncio.ensure_future(request(i)) for i in range(10)]
+        await settle()
+        assert started == [] and probes.in_flight == 4  # nothing starts unshown; 4 probes
+        probes.answer(True)
+        await settle()
+        assert started == [0]  # one connection shown: the first request takes it
+        assert probes.in_flight == 4  # ... and the next probe is on its way
+        probes.answer(True, True, True)
+        await settle()
+        assert started == [0, 1, 2, 3]
+        assert gate.open == 4 and gate.busy == 4
+        gate.leave()  # request 0 ended: its connection is free for the next, no probe needed
+        await settle()
+        assert started == [0, 1, 2, 3, 4]
+        while not all(t.done() for t in tasks):  # every probe answered as it comes
+            probes.answer(*[True] * probes.in_flight)
+            await settle()
+        assert sorted(started) == list(range(10))
+        assert probes.most_in_flight == 4
+        assert gate.probes == 9  # one per connection made: 10 requests, one reused
+        assert gate.unproven == 0
+        for _ in range(9):  # the nine still under way end (request 0 did)
+            gate.leave()
+        assert gate.busy == 0 and gate.open == 9
+        # with connections free, requests start at once, without a probe
+        await asyncio.gather(*(request(i) for i in range(9)))
+        assert gate.probes == 9
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("result", [None, False], ids=["no answer", "closed by the server"])
+def test_a_probe_that_shows_no_kept_connection_lets_one_request_go_on_its_own(
+        result: bool | None) -> None:
+    """A server that is down, or closes every connection after its answer (http.server's 501
+    to a GET it does not serve), is not waited for twice: each probe ends one wait."""
+
+    async def scenario() -> None:
+        probes = Probes()
+        gate = ConnectionGate(probes, at_once=2)
+        started: list[int] = []
+
+        async def request(i: int) -> None:
+            await gate.enter()
+            started.append(i)
+
+        tasks = [asyncio.ensure_future(request(i)) for i in range(3)]
+        await settle()
+        assert probes.in_flight == 2
+        probes.answer(result)
+        await settle()
+        assert started == [0] and gate.unproven == 1 and gate.open == 0
+        probes.answer(result, result)
+        await asyncio.gather(*tasks)
+        assert started == [0, 1, 2] and gate.unproven == 3 and gate.open == 0
+
+    asyncio.run(scenario())
+
+
+def test_a_lost_connection_is_opened_again_and_a_cancelled_wait_leaves_nothing_behind() -> None:
+    async def scenario() -> None:
+        probes = Probes()
+        gate = ConnectionGate(probes, at_once=4)
+        first = asyncio.ensure_future(gate.enter())
+        await settle()
+        probes.answer(True)
+        await first
+        gate.leave(lost=True)  # broken, or closed by the server after its answer
+        assert gate.open == 0 and gate.busy == 0
+        second = asyncio.ensure_future(gate.enter())
+        await settle()
+        assert probes.in_flight == 1  # a new connection is needed: probed again
+        second.cancel()
+        await settle()
+        assert gate.busy == 0
+        probes.answer(True)  # the probe still makes its connection, free for the next
+        await settle()
+        assert gate.open == 1 and gate.busy == 0
+        await gate.enter()
+        assert gate.busy == 1 and gate.probes == 2
+
+    asyncio.run(scenario())
+
+
+def test_which_answers_keep_their_connection() -> None:
+    assert kept_alive(True, None)
+    assert kept_alive(True, "keep-alive")
+    assert not kept_alive(True, "close")
+    assert not kept_alive(True, "Upgrade, Close")
+    assert not kept_alive(False, None)  # HTTP/1.0 closes unless told otherwise
+    assert kept_alive(False, "Keep-Alive")
