@@ -7,7 +7,9 @@ names and values the openai client sends for the same request, so that a server 
 proxy sees one request shape whichever path is used), the key's Authorization header
 and the JSON encoder. Each call then encodes its body, POSTs it on one aiohttp session
 (made on the child's event loop at the first call, closed by `close`) and reads the
-answer with the checks of the client path:
+answer with the checks of the client path. A new connection is opened for a POST only
+through the gate (`connection_gate.ConnectionGate`, `probe`): a few at a time, each shown
+taken by the server before the POST uses it.
 
 - a status of 400 or more is a `BackendError` "HTTP <status>: <the server's message>"
   (the body's error.message when it has one, else its text, cut at 300 characters),
@@ -84,9 +86,9 @@ class DirectPost:
 
     def _open(self) -> aiohttp.ClientSession:
         """The session, made on the running loop (the runner's) at the first call. No limit
-        of its own on connections (the runner's slots bound the requests in flight; new
-        connections open a few at a time through the gate: connection_gate.py), each kept alive for the next
-        request; no timeout of its own but the connect timeout (the backend bounds each whole
+        of its own on connections (the runner's slots bound the requests in flight; new ones
+        open a few at a time through the gate: connection_gate.py), each kept alive for the
+        next request; no timeout of its own but the connect timeout (the backend bounds each whole
         attempt; backends/openai_api/connect.py says why a connection gets a short one). The proxy of the
         environment is looked up once (`env_proxy`), not by the session for every request
         (aiohttp's trust_env: two trips to a thread per request, about as much CPU as the

@@ -133,10 +133,11 @@ def _openai() -> Any:
 class OpenAIBackend(Backend):
     name = "openai"
     # cacheable: keyed by the model and the endpoint (identity), answers per request;
-    # server: when it is unreachable the run stops early (asking/early_stop.py); family_max_tokens: a server's own limit is often the
-    # whole context; warms: the worker path's request process (`warm`); opens_connections:
-    # new connections are opened one probe at a time, each shown taken by the server
-    # (connection_gate.py), on both paths: the runner does not ramp them up
+    # server: when it is unreachable the run stops early (asking/early_stop.py);
+    # family_max_tokens: a server's own limit is often the whole context; warms: the worker
+    # path's request process (`warm`); opens_connections: new connections are opened a few
+    # probes at a time, each shown taken by the server (connection_gate.py), on both paths:
+    # the runner does not ramp them up
     abilities = BackendAbilities(cacheable=True, server=True, family_max_tokens=True, warms=True,
                                  opens_connections=True)
 
