@@ -460,6 +460,44 @@ def test_numpy_is_imported_by_the_first_computation_not_by_the_imports(tmp_path:
     assert lines[1].startswith("MEDIAN Interval(value=4.0, low=1.0, high=7.0"), lines[1]
 
 
+START_CHECKS = """
+import sys
+from pytest_tom import families
+from pytest_tom.core.option_table import build_options
+from pytest_tom.plugin.context import run_settings
+from pytest_tom.plugin.usage_errors import family_problems, method_note
+
+def loaded():
+    return sorted(m.split(".")[2] for m in sys.modules
+                  if m.startswith("pytest_tom.families.") and m.endswith(".family"))
+
+def check(values):
+    options = build_options(values, families.declared_options())
+    settings = run_settings(options)
+    return family_problems(options, settings), method_note(settings.method)
+
+print("DEFAULTS", check({}), loaded())
+print("TRIES", check({"tombench_tries": "0"}), loaded())
+print("METHOD", check({"method": "simtom"})[1] is not None, len(loaded()) > 2)
+"""
+
+
+def test_the_start_checks_load_only_the_families_they_need(tmp_path: Path) -> None:
+    """plugin/usage_errors.family_problems: the default method and default family options
+    need no family loaded (eleven took about 0.16 s of every run's start); an option set
+    away from its default loads its family, whose check still refuses a bad value; another
+    method loads the families to say where it applies."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, "-c", START_CHECKS], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "DEFAULTS ([], None) []", lines[0]
+    assert lines[1].startswith("TRIES (['--tom-tombench-tries 0: must be at least 1'], None)")
+    assert lines[1].endswith("['tombench']"), lines[1]
+    assert lines[2] == "METHOD True True", lines[2]
+
+
 def test_the_exit_status_has_one_writer() -> None:
     """Only the outputs' end of the session sets pytest's exit status (the gates and the
     baseline return the status they ask for): two writers could undo each other."""

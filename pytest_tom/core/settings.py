@@ -8,12 +8,16 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+# the method every family runs: a family runs it where it does not offer the method asked
+# (`families.base.method_for`), so a run with it needs no family loaded to know where it applies
+FALLBACK_METHOD = "vanilla"
+
 
 @dataclass(frozen=True)
 class Settings:
     """Method, seed, and the option values by name (families read their own options here)."""
 
-    method: str = "vanilla"
+    method: str = FALLBACK_METHOD
     seed: int = 0
     options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 

@@ -19,6 +19,7 @@ import difflib
 import fnmatch
 import importlib
 import importlib.util
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
@@ -108,6 +109,21 @@ def options_module(target: str) -> str | None:
     module = target.partition(":")[0]
     package, dot, _ = module.rpartition(".")
     return f"{package}.options" if dot else None
+
+
+def options_of(name: str) -> tuple[Opt, ...]:
+    """The options family `name` declares (`OPTIONS` of its `options.py`), read without
+    importing the family; () for none."""
+    module = options_module(available()[name])
+    if module is None or not _importable(module):
+        return ()
+    return tuple(getattr(importlib.import_module(module), "OPTIONS", ()))
+
+
+def sets_options(name: str, values: Mapping[str, object]) -> bool:
+    """True when `values` (the run's option values by name) give one of family `name`'s
+    options a value other than its declared default (read without importing the family)."""
+    return any(values.get(o.name, o.default) != o.default for o in options_of(name))
 
 
 def declared_options() -> list[Opt]:

@@ -35,6 +35,7 @@ from pytest_tom.core.option_table import choice_problems
 from pytest_tom.core.outcome import UNPARSEABLE
 from pytest_tom.core.outcome import Outcome
 from pytest_tom.core.record import Record
+from pytest_tom.core.settings import FALLBACK_METHOD
 from pytest_tom.core.settings import Settings
 from pytest_tom.families.document import LineOf
 from pytest_tom.families.document import SuiteDocument
@@ -302,7 +303,7 @@ def method_for(family: Family, method: str) -> str:
     """The method an item of `family` runs with: `method` where the family offers it, else
     vanilla (a `--tom-method` offered by some families applies where offered; the header
     says where it did not)."""
-    return method if method in family.methods else "vanilla"
+    return method if method in family.methods else FALLBACK_METHOD
 
 
 def tags_of(*owners: Tagged | str) -> list[str]:
