@@ -33,10 +33,13 @@ class Probes:
         finally:
             self.in_flight -= 1
 
-    def answer(self, *results: bool | None) -> None:
+    def answer(self, *results: bool | Exception | None) -> None:
         for result in results:
             waiting = [f for f in self.pending if not f.done()]
-            waiting[0].set_result(result)
+            if isinstance(result, Exception):
+                waiting[0].set_exception(result)
+            else:
+                waiting[0].set_result(result)
 
 
 async def settle() -> None:
@@ -85,9 +88,10 @@ def test_requests_start_on_connections_shown_taken_a_few_probes_at_a_time() -> N
     asyncio.run(scenario())
 
 
-@pytest.mark.parametrize("result", [None, False], ids=["no answer", "closed by the server"])
+@pytest.mark.parametrize("result", [None, False, RuntimeError("broken probe")],
+                         ids=["no answer", "closed by the server", "a probe that raises"])
 def test_a_probe_that_shows_no_kept_connection_lets_one_request_go_on_its_own(
-        result: bool | None) -> None:
+        result: bool | Exception | None) -> None:
     """A server that is down, or closes every connection after its answer (http.server's 501
     to a GET it does not serve), is not waited for twice: each probe ends one wait."""
 

@@ -127,6 +127,8 @@ class ConnectionGate:
     async def _one(self) -> None:
         try:
             kept = await self._probe()
+        except Exception:  # noqa: BLE001 a probe that breaks shows no connection: the
+            kept = None  # waiting request still goes on (it meets the problem itself)
         finally:
             self.probing -= 1
         if kept:

@@ -144,7 +144,8 @@ class DirectPost:
 
     async def _models(self, session: aiohttp.ClientSession) -> bool:
         async with session.get(self.models_url, headers=self.headers, proxy=self.proxy,
-                               proxy_headers=self.proxy_headers) as response:
+                               proxy_headers=self.proxy_headers,
+                               allow_redirects=False) as response:  # this connection's answer
             await response.read()
             return kept_alive(response.version >= (1, 1), response.headers.get("Connection"))
 
