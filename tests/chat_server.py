@@ -21,7 +21,9 @@ default, which a client opening many connections at once overflows), `connection
 counts the connections accepted and `ahead` the most of them accepted at any moment beyond
 the answers sent until then (a client that opens a new connection only after an answer
 came keeps it at the number it starts with). `GET /v1/models` is answered with one model
-(`model_lists` counts them, apart from `requests`; each is an answer for `ahead`). Its sockets are TCP_NODELAY: an answer takes
+(`model_lists` counts them, apart from `requests`; each is an answer for `ahead`);
+`models=False` makes a server without one (a 501, after which it closes the connection, as
+`http.server` does for a method it does not serve); `gets` counts the GETs either way. Its sockets are TCP_NODELAY: an answer takes
 the latency asked, not 40 ms more (Nagle's algorithm against the client's delayed ACK).
 
     with ChatServer(responder=lambda body: "a)") as server:
@@ -75,7 +77,7 @@ class ChatServer:
                  retry_after: float = 0.05, seed: int = 0, host: str = "127.0.0.1",
                  port: int = 0, max_in_flight: int | None = None,
                  stall_after: int | None = None, trickle: float | None = None,
-                 slots: int | None = None, backlog: int | None = None):
+                 slots: int | None = None, backlog: int | None = None, models: bool = True):
         self.responder = responder or (lambda body: "a)")
         self.latency = latency
         self.failure_rate = failure_rate
@@ -106,6 +108,8 @@ class ChatServer:
         self.last_reply: float | None = None  # ... and of the last answer sent
         self.connections = 0  # connections accepted
         self.model_lists = 0  # GET /v1/models answered (not in `requests`)
+        self.models = models  # False: a server without a model list (a 501, then it closes)
+        self.gets = 0  # GET requests seen, whatever their answer
         self.ahead = 0  # the most connections accepted beyond the answers sent at that moment
         self._answers_sent = 0
         server_class = _Server if backlog is None else type(
@@ -217,6 +221,11 @@ class ChatServer:
                 # the model list (`GET /v1/models`), which a client may ask to open its
                 # connections (pytest-tom does: backends/openai_api/open_connections.py);
                 # counted apart from the chat requests, and as an answer for `ahead`
+                with server._lock:
+                    server.gets += 1
+                if not server.models:  # as http.server answers a method it does not serve
+                    self.send_error(501, f"Unsupported method ({self.command!r})")
+                    return
                 if self.path.partition("?")[0].rstrip("/") != "/v1/models":
                     self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
                     return

@@ -93,26 +93,36 @@ def test_requests_start_on_connections_shown_taken_a_few_probes_at_a_time() -> N
 def test_a_probe_that_shows_no_kept_connection_lets_one_request_go_on_its_own(
         result: bool | Exception | None) -> None:
     """A server that is down, or closes every connection after its answer (http.server's 501
-    to a GET it does not serve), is not waited for twice: each probe ends one wait."""
+    to a GET it does not serve), is not waited for twice: each probe ends one wait. A request
+    answered on its own connection, kept open, shows that connection taken: the requests
+    after it use it without a probe."""
 
     async def scenario() -> None:
         probes = Probes()
         gate = ConnectionGate(probes, at_once=2)
-        started: list[int] = []
+        started: list[tuple[int, bool]] = []
 
         async def request(i: int) -> None:
-            await gate.enter()
-            started.append(i)
+            started.append((i, await gate.enter()))
 
         tasks = [asyncio.ensure_future(request(i)) for i in range(3)]
         await settle()
         assert probes.in_flight == 2
         probes.answer(result)
         await settle()
-        assert started == [0] and gate.unproven == 1 and gate.open == 0
+        assert started == [(0, True)] and gate.unproven == 1 and gate.open == 0
+        assert probes.in_flight == 2  # one more for the request still waiting, none for 0
         probes.answer(result, result)
         await asyncio.gather(*tasks)
-        assert started == [0, 1, 2] and gate.unproven == 3 and gate.open == 0
+        assert started == [(0, True), (1, True), (2, True)] and gate.unproven == 3
+        assert probes.in_flight == 0 and gate.probes == 3  # one per request, none to spare
+        gate.leave(lost=False, own=True)  # answered on its own connection, kept open
+        gate.leave(lost=True, own=True)  # this one's server closed it
+        assert gate.open == 1 and gate.busy == 1 and gate.own == 1
+        await request(3)
+        assert started[-1] == (3, False) and gate.probes == 3  # no probe: a connection shown
+        gate.leave(lost=False, own=True)
+        assert gate.open == 2 and gate.busy == 1 and gate.own == 0
 
     asyncio.run(scenario())
 

@@ -188,6 +188,29 @@ def test_a_fresh_server_with_backlog_5_at_concurrency_64(transport: str) -> None
         assert runner.limiter.limit == 64
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_server_without_a_model_list_costs_a_probe_per_connection_not_per_request(
+        transport: str) -> None:
+    """A server that does not serve GET /models (a 501, then it closes the connection): each
+    probe still lets one request go on a connection of its own, and that connection, answered
+    and kept open, counts as shown taken, so that only the first requests cost a probe (one
+    per request made a run at latency 0 about twice as slow: 300 GETs here)."""
+    with ChatServer(lambda body: "Yes.", models=False) as server:
+        backend = create_backend("openai:test-model", BackendOptions(
+            base_url=server.base_url, timeout=10, transport=transport))
+        runner = Runner(backend, concurrency=16, retries=2, backoff=0.01)
+        calls = [runner.submit(f"k{i}", lambda rs, i=i: None if rs else request(f"q {i}"))
+                 for i in range(300)]
+        comps = [f.result(60) for f in calls]
+        runner.close()
+    assert [c.error for c in comps if c.error] == []
+    assert server.requests == 300 and server.model_lists == 0
+    # a probe per connection made, and those in flight when a request's own connection came
+    # back first (at latency 0 demand comes and goes within a probe's time: 34-52 GETs were
+    # seen on the worker path, 16 on the client's); not one per request (300 before)
+    assert 0 < server.gets <= 5 * 16 + runner.stats.connect_retries, (server.gets, server.connections)
+
+
 def never_accepting_listener() -> tuple[socket.socket, list[socket.socket]]:
     """A listening socket that never accepts, its accept queue already full (a connection
     waits in it): the kernel drops every further SYN, as a server's whose listen queue

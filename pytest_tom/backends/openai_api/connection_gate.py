@@ -24,7 +24,10 @@ of it: a probe that got no answer in time (the connect timeout), or whose connec
 server closes after it (`Connection: close`), lets one question through on a connection of
 its own, which then fails, is retried or succeeds as it would without a gate, so that a
 server that is down or serves no model list is never waited for twice. A question whose
-connection broke or was closed by the server counts one connection fewer.
+connection broke or was closed by the server counts one connection fewer; one that went on
+a connection of its own and was answered on it, kept open, counts that connection (so
+that against a server without a model list, or one that closes the connection after a
+probe's answer, only the first `--tom-concurrency` questions cost a probe).
 
 The runner does not ramp a backend that gates its connections (`BackendAbilities.
 opens_connections`): its slots start at the whole concurrency.
@@ -66,55 +69,66 @@ class ConnectionGate:
         self.at_once = max(1, at_once)
         self.open = 0  # connections shown taken, not known closed since
         self.busy = 0  # requests let through, not ended
+        self.own = 0  # ... of which on a connection of their own (no probe showed one)
         self.probing = 0  # probes in flight
         self.probes = 0  # probes sent
         self.unproven = 0  # requests let through on a connection of their own
-        self._waiting: collections.deque[asyncio.Future[None]] = collections.deque()
+        self._waiting: collections.deque[asyncio.Future[bool]] = collections.deque()
         self._tasks: set[asyncio.Task[None]] = set()
 
-    async def enter(self) -> None:
-        """Wait until this request may start (`leave` when it ends)."""
-        if self.busy < self.open and not self._waiting:
+    async def enter(self) -> bool:
+        """Wait until this request may start; True when it goes on a connection of its own
+        (no probe showed one: it opens it itself). Pass it to `leave` when the request ends."""
+        if self.busy - self.own < self.open and not self._waiting:
             self.busy += 1
-            return
-        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            return False
+        fut: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._waiting.append(fut)
         self._more()
         try:
-            await fut
+            return await fut
         except asyncio.CancelledError:
-            if fut.done() and not fut.cancelled():
-                self.leave()  # let through just before the cancel
+            if fut.done() and not fut.cancelled():  # let through just before the cancel:
+                own = fut.result()  # nothing was opened for it; a free connection stays free
+                self.leave(lost=own, own=own)
             else:
                 with contextlib.suppress(ValueError):  # skipped by `_let_through` already
                     self._waiting.remove(fut)
             raise
 
-    def leave(self, lost: bool = False) -> None:
-        """A request let through ended; `lost`: its connection broke or the server closes it."""
+    def leave(self, lost: bool = False, own: bool = False) -> None:
+        """A request let through ended (`own`: what `enter` returned); `lost`: its connection
+        broke or the server closes it. A request on a connection of its own that the server
+        answered and keeps open has shown that connection taken: it counts from now on."""
         self.busy -= 1
-        if lost and self.open > 0:
+        if own:
+            self.own -= 1
+            if not lost:
+                self.open += 1
+        elif lost and self.open > 0:
             self.open -= 1
         self._admit()
         if self._waiting:
             self._more()
 
     def _admit(self) -> None:
-        while self._waiting and self.busy < self.open:
-            self._let_through()
+        while self._waiting and self.busy - self.own < self.open:
+            self._let_through(own=False)
 
-    def _let_through(self) -> None:
+    def _let_through(self, own: bool) -> None:
         """The first request still waiting goes on (one cancelled meanwhile is skipped)."""
         while self._waiting:
             fut = self._waiting.popleft()
             if not fut.done():
                 self.busy += 1
-                fut.set_result(None)
+                self.own += own
+                fut.set_result(own)
                 return
 
     def _more(self) -> None:
-        """Probes for the requests waiting beyond the connections free and being opened."""
-        need = self.busy + len(self._waiting) - self.open - self.probing
+        """Probes for the requests waiting beyond the connections free and being opened
+        (a request on a connection of its own needs none)."""
+        need = self.busy - self.own + len(self._waiting) - self.open - self.probing
         loop = asyncio.get_running_loop()
         while need > 0 and self.probing < self.at_once:
             need -= 1
@@ -137,7 +151,7 @@ class ConnectionGate:
             # another probe could (its task runs first: the loop's ready queue is in order)
         elif self._waiting:  # no connection shown: one request goes on its own
             self.unproven += 1
-            self._let_through()
+            self._let_through(own=True)
         if self._waiting:
             self._more()
 

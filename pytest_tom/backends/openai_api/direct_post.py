@@ -104,7 +104,7 @@ class DirectPost:
         session = self._session or self._open()
         data = self._encode(body).encode()
         gate = self._gate
-        await gate.enter()  # a connection the server took is free, or one is opened for it
+        own = await gate.enter()  # a connection the server took is free, or one is opened
         lost = True  # broken, cancelled or closed by the server: the gate counts one fewer
         try:
             async with session.post(self.url, data=data, headers=self.headers, proxy=self.proxy,
@@ -120,7 +120,7 @@ class DirectPost:
                                    connect=True) from None
             raise BackendError(f"connection failed: {_describe(exc)}", retryable=True) from None
         finally:
-            gate.leave(lost)
+            gate.leave(lost, own)
         text = raw.decode("utf-8", errors="replace")
         if status >= 400:
             raise BackendError(f"HTTP {status}: {_server_message(text)}", status=status,

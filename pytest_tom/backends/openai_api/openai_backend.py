@@ -275,7 +275,7 @@ class OpenAIBackend(Backend):
         status_error, timeout_error, connection_error, openai_error = self._errors
         key = f"{self._key_prefix}{next(self._key_count)}"
         gate = self._gate
-        await gate.enter()  # a connection the server took is free, or one is opened for it
+        own = await gate.enter()  # a connection the server took is free, or one is opened
         lost = True  # broken or cancelled: the gate counts one connection fewer
         try:
             data = await client.post(self._url, body=kwargs, cast_to=object,
@@ -300,7 +300,7 @@ class OpenAIBackend(Backend):
         except openai_error as exc:
             raise BackendError(f"{type(exc).__name__}: {exc}") from None
         finally:
-            gate.leave(lost)
+            gate.leave(lost, own)
         return _reply(data, self.tags)
 
     async def _probe(self) -> bool | None:
