@@ -603,7 +603,10 @@ class Runner:
         return self.early_stop.suite_stop(suite)
 
     async def _watched_send(self, request: ModelRequest) -> ModelReply:
-        """One attempt, told to the early-stop rules (answered, or its error)."""
+        """One attempt, told to the early-stop rules (answered, or its error) while some
+        rule still reads attempts (`EarlyStop.listening`: until the first answer)."""
+        if not self.early_stop.listening:
+            return await self.backend.acomplete(request)
         item = request.item
         key = f"{item.suite}::{item.id}" if item is not None else str(id(request))
         try:
@@ -649,7 +652,14 @@ class Runner:
                         raise NotAsked(stopped, suite)
                 budget = request.params.max_tokens
                 comp.sent.append(request.messages)
-                reply, cached = await self._call(request, comp, sample, looked)
+                # one call: the retry policy's, behind the cache and the sharing of identical
+                # calls when the answers allow it; `looked`: its cache key, read, not found
+                # (inlined: a coroutine fewer per request)
+                calls = self.calls
+                if calls is None:
+                    reply, cached = await self._ask(request, comp), False
+                else:
+                    reply, cached = await calls.call(request, sample, comp, looked)
                 request, looked = BUILD, None
                 _took(comp, reply, cached)
                 if reply.cut_in_thought:  # no answer to go on from: the item is cut off
@@ -689,16 +699,6 @@ class Runner:
             st.finished = time.perf_counter()
         if st.done + st.cut_short >= st.submitted:
             self._idle.set()
-
-    # -- one call --------------------------------------------------------------------
-    async def _call(self, request: ModelRequest, comp: Completion, sample: int,
-                    looked: str | None = None) -> tuple[ModelReply, bool]:
-        """(reply, came without a request of ours); `looked`: its cache key, read and not
-        found."""
-        calls = self.calls
-        if calls is None:
-            return await self._ask(request, comp), False
-        return await calls.call(request, sample, comp, looked)
 
 
 def _took(comp: Completion, reply: ModelReply, cached: bool) -> None:
