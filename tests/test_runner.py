@@ -582,6 +582,38 @@ def test_close_stops_running_conversations_and_starts_no_queued_one() -> None:
     assert Held.calls == 2  # nothing started after the close
 
 
+def test_stop_ends_the_conversations_under_way_and_those_waiting_for_their_turn() -> None:
+    """`stop` cancels the conversations under way (counted cut short) and ends those still
+    waiting for their turn (ADMITTED per slot are under way; the rest wait, no task yet)
+    cancelled, never started and counted nowhere, so that no item's future hangs."""
+    from pytest_tom.asking.runner import ADMITTED
+
+    backend = Gated()
+    runner = Runner(backend, concurrency=1)
+    futures = [runner.submit(f"k{i}", one_call(f"p{i}")) for i in range(ADMITTED + 4)]
+    for _ in range(1000):  # until the slot holds a request
+        if backend.active == 1:
+            break
+        time.sleep(0.01)
+    try:
+        runner.stop()
+        assert all(f.done() for f in futures)
+        for f in futures:
+            with pytest.raises(asyncio.CancelledError):
+                f.result(0)
+        assert backend.active == 1  # one request was made, none after it
+        assert runner.stats.cut_short == ADMITTED  # under way: cut short; waiting: nowhere
+        assert runner.stats.done == runner.stats.errors == 0
+        late = runner.submit("late", one_call("late"))  # nothing starts after a stop
+        for _ in range(100):
+            if late.done():
+                break
+            time.sleep(0.01)
+        assert late.cancelled() and backend.active == 1
+    finally:
+        runner.close()
+
+
 def test_many_submissions_from_several_threads_each_run_once() -> None:
     """Submissions arrive from the test thread and (under xdist) from look-ahead scans:
     the batched start runs each key exactly once, whichever thread submitted it first."""

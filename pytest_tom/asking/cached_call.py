@@ -156,7 +156,10 @@ class CachedCalls:
         fut: asyncio.Future[ModelReply] = asyncio.get_running_loop().create_future()
         self._inflight[key] = fut
         try:
-            result = await self._claim_and_ask(request, comp, key)
+            if cache is None:  # only shared: asked at once (a coroutine fewer per request)
+                result = await self.ask(request, comp), False
+            else:
+                result = await self._claim_and_ask(request, comp, key)
         except BaseException as exc:
             fut.set_exception(exc if isinstance(exc, Exception) else BackendError("cancelled"))
             fut.exception()  # mark retrieved: nobody else may be waiting

@@ -87,7 +87,6 @@ class UnreachableServer:
     With several endpoints (`--tom-base-url "URL URL"`), each must have failed, each in one
     way, before the rule fires: a pool with one endpoint down is served by the others."""
 
-    reads_attempts = True
     per_suite = False
     endpoints: int = 1
     conversations: int = 3  # distinct items whose attempts failed before the rule fires
@@ -95,6 +94,11 @@ class UnreachableServer:
     errors: dict[str | None, str] = field(default_factory=dict)  # endpoint -> its one error
     keys: set[str] = field(default_factory=set)
     attempts: int = 0
+
+    @property
+    def reads_attempts(self) -> bool:
+        """Until the first answer: after it, an attempt changes nothing here."""
+        return not self.answered
 
     def attempt(self, key: str, error: str | None, where: str | None = None) -> str | None:
         if self.answered:
@@ -196,6 +200,10 @@ class EarlyStop:
         self.reason: str | None = None  # the run stopped
         self.suites: dict[str, str] = {}  # suite -> why it stopped (the run goes on)
         self._lock = threading.Lock()
+        # some rule may still act on an attempt (False once the run stopped or no rule reads
+        # attempts any more, e.g. after the first answer): the runner then tells it none, as
+        # `attempt` would do nothing (read without the lock: it only ever turns False)
+        self.listening = self.watches_attempts
 
     @property
     def watches_attempts(self) -> bool:
@@ -204,9 +212,16 @@ class EarlyStop:
 
     def attempt(self, key: str, error: str | None, where: str | None = None) -> None:
         self._ask(lambda rule: rule.attempt(key, error, where))
+        if self.listening:
+            self._relisten()
 
     def finished(self, comp: Completion, suite: str = "", budget: int | None = None) -> None:
         self._ask(lambda rule: rule.finished(comp, suite, budget), suite)
+        if self.listening:
+            self._relisten()
+
+    def _relisten(self) -> None:
+        self.listening = self.reason is None and self.watches_attempts
 
     def suite_stop(self, suite: str) -> str | None:
         """Why suite `suite` stopped (its requests are no longer made), or None."""

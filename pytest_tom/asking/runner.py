@@ -259,8 +259,10 @@ class Runner:
         self._warming: asyncio.Task[None] | None = None
         self._closed = False
         self._stopped = False  # `stop`: nothing more is started
-        # conversations past their start at once (created in the loop, at the first one)
-        self._admission: asyncio.Semaphore | None = None
+        # admission (`_start`, `_admit_next`): conversations under way (each a task) and
+        # those waiting for their turn, in submission order; a waiting one is no task yet
+        self._under_way = 0
+        self._waiting: collections.deque[Waiting] = collections.deque()
 
     @classmethod
     def from_options(cls, backend: Backend, options: TomOptions, rootdir: str | Path) -> Runner:
@@ -321,6 +323,7 @@ class Runner:
             asyncio.run_coroutine_threadsafe(self._cancel_running(), loop).result(timeout)
 
     async def _cancel_running(self) -> None:
+        self._drop_waiting()
         tasks = [t for t in self._tasks if not t.done()]
         for task in tasks:
             task.cancel()
@@ -337,7 +340,7 @@ class Runner:
             for fut in pending:
                 fut.cancel()
             with contextlib.suppress(RuntimeError):  # the loop may be closed already
-                loop.call_soon_threadsafe(_cancel_all, self._tasks)
+                loop.call_soon_threadsafe(self._cancel_all)
             with contextlib.suppress(Exception):  # closing must never fail the session
                 asyncio.run_coroutine_threadsafe(self.backend.aclose(), loop).result(timeout=10)
             loop.call_soon_threadsafe(loop.stop)
@@ -402,9 +405,49 @@ class Runner:
 
     def _start(self, fut: Future[Completion], key: str, conversation: Conversation,
                sample: int, ahead: Ahead | None = None) -> None:
-        """In the loop: the task of one conversation (from where `ahead` left it)."""
+        """In the loop: the task of one conversation (from where `ahead` left it), or its
+        place in the queue while ADMITTED per slot are under way.
+
+        Thousands are submitted at once: a task each, most of them waiting at once for
+        their turn, cost a task step, a waiter and a wake-up more per conversation (a few
+        µs of the runner's CPU per request at latency 0); a waiting conversation is kept
+        as its arguments instead, and its task made when its turn comes (`_admit_next`)."""
+        if self._under_way < ADMITTED * self.concurrency and not self._waiting:
+            self._under_way += 1
+            self._track(asyncio.get_running_loop().create_task(
+                self._settle(fut, self._run(key, conversation, sample, ahead))))
+        else:
+            self._waiting.append((fut, key, conversation, sample, ahead))
+
+    def _admit_next(self) -> None:
+        """In the loop: a conversation ended; the next one waiting starts (none once the
+        runner stopped or closed: those still waiting end cancelled)."""
+        self._under_way -= 1
+        if not self._waiting:
+            return
+        if self._stopped or self._closed:
+            self._drop_waiting()
+            return
+        fut, key, conversation, sample, ahead = self._waiting.popleft()
+        self._under_way += 1
         self._track(asyncio.get_running_loop().create_task(
             self._settle(fut, self._run(key, conversation, sample, ahead))))
+
+    def _drop_waiting(self) -> None:
+        """In the loop, at `stop` or `close`: the conversations waiting for their turn end
+        cancelled, as their tasks did when they were cancelled waiting."""
+        waiting, self._waiting = self._waiting, collections.deque()
+        for fut, _key, _conversation, _sample, _ahead in waiting:
+            with contextlib.suppress(InvalidStateError):  # unless `close` cancelled it first
+                fut.set_exception(asyncio.CancelledError())
+
+    def _cancel_all(self) -> None:
+        """In the loop, at `close`: cancel every conversation still running or waiting
+        (their futures are cancelled already; a cancelled conversation ends as an error of
+        its item)."""
+        self._drop_waiting()
+        for task in list(self._tasks):
+            task.cancel()
 
     def _track(self, task: asyncio.Task[None]) -> None:
         self._tasks.add(task)
@@ -562,7 +605,10 @@ class Runner:
         return self.early_stop.suite_stop(suite)
 
     async def _watched_send(self, request: ModelRequest) -> ModelReply:
-        """One attempt, told to the early-stop rules (answered, or its error)."""
+        """One attempt, told to the early-stop rules (answered, or its error) while some
+        rule still reads attempts (`EarlyStop.listening`: until the first answer)."""
+        if not self.early_stop.listening:
+            return await self.backend.acomplete(request)
         item = request.item
         key = f"{item.suite}::{item.id}" if item is not None else str(id(request))
         try:
@@ -577,10 +623,11 @@ class Runner:
     # -- one conversation ------------------------------------------------------------
     async def _run(self, key: str, conversation: Conversation, sample: int,
                    ahead: Ahead | None = None) -> Completion:
-        if self._admission is None:
-            self._admission = asyncio.Semaphore(ADMITTED * self.concurrency)
-        async with self._admission:
+        """One admitted conversation (`_start`); its end lets the next one start."""
+        try:
             return await self._converse(key, conversation, sample, ahead)
+        finally:
+            self._admit_next()
 
     async def _converse(self, key: str, conversation: Conversation, sample: int,
                         ahead: Ahead | None = None) -> Completion:
@@ -607,7 +654,14 @@ class Runner:
                         raise NotAsked(stopped, suite)
                 budget = request.params.max_tokens
                 comp.sent.append(request.messages)
-                reply, cached = await self._call(request, comp, sample, looked)
+                # one call: the retry policy's, behind the cache and the sharing of identical
+                # calls when the answers allow it; `looked`: its cache key, read, not found
+                # (inlined: a coroutine fewer per request)
+                calls = self.calls
+                if calls is None:
+                    reply, cached = await self._ask(request, comp), False
+                else:
+                    reply, cached = await calls.call(request, sample, comp, looked)
                 request, looked = BUILD, None
                 _took(comp, reply, cached)
                 if reply.cut_in_thought:  # no answer to go on from: the item is cut off
@@ -648,16 +702,6 @@ class Runner:
         if st.done + st.cut_short >= st.submitted:
             self._idle.set()
 
-    # -- one call --------------------------------------------------------------------
-    async def _call(self, request: ModelRequest, comp: Completion, sample: int,
-                    looked: str | None = None) -> tuple[ModelReply, bool]:
-        """(reply, came without a request of ours); `looked`: its cache key, read and not
-        found."""
-        calls = self.calls
-        if calls is None:
-            return await self._ask(request, comp), False
-        return await calls.call(request, sample, comp, looked)
-
 
 def _took(comp: Completion, reply: ModelReply, cached: bool) -> None:
     """`comp` takes the reply of its last call (its tokens counted as cached or not)."""
@@ -691,6 +735,8 @@ class Ahead:
 
 # a conversation submitted, not started yet: (future, key, conversation, sample)
 Queued = tuple[Future[Completion], str, Conversation, int]
+# ... and one waiting for its turn (`Runner._start`): the same and where `_read_ahead` left it
+Waiting = tuple[Future[Completion], str, Conversation, int, Ahead | None]
 
 
 class StopGate:
@@ -719,9 +765,3 @@ class StopGate:
     def connect_failed(self, epoch: int) -> None:
         self.slots.connect_failed(epoch)
 
-
-def _cancel_all(tasks: set[asyncio.Task[None]]) -> None:
-    """In the loop, at `close`: cancel every conversation still running (their futures
-    are cancelled already; a cancelled conversation ends as an error of its item)."""
-    for task in list(tasks):
-        task.cancel()

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import itertools
 import json
 import marshal
@@ -329,6 +330,11 @@ async def _serve() -> None:
 
                 tags = None if pair is None else ThinkTags(*pair)
                 poster = DirectPost(base_url, headers, connect_timeout)
+                # what the start imported and made (aiohttp's modules: tens of thousands of
+                # objects) lives as long as this process: out of the collector's sight, so
+                # that its full collections look only at the requests' objects (issue 47:
+                # they were about 5 µs of this process's CPU per request at latency 0)
+                gc.freeze()
                 answer((READY,))
                 continue
             n, body = message
