@@ -4,6 +4,7 @@ and the threads of embedding batches under xdist."""
 from __future__ import annotations
 
 import gc
+import weakref
 
 import pytest
 
@@ -38,6 +39,43 @@ def test_the_collected_tree_stays_frozen_until_the_next_session_collects() -> No
     finally:
         speed.release()
     assert gc.get_freeze_count() == 0
+
+
+class _Node:
+    me: _Node | None = None
+
+
+def test_the_test_loop_settles_every_thousand_items_its_garbage_collected_first() -> None:
+    """settle_loop: every SETTLE_EVERY items the garbage made since the last step is collected
+    (a reference cycle is not kept frozen) and what survives is frozen; nothing between two
+    steps, and nothing at all when the collected tree is not frozen by large_runs."""
+    speed.release()
+    if gc.get_freeze_count():
+        pytest.skip("something else in this process froze objects")
+    was_enabled = gc.isenabled()
+    try:
+        with speed.collection_gc():
+            tree = [[i] for i in range(10)]
+        gc.disable()  # no collection of the collector's own in between
+        node = _Node()
+        node.me = node  # a cycle: only the cyclic collector frees it
+        gone = weakref.ref(node)
+        del node
+        kept = [[i] for i in range(700)]  # records, reports: they live on
+        before = gc.get_freeze_count()
+        speed.settle_loop(speed.SETTLE_EVERY - 1)
+        assert gone() is not None and gc.get_freeze_count() < before + len(kept)
+        speed.settle_loop(speed.SETTLE_EVERY)
+        assert gone() is None  # collected first, not frozen
+        assert gc.get_freeze_count() >= before + len(kept)
+        speed.release()
+        more = [[i] for i in range(300)]
+        speed.settle_loop(2 * speed.SETTLE_EVERY)  # another's freeze, or none: not ours
+        assert gc.get_freeze_count() < len(more)
+    finally:
+        speed.release()
+        if was_enabled:
+            gc.enable()
 
 
 def test_a_freeze_made_by_someone_else_is_never_undone() -> None:

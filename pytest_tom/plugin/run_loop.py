@@ -12,7 +12,7 @@ import pytest
 from pytest_tom.core.outcome import TEST_ERROR, Outcome
 from pytest_tom.plugin.context import RunContext
 from pytest_tom.plugin.items import TomFailure, TomItem
-from pytest_tom.plugin.large_runs import freeze_more
+from pytest_tom.plugin.large_runs import freeze_more, settle_loop
 from pytest_tom.plugin.own_model import resolve_fixture
 from pytest_tom.plugin.request_phase import RequestPhase
 from pytest_tom.plugin.selection import Selection
@@ -47,6 +47,7 @@ class RunLoop:
         self.selection = selection
         self.requests = requests
         self.junit = junit_path(ctx.config) is not None  # per-item JUnit properties wanted
+        self.finished = 0  # items whose tear-down was reported (`settle_loop`)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Any:
@@ -98,6 +99,9 @@ class RunLoop:
         if call.when == "setup" and isinstance(item, TomItem) and item.suite_stop:
             # never asked, its suite stopped early: the reason travels to the xdist controller
             report.tom_suite_stop = [item.spec.suite, item.suite_stop]  # type: ignore[attr-defined]
+        if call.when == "teardown":
+            self.finished += 1
+            settle_loop(self.finished)  # every thousand items: garbage collected, the rest frozen
         stop = self.requests.stop_reason()
         if stop and call.when == "teardown":  # an early-stop rule fired: pytest's loop ends
             # after this item, with the reason as its one line (asking/early_stop.py)
