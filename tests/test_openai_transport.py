@@ -211,6 +211,38 @@ def test_a_server_without_a_model_list_costs_a_probe_per_connection_not_per_requ
     assert 0 < server.gets <= 5 * 16 + runner.stats.connect_retries, (server.gets, server.connections)
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_the_client_is_made_with_the_garbage_collector_paused(transport: str) -> None:
+    """`import openai` and the client's transport build tens of thousands of long-lived
+    objects: the collector does not run while they are built (on the client path that is the
+    first request's wait), and is on again afterwards, or stays off if it was off."""
+    import gc
+
+    collections: list[str] = []
+    making = [False]
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and making[0]:
+            collections.append(f"gen{info['generation']}")
+
+    gc.callbacks.append(seen)
+    try:
+        for enabled in (True, False):
+            (gc.enable if enabled else gc.disable)()
+            backend = create_backend("openai:test-model", BackendOptions(
+                base_url="http://127.0.0.1:9/v1", transport=transport,
+                openai_transport="sdk"))
+            making[0] = True
+            assert backend.client is not None
+            making[0] = False
+            assert gc.isenabled() is enabled
+    finally:
+        gc.callbacks.remove(seen)
+        gc.enable()
+    # at most the one the first allocation after the pause makes (over a hundred without it)
+    assert len(collections) <= 1, collections
+
+
 def never_accepting_listener() -> tuple[socket.socket, list[socket.socket]]:
     """A listening socket that never accepts, its accept queue already full (a connection
     waits in it): the kernel drops every further SYN, as a server's whose listen queue

@@ -56,6 +56,7 @@ def test_the_test_loop_settles_every_thousand_items_its_garbage_collected_first(
     try:
         with speed.collection_gc():
             tree = [[i] for i in range(10)]
+        assert gc.get_freeze_count() >= len(tree)  # the collected tree: frozen by large_runs
         gc.disable()  # no collection of the collector's own in between
         node = _Node()
         node.me = node  # a cycle: only the cyclic collector frees it
