@@ -9,8 +9,8 @@ from pathlib import Path
 from pytest_tom import families
 from pytest_tom.catalogue.load import load_suite
 from pytest_tom.catalogue.suite_files import SuiteNames
+from pytest_tom.core.paused_gc import paused_gc
 from pytest_tom.families.base import Settings
-from pytest_tom.plugin.large_runs import paused_gc
 from pytest_tom.suite import SuiteError
 
 NAME = "validate"

@@ -144,21 +144,6 @@ def release() -> None:
         _frozen_by_us = False
 
 
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """The collector paused while one suite is loaded (`pytest-tom validate`): loading
-    allocates hundreds of thousands of long-lived objects and the collector would traverse
-    them again and again (a 50 MB suite: 6 s instead of 50). Nothing is frozen: the suite
-    is dropped right after, and reference counting frees it."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 PHASES = ("pytest_runtest_setup", "pytest_runtest_call", "pytest_runtest_teardown")
 QUIET_KEY = pytest.StashKey["QuietPhases"]()
 

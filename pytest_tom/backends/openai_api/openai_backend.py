@@ -51,14 +51,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import importlib
 import itertools
 import os
 import sys
 import urllib.request
 import uuid
-from collections.abc import Iterator
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any, cast
@@ -90,6 +88,7 @@ from pytest_tom.backends.openai_api.openai_headers import request_headers
 from pytest_tom.backends.options import BackendOptions
 from pytest_tom.backends.reply_parts import DEFAULT_TAGS, ThinkTags, chat_reply
 from pytest_tom.core.bounded import within
+from pytest_tom.core.paused_gc import paused_gc
 from pytest_tom.core.secrets import secret_values, url_list
 
 TRANSPORTS = ("auto", "aiohttp", "httpx")
@@ -133,20 +132,6 @@ def _openai() -> Any:
     return openai
 
 
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector paused (the client's making): `import openai` and its
-    HTTP transport's build tens of thousands of objects that live to the end (the API's
-    types), which the collector traversed again and again as they were built (the import
-    alone 0.40 -> 0.34 s; on the client path that is the first request's wait)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
 class OpenAIBackend(Backend):
     name = "openai"
     # cacheable: keyed by the model and the endpoint (identity), answers per request;
@@ -186,10 +171,11 @@ class OpenAIBackend(Backend):
 
     @property
     def client(self) -> Any:
-        """The `openai.AsyncOpenAI` client, made at the first call: `import openai` (about a
-        second) is paid only by runs that send a request, not by fully cached reruns."""
+        """The `openai.AsyncOpenAI` client, made at the first call: `import openai` (about half
+        a second) is paid only by runs that send a request, not by fully cached reruns; the
+        garbage collector is paused meanwhile (`core/paused_gc.py`)."""
         if self._client is None:
-            with _gc_paused():
+            with paused_gc():  # import openai: tens of thousands of long-lived objects
                 self._make_client()
         return self._client
 
