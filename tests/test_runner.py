@@ -38,6 +38,19 @@ def one_call(prompt: str, params: SamplingParams | None = None) -> Any:
     return lambda responses: None if responses else request
 
 
+def calls_in_turn(*prompts: str) -> Any:
+    """A conversation asking `prompts` one after the other, each after the last answer (a
+    fresh request each time)."""
+
+    def next_call(responses: list[str]) -> ModelRequest | None:
+        if len(responses) == len(prompts):
+            return None
+        return ModelRequest(messages=[{"role": "user", "content": prompts[len(responses)]}],
+                            params=SamplingParams())
+
+    return next_call
+
+
 class Scripted(Backend):
     """Answers "ok:<prompt>" after `latency`; fails per `script[prompt]` (a list of errors to
     raise, in order, before answering). Records peak concurrency and calls per prompt."""
@@ -423,12 +436,7 @@ def test_a_rerun_reads_its_first_calls_from_the_cache_together(
     prompts = [f"p{i}" for i in range(40)]
     run_all(Runner(backend, cache=ResponseCache(tmp_path, mode="on")), [*prompts[:30], "t"])
 
-    def two_calls(responses: list[str]) -> ModelRequest | None:
-        asked = ["t", "t again"]
-        if len(responses) == len(asked):
-            return None
-        return ModelRequest(messages=[{"role": "user", "content": asked[len(responses)]}],
-                            params=SamplingParams())
+    two_calls = calls_in_turn("t", "t again")
 
     reads = {"one": 0, "many": 0, "tasks": 0}
     aget, aget_many, run = ResponseCache.aget, ResponseCache.aget_many, Runner._run
@@ -517,12 +525,7 @@ def test_a_conversation_cut_in_its_thought_ends_there_asked_or_read_ahead(
     """A reply cut off inside the thought ends a two-call conversation at its first call,
     asked (a task) or read from the cache ahead of any task: the next call is never made."""
 
-    def two_calls(responses: list[str]) -> ModelRequest | None:
-        asked = ["x", "x again"]
-        if len(responses) == len(asked):
-            return None
-        return ModelRequest(messages=[{"role": "user", "content": asked[len(responses)]}],
-                            params=SamplingParams())
+    two_calls = calls_in_turn("x", "x again")
 
     backend = ThinksTooLong()
     for cached in (0, 1):  # the first run asks; the rerun reads the reply ahead
