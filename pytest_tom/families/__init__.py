@@ -129,13 +129,7 @@ def sets_options(name: str, values: Mapping[str, object]) -> bool:
 def declared_options() -> list[Opt]:
     """The options every available family declares (`OPTIONS` of its `options.py`),
     read without importing the families themselves (the inert plugin registers them)."""
-    out: list[Opt] = []
-    for target in available().values():
-        name = options_module(target)
-        if name is None or not _importable(name):
-            continue
-        out.extend(getattr(importlib.import_module(name), "OPTIONS", ()))
-    return out
+    return [opt for name in available() for opt in options_of(name)]
 
 
 def declared(family: str | None, metric: str) -> Metric | None:
@@ -209,10 +203,8 @@ def options_agree(name: str) -> None:
     """Raise `BrokenTarget` unless family `name` declares as its options exactly what the
     inert plugin registers for it: the `OPTIONS` of `options.py` beside its family module
     (read without importing the family), or none when there is no such module."""
-    target = available()[name]
-    module = options_module(target)
-    read = tuple(getattr(importlib.import_module(module), "OPTIONS", ())) \
-        if module is not None and _importable(module) else ()
+    module = options_module(available()[name])
+    read = options_of(name)
     declared = tuple(get(name).options)
     if declared != read:
         where = module if read else f"{module} (there is none)"
