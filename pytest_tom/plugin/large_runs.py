@@ -70,6 +70,7 @@ from typing import Any
 
 import pytest
 
+from pytest_tom.core.paused_gc import paused_gc
 from pytest_tom.pytest_compat import capturing_plugins
 
 _frozen_by_us = False  # the permanent generation holds a tree this module froze
@@ -81,29 +82,23 @@ def collection_gc() -> Iterator[None]:
     global _frozen_by_us
     release()
     others_froze = gc.get_freeze_count() > 0  # someone else's freeze: never undone here
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        _frozen_by_us = not others_froze
-        if was_enabled:
-            gc.enable()
+    with paused_gc():
+        try:
+            yield
+        finally:
+            gc.freeze()
+            _frozen_by_us = not others_froze
 
 
 @contextmanager
 def submission_gc() -> Iterator[None]:
     """No cyclic GC while a run submits the requests of every item; what that built is
     frozen afterwards (`freeze_more`)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        freeze_more()
-        if was_enabled:
-            gc.enable()
+    with paused_gc():
+        try:
+            yield
+        finally:
+            freeze_more()
 
 
 def freeze_more() -> None:
