@@ -43,7 +43,7 @@ import functools
 import threading
 import time
 from collections.abc import Callable, Coroutine
-from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
+from concurrent.futures import InvalidStateError, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -56,6 +56,7 @@ from pytest_tom.asking.reasoning import raise_text
 from pytest_tom.asking.retry_policy import THROTTLE_STATUS, RetryPolicy, Slots
 from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest
 from pytest_tom.core.bounded import within
+from pytest_tom.core.interruptible import Latch, LatchedFuture, result_of
 from pytest_tom.core.option_table import TomOptions
 
 # given the responses so far, the next request of a conversation, or None when done
@@ -241,7 +242,7 @@ class Runner:
             self.calls = CachedCalls(backend.identity(), self._ask, self.stats, cache=cache,
                                      deadline=self.retry.deadline, poll=poll)
         self.failures: list[tuple[str, CallError]] = []  # (key, error) of conversations that failed
-        self._futures: dict[str, Future[Completion]] = {}
+        self._futures: dict[str, LatchedFuture[Completion]] = {}
         # submitted, not started yet: (future, key, conversation, sample), see `submit`
         self._queued: list[Queued] = []
         self._tasks: set[asyncio.Task[None]] = set()  # started, not finished (for `close`)
@@ -249,8 +250,8 @@ class Runner:
         # task or completion per item once its item is scored (issue 24: bounded memory)
         self._taken: set[str] = set()
         self._lock = threading.Lock()
-        self._idle = threading.Event()
-        self._idle.set()
+        self._idle = True  # every submitted conversation finished (under _lock)
+        self._idle_waiters: list[Latch] = []  # `wait_idle`: opened when the runner is idle
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         # `Backend.warm`, started with the first conversations (`_start_queued`) or earlier
@@ -320,7 +321,7 @@ class Runner:
         if loop is None or self._closed:
             return
         with contextlib.suppress(Exception):  # stopping must never fail the session
-            asyncio.run_coroutine_threadsafe(self._cancel_running(), loop).result(timeout)
+            result_of(asyncio.run_coroutine_threadsafe(self._cancel_running(), loop), timeout)
 
     async def _cancel_running(self) -> None:
         self._drop_waiting()
@@ -342,7 +343,7 @@ class Runner:
             with contextlib.suppress(RuntimeError):  # the loop may be closed already
                 loop.call_soon_threadsafe(self._cancel_all)
             with contextlib.suppress(Exception):  # closing must never fail the session
-                asyncio.run_coroutine_threadsafe(self.backend.aclose(), loop).result(timeout=10)
+                result_of(asyncio.run_coroutine_threadsafe(self.backend.aclose(), loop), 10)
             loop.call_soon_threadsafe(loop.stop)
             if self._thread is not None:
                 self._thread.join(timeout=10)
@@ -352,7 +353,8 @@ class Runner:
             self.calls.close()
 
     # -- public API ----------------------------------------------------------------------
-    def submit(self, key: str, conversation: Conversation, sample: int = 0) -> Future[Completion]:
+    def submit(self, key: str, conversation: Conversation,
+               sample: int = 0) -> LatchedFuture[Completion]:
         """Start the conversation for `key` unless it is already started; never twice.
 
         `sample` is the sample index (0 unless --tom-samples > 1): part of the cache key.
@@ -372,22 +374,21 @@ class Runner:
                 if self.stats.started is None:
                     self.stats.started = time.perf_counter()
                 self.stats.submitted += 1
-                if self._idle.is_set():
-                    self._idle.clear()
-                fut = Future()
+                self._idle = False
+                fut = LatchedFuture()
                 self._futures[key] = fut
                 self._queued.append((fut, key, conversation, sample))
                 if len(self._queued) == 1:
                     loop.call_soon_threadsafe(self._start_queued)
         return fut
 
-    def started(self, key: str) -> Future[Completion] | None:
+    def started(self, key: str) -> LatchedFuture[Completion] | None:
         """The future of the conversation submitted for `key` (and not forgotten), or None."""
         return self._futures.get(key)
 
     def _start_queued(self) -> None:
         """In the loop: a task for each conversation submitted since the last call, which
-        settles its `Future` itself (one not cancelled meanwhile by `close`). With a
+        settles its `LatchedFuture` itself (one not cancelled meanwhile by `close`). With a
         readable cache their first calls are read from it together first (`_read_ahead`)."""
         with self._lock:
             queued, self._queued = self._queued, []
@@ -403,7 +404,7 @@ class Runner:
             elif not fut.cancelled():
                 self._start(fut, key, conversation, sample)
 
-    def _start(self, fut: Future[Completion], key: str, conversation: Conversation,
+    def _start(self, fut: LatchedFuture[Completion], key: str, conversation: Conversation,
                sample: int, ahead: Ahead | None = None) -> None:
         """In the loop: the task of one conversation (from where `ahead` left it), or its
         place in the queue while ADMITTED per slot are under way.
@@ -548,7 +549,7 @@ class Runner:
             ahead.request = BUILD
 
     @staticmethod
-    async def _settle(fut: Future[Completion], run: Coroutine[Any, Any, Completion]) -> None:
+    async def _settle(fut: LatchedFuture[Completion], run: Coroutine[Any, Any, Completion]) -> None:
         try:
             comp = await run
         except BaseException as exc:  # cancelled by `close` (or a bug): the waiter wakes up
@@ -570,21 +571,32 @@ class Runner:
         with self._lock:
             for key in keys:
                 fut = self._futures.get(key)
-                if fut is not None and fut.done():
+                if fut is not None and fut.finished:
                     del self._futures[key]
                     self._taken.add(key)
 
     def done(self, key: str) -> bool:
         """Whether the conversation of `key` was started and is finished (never blocks)."""
         fut = self._futures.get(key)
-        return (fut is not None and fut.done()) or key in self._taken
+        return (fut is not None and fut.finished) or key in self._taken
 
     def result(self, key: str, conversation: Conversation, sample: int = 0) -> Completion:
-        return self.submit(key, conversation, sample).result()
+        return result_of(self.submit(key, conversation, sample))
 
     def wait_idle(self, timeout: float | None = None) -> bool:
-        """Block until every submitted conversation is finished (True) or `timeout` passes."""
-        return self._idle.wait(timeout)
+        """Block until every submitted conversation is finished (True) or `timeout` passes
+        (a latch, not an Event: Ctrl-C meanwhile ends the run, see core/interruptible)."""
+        with self._lock:
+            if self._idle:
+                return True
+            latch = Latch()
+            self._idle_waiters.append(latch)
+        if latch.wait(timeout):
+            return True
+        with self._lock:
+            if latch in self._idle_waiters:
+                self._idle_waiters.remove(latch)
+        return False
 
     @property
     def cache_problem(self) -> str | None:
@@ -700,7 +712,13 @@ class Runner:
             st.done += 1
             st.finished = time.perf_counter()
         if st.done + st.cut_short >= st.submitted:
-            self._idle.set()
+            waiters: list[Latch] = []
+            with self._lock:
+                if st.done + st.cut_short >= st.submitted:  # nothing submitted meanwhile
+                    self._idle = True
+                    waiters, self._idle_waiters = self._idle_waiters, []
+            for latch in waiters:
+                latch.open()
 
 
 def _took(comp: Completion, reply: ModelReply, cached: bool) -> None:
@@ -734,9 +752,9 @@ class Ahead:
 
 
 # a conversation submitted, not started yet: (future, key, conversation, sample)
-Queued = tuple[Future[Completion], str, Conversation, int]
+Queued = tuple[LatchedFuture[Completion], str, Conversation, int]
 # ... and one waiting for its turn (`Runner._start`): the same and where `_read_ahead` left it
-Waiting = tuple[Future[Completion], str, Conversation, int, Ahead | None]
+Waiting = tuple[LatchedFuture[Completion], str, Conversation, int, Ahead | None]
 
 
 class StopGate:

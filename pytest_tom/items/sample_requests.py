@@ -12,12 +12,11 @@ item passes only when no sample is wrong.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future
-from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING
 
 from pytest_tom.asking.runner import Completion, Runner
 from pytest_tom.backends.base import STOP
+from pytest_tom.core.interruptible import LatchedFuture
 from pytest_tom.core.model import ItemSpec
 from pytest_tom.core.outcome import Outcome
 from pytest_tom.items.item import ItemEngine, ReplyParts, RequestFields, sample_params
@@ -34,7 +33,7 @@ def sample_count(options: TomOptions) -> int:
 
 
 def submit_samples(runner: Runner, engine: ItemEngine, spec: ItemSpec,
-                   count: int) -> list[Future[Completion]]:
+                   count: int) -> list[LatchedFuture[Completion]]:
     """Start (or find started) every sample of an item; the conversation of a sample is built
     only when it was not started yet (an item's set-up finds the prefetched one)."""
     futures = []
@@ -57,18 +56,16 @@ def take_samples(runner: Runner, engine: ItemEngine, spec: ItemSpec, count: int,
     return done
 
 
-def wait_all(futures: Sequence[Future[Completion]],
+def wait_all(futures: Sequence[LatchedFuture[Completion]],
              while_waiting: Callable[[], None] | None = None) -> list[Completion]:
     """The completions of `futures`, in order; `while_waiting` is called every 50 ms until
     each is in (an xdist worker keeps submitting its queue meanwhile)."""
-    if while_waiting is not None:
-        for fut in futures:
-            while True:
-                try:
-                    fut.result(timeout=0.05)
-                    break
-                except FutureTimeout:
-                    while_waiting()
+    for fut in futures:  # waits that Ctrl-C ends cleanly (core/interruptible)
+        if while_waiting is None:
+            fut.wait()
+        else:
+            while not fut.wait(0.05):
+                while_waiting()
     return [f.result() for f in futures]
 
 

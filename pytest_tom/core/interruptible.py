@@ -1,0 +1,101 @@
+"""Waits in pytest's main thread that Ctrl-C ends cleanly, whenever it comes.
+
+`threading.Condition.wait`, under `Event.wait` and `concurrent.futures.Future.result`,
+releases its lock before its `try` begins. A KeyboardInterrupt that lands between the two
+leaves the lock released, and the `with` around the wait then releases it again:
+`RuntimeError: cannot release un-acquired lock` replaces the KeyboardInterrupt. pytest
+records that as the error of the test being set up and goes on with the run, so the
+Ctrl-C is lost (CI saw it once, in `test_ctrl_c_ends_the_process_with_its_summary`).
+
+A bare lock's `acquire` is one C call: interrupted, it raises and holds nothing. So the
+runner's futures are `LatchedFuture`s: their setter opens a `Latch` (a bare lock) and sets a
+plain flag, and pytest's thread waits on the latch and reads the flag, never entering the
+future's condition while the future can still be set. (Entering it is not safe either: an
+interrupt at the start of `Condition.__exit__` leaves its lock held, and the loop thread's
+`set_result` then blocks on it for good.) `result_of` takes any future; one made elsewhere
+(`asyncio.run_coroutine_threadsafe`) is waited for through a done-callback, which narrows
+the window to the callback's registration.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any, TypeVar
+
+__all__ = ["Latch", "LatchedFuture", "done_latch", "result_of"]
+
+T = TypeVar("T")
+
+
+class Latch:
+    """Opened once, by any thread, for one waiter: `wait` blocks until then (or a timeout).
+
+    The waiter takes the lock it finds released and keeps it: releasing it again after
+    the acquire would open a second moment for an interrupt to land in."""
+
+    __slots__ = ("_lock",)
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._lock.acquire()
+
+    def open(self, *_: Any) -> None:
+        """Let the waiter through, now or when it comes to wait (any thread)."""
+        with contextlib.suppress(RuntimeError):  # opened already
+            self._lock.release()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Whether the latch is open (True) or `timeout` seconds passed first (False)."""
+        return self._lock.acquire(timeout=-1 if timeout is None else timeout)
+
+
+class LatchedFuture(Future[T]):
+    """A `Future` that tells it is settled without its lock: `finished` and `wait`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.finished = False  # set, then the latch opened, once the future is settled
+        self._latch = Latch()
+
+    def set_result(self, result: T) -> None:
+        super().set_result(result)
+        self._settled()
+
+    def set_exception(self, exception: BaseException | None) -> None:
+        super().set_exception(exception)
+        self._settled()
+
+    def cancel(self) -> bool:
+        if not super().cancel():
+            return False
+        self._settled()
+        return True
+
+    def _settled(self) -> None:
+        self.finished = True
+        self._latch.open()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Whether the future is settled (True) or `timeout` seconds passed first."""
+        return self.finished or self._latch.wait(timeout)
+
+
+def done_latch(fut: Future[Any]) -> Latch:
+    """A latch that opens when `fut` is done (at once if it is)."""
+    latch = Latch()
+    fut.add_done_callback(latch.open)
+    return latch
+
+
+def result_of(fut: Future[T], timeout: float | None = None) -> T:
+    """`fut.result(timeout)`, its wait ended cleanly by Ctrl-C (see the module docstring)."""
+    if isinstance(fut, LatchedFuture):
+        settled = fut.wait(timeout)
+    else:
+        settled = fut.done() or done_latch(fut).wait(timeout)
+    if not settled:
+        raise FutureTimeout()
+    return fut.result()
