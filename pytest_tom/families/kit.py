@@ -28,6 +28,10 @@ from pytest_tom.core.download import github_page
 from pytest_tom.core.json_value import JSONObject
 from pytest_tom.core.json_value import JSONValue
 
+# records and the numbers over them (numpy imported at its first use: an xdist worker,
+# which never aggregates, never imports it)
+from pytest_tom.core.lazy_numpy import np
+
 # the nouns: an item, a suite, an outcome, the run's settings
 from pytest_tom.core.model import ItemSpec
 from pytest_tom.core.model import Suite
@@ -90,8 +94,6 @@ from pytest_tom.families.option_kit import Opt
 
 # the parts a family names in its family.py: `parts = Parts(schema, expand, ...)`
 from pytest_tom.families.parts import Parts
-
-# records and the numbers over them
 from pytest_tom.metrics.accuracy import AllRightGroups
 from pytest_tom.metrics.accuracy import Record
 from pytest_tom.metrics.accuracy import is_judged
@@ -216,7 +218,7 @@ __all__ = [
     "get_embedder", "has_words", "hedge_in", "is_judged", "is_skipped", "json_instruction",
     "judged", "judged_verdict", "last_line", "letter_outcome", "letters_named", "looks_like_path", "macro_f1_of",
     "mean_of", "mean_std", "mentioned_names", "meta", "meta_text", "meta_texts", "named_place",
-    "normalise", "ordered", "outcome_value", "parse_choice", "parse_yes_no", "pct", "pct_of", "points", "ratio",
+    "normalise", "np", "ordered", "outcome_value", "parse_choice", "parse_yes_no", "pct", "pct_of", "points", "ratio",
     "ratio_of", "read_choice", "resolve_dtype", "scenario_of", "score_final", "signed_unit",
     "single_call", "sole_keyword", "status", "table_rows", "tags_of", "tiny_pct", "token_f1",
     "two_calls", "type_name", "unit", "unread_choice", "weighted_f1_of", "word_pattern",

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from pytest_tom.families.kit import RecordTable
 from pytest_tom.families.kit import RecordView
 from pytest_tom.families.kit import Summaries
+from pytest_tom.families.kit import np
 
 
 @dataclass(frozen=True)

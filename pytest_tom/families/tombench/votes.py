@@ -24,12 +24,11 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from pytest_tom.families.kit import Record
 from pytest_tom.families.kit import RecordTable
 from pytest_tom.families.kit import RecordView
 from pytest_tom.families.kit import Summaries
+from pytest_tom.families.kit import np
 
 
 def vote_of(rec: Record) -> str | None:
