@@ -23,7 +23,9 @@ the answers sent until then (a client that opens a new connection only after an 
 came keeps it at the number it starts with). `GET /v1/models` is answered with one model
 (`model_lists` counts them, apart from `requests`; each is an answer for `ahead`);
 `models=False` makes a server without one (a 501, after which it closes the connection, as
-`http.server` does for a method it does not serve); `gets` counts the GETs either way. Its sockets are TCP_NODELAY: an answer takes
+`http.server` does for a method it does not serve); `gets` counts the GETs either way.
+`keep_alive` closes a connection left idle that many seconds (uvicorn's and llama.cpp's
+keep-alive: 5 s), without telling the client. Its sockets are TCP_NODELAY: an answer takes
 the latency asked, not 40 ms more (Nagle's algorithm against the client's delayed ACK).
 
     with ChatServer(responder=lambda body: "a)") as server:
@@ -77,7 +79,8 @@ class ChatServer:
                  retry_after: float = 0.05, seed: int = 0, host: str = "127.0.0.1",
                  port: int = 0, max_in_flight: int | None = None,
                  stall_after: int | None = None, trickle: float | None = None,
-                 slots: int | None = None, backlog: int | None = None, models: bool = True):
+                 slots: int | None = None, backlog: int | None = None, models: bool = True,
+                 keep_alive: float | None = None):
         self.responder = responder or (lambda body: "a)")
         self.latency = latency
         self.failure_rate = failure_rate
@@ -109,6 +112,7 @@ class ChatServer:
         self.connections = 0  # connections accepted
         self.model_lists = 0  # GET /v1/models answered (not in `requests`)
         self.models = models  # False: a server without a model list (a 501, then it closes)
+        self.keep_alive = keep_alive  # seconds an idle connection is kept (None: for ever)
         self.gets = 0  # GET requests seen, whatever their answer
         self.ahead = 0  # the most connections accepted beyond the answers sent at that moment
         self._answers_sent = 0
@@ -193,6 +197,7 @@ class ChatServer:
                 pass
 
             def setup(self) -> None:
+                self.timeout = server.keep_alive  # idle longer: closed (as servers do)
                 with server._lock:
                     server.connections += 1
                     server.ahead = max(server.ahead, server.connections - server._answers_sent)

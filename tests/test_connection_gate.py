@@ -159,3 +159,50 @@ def test_which_answers_keep_their_connection() -> None:
     assert not kept_alive(True, "Upgrade, Close")
     assert not kept_alive(False, None)  # HTTP/1.0 closes unless told otherwise
     assert kept_alive(False, "Keep-Alive")
+
+
+def test_a_connection_idle_too_long_is_probed_again_before_it_is_used() -> None:
+    """Servers close an idle connection after a few seconds without telling the client,
+    whose library then opens a new one unpaced: one idle longer than IDLE_TRUSTED is no
+    longer counted, and the next request that would have taken it waits for a probe."""
+    from pytest_tom.backends.openai_api.connection_gate import IDLE_TRUSTED
+
+    now = [0.0]
+
+    async def scenario() -> None:
+        probes = Probes()
+        gate = ConnectionGate(probes, at_once=4, clock=lambda: now[0])
+
+        async def request() -> None:
+            await gate.enter()
+
+        first = [asyncio.ensure_future(request()) for _ in range(3)]
+        await settle()
+        probes.answer(True, True, True)
+        await asyncio.gather(*first)
+        assert gate.probes == 3 and gate.open == 3
+        now[0] = 1.0
+        gate.leave()  # idle since 1.0
+        now[0] = 2.0
+        gate.leave()
+        gate.leave()  # two idle since 2.0
+        now[0] = 2.0 + IDLE_TRUSTED - 0.01  # the first one is stale, the others are not
+        await request()
+        await request()
+        assert gate.probes == 3 and gate.expired == 1 and gate.open == 2
+        third = asyncio.ensure_future(request())  # no connection counted free: a probe
+        await settle()
+        assert not third.done() and probes.in_flight == 1 and gate.probes == 4
+        probes.answer(True)  # the probe's answer shows one (a new one, or the kept one)
+        await third
+        assert gate.open == 3 and gate.busy == 3
+        for _ in range(3):
+            gate.leave()
+        now[0] += 3 * IDLE_TRUSTED  # all three stale
+        later = asyncio.ensure_future(request())
+        await settle()
+        assert gate.expired == 4 and gate.open == 0 and probes.in_flight == 1
+        probes.answer(True)
+        await later
+
+    asyncio.run(scenario())

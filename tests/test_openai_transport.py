@@ -212,6 +212,39 @@ def test_a_server_without_a_model_list_costs_a_probe_per_connection_not_per_requ
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
+def test_connections_the_server_closed_while_idle_are_opened_again_by_probes(
+        transport: str) -> None:
+    """A server closes idle connections (after 0.3 s here; uvicorn's and llama.cpp's
+    keep-alive is 5 s) without telling the client: after a pause longer than the gate trusts
+    an idle connection (IDLE_TRUSTED), the next requests' connections are opened by probes
+    again, a few at a time, not by the HTTP library all at once."""
+    import time
+
+    from pytest_tom.backends.openai_api.connection_gate import IDLE_TRUSTED
+
+    with ChatServer(lambda body: "Yes.", latency=0.02, keep_alive=0.3) as server:
+        backend = create_backend("openai:test-model", BackendOptions(
+            base_url=server.base_url, timeout=10, transport=transport))
+        runner = Runner(backend, concurrency=8, retries=3, backoff=0.01)
+
+        def batch(name: str) -> None:
+            calls = [runner.submit(f"{name}{i}", lambda rs, i=i: None if rs else request(f"q {i}"))
+                     for i in range(8)]
+            assert [c for c in (f.result(60) for f in calls) if c.error] == []
+
+        try:
+            batch("a")
+            first = server.connections
+            time.sleep(IDLE_TRUSTED + 0.2)  # every connection closed by the server, unused
+            batch("b")
+        finally:
+            runner.close()
+    assert 0 < first <= server.model_lists
+    assert server.connections > first  # the server did close them
+    assert server.connections <= server.model_lists + runner.stats.connect_retries
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
 def test_the_client_is_made_with_the_garbage_collector_paused(transport: str) -> None:
     """`import openai` and the client's transport build tens of thousands of long-lived
     objects: the collector does not run while they are built (on the client path that is the

@@ -29,6 +29,12 @@ a connection of its own and was answered on it, kept open, counts that connectio
 that against a server without a model list, or one that closes the connection after a
 probe's answer, only the first `--tom-concurrency` questions cost a probe).
 
+A connection left idle is closed by most servers after a few seconds (uvicorn's, llama.cpp's
+and Node's keep-alive: 5 s; gunicorn's 2 s), without the client being told until it next
+uses it: its HTTP library then opens a new one, unpaced. So a connection idle longer than
+`IDLE_TRUSTED` is not counted any more: the next question that would have taken it sends a
+probe first (which reuses the connection when the server kept it: one cheap request).
+
 The runner does not ramp a backend that gates its connections (`BackendAbilities.
 opens_connections`): its slots start at the whole concurrency.
 """
@@ -38,11 +44,16 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import time
 from collections.abc import Awaitable, Callable
 
 # probes in flight at once: a listen backlog of 5 holds 6 handshakes, so 4 never overflow
 # it, even with a few other clients connecting
 OPEN_AT_ONCE = 4
+
+# seconds a connection left idle is still counted open: below the shortest keep-alive of
+# the usual servers (gunicorn 2 s; uvicorn, llama.cpp, Node 5 s)
+IDLE_TRUSTED = 1.5
 
 # one cheap request on a new connection: True when the server answered and keeps the
 # connection open for the next request, False when it answered and closes it, None when no
@@ -64,10 +75,15 @@ class ConnectionGate:
     """Lets a request start when a connection shown taken by the server is free; else
     opens one for it with a probe (see the module's docstring). One event loop; no locks."""
 
-    def __init__(self, probe: Probe, at_once: int = OPEN_AT_ONCE):
+    def __init__(self, probe: Probe, at_once: int = OPEN_AT_ONCE,
+                 clock: Callable[[], float] = time.monotonic):
         self._probe = probe
         self.at_once = max(1, at_once)
-        self.open = 0  # connections shown taken, not known closed since
+        self._clock = clock
+        # connections shown taken and free, each as the time it was left idle (the
+        # latest last: the HTTP libraries reuse the one released last)
+        self._idle: collections.deque[float] = collections.deque()
+        self.expired = 0  # idle connections no longer counted (`IDLE_TRUSTED`)
         self.busy = 0  # requests let through, not ended
         self.own = 0  # ... of which on a connection of their own (no probe showed one)
         self.probing = 0  # probes in flight
@@ -76,10 +92,27 @@ class ConnectionGate:
         self._waiting: collections.deque[asyncio.Future[bool]] = collections.deque()
         self._tasks: set[asyncio.Task[None]] = set()
 
+    @property
+    def open(self) -> int:
+        """Connections shown taken, not known closed since: the free ones and those of the
+        requests under way on a connection a probe or an earlier answer showed."""
+        return len(self._idle) + self.busy - self.own
+
+    def _forget_stale(self) -> None:
+        """Stop counting the connections idle longer than `IDLE_TRUSTED`."""
+        idle = self._idle
+        if idle and self._clock() - idle[0] > IDLE_TRUSTED:
+            limit = self._clock() - IDLE_TRUSTED
+            while idle and idle[0] < limit:
+                idle.popleft()
+                self.expired += 1
+
     async def enter(self) -> bool:
         """Wait until this request may start; True when it goes on a connection of its own
         (no probe showed one: it opens it itself). Pass it to `leave` when the request ends."""
-        if self.busy - self.own < self.open and not self._waiting:
+        self._forget_stale()
+        if self._idle and not self._waiting:
+            self._idle.pop()
             self.busy += 1
             return False
         fut: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
@@ -103,32 +136,33 @@ class ConnectionGate:
         self.busy -= 1
         if own:
             self.own -= 1
-            if not lost:
-                self.open += 1
-        elif lost and self.open > 0:
-            self.open -= 1
+        if not lost:
+            self._idle.append(self._clock())
         self._admit()
         if self._waiting:
             self._more()
 
     def _admit(self) -> None:
-        while self._waiting and self.busy - self.own < self.open:
-            self._let_through(own=False)
+        while self._waiting and self._idle:
+            if self._let_through(own=False):
+                self._idle.pop()
 
-    def _let_through(self, own: bool) -> None:
-        """The first request still waiting goes on (one cancelled meanwhile is skipped)."""
+    def _let_through(self, own: bool) -> bool:
+        """The first request still waiting goes on (one cancelled meanwhile is skipped);
+        False when none was waiting any more."""
         while self._waiting:
             fut = self._waiting.popleft()
             if not fut.done():
                 self.busy += 1
                 self.own += own
                 fut.set_result(own)
-                return
+                return True
+        return False
 
     def _more(self) -> None:
         """Probes for the requests waiting beyond the connections free and being opened
         (a request on a connection of its own needs none)."""
-        need = self.busy - self.own + len(self._waiting) - self.open - self.probing
+        need = len(self._waiting) - len(self._idle) - self.probing
         loop = asyncio.get_running_loop()
         while need > 0 and self.probing < self.at_once:
             need -= 1
@@ -146,7 +180,7 @@ class ConnectionGate:
         finally:
             self.probing -= 1
         if kept:
-            self.open += 1
+            self._idle.append(self._clock())
             self._admit()  # the waiting request takes the connection just made, before
             # another probe could (its task runs first: the loop's ready queue is in order)
         elif self._waiting:  # no connection shown: one request goes on its own
