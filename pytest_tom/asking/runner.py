@@ -336,7 +336,7 @@ class Runner:
         with self._lock:
             self._closed = True
             loop, self._loop = self._loop, None
-            pending = [f for f in self._futures.values() if not f.done()]
+            pending = [f for f in self._futures.values() if not f.finished]
         if loop is not None:
             for fut in pending:
                 fut.cancel()
