@@ -15,6 +15,7 @@ import itertools
 import linecache
 import sys
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from types import FrameType
@@ -30,7 +31,7 @@ from pytest_tom.backends.base import (
     ModelRequest,
     SamplingParams,
 )
-from pytest_tom.core.interruptible import Latch, LatchedFuture, done_latch, result_of
+from pytest_tom.core.interruptible import Latch, LatchedFuture, done_latch, in_loop, result_of
 from pytest_tom.items.sample_requests import wait_all
 
 LATER = 0.005  # the answer comes this long after the wait began
@@ -155,6 +156,77 @@ def test_wait_idle_gives_the_interrupt_or_idle_at_every_line() -> None:
         runner.close()
     assert KeyboardInterrupt in seen
     assert set(seen) <= {KeyboardInterrupt, bool}
+
+
+class Hanging(Backend):
+    """Never answers (until cancelled)."""
+
+    name = "hanging"
+    abilities = BackendAbilities()
+
+    def __init__(self) -> None:
+        self.model = "fake"
+
+    async def acomplete(self, request: ModelRequest) -> ModelReply:
+        await asyncio.sleep(3600)
+        raise AssertionError("never")
+
+
+def test_runner_stop_gives_the_interrupt_or_stops_at_every_line() -> None:
+    """`Runner.stop` after Ctrl-C (a second Ctrl-C may land in it): interrupted at any of its
+    lines, a second `stop` still cancels every conversation, promptly."""
+    runners: list[Runner] = []
+    request = ModelRequest(messages=[{"role": "user", "content": "q"}], params=SamplingParams())
+
+    def make() -> tuple[Callable[[], Any], Callable[[], Any]]:
+        runner = Runner(Hanging())
+        runners.append(runner)
+        fut = runner.submit("k", lambda replies: None if replies else request)
+        for _ in range(200):  # until its one call is under way
+            if runner.stats.requests:
+                break
+            time.sleep(0.005)
+
+        def again() -> Any:
+            runner.stop(timeout=2)
+            assert fut.wait(2) and runner.stats.cut_short == 1  # cancelled, cut short
+            return None
+
+        return (lambda: runner.stop(timeout=2)), again
+
+    try:
+        seen = every_line(make, None)
+    finally:
+        for runner in runners:
+            runner.close()
+    assert KeyboardInterrupt in seen
+    assert set(seen) <= {KeyboardInterrupt, type(None)}
+
+
+def test_in_loop_runs_a_coroutine_in_another_threads_loop() -> None:
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+
+    async def double(x: int) -> int:
+        await asyncio.sleep(0)
+        return 2 * x
+
+    async def fail() -> None:
+        raise ValueError("no")
+
+    try:
+        assert result_of(in_loop(loop, lambda: double(21)), 5) == 42
+        with pytest.raises(ValueError, match="no"):
+            result_of(in_loop(loop, fail), 5)
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(5)
+        loop.close()
+    made: list[int] = []
+    with pytest.raises(RuntimeError):  # closed: refused, no coroutine made
+        in_loop(loop, lambda: double(made.append(1) or 1))
+    assert made == []
 
 
 def test_the_condition_wait_that_the_latch_replaces_loses_the_interrupt() -> None:

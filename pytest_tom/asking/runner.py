@@ -56,7 +56,7 @@ from pytest_tom.asking.reasoning import raise_text
 from pytest_tom.asking.retry_policy import THROTTLE_STATUS, RetryPolicy, Slots
 from pytest_tom.backends.base import Backend, BackendError, ModelReply, ModelRequest
 from pytest_tom.core.bounded import within
-from pytest_tom.core.interruptible import Latch, LatchedFuture, result_of
+from pytest_tom.core.interruptible import Latch, LatchedFuture, in_loop, result_of
 from pytest_tom.core.option_table import TomOptions
 
 # given the responses so far, the next request of a conversation, or None when done
@@ -321,7 +321,7 @@ class Runner:
         if loop is None or self._closed:
             return
         with contextlib.suppress(Exception):  # stopping must never fail the session
-            result_of(asyncio.run_coroutine_threadsafe(self._cancel_running(), loop), timeout)
+            result_of(in_loop(loop, self._cancel_running), timeout)
 
     async def _cancel_running(self) -> None:
         self._drop_waiting()
@@ -343,7 +343,7 @@ class Runner:
             with contextlib.suppress(RuntimeError):  # the loop may be closed already
                 loop.call_soon_threadsafe(self._cancel_all)
             with contextlib.suppress(Exception):  # closing must never fail the session
-                result_of(asyncio.run_coroutine_threadsafe(self.backend.aclose(), loop), 10)
+                result_of(in_loop(loop, self.backend.aclose), 10)
             loop.call_soon_threadsafe(loop.stop)
             if self._thread is not None:
                 self._thread.join(timeout=10)

@@ -12,20 +12,23 @@ runner's futures are `LatchedFuture`s: their setter opens a `Latch` (a bare lock
 plain flag, and pytest's thread waits on the latch and reads the flag, never entering the
 future's condition while the future can still be set. (Entering it is not safe either: an
 interrupt at the start of `Condition.__exit__` leaves its lock held, and the loop thread's
-`set_result` then blocks on it for good.) `result_of` takes any future; one made elsewhere
-(`asyncio.run_coroutine_threadsafe`) is waited for through a done-callback, which narrows
-the window to the callback's registration.
+`set_result` then blocks on it for good.) `in_loop` is `asyncio.run_coroutine_threadsafe`
+settling a `LatchedFuture` (the runner's `stop` and `close`). `result_of` takes any future; one
+made elsewhere is waited for through a done-callback, which narrows the window to the
+callback's registration.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import threading
+from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, TypeVar
 
-__all__ = ["Latch", "LatchedFuture", "done_latch", "result_of"]
+__all__ = ["Latch", "LatchedFuture", "done_latch", "in_loop", "result_of"]
 
 T = TypeVar("T")
 
@@ -81,6 +84,33 @@ class LatchedFuture(Future[T]):
     def wait(self, timeout: float | None = None) -> bool:
         """Whether the future is settled (True) or `timeout` seconds passed first."""
         return self.finished or self._latch.wait(timeout)
+
+
+def in_loop(loop: asyncio.AbstractEventLoop, make: Callable[[], Coroutine[Any, Any, T]]
+            ) -> LatchedFuture[T]:
+    """Run the coroutine `make()` in `loop` (another thread's); its outcome settles the future
+    returned. The coroutine is made in the loop's thread, so that an interrupt in this one
+    never leaves it unawaited. Raises RuntimeError when the loop is closed."""
+    fut: LatchedFuture[T] = LatchedFuture()
+
+    async def settle() -> None:
+        try:
+            result = await make()
+        except BaseException as exc:  # noqa: BLE001 - the waiter gets whatever it raised
+            fut.set_exception(exc)
+        else:
+            fut.set_result(result)
+
+    def start() -> None:
+        task = loop.create_task(settle())
+        _running.add(task)  # a strong reference while it runs (the loop keeps weak ones)
+        task.add_done_callback(_running.discard)
+
+    loop.call_soon_threadsafe(start)
+    return fut
+
+
+_running: set[asyncio.Task[None]] = set()
 
 
 def done_latch(fut: Future[Any]) -> Latch:
