@@ -31,7 +31,7 @@ from pytest_tom.backends.base import (
     ModelRequest,
     SamplingParams,
 )
-from pytest_tom.core.interruptible import Latch, LatchedFuture, done_latch, in_loop, result_of
+from pytest_tom.core.interruptible import Latch, LatchedFuture, in_loop, result_of
 from pytest_tom.items.sample_requests import wait_all
 
 LATER = 0.005  # the answer comes this long after the wait began
@@ -253,16 +253,6 @@ def test_a_latch_opens_once_for_its_waiter_from_another_thread() -> None:
     assert latch.wait(5)
     latch.open()
     latch.open()  # a second opening is harmless
-
-
-def test_done_latch_of_a_finished_future_is_open() -> None:
-    fut: Future[int] = Future()
-    fut.set_result(1)
-    assert done_latch(fut).wait(0)
-
-
-def test_result_of_a_plain_future_waits_for_its_answer() -> None:
-    assert result_of(answered_later("y", Future), 5) == "y"
 
 
 @pytest.mark.parametrize("settle", ["result", "exception", "cancel"])

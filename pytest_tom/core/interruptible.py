@@ -13,9 +13,8 @@ plain flag, and pytest's thread waits on the latch and reads the flag, never ent
 future's condition while the future can still be set. (Entering it is not safe either: an
 interrupt at the start of `Condition.__exit__` leaves its lock held, and the loop thread's
 `set_result` then blocks on it for good.) `in_loop` is `asyncio.run_coroutine_threadsafe`
-settling a `LatchedFuture` (the runner's `stop` and `close`). `result_of` takes any future; one
-made elsewhere is waited for through a done-callback, which narrows the window to the
-callback's registration.
+settling a `LatchedFuture` (the runner's `stop` and `close`), so that every future pytest's
+thread waits for is one.
 """
 
 from __future__ import annotations
@@ -28,7 +27,7 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, TypeVar
 
-__all__ = ["Latch", "LatchedFuture", "done_latch", "in_loop", "result_of"]
+__all__ = ["Latch", "LatchedFuture", "in_loop", "result_of"]
 
 T = TypeVar("T")
 
@@ -45,7 +44,7 @@ class Latch:
         self._lock = threading.Lock()
         self._lock.acquire()
 
-    def open(self, *_: Any) -> None:
+    def open(self) -> None:
         """Let the waiter through, now or when it comes to wait (any thread)."""
         with contextlib.suppress(RuntimeError):  # opened already
             self._lock.release()
@@ -113,19 +112,8 @@ def in_loop(loop: asyncio.AbstractEventLoop, make: Callable[[], Coroutine[Any, A
 _running: set[asyncio.Task[None]] = set()
 
 
-def done_latch(fut: Future[Any]) -> Latch:
-    """A latch that opens when `fut` is done (at once if it is)."""
-    latch = Latch()
-    fut.add_done_callback(latch.open)
-    return latch
-
-
-def result_of(fut: Future[T], timeout: float | None = None) -> T:
+def result_of(fut: LatchedFuture[T], timeout: float | None = None) -> T:
     """`fut.result(timeout)`, its wait ended cleanly by Ctrl-C (see the module docstring)."""
-    if isinstance(fut, LatchedFuture):
-        settled = fut.wait(timeout)
-    else:
-        settled = fut.done() or done_latch(fut).wait(timeout)
-    if not settled:
+    if not fut.wait(timeout):
         raise FutureTimeout()
     return fut.result()
