@@ -101,11 +101,12 @@ class ConnectionGate:
     def _forget_stale(self) -> None:
         """Stop counting the connections idle longer than `IDLE_TRUSTED`."""
         idle = self._idle
-        if idle and self._clock() - idle[0] > IDLE_TRUSTED:
-            limit = self._clock() - IDLE_TRUSTED
-            while idle and idle[0] < limit:
-                idle.popleft()
-                self.expired += 1
+        if not idle:
+            return
+        limit = self._clock() - IDLE_TRUSTED
+        while idle and idle[0] < limit:
+            idle.popleft()
+            self.expired += 1
 
     async def enter(self) -> bool:
         """Wait until this request may start; True when it goes on a connection of its own

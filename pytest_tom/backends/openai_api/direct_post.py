@@ -111,9 +111,8 @@ class DirectPost:
                                     proxy_headers=self.proxy_headers) as response:
                 raw = await response.read()
                 status = response.status
-                headers = response.headers
-                retry_after = headers.get("retry-after")
-                lost = not kept_alive(response.version >= (1, 1), headers.get("Connection"))
+                retry_after = response.headers.get("retry-after")
+                lost = not _keeps_connection(response)
         except (aiohttp.ClientError, OSError) as exc:
             if is_connect_stall(exc):
                 raise BackendError(connect_message(self.connect_timeout), retryable=True,
@@ -147,13 +146,18 @@ class DirectPost:
                                proxy_headers=self.proxy_headers,
                                allow_redirects=False) as response:  # this connection's answer
             await response.read()
-            return kept_alive(response.version >= (1, 1), response.headers.get("Connection"))
+            return _keeps_connection(response)
 
     async def close(self) -> None:
         self._gate.close()
         if self._session is not None:
             session, self._session = self._session, None
             await session.close()
+
+
+def _keeps_connection(response: aiohttp.ClientResponse) -> bool:
+    """Whether the server keeps the connection of this answer open (`kept_alive`)."""
+    return kept_alive(response.version >= (1, 1), response.headers.get("Connection"))
 
 
 def env_proxy(url: URL) -> tuple[URL | None, dict[str, str] | None]:
