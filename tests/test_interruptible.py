@@ -126,22 +126,23 @@ def test_wait_all_gives_the_interrupt_or_the_answers_at_every_line() -> None:
     assert set(seen) <= {KeyboardInterrupt, list}
 
 
-class Later(Backend):
-    """Answers "ok" `LATER` seconds after each request."""
+class AnswersAfter(Backend):
+    """Answers "ok" `seconds` after each request (never, in effect, for an hour)."""
 
-    name = "later"
+    name = "answers-after"
     abilities = BackendAbilities()
 
-    def __init__(self) -> None:
+    def __init__(self, seconds: float) -> None:
         self.model = "fake"
+        self.seconds = seconds
 
     async def acomplete(self, request: ModelRequest) -> ModelReply:
-        await asyncio.sleep(LATER)
+        await asyncio.sleep(self.seconds)
         return ModelReply(text="ok")
 
 
 def test_wait_idle_gives_the_interrupt_or_idle_at_every_line() -> None:
-    runner = Runner(Later())
+    runner = Runner(AnswersAfter(LATER))
     keys = itertools.count()
     request = ModelRequest(messages=[{"role": "user", "content": "q"}], params=SamplingParams())
 
@@ -158,20 +159,6 @@ def test_wait_idle_gives_the_interrupt_or_idle_at_every_line() -> None:
     assert set(seen) <= {KeyboardInterrupt, bool}
 
 
-class Hanging(Backend):
-    """Never answers (until cancelled)."""
-
-    name = "hanging"
-    abilities = BackendAbilities()
-
-    def __init__(self) -> None:
-        self.model = "fake"
-
-    async def acomplete(self, request: ModelRequest) -> ModelReply:
-        await asyncio.sleep(3600)
-        raise AssertionError("never")
-
-
 def test_runner_stop_gives_the_interrupt_or_stops_at_every_line() -> None:
     """`Runner.stop` after Ctrl-C (a second Ctrl-C may land in it): interrupted at any of its
     lines, a second `stop` still cancels every conversation, promptly."""
@@ -179,7 +166,7 @@ def test_runner_stop_gives_the_interrupt_or_stops_at_every_line() -> None:
     request = ModelRequest(messages=[{"role": "user", "content": "q"}], params=SamplingParams())
 
     def make() -> tuple[Callable[[], Any], Callable[[], Any]]:
-        runner = Runner(Hanging())
+        runner = Runner(AnswersAfter(3600))  # cancelled by the stop
         runners.append(runner)
         fut = runner.submit("k", lambda replies: None if replies else request)
         for _ in range(200):  # until its one call is under way

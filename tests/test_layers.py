@@ -433,6 +433,16 @@ def test_inactive_plugin_loads_no_yaml_and_no_family(tmp_path: Path, active: boo
         assert "RC 0" in out  # the plain test ran, the suite file was left alone
 
 
+def snippet_lines(code: str, cwd: Path) -> list[str]:
+    """The lines `code` prints, run by a fresh interpreter with this checkout first on its
+    path (what a run's process imports is the subject: nothing imported here counts)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.splitlines()
+
+
 WORKER_IMPORTS = """
 import sys
 from pytest_tom import families
@@ -451,12 +461,8 @@ def test_numpy_is_imported_by_the_first_computation_not_by_the_imports(tmp_path:
     their metric declarations; a family's own metric modules take `np` from the kit),
     numpy is not: an xdist worker, which never aggregates, is spared its import; the first
     figure computed imports it and computes as numpy does."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
-    out = subprocess.run([sys.executable, "-c", WORKER_IMPORTS], cwd=tmp_path, env=env,
-                         capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
-    lines = out.stdout.splitlines()
-    assert lines[0] == "BEFORE False" and lines[2] == "AFTER True", out.stdout
+    lines = snippet_lines(WORKER_IMPORTS, tmp_path)
+    assert lines[0] == "BEFORE False" and lines[2] == "AFTER True", lines
     assert lines[1].startswith("MEDIAN Interval(value=4.0, low=1.0, high=7.0"), lines[1]
 
 
@@ -487,11 +493,7 @@ def test_the_start_checks_load_only_the_families_they_need(tmp_path: Path) -> No
     need no family loaded (eleven took about 0.16 s of every run's start); an option set
     away from its default loads its family, whose check still refuses a bad value; another
     method loads the families to say where it applies."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
-    out = subprocess.run([sys.executable, "-c", START_CHECKS], cwd=tmp_path, env=env,
-                         capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
-    lines = out.stdout.splitlines()
+    lines = snippet_lines(START_CHECKS, tmp_path)
     assert lines[0] == "DEFAULTS ([], None) []", lines[0]
     assert lines[1].startswith("TRIES (['--tom-tombench-tries 0: must be at least 1'], None)")
     assert lines[1].endswith("['tombench']"), lines[1]
