@@ -9,8 +9,9 @@ for prompts that contain given text. It counts every request, per prompt too.
 For the runner's tests it can also throttle (`max_in_flight`: a 429 when more
 requests than that are in flight at once; `peak_in_flight` records the most
 seen) and stall (`stall_after`: requests after the first N hang uncounted until
-`unstall()`, which drops them unanswered: a run killed meanwhile has exactly N
-answers). `trickle` sends each answer's body one byte at a time with that many
+`unstall()`, which drops them unanswered, and drops uncounted every later request on a
+connection accepted before it: a run killed meanwhile has exactly N answers, even when a
+request it sent before its end is read by the server only after `unstall()`). `trickle` sends each answer's body one byte at a time with that many
 seconds between bytes (a server that is slow but never silent for long).
 `slots` makes it a server of fixed capacity (a llama.cpp server with `-np S`, a
 vLLM replica at its batch limit): at most that many requests are worked on at
@@ -107,6 +108,7 @@ class ChatServer:
         self.stalled = 0  # requests held (and never counted) by stall_after
         self._unstalled = threading.Event()
         self._admitted = 0
+        self._epoch = 0  # `unstall()`s so far: a connection accepted before one is dropped
         self.first_arrival: float | None = None  # time.perf_counter() of the first request
         self.last_reply: float | None = None  # ... and of the last answer sent
         self.connections = 0  # connections accepted
@@ -146,12 +148,18 @@ class ChatServer:
         self.stop()
 
     def unstall(self) -> None:
-        """Drop every stalled request unanswered (and stall no more)."""
-        self._unstalled.set()
+        """Drop every stalled request unanswered (and stall no more), and every later one on a
+        connection accepted before now (a killed client's, read late from the server's buffers)."""
+        with self._lock:  # both at once: a connection accepted after it is never held
+            self._epoch += 1
+            self._unstalled.set()
 
-    def _stall(self) -> bool:
-        """True when this request must be held and dropped (beyond `stall_after`)."""
+    def _stall(self, epoch: int) -> bool:
+        """True when this request must be held and dropped (beyond `stall_after`), or dropped
+        at once (its connection was accepted before an `unstall()`)."""
         with self._lock:
+            if epoch != self._epoch:
+                return True
             if self.stall_after is None or self._unstalled.is_set() or self._admitted < self.stall_after:
                 self._admitted += 1
                 return False
@@ -197,6 +205,7 @@ class ChatServer:
                 pass
 
             def setup(self) -> None:
+                self.epoch = server._epoch  # its requests dropped after the next unstall()
                 self.timeout = server.keep_alive  # idle longer: closed (as servers do)
                 with server._lock:
                     server.connections += 1
@@ -256,7 +265,7 @@ class ChatServer:
                 with server._lock:
                     if server.first_arrival is None:
                         server.first_arrival = time.perf_counter()
-                if server._stall():
+                if server._stall(self.epoch):
                     self.close_connection = True  # dropped: no answer, not counted
                     return
                 with server._lock:

@@ -121,3 +121,30 @@ def test_a_run_under_n2_killed_hard_reasks_only_what_was_in_flight(
     assert asked_again <= KILL_ITEMS - ANSWERED + 2 * CONCURRENCY
     assert cached_rows(folder) == KILL_ITEMS
     assert [ln for ln in result.outlines if "tom cache:" in ln] == []
+
+
+def test_the_test_server_drops_what_a_killed_run_left_in_its_buffers() -> None:
+    """The kill test above counts the rerun's requests at the server: a request the killed run
+    sent before its end but that the server reads only after `unstall()` (a loaded machine)
+    must not count. Requests on a connection accepted before `unstall()` are dropped unanswered
+    and uncounted; a new connection's are answered."""
+    import http.client
+    import json
+
+    body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "q"}]})
+    headers = {"Content-Type": "application/json"}
+    with ChatServer(stall_after=1) as server:
+        old = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+        old.request("POST", "/v1/chat/completions", body, headers)
+        assert old.getresponse().read()  # the one answer before the stall
+        server.unstall()
+        old.request("POST", "/v1/chat/completions", body, headers)  # read after unstall()
+        with pytest.raises((http.client.HTTPException, ConnectionError)):
+            old.getresponse().read()
+        old.close()
+        assert server.requests == 1
+        new = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+        new.request("POST", "/v1/chat/completions", body, headers)
+        assert new.getresponse().status == 200
+        new.close()
+        assert server.requests == 2
