@@ -399,21 +399,27 @@ class Runner:
             return
         self._start_warming()
         for fut, key, conversation, sample in queued:
-            if self._stopped:
-                fut.cancel()
-            elif not fut.cancelled():
+            if not fut.cancelled():
                 self._start(fut, key, conversation, sample)
 
     def _start(self, fut: LatchedFuture[Completion], key: str, conversation: Conversation,
                sample: int, ahead: Ahead | None = None) -> None:
         """In the loop: the task of one conversation (from where `ahead` left it), or its
-        place in the queue while ADMITTED per slot are under way.
+        place in the queue while ADMITTED per slot are under way; none once the runner
+        stopped (its future ends cancelled, never started).
 
         Thousands are submitted at once: a task each, most of them waiting at once for
         their turn, cost a task step, a waiter and a wake-up more per conversation (a few
         µs of the runner's CPU per request at latency 0); a waiting conversation is kept
-        as its arguments instead, and its task made when its turn comes (`_admit_next`)."""
-        if self._under_way < ADMITTED * self.concurrency and not self._waiting:
+        as its arguments instead, and its task made when its turn comes (`_admit_next`).
+
+        No task is made once `stop` set `_stopped`: `_cancel_running` cancels the tasks
+        that exist when it runs, and a task cancelled before its first step never runs
+        `_settle`, so its future would never be settled (`_read_ahead` comes here after
+        awaiting the cache, possibly after the stop)."""
+        if self._stopped:
+            fut.cancel()
+        elif self._under_way < ADMITTED * self.concurrency and not self._waiting:
             self._under_way += 1
             self._track(asyncio.get_running_loop().create_task(
                 self._settle(fut, self._run(key, conversation, sample, ahead))))
@@ -436,11 +442,11 @@ class Runner:
 
     def _drop_waiting(self) -> None:
         """In the loop, at `stop` or `close`: the conversations waiting for their turn end
-        cancelled, as their tasks did when they were cancelled waiting."""
+        cancelled, never started and counted nowhere, as those submitted after the stop
+        (a conversation cut short under way ends with `asyncio.CancelledError` instead)."""
         waiting, self._waiting = self._waiting, collections.deque()
         for fut, _key, _conversation, _sample, _ahead in waiting:
-            with contextlib.suppress(InvalidStateError):  # unless `close` cancelled it first
-                fut.set_exception(asyncio.CancelledError())
+            fut.cancel()  # False, harmlessly, when `close` cancelled it first
 
     def _cancel_all(self) -> None:
         """In the loop, at `close`: cancel every conversation still running or waiting
