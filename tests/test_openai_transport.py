@@ -18,6 +18,7 @@ from chat_server import ChatServer
 from pytest_tom.asking.runner import Runner
 from pytest_tom.backends import BackendSpecError, create_backend
 from pytest_tom.backends.base import BackendError, ModelReply, ModelRequest, SamplingParams
+from pytest_tom.backends.openai_api.client_post import ClientPost
 from pytest_tom.backends.openai_api.openai_backend import aiohttp_available
 from pytest_tom.backends.options import BackendOptions
 
@@ -31,15 +32,11 @@ def request(prompt: str) -> ModelRequest:
                         params=SamplingParams(temperature=0.0, max_tokens=20, seed=3))
 
 
-def ask(transport: str, url: str, prompt: str, timeout: float = 10.0,
-        key: str | None = None) -> ModelReply | BackendError:
+def ask(transport: str, url: str, prompt: str, timeout: float = 10.0) -> ModelReply | BackendError:
     """One call through the backend on a fresh event loop: the reply or the BackendError."""
     backend = create_backend("openai:test-model", BackendOptions(base_url=url, timeout=timeout,
                                                                  transport=transport))
     assert backend.transport == transport
-    if key is not None:
-        backend.client.api_key = key
-        backend._secrets.append(key)
 
     async def go() -> ModelReply | BackendError:
         try:
@@ -262,11 +259,9 @@ def test_the_client_is_made_with_the_garbage_collector_paused(transport: str) ->
     try:
         for enabled in (True, False):
             (gc.enable if enabled else gc.disable)()
-            backend = create_backend("openai:test-model", BackendOptions(
-                base_url="http://127.0.0.1:9/v1", transport=transport,
-                openai_transport="sdk"))
+            post = ClientPost("http://127.0.0.1:9/v1", "not-needed", 10.0, 5.0, transport)
             making[0] = True
-            assert backend.client is not None
+            assert post.client is not None
             making[0] = False
             assert gc.isenabled() is enabled
     finally:
@@ -364,10 +359,9 @@ def test_a_fully_cached_rerun_never_imports_openai(pytester: pytest.Pytester) ->
                 "-p", "no:cacheprovider", "-p", "no:randomly")
         first = pytester.runpytest_subprocess(*args)
         first.assert_outcomes(passed=expected_right(8), failed=8 - expected_right(8))
-        # the direct request path never imports the client; the client path does, when asked
-        sdk = create_backend("openai:test-model",
-                             BackendOptions(base_url=server.base_url)).path == "sdk"
-        assert (pytester.path / "openai-imported.txt").read_text() == str(sdk)
+        # neither request path imports the client in pytest's process: the client path
+        # makes it in its request process
+        assert (pytester.path / "openai-imported.txt").read_text() == "False"
         second = pytester.runpytest_subprocess(*args)
         second.assert_outcomes(passed=expected_right(8), failed=8 - expected_right(8))
         assert (pytester.path / "openai-imported.txt").read_text() == "False"
@@ -414,7 +408,9 @@ def test_requests_go_where_the_client_sends_them_with_its_headers(
                 for i in range(3):
                     assert (await backend.acomplete(request(f"q{i}"))).text == "a)"
                 # the client's own join of the same base URL, for comparison
-                await backend.client.post("/chat/completions", body={"model": "m"}, cast_to=object)
+                client = ClientPost(url, backend._api_key, 10.0, 5.0, transport).client
+                await client.post("/chat/completions", body={"model": "m"}, cast_to=object)
+                await client.close()
             finally:
                 await backend.aclose()
 
@@ -487,7 +483,7 @@ def test_the_header_and_the_report_say_how_requests_went(pytester: pytest.Pytest
                                     "-p", "no:cacheprovider")
         assert server.requests == 4
     said = {"worker": "direct POST over aiohttp in a worker process",
-            "sdk": "openai client over aiohttp"}[path]
+            "sdk": "openai client over aiohttp in a worker process"}[path]
     result.stdout.fnmatch_lines([f"tom: model openai:m @ {server.base_url} ({said}) ·*"])
     assert load_report(pytester.path / "r.json")["settings"]["request_path"] == said
 
@@ -556,3 +552,35 @@ def test_an_answer_that_is_not_a_chat_completion_is_a_final_error(
         server.shutdown()
         server.server_close()
     assert isinstance(err, BackendError) and said in str(err) and not err.retryable
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_without_an_interpreter_to_start_the_client_path_asks_from_this_process(
+        monkeypatch: pytest.MonkeyPatch, transport: str) -> None:
+    """The client path makes its requests in a request process (post_worker.py) wherever
+    one can be started; in an embedded Python (no `sys.executable`) in this process, with
+    the same answers and errors, and the header says where."""
+    from pytest_tom.backends.openai_api.client_post import ClientReplies
+
+    monkeypatch.setattr(sys, "executable", "")
+    with ChatServer(fail_when={"FAIL": 404}) as server:
+        backend = create_backend("openai:test-model", BackendOptions(
+            base_url=server.base_url, transport=transport, openai_transport="sdk"))
+        assert backend.request_path() == f"openai client over {transport}"
+
+        async def go() -> tuple[ModelReply, BackendError]:
+            try:
+                reply = await backend.acomplete(request("hello"))
+                try:
+                    await backend.acomplete(request("FAIL now"))
+                except BackendError as exc:
+                    return reply, exc
+                raise AssertionError("the error status was not raised")
+            finally:
+                await backend.aclose()
+
+        reply, error = asyncio.run(go())
+        assert server.requests == 2
+    assert isinstance(backend.poster, ClientReplies)  # the client was made here, then closed
+    assert reply.text == "a)"
+    assert error.status == 404 and str(error).startswith("HTTP 404: ")

@@ -261,7 +261,7 @@ def test_a_child_that_cannot_start_says_why_in_a_retryable_error(
     none makes a child that ends as it starts, and the attempt says so, quoting its stderr."""
     backend = _backend("http://127.0.0.1:9/v1", "worker")
     monkeypatch.setattr("sys.path", [str(tmp_path)])
-    backend.direct  # noqa: B018 - made now, with that sys.path
+    backend.poster  # noqa: B018 - made now, with that sys.path
     monkeypatch.undo()
 
     async def go() -> Any:

@@ -17,7 +17,7 @@ taken by the server before the POST uses it.
 - a connection that cannot be made or breaks is "connection failed: ..." (retryable); one
   not made within the connect timeout, or whose request the server's machine never
   acknowledged, is marked `connect` (backends/openai_api/connect.py);
-- a body that is not JSON is handed on as text: `openai_backend._reply`, the one
+- a body that is not JSON is handed on as text: `reply_parts.chat_reply`, the one
   decoding of a chat completion of both paths, says it is not a chat completion.
 
 Nothing here imports the openai package (about a second, per process and xdist

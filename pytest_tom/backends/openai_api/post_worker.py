@@ -1,35 +1,37 @@
-"""pytest-tom's own POST (`direct_post.py`) made in a child process
-(`--tom-openai-transport=worker`).
+"""The request process: the POSTs of one endpoint made in a child process, on the other
+core (both request paths: `--tom-openai-transport=worker`, pytest-tom's own POST, and
+`sdk`, the openai client).
 
 Why: at latency 0 a run is CPU-bound in one process, and its two busy threads share one
 GIL: pytest's item loop in the main thread, the runner's event loop in the other. The
-HTTP work of a request (encoding the body, aiohttp's request and response handling,
-decoding the JSON answer and reading it as a reply) was about half of that process's CPU,
-and the two threads handing the GIL to each other cost more besides. Here that work runs
-in a child process, on the second core, while the runner keeps everything that decides
-what happens to a call (the attempt's timeout, retries and their pauses, the slots, the
-deadline, endpoint failover, redaction, the cache): only the one POST and the reading of
-its answer move.
+HTTP work of a request (encoding the body, the HTTP client's request and response
+handling, decoding the JSON answer and reading it as a reply) was about half of that
+process's CPU, and the two threads handing the GIL to each other cost more besides. Here
+that work runs in a child process, on the second core, while the runner keeps everything
+that decides what happens to a call (the attempt's timeout, retries and their pauses, the
+slots, the deadline, endpoint failover, redaction, the cache): only the one POST and the
+reading of its answer move. The openai client's start (`import openai`, about 0.4 s) is
+paid there too, while pytest collects (the runner's warm-up), not before the first request.
 
 The child (this module's `main`, one per endpoint and process, started on the runner's
-loop when the run submits its first conversation: `OpenAIBackend.warm`) runs `direct_post.DirectPost` and
-`reply_parts.chat_reply` on its own event loop. Both sides speak in frames on the child's stdin and stdout: a 4-byte length, then
-a `marshal`-ed list (all requests or answers of one turn of a loop go in one frame, so a
-thousand requests are a few writes, not a thousand). marshal reads back only plain values
-(dicts, lists, strings, numbers) that this process or its own child wrote; nothing from a
-server or a suite is ever unmarshalled without having been written by `marshal.dumps`
-here.
+loop when collection reaches the first suite: `OpenAIBackend.warm`) runs its poster
+(`direct_post.DirectPost` or `client_post.ClientPost`, as `make_poster` makes it from a
+`PosterSpec`) and `reply_parts.chat_reply` on its own event loop. Both sides speak in
+frames on the child's stdin and stdout: a 4-byte length, then a `marshal`-ed list (all
+requests or answers of one turn of a loop go in one frame, so a thousand requests are a
+few writes, not a thousand). marshal reads back only plain values (dicts, lists, strings,
+numbers) that this process or its own child wrote; nothing from a server or a suite is
+ever unmarshalled without having been written by `marshal.dumps` here.
 
-- main -> child: first the endpoint, `(base_url, headers, think tags or None, sys.path,
-  connect timeout)`
-  (the child imports aiohttp from where the parent would), then
-  lists of `(n, body)` (post it) and `(n, None)` (forget it: the attempt was cancelled
-  by its timeout, the deadline or the end of the run);
-- child -> main: first `(READY,)` once it has read the endpoint, then lists of
+- main -> child: first the endpoint, `(poster spec, think tags or None, sys.path)` (the
+  child imports aiohttp or openai from where the parent would; the spec carries the API
+  key through the pipe, never on a command line), then lists of `(n, body)` (post it)
+  and `(n, None)` (forget it: the attempt was cancelled by its timeout, the deadline or
+  the end of the run);
+- child -> main: first `(READY,)` once it has made its poster, then lists of
   `(n, OK, reply)` or `(n, FAILED, error)`: the `ModelReply` or the `BackendError` the
-  POST gave, written by `ModelReply.to_wire` /
-  `BackendError.to_wire` and read back by their `from_wire` (backends/base.py: the one
-  pair for each, next to its type).
+  POST gave, written by `ModelReply.to_wire` / `BackendError.to_wire` and read back by
+  their `from_wire` (backends/base.py: the one pair for each, next to its type).
 
 The child ends when its stdin closes (`close`, or this process ending). A child that
 ends while requests are in flight fails them with a retryable "connection failed"
@@ -53,6 +55,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tom.backends.base import BackendError, ChatBody, ModelReply
+from pytest_tom.backends.openai_api.client_post import ClientPost
 from pytest_tom.backends.openai_api.connect import DEFAULT_CONNECT_TIMEOUT
 from pytest_tom.backends.reply_parts import ThinkTags, chat_reply
 
@@ -133,18 +136,50 @@ _CHILD = ("import importlib.util as u, sys\n"
           "main()\n")
 
 
+# what the child makes and posts with: ("direct", base URL, headers, connect timeout) or
+# ("client", base URL, API key, timeout, connect timeout, transport); plain values only
+# (str, not a `Secret`, a str subclass marshal does not write)
+PosterSpec = tuple[Any, ...]
+
+
+def direct_poster(base_url: str | None, headers: dict[str, str],
+                  connect_timeout: float = DEFAULT_CONNECT_TIMEOUT) -> PosterSpec:
+    """The worker path's poster: `direct_post.DirectPost(base_url, headers, connect_timeout)`."""
+    return ("direct", None if base_url is None else str(base_url),
+            {str(k): str(v) for k, v in headers.items()}, float(connect_timeout))
+
+
+def client_poster(base_url: str | None, api_key: str, timeout: float, connect_timeout: float,
+                  transport: str) -> PosterSpec:
+    """The sdk path's poster: `client_post.ClientPost(...)`, the openai client."""
+    return ("client", None if base_url is None else str(base_url), str(api_key),
+            float(timeout), float(connect_timeout), str(transport))
+
+
+def make_poster(spec: PosterSpec) -> Any:
+    """In the child: the `DirectPost` or `ClientPost` that `spec` names, ready to post (the
+    openai client made, its `import openai` paid before the child says it is ready)."""
+    kind, *args = spec
+    if kind == "direct":
+        from pytest_tom.backends.openai_api.direct_post import DirectPost  # noqa: PLC0415 after sys.path is set
+
+        return DirectPost(*args)
+    poster = ClientPost(*args)
+    poster.client  # noqa: B018 - made now: the first request does not wait for the import
+    return poster
+
+
 class PostWorker:
     """Posts chat-completions bodies to one endpoint from a child process; answers with the
-    `ModelReply` (or raises the `BackendError`) that `direct_post` and `chat_reply` make."""
+    `ModelReply` (or raises the `BackendError`) that the child's poster (`DirectPost` or
+    `ClientPost`) and `chat_reply` make."""
 
-    def __init__(self, base_url: str | None, headers: dict[str, str], tags: ThinkTags | None,
-                 connect_timeout: float = DEFAULT_CONNECT_TIMEOUT):
-        # plain str: a key may be a `Secret` (a str subclass marshal does not write)
-        # the parent's sys.path too: the child imports aiohttp from where this process would
-        self._config = (None if base_url is None else str(base_url),
-                        {str(k): str(v) for k, v in headers.items()},
+    def __init__(self, poster: PosterSpec, tags: ThinkTags | None):
+        # the parent's sys.path too: the child imports aiohttp (or openai) from where this
+        # process would
+        self._config = (tuple(poster),
                         None if tags is None else (str(tags.open), str(tags.close)),
-                        [str(p) for p in sys.path], float(connect_timeout))
+                        [str(p) for p in sys.path])
         self._ids = itertools.count()
         self._waiting: dict[int, asyncio.Future[ModelReply]] = {}
         self._outbox: list[Any] = []
@@ -191,9 +226,8 @@ class PostWorker:
             transport, protocol = await loop.subprocess_exec(
                 lambda: _ChildProtocol(self), sys.executable, "-c", _CHILD, package)
         except OSError as exc:
-            raise BackendError(f"connection failed: the request process did not start: {exc} "
-                               f"(--tom-openai-transport=sdk makes the requests in this "
-                               f"process, through the openai client)", retryable=True) from None
+            raise BackendError(f"connection failed: the request process did not start: {exc}",
+                               retryable=True) from None
         self._transport, self._protocol = transport, protocol
         stdin = transport.get_pipe_transport(0)
         stdin.write(frame([self._config]))
@@ -324,13 +358,11 @@ async def _serve() -> None:
         for message in frames.feed(data):
             if config is None:
                 config = message
-                base_url, headers, pair, path, connect_timeout = config
+                spec, pair, path = config
                 sys.path[:] = path
-                from pytest_tom.backends.openai_api.direct_post import DirectPost  # noqa: PLC0415 after sys.path is set
-
                 tags = None if pair is None else ThinkTags(*pair)
-                poster = DirectPost(base_url, headers, connect_timeout)
-                # what the start imported and made (aiohttp's modules: tens of thousands of
+                poster = make_poster(spec)
+                # what the start imported and made (aiohttp's or openai's modules: tens of thousands of
                 # objects) lives as long as this process: out of the collector's sight, so
                 # that its full collections look only at the requests' objects (issue 47:
                 # they were about 5 µs of this process's CPU per request at latency 0)
