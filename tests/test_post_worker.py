@@ -108,11 +108,18 @@ def _children(pid: int) -> set[int]:
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads the child processes from /proc")
-def test_a_child_that_dies_fails_its_requests_retryably_and_the_next_starts_another() -> None:
+@pytest.mark.parametrize("path", ["worker", "sdk"])
+def test_a_child_that_dies_fails_its_requests_retryably_and_the_next_starts_another(
+        path: str) -> None:
+    """On either path (the sdk path's child runs the openai client); the dead child's
+    process transport is closed, not left to the garbage collector's ResourceWarning."""
+    import gc
+    import warnings
+
     before = _children(os.getpid())
 
     async def go() -> tuple[list[Any], Any, set[int]]:
-        backend = _backend(server.base_url, "worker")
+        backend = _backend(server.base_url, path)
         calls = [asyncio.ensure_future(backend.acomplete(_request(i))) for i in range(5)]
         while server.in_flight < 5:  # all five in flight at the server
             await asyncio.sleep(0.02)
@@ -125,8 +132,11 @@ def test_a_child_that_dies_fails_its_requests_retryably_and_the_next_starts_anot
         await backend.aclose()
         return failed, again, alive
 
-    with ChatServer(respond, latency=2.0) as server:
+    with ChatServer(respond, latency=2.0) as server, warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always", ResourceWarning)
         failed, again, alive = asyncio.run(go())
+        gc.collect()
+    assert not [w for w in seen if "unclosed transport" in str(w.message)]
     for exc in failed:
         assert isinstance(exc, BackendError) and exc.retryable
         assert str(exc).startswith("connection failed: the request process ended")

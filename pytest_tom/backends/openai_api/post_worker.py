@@ -274,7 +274,10 @@ class PostWorker:
             return
         said = protocol.stderr.decode("utf-8", "replace").strip()
         why = f": {said.splitlines()[-1]}" if said else ""
-        code = self._transport.get_returncode() if self._transport is not None else None
+        transport = self._transport
+        code = transport.get_returncode() if transport is not None else None
+        if transport is not None:
+            transport.close()  # it has exited: nothing is left to read or write
         self._transport = self._protocol = self._stdin = None
         if self._greeted is not None and not self._greeted.done():
             self._greeted.set_exception(BackendError(
