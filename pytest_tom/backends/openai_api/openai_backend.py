@@ -54,7 +54,7 @@ import os
 import sys
 from importlib.util import find_spec
 from pathlib import Path
-from typing import Any, cast
+from typing import Protocol, cast
 from urllib.parse import parse_qsl, urlsplit
 
 from pytest_tom.backends import BackendSpecError
@@ -73,6 +73,7 @@ from pytest_tom.backends.openai_api.client_post import ClientPost, ClientReplies
 from pytest_tom.backends.openai_api.connect import DEFAULT_CONNECT_TIMEOUT
 from pytest_tom.backends.openai_api.endpoint_pool import EndpointPool
 from pytest_tom.backends.openai_api.openai_headers import request_headers
+from pytest_tom.backends.openai_api.post_worker import PostWorker, client_poster, direct_poster
 from pytest_tom.backends.options import BackendOptions
 from pytest_tom.backends.reply_parts import DEFAULT_TAGS, ThinkTags
 from pytest_tom.core.bounded import within
@@ -111,6 +112,17 @@ def aiohttp_available() -> bool:
         return False
 
 
+class Replies(Protocol):
+    """What makes an endpoint's requests: `post_worker.PostWorker` (a request process) or
+    `client_post.ClientReplies` (the client in this process)."""
+
+    async def ready(self) -> None: ...
+
+    async def reply(self, body: ChatBody) -> ModelReply: ...
+
+    async def close(self) -> None: ...
+
+
 class OpenAIBackend(Backend):
     name = "openai"
     # cacheable: keyed by the model and the endpoint (identity), answers per request;
@@ -136,7 +148,7 @@ class OpenAIBackend(Backend):
         self.path = pick_path(path, self.transport, base_url)
         # the path's `PostWorker` (or, without an interpreter to start, `ClientReplies`),
         # made at the first call or warm-up (`poster`)
-        self._poster: Any = None
+        self._poster: Replies | None = None
 
     def identity(self) -> BackendIdentity:
         out: BackendIdentity = {"backend": self.name, "model": self.model,
@@ -156,17 +168,11 @@ class OpenAIBackend(Backend):
         return request_path_text(self.path, self.transport)
 
     @property
-    def poster(self) -> Any:
+    def poster(self) -> Replies:
         """What makes this endpoint's requests, made at the first use: a `PostWorker` whose
         child runs `DirectPost` (the worker path) or `ClientPost` (the sdk path); the sdk
         path's `ClientReplies` in this process where no interpreter can be started."""
         if self._poster is None:
-            from pytest_tom.backends.openai_api.post_worker import (  # noqa: PLC0415 only when asked
-                PostWorker,
-                client_poster,
-                direct_poster,
-            )
-
             if self.path == "worker":
                 headers = request_headers(
                     self._api_key, self.timeout, os.environ.get("OPENAI_ORG_ID"),

@@ -52,12 +52,15 @@ import signal
 import struct
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_tom.backends.base import BackendError, ChatBody, ModelReply
 from pytest_tom.backends.openai_api.client_post import ClientPost
 from pytest_tom.backends.openai_api.connect import DEFAULT_CONNECT_TIMEOUT
 from pytest_tom.backends.reply_parts import ThinkTags, chat_reply
+
+if TYPE_CHECKING:  # aiohttp: imported in the child only
+    from pytest_tom.backends.openai_api.direct_post import DirectPost
 
 OK, FAILED = 0, 1
 READY = -1  # the child's first answer: it is ready for requests
@@ -156,7 +159,7 @@ def client_poster(base_url: str | None, api_key: str, timeout: float, connect_ti
             float(timeout), float(connect_timeout), str(transport))
 
 
-def make_poster(spec: PosterSpec) -> Any:
+def make_poster(spec: PosterSpec) -> DirectPost | ClientPost:
     """In the child: the `DirectPost` or `ClientPost` that `spec` names, ready to post (the
     openai client made, its `import openai` paid before the child says it is ready)."""
     kind, *args = spec
@@ -339,10 +342,11 @@ async def _serve() -> None:
             loop.call_soon(flush)
 
     config: tuple[Any, ...] | None = None
-    poster: Any = None
+    poster: DirectPost | ClientPost | None = None
     tags: ThinkTags | None = None
 
     async def one(n: int, body: ChatBody) -> None:
+        assert poster is not None  # made from the first frame, before any body
         try:
             reply = chat_reply(await poster.post(body), tags)
         except Exception as exc:  # anything else the POST raises: an error of the item
