@@ -221,8 +221,13 @@ def test_the_runner_warms_its_backend_once(early: bool) -> None:
     assert Counting.warmed == 1
 
 
-def test_a_run_on_the_worker_path_loads_no_http_client_in_its_own_process(
-        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(("path", "said"), [
+    ("worker", "direct POST over aiohttp in a worker process"),
+    ("sdk", "openai client over * in a worker process")])
+def test_a_run_loads_no_http_client_in_its_own_process_on_either_path(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, path: str, said: str) -> None:
+    """On either path the requests are made in the request process: pytest's process
+    imports no HTTP client and not openai (the client's `import openai` is the child's)."""
     from runner_support import expected_right, numbers_suite
 
     pytester.makefile(".tom.yaml", numbers=numbers_suite(8))
@@ -237,11 +242,10 @@ def pytest_unconfigure(config):
     with ChatServer(respond) as server:
         result = pytester.runpytest_subprocess(
             "-p", "pytest_tom.plugin", "--tom-model=openai:m", f"--tom-base-url={server.base_url}",
-            "--tom-openai-transport=worker", "-p", "no:cacheprovider")
+            f"--tom-openai-transport={path}", "-p", "no:cacheprovider")
         assert server.requests == 8
     result.assert_outcomes(passed=expected_right(8), failed=8 - expected_right(8))
-    result.stdout.fnmatch_lines(["tom: model openai:m @ * (direct POST over aiohttp in a worker "
-                                 "process) ·*"])
+    result.stdout.fnmatch_lines([f"tom: model openai:m @ * ({said}) ·*"])
     assert (pytester.path / "loaded.txt").read_text() == ""
 
 
