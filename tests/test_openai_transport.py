@@ -559,7 +559,8 @@ def test_without_an_interpreter_to_start_the_client_path_asks_from_this_process(
         monkeypatch: pytest.MonkeyPatch, transport: str) -> None:
     """The client path makes its requests in a request process (post_worker.py) wherever
     one can be started; in an embedded Python (no `sys.executable`) in this process, with
-    the same answers and errors, and the header says where."""
+    the same answers and errors, and the header says where; made at the first request, not
+    at the warm-up (a fully cached rerun never imports openai)."""
     from pytest_tom.backends.openai_api.client_post import ClientReplies
 
     monkeypatch.setattr(sys, "executable", "")
@@ -570,6 +571,9 @@ def test_without_an_interpreter_to_start_the_client_path_asks_from_this_process(
 
         async def go() -> tuple[ModelReply, BackendError]:
             try:
+                await backend.warm()  # no request process to start: the client waits
+                poster = backend.poster
+                assert isinstance(poster, ClientReplies) and poster.post._client is None
                 reply = await backend.acomplete(request("hello"))
                 try:
                     await backend.acomplete(request("FAIL now"))

@@ -220,10 +220,14 @@ class OpenAIBackend(Backend):
                                connect=exc.connect) from None
 
     async def warm(self) -> None:
-        """The request process started (openai imported, on the sdk path) while the run
-        collects and builds its requests."""
-        with contextlib.suppress(BackendError):  # the first request says it again
-            await self.poster.ready()
+        """The request process started (openai imported there, on the sdk path) while the
+        run collects and builds its requests. The client in this process (no interpreter to
+        start) is made at the first request instead: a fully cached rerun never imports
+        openai, and an import here would hold the interpreter lock that collection needs."""
+        poster = self.poster
+        if isinstance(poster, PostWorker):
+            with contextlib.suppress(BackendError):  # the first request says it again
+                await poster.ready()
 
     async def aclose(self) -> None:
         if self._poster is not None:
